@@ -1,0 +1,30 @@
+// Device query through the CUDA runtime; errors become unavailable(reason).
+#include <cuda_runtime.h>
+
+#include "kc/gpu/device.h"
+
+namespace kc::gpu {
+
+StatusOr<DeviceInfo> query_device() {
+  DeviceInfo info;
+  cudaDriverGetVersion(&info.driver_version);
+  cudaRuntimeGetVersion(&info.runtime_version);
+  int count = 0;
+  cudaError_t err = cudaGetDeviceCount(&count);
+  if (err != cudaSuccess) {
+    return unavailable(std::string("no usable CUDA device: ") + cudaGetErrorString(err));
+  }
+  if (count == 0) return unavailable("no CUDA device present");
+  cudaDeviceProp prop{};
+  err = cudaGetDeviceProperties(&prop, 0);
+  if (err != cudaSuccess) {
+    return unavailable(std::string("cannot read device 0: ") + cudaGetErrorString(err));
+  }
+  info.name = prop.name;
+  info.cc_major = prop.major;
+  info.cc_minor = prop.minor;
+  info.global_memory_bytes = static_cast<long long>(prop.totalGlobalMem);
+  return info;
+}
+
+}  // namespace kc::gpu

@@ -1,0 +1,124 @@
+// Case: the one value type that describes a problem for every part of kernelcheck
+// (YAML I/O, generators, backends, checks, reports, benchmarks).
+// Ops are a closed set: OpParams is a std::variant dispatched with std::visit.
+// A Case as loaded may be invalid; validate() (validate.h) says why before anything
+// is allocated.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "kc/dtype.h"
+#include "kc/tensor.h"
+
+namespace kc {
+
+enum class PadKind { kExplicit, kSame, kSameLower, kValid };
+
+// Padding as written in the case. Explicit padding holds one [lo, hi] pair per spatial
+// dim (a number or a symmetric list is expanded to pairs when the case is read).
+struct PadSpec {
+  PadKind kind = PadKind::kExplicit;
+  std::vector<std::array<int64_t, 2>> pairs;
+  bool operator==(const PadSpec&) const = default;
+};
+
+enum class PaddingMode { kZeros, kReflect, kReplicate, kCircular };
+enum class PoolMode { kInference, kTraining };
+enum class TieRule { kFirst, kLast, kAny };
+
+struct ConvParams {
+  int64_t out_channels = 1;
+  Dims kernel;    // per spatial dim
+  Dims stride;    // per spatial dim; empty means all 1
+  Dims dilation;  // per spatial dim; empty means all 1
+  int64_t groups = 1;
+  PadSpec padding;
+  PaddingMode padding_mode = PaddingMode::kZeros;
+  bool bias = false;
+  bool operator==(const ConvParams&) const = default;
+};
+
+struct MaxPoolParams {
+  Dims kernel;
+  Dims stride;    // empty means equal to the kernel (the usual framework default)
+  Dims dilation;  // empty means all 1
+  PadSpec padding;
+  bool ceil_mode = false;
+  PoolMode mode = PoolMode::kTraining;
+  TieRule tie = TieRule::kFirst;
+  bool operator==(const MaxPoolParams&) const = default;
+};
+
+// conv + bias + relu as one op; the conv always has a bias.
+struct ConvBiasReluParams {
+  ConvParams conv;
+  bool operator==(const ConvBiasReluParams&) const = default;
+};
+
+using OpParams = std::variant<ConvParams, MaxPoolParams, ConvBiasReluParams>;
+
+struct InputSpec {
+  int64_t batch = 1;
+  int64_t channels = 1;
+  Dims spatial;  // rank 1 to 3: [W], [H, W] or [D, H, W]
+  bool operator==(const InputSpec&) const = default;
+};
+
+enum class Fill { kRandom, kNormal, kInteger, kTies, kSpecial };
+
+struct DataSpec {
+  uint64_t seed = 0;
+  Fill fill = Fill::kRandom;
+  bool operator==(const DataSpec&) const = default;
+};
+
+enum class ToleranceKind { kBound, kExact, kExplicit };
+
+struct Tolerance {
+  ToleranceKind kind = ToleranceKind::kBound;
+  double rtol = 0.0;  // only for kExplicit
+  double atol = 0.0;  // only for kExplicit
+  bool operator==(const Tolerance&) const = default;
+};
+
+// What the case expects of the harness: to run, or to be refused with an error
+// whose message contains `error`.
+struct Expectation {
+  bool pass = true;
+  std::string error;
+  bool operator==(const Expectation&) const = default;
+};
+
+struct Case {
+  std::string name;
+  DType dtype = DType::kF32;
+  InputSpec input;
+  OpParams op = ConvParams{};
+  DataSpec data;
+  std::vector<std::string> checks;  // empty: every check that applies
+  Tolerance tolerance;
+  bool deterministic = false;
+  std::map<std::string, Tensor> tensors;   // inline inputs: x, w, b, dy
+  std::map<std::string, Tensor> expected;  // golden outputs: y, indices, dx, dw, db
+  Expectation expect;
+  std::string source;  // "file:line" it was read from, for messages; not compared
+
+  bool operator==(const Case& o) const;
+};
+
+std::string_view op_name(const OpParams& op);  // "conv", "maxpool", "conv_bias_relu"
+int64_t spatial_rank(const Case& c);
+
+std::string_view pad_kind_name(PadKind kind);
+std::string_view padding_mode_name(PaddingMode mode);
+std::string_view pool_mode_name(PoolMode mode);
+std::string_view tie_rule_name(TieRule tie);
+std::string_view fill_name(Fill fill);
+
+}  // namespace kc

@@ -1,0 +1,35 @@
+// Storage dtypes of a case and their rounding on the host.
+// Host tensors hold doubles; a tensor of dtype D only ever holds values that are
+// exactly representable in D (round_to(D, v) == v). The reference computes in f64
+// from these rounded values.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace kc {
+
+enum class DType { kF64, kF32, kF16, kBF16 };
+
+std::string_view dtype_name(DType dtype);                  // "f64", "f32", "f16", "bf16"
+std::optional<DType> parse_dtype(std::string_view name);   // inverse of dtype_name
+
+// Rounds v to the nearest value of `dtype` (ties to even), through Eigen's half and
+// bfloat16 for the 16-bit types. Double rounding through float is innocuous here
+// because float's 24-bit significand is at least 2p+2 for both 16-bit types.
+double round_to(DType dtype, double v);
+
+// Unit roundoff u = 2^-p of the dtype's significand (p includes the hidden bit).
+double unit_roundoff(DType dtype);
+
+// Bytes per element when stored on a device in this dtype.
+int storage_bytes(DType dtype);
+
+// The accumulation dtype the contract assumes for a storage dtype: f32 for f16/bf16.
+DType default_accumulation(DType storage);
+
+// Largest integer n such that every integer in [-n, n] is exact in the dtype.
+int64_t exact_integer_limit(DType dtype);
+
+}  // namespace kc

@@ -1,0 +1,43 @@
+// Host tensors, layout N C [D] [H] W (row-major, W fastest).
+// Tensor holds doubles tagged with the dtype they are representable in; IndexTensor
+// holds int64 max-pool indices (flat position in the unpadded input plane).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kc/dtype.h"
+
+namespace kc {
+
+using Dims = std::vector<int64_t>;
+
+// Product of the dims (1 for an empty list). Callers validate sizes first.
+int64_t element_count(const Dims& dims);
+std::string dims_to_string(const Dims& dims);  // "[2, 3, 17, 9]"
+
+struct Tensor {
+  DType dtype = DType::kF64;
+  Dims shape;
+  std::vector<double> data;
+
+  static Tensor zeros(DType dtype, Dims shape);
+  static Tensor filled(DType dtype, Dims shape, double value);
+  int64_t size() const { return static_cast<int64_t>(data.size()); }
+  double& operator[](int64_t i) { return data[static_cast<size_t>(i)]; }
+  double operator[](int64_t i) const { return data[static_cast<size_t>(i)]; }
+  // Rounds every element to `dtype` and tags the tensor with it.
+  void round_to_dtype(DType to);
+};
+
+struct IndexTensor {
+  Dims shape;
+  std::vector<int64_t> data;
+  int64_t size() const { return static_cast<int64_t>(data.size()); }
+};
+
+// Bitwise equality of shape and values (NaN equals NaN with the same bits).
+bool bitwise_equal(const Tensor& a, const Tensor& b);
+
+}  // namespace kc

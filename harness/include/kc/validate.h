@@ -1,0 +1,35 @@
+// Validation of a Case against the contract (DESIGN sections 3 and 5), run before
+// anything is allocated. Errors name the field and the rule broken, e.g.
+//   "conv.groups: 3 does not divide input.channels 8".
+#pragma once
+
+#include <cstdint>
+
+#include "kc/case.h"
+#include "kc/status.h"
+
+namespace kc {
+
+struct Limits {
+  // Host memory one case may need (see estimate_case_bytes). Beyond it the case is
+  // refused with resource_exhausted instead of being allocated.
+  int64_t max_case_bytes = int64_t{4} << 30;
+  // Any single size (batch, channel count, extent, kernel, stride, dilation, padding).
+  int64_t max_size = int64_t{1} << 31;
+};
+
+// The default limits, with KC_MAX_CASE_BYTES from the environment when it is set.
+Limits default_limits();
+
+Status validate(const Case& c, const Limits& limits = default_limits());
+
+// Estimated peak host bytes for checking the case: inputs, outputs and gradients as
+// f64 for the reference and one candidate, plus the reference's padded input and
+// im2col workspace. Saturates at INT64_MAX. The case must pass the field rules.
+int64_t estimate_case_bytes(const Case& c);
+
+// a * b, saturating at INT64_MAX for non-negative operands.
+int64_t saturating_mul(int64_t a, int64_t b);
+int64_t saturating_add(int64_t a, int64_t b);
+
+}  // namespace kc

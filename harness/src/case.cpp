@@ -1,0 +1,77 @@
+// Names of the case enums and Case equality (which ignores where a case was read).
+#include "kc/case.h"
+
+namespace kc {
+
+bool Case::operator==(const Case& o) const {
+  auto tensors_equal = [](const std::map<std::string, Tensor>& a,
+                          const std::map<std::string, Tensor>& b) {
+    if (a.size() != b.size()) return false;
+    for (const auto& [k, t] : a) {
+      auto it = b.find(k);
+      if (it == b.end() || t.dtype != it->second.dtype || !bitwise_equal(t, it->second)) return false;
+    }
+    return true;
+  };
+  return name == o.name && dtype == o.dtype && input == o.input && op == o.op &&
+         data == o.data && checks == o.checks && tolerance == o.tolerance &&
+         deterministic == o.deterministic && tensors_equal(tensors, o.tensors) &&
+         tensors_equal(expected, o.expected) && expect == o.expect;
+}
+
+std::string_view op_name(const OpParams& op) {
+  struct Namer {
+    std::string_view operator()(const ConvParams&) const { return "conv"; }
+    std::string_view operator()(const MaxPoolParams&) const { return "maxpool"; }
+    std::string_view operator()(const ConvBiasReluParams&) const { return "conv_bias_relu"; }
+  };
+  return std::visit(Namer{}, op);
+}
+
+int64_t spatial_rank(const Case& c) { return static_cast<int64_t>(c.input.spatial.size()); }
+
+std::string_view pad_kind_name(PadKind kind) {
+  switch (kind) {
+    case PadKind::kExplicit: return "explicit";
+    case PadKind::kSame: return "same";
+    case PadKind::kSameLower: return "same_lower";
+    case PadKind::kValid: return "valid";
+  }
+  return "?";
+}
+
+std::string_view padding_mode_name(PaddingMode mode) {
+  switch (mode) {
+    case PaddingMode::kZeros: return "zeros";
+    case PaddingMode::kReflect: return "reflect";
+    case PaddingMode::kReplicate: return "replicate";
+    case PaddingMode::kCircular: return "circular";
+  }
+  return "?";
+}
+
+std::string_view pool_mode_name(PoolMode mode) {
+  return mode == PoolMode::kInference ? "inference" : "training";
+}
+
+std::string_view tie_rule_name(TieRule tie) {
+  switch (tie) {
+    case TieRule::kFirst: return "first";
+    case TieRule::kLast: return "last";
+    case TieRule::kAny: return "any";
+  }
+  return "?";
+}
+
+std::string_view fill_name(Fill fill) {
+  switch (fill) {
+    case Fill::kRandom: return "random";
+    case Fill::kNormal: return "normal";
+    case Fill::kInteger: return "integer";
+    case Fill::kTies: return "ties";
+    case Fill::kSpecial: return "special";
+  }
+  return "?";
+}
+
+}  // namespace kc

@@ -1,0 +1,249 @@
+// Validation of a Case: field rules first (so that no arithmetic below can overflow),
+// then the geometry rules of DESIGN section 3, then the memory cap.
+#include "kc/validate.h"
+
+#include <cstdlib>
+#include <limits>
+#include <string>
+
+#include "kc/shape.h"
+
+namespace kc {
+namespace {
+
+constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+
+std::string num(int64_t v) { return std::to_string(v); }
+
+Status check_size(const std::string& field, int64_t v, int64_t min, const Limits& limits) {
+  if (v < min) {
+    return invalid_argument(field + ": " + num(v) + (min == 0 ? " is negative" : " must be at least " + num(min)));
+  }
+  if (v > limits.max_size) {
+    return resource_exhausted(field + ": " + num(v) + " exceeds the size limit " + num(limits.max_size));
+  }
+  return ok_status();
+}
+
+// A per-dim list (kernel, stride, dilation): right length, every entry >= min.
+Status check_dims(const std::string& field, const Dims& d, size_t rank, bool required,
+                  int64_t min, const Limits& limits) {
+  if (d.empty() && !required) return ok_status();
+  if (d.size() != rank) {
+    return invalid_argument(field + ": has " + num(static_cast<int64_t>(d.size())) +
+                            " entries but input.spatial has rank " + num(static_cast<int64_t>(rank)));
+  }
+  for (size_t i = 0; i < d.size(); ++i) {
+    KC_RETURN_IF_ERROR(check_size(field + "[" + num(static_cast<int64_t>(i)) + "]", d[i], min, limits));
+  }
+  return ok_status();
+}
+
+Status check_padding_fields(const std::string& field, const PadSpec& pad, size_t rank,
+                            const Limits& limits) {
+  if (pad.kind != PadKind::kExplicit) return ok_status();
+  if (!pad.pairs.empty() && pad.pairs.size() != rank) {
+    return invalid_argument(field + ": has " + num(static_cast<int64_t>(pad.pairs.size())) +
+                            " entries but input.spatial has rank " + num(static_cast<int64_t>(rank)));
+  }
+  for (size_t i = 0; i < pad.pairs.size(); ++i) {
+    for (int s = 0; s < 2; ++s) {
+      KC_RETURN_IF_ERROR(check_size(field + "[" + num(static_cast<int64_t>(i)) + "][" + num(s) + "]",
+                                    pad.pairs[i][static_cast<size_t>(s)], 0, limits));
+    }
+  }
+  return ok_status();
+}
+
+Status check_input(const InputSpec& in, const Limits& limits) {
+  KC_RETURN_IF_ERROR(check_size("input.batch", in.batch, 1, limits));
+  KC_RETURN_IF_ERROR(check_size("input.channels", in.channels, 1, limits));
+  if (in.spatial.empty() || in.spatial.size() > 3) {
+    return invalid_argument("input.spatial: rank " + num(static_cast<int64_t>(in.spatial.size())) +
+                            " is outside 1 to 3 (give [W], [H, W] or [D, H, W])");
+  }
+  for (size_t i = 0; i < in.spatial.size(); ++i) {
+    KC_RETURN_IF_ERROR(check_size("input.spatial[" + num(static_cast<int64_t>(i)) + "]", in.spatial[i], 1, limits));
+  }
+  return ok_status();
+}
+
+Status check_conv_fields(const std::string& f, const ConvParams& p, const InputSpec& in,
+                         const Limits& limits) {
+  const size_t rank = in.spatial.size();
+  KC_RETURN_IF_ERROR(check_size(f + ".out_channels", p.out_channels, 1, limits));
+  KC_RETURN_IF_ERROR(check_dims(f + ".kernel", p.kernel, rank, true, 1, limits));
+  KC_RETURN_IF_ERROR(check_dims(f + ".stride", p.stride, rank, false, 1, limits));
+  KC_RETURN_IF_ERROR(check_dims(f + ".dilation", p.dilation, rank, false, 1, limits));
+  KC_RETURN_IF_ERROR(check_size(f + ".groups", p.groups, 1, limits));
+  if (in.channels % p.groups != 0) {
+    return invalid_argument(f + ".groups: " + num(p.groups) + " does not divide input.channels " + num(in.channels));
+  }
+  if (p.out_channels % p.groups != 0) {
+    return invalid_argument(f + ".groups: " + num(p.groups) + " does not divide " + f + ".out_channels " + num(p.out_channels));
+  }
+  return check_padding_fields(f + ".padding", p.padding, rank, limits);
+}
+
+Status check_pool_fields(const MaxPoolParams& p, const InputSpec& in, const Limits& limits) {
+  const size_t rank = in.spatial.size();
+  KC_RETURN_IF_ERROR(check_dims("maxpool.kernel", p.kernel, rank, true, 1, limits));
+  KC_RETURN_IF_ERROR(check_dims("maxpool.stride", p.stride, rank, false, 1, limits));
+  KC_RETURN_IF_ERROR(check_dims("maxpool.dilation", p.dilation, rank, false, 1, limits));
+  return check_padding_fields("maxpool.padding", p.padding, rank, limits);
+}
+
+// Every output extent >= 1, for conv and pool alike.
+Status check_nonempty(const std::string& f, const SpatialGeometry& g) {
+  for (size_t i = 0; i < g.dims.size(); ++i) {
+    const DimGeometry& d = g.dims[i];
+    if (d.out < 1) {
+      return invalid_argument(f + ": empty output in spatial dim " + num(static_cast<int64_t>(i)) +
+                              ": input " + num(d.in) + " + padding " + num(d.pad_lo) + "+" + num(d.pad_hi) +
+                              " is smaller than the dilated kernel extent " + num(d.extent()));
+    }
+  }
+  return ok_status();
+}
+
+Status check_conv_geometry(const std::string& f, const ConvGeometry& g) {
+  KC_RETURN_IF_ERROR(check_nonempty(f, g.spatial));
+  for (size_t i = 0; i < g.spatial.dims.size(); ++i) {
+    const DimGeometry& d = g.spatial.dims[i];
+    const std::string where = f + ".padding: dim " + num(static_cast<int64_t>(i)) + " pads " +
+                              num(d.pad_lo) + "/" + num(d.pad_hi) + " on input extent " + num(d.in);
+    if (g.mode == PaddingMode::kReflect && (d.pad_lo >= d.in || d.pad_hi >= d.in)) {
+      return invalid_argument(where + ": reflect padding must be smaller than the input extent");
+    }
+    if (g.mode == PaddingMode::kCircular && (d.pad_lo > d.in || d.pad_hi > d.in)) {
+      return invalid_argument(where + ": circular padding must not exceed the input extent");
+    }
+  }
+  return ok_status();
+}
+
+Status check_pool_geometry(const PoolGeometry& g) {
+  KC_RETURN_IF_ERROR(check_nonempty("maxpool", g.spatial));
+  for (size_t i = 0; i < g.spatial.dims.size(); ++i) {
+    const DimGeometry& d = g.spatial.dims[i];
+    const std::string dim = "dim " + num(static_cast<int64_t>(i));
+    if (d.pad_lo > d.extent() / 2 || d.pad_hi > d.extent() / 2) {
+      return invalid_argument("maxpool.padding: " + dim + " pads " + num(d.pad_lo) + "/" + num(d.pad_hi) +
+                              ", more than half the window extent " + num(d.extent()) +
+                              " (at most " + num(d.extent() / 2) + ")");
+    }
+    // With dilation a window can straddle the input without touching it; its max and
+    // index would be undefined, so such a case is refused.
+    for (int64_t o = 0; o < d.out; ++o) {
+      bool touches = false;
+      for (int64_t k = 0; k < d.kernel && !touches; ++k) {
+        const int64_t p = o * d.stride + k * d.dilation - d.pad_lo;
+        touches = p >= 0 && p < d.in;
+      }
+      if (!touches) {
+        return invalid_argument("maxpool: " + dim + ": window " + num(o) +
+                                " covers no input element (only padding); reduce padding or dilation");
+      }
+    }
+  }
+  return ok_status();
+}
+
+Status check_tensor_shapes(const Case& c, const std::map<std::string, Dims>& want,
+                           const char* section) {
+  for (const auto& [name, t] : section == std::string("tensors") ? c.tensors : c.expected) {
+    auto it = want.find(name);
+    if (it == want.end()) {
+      return invalid_argument(std::string(section) + "." + name + ": unknown tensor for op " +
+                              std::string(op_name(c.op)));
+    }
+    if (t.shape != it->second) {
+      return invalid_argument(std::string(section) + "." + name + ": shape " + dims_to_string(t.shape) +
+                              " does not match the case, which needs " + dims_to_string(it->second));
+    }
+  }
+  return ok_status();
+}
+
+}  // namespace
+
+int64_t saturating_mul(int64_t a, int64_t b) {
+  if (a == 0 || b == 0) return 0;
+  return a > kMax / b ? kMax : a * b;
+}
+
+int64_t saturating_add(int64_t a, int64_t b) { return a > kMax - b ? kMax : a + b; }
+
+Limits default_limits() {
+  Limits l;
+  if (const char* env = std::getenv("KC_MAX_CASE_BYTES")) {
+    char* end = nullptr;
+    const long long v = std::strtoll(env, &end, 10);
+    if (end != env && v > 0) l.max_case_bytes = v;
+  }
+  return l;
+}
+
+int64_t estimate_case_bytes(const Case& c) {
+  auto spatial_product = [](const Dims& d) {
+    int64_t n = 1;
+    for (int64_t v : d) n = saturating_mul(n, v);
+    return n;
+  };
+  const int64_t planes_in = saturating_mul(c.input.batch, c.input.channels);
+  const int64_t x = saturating_mul(planes_in, spatial_product(c.input.spatial));
+  int64_t elems = 0;
+  if (std::holds_alternative<MaxPoolParams>(c.op)) {
+    const PoolGeometry g = unchecked_pool_geometry(c);
+    const int64_t y = saturating_mul(planes_in, spatial_product(g.spatial.out_dims()));
+    elems = saturating_add(saturating_mul(x, 4), saturating_mul(y, 6));  // x, dx; y, dy, indices
+  } else {
+    const ConvGeometry g = unchecked_conv_geometry(c);
+    int64_t padded = 1;
+    for (const DimGeometry& d : g.spatial.dims) padded = saturating_mul(padded, d.padded());
+    const int64_t xp = saturating_mul(planes_in, padded);
+    const int64_t k = spatial_product(g.spatial.kernel_dims());
+    const int64_t out = spatial_product(g.spatial.out_dims());
+    const int64_t w = saturating_mul(saturating_mul(g.out_channels, g.in_per_group()), k);
+    const int64_t y = saturating_mul(saturating_mul(g.batch, g.out_channels), out);
+    const int64_t col = saturating_mul(saturating_mul(g.in_per_group(), k), out);
+    // Reference and candidate: x, dx, w, dw, y, dy; reference only: xp, dxp, im2col.
+    elems = saturating_mul(saturating_add(saturating_add(x, w), y), 4);
+    elems = saturating_add(elems, saturating_add(saturating_mul(xp, 2), col));
+  }
+  return saturating_mul(elems, 8);
+}
+
+Status validate(const Case& c, const Limits& limits) {
+  KC_RETURN_IF_ERROR(check_input(c.input, limits));
+  const bool pool = std::holds_alternative<MaxPoolParams>(c.op);
+  const std::string f = std::holds_alternative<ConvParams>(c.op) ? "conv" : "conv_bias_relu";
+  if (pool) {
+    KC_RETURN_IF_ERROR(check_pool_fields(std::get<MaxPoolParams>(c.op), c.input, limits));
+  } else {
+    const ConvParams& p = std::holds_alternative<ConvParams>(c.op) ? std::get<ConvParams>(c.op)
+                                                                   : std::get<ConvBiasReluParams>(c.op).conv;
+    KC_RETURN_IF_ERROR(check_conv_fields(f, p, c.input, limits));
+  }
+  // Field rules hold: every size is within max_size, so the geometry arithmetic is safe
+  // (the estimate below saturates rather than overflowing).
+  const int64_t bytes = estimate_case_bytes(c);
+  if (bytes > limits.max_case_bytes) {
+    return resource_exhausted("case needs about " + num(bytes >> 20) + " MiB of host memory, over the cap of " +
+                              num(limits.max_case_bytes >> 20) + " MiB (sizes too large; set KC_MAX_CASE_BYTES to raise it)");
+  }
+  if (pool) {
+    const PoolGeometry g = unchecked_pool_geometry(c);
+    KC_RETURN_IF_ERROR(check_pool_geometry(g));
+    KC_RETURN_IF_ERROR(check_tensor_shapes(c, {{"x", g.x_shape()}, {"dy", g.y_shape()}}, "tensors"));
+    return check_tensor_shapes(c, {{"y", g.y_shape()}, {"indices", g.y_shape()}, {"dx", g.x_shape()}}, "expected");
+  }
+  const ConvGeometry g = unchecked_conv_geometry(c);
+  KC_RETURN_IF_ERROR(check_conv_geometry(f, g));
+  KC_RETURN_IF_ERROR(check_tensor_shapes(
+      c, {{"x", g.x_shape()}, {"w", g.w_shape()}, {"b", g.b_shape()}, {"dy", g.y_shape()}}, "tensors"));
+  return check_tensor_shapes(c, {{"y", g.y_shape()}, {"dx", g.x_shape()}, {"dw", g.w_shape()}, {"db", g.b_shape()}},
+                             "expected");
+}
+
+}  // namespace kc

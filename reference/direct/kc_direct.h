@@ -1,0 +1,27 @@
+// Direct-loop definitions of the reference ops, used only by tests to prove the fast
+// paths (im2col + GEMM) equal to the formula. Written independently of reference/src:
+// every output is the literal sum of DESIGN section 3, padding resolved per element.
+// Slow by design (about 25 times the fast path); never linked into kcheck.
+#pragma once
+
+#include <optional>
+
+#include "kc/shape.h"
+#include "kc/tensor.h"
+
+namespace kc::ref::direct {
+
+Tensor conv_forward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b);
+Tensor conv_backward_data(const ConvGeometry& g, const Tensor& dy, const Tensor& w);
+Tensor conv_backward_weight(const ConvGeometry& g, const Tensor& x, const Tensor& dy);
+Tensor conv_backward_bias(const ConvGeometry& g, const Tensor& dy);
+
+struct PoolForward {
+  Tensor y;
+  IndexTensor indices;  // always computed here
+};
+// Brute force: for each output, enumerate every input element and test window membership.
+PoolForward maxpool_forward(const PoolGeometry& g, const Tensor& x);
+Tensor maxpool_backward(const PoolGeometry& g, const Tensor& dy, const IndexTensor& indices);
+
+}  // namespace kc::ref::direct
