@@ -79,9 +79,12 @@ Dims PoolGeometry::y_shape() const { return concat({batch, channels}, spatial.ou
 int64_t output_extent(int64_t in, int64_t kernel, int64_t stride, int64_t dilation,
                       int64_t pad_lo, int64_t pad_hi, bool ceil_mode) {
   const int64_t span = in + pad_lo + pad_hi - (dilation * (kernel - 1) + 1);
-  if (span < 0) return 0;
+  // ceil(span / s) + 1 is still 1 for -s < span < 0: one window that overhangs the
+  // padded end (as PyTorch computes it); the numerator is >= 0 exactly then.
+  const int64_t num = ceil_mode ? span + stride - 1 : span;
+  if (num < 0) return 0;
   if (!ceil_mode) return span / stride + 1;
-  int64_t out = (span + stride - 1) / stride + 1;
+  int64_t out = num / stride + 1;
   // The last window must start inside the input or the left padding.
   if ((out - 1) * stride >= in + pad_lo) --out;
   return out;
@@ -141,6 +144,25 @@ PoolGeometry unchecked_pool_geometry(const Case& c) {
   g.spatial = build_spatial(c.input.spatial, p.kernel, p.stride.empty() ? p.kernel : p.stride,
                             or_ones(p.dilation, rank), p.padding, p.ceil_mode);
   return g;
+}
+
+int64_t max_pad_copies(const ConvGeometry& g) {
+  int64_t total = 1;
+  for (const DimGeometry& d : g.spatial.dims) {
+    std::vector<int64_t> count(static_cast<size_t>(d.in), 0);
+    for (int64_t p = 0; p < d.padded(); ++p) {
+      int64_t i = p - d.pad_lo;
+      if (i < 0 || i >= d.in) {
+        if (g.mode == PaddingMode::kZeros) continue;
+        if (g.mode == PaddingMode::kReplicate) i = i < 0 ? 0 : d.in - 1;
+        if (g.mode == PaddingMode::kReflect) i = i < 0 ? -i : 2 * (d.in - 1) - i;
+        if (g.mode == PaddingMode::kCircular) i = ((i % d.in) + d.in) % d.in;
+      }
+      count[static_cast<size_t>(i)]++;
+    }
+    total *= *std::max_element(count.begin(), count.end());
+  }
+  return total;
 }
 
 StatusOr<ConvGeometry> conv_geometry(const Case& c) {

@@ -133,13 +133,13 @@ Status check_pool_geometry(const PoolGeometry& g) {
                               " (at most " + num(d.extent() / 2) + ")");
     }
     // With dilation a window can straddle the input without touching it; its max and
-    // index would be undefined, so such a case is refused.
+    // index would be undefined, so such a case is refused. The first tap at or after
+    // input element 0 is found arithmetically: scanning the taps would make validation
+    // quadratic in the window size (minutes for a large 1-D window).
     for (int64_t o = 0; o < d.out; ++o) {
-      bool touches = false;
-      for (int64_t k = 0; k < d.kernel && !touches; ++k) {
-        const int64_t p = o * d.stride + k * d.dilation - d.pad_lo;
-        touches = p >= 0 && p < d.in;
-      }
+      const int64_t start = o * d.stride - d.pad_lo;
+      const int64_t k0 = start >= 0 ? 0 : (-start + d.dilation - 1) / d.dilation;
+      const bool touches = k0 < d.kernel && start + k0 * d.dilation < d.in;
       if (!touches) {
         return invalid_argument("maxpool: " + dim + ": window " + num(o) +
                                 " covers no input element (only padding); reduce padding or dilation");
@@ -172,14 +172,18 @@ int64_t saturating_mul(int64_t a, int64_t b) {
   return a > kMax / b ? kMax : a * b;
 }
 
-int64_t saturating_add(int64_t a, int64_t b) { return a > kMax - b ? kMax : a + b; }
+int64_t saturating_add(int64_t a, int64_t b) { return b > 0 && a > kMax - b ? kMax : a + b; }
 
 Limits default_limits() {
   Limits l;
+  // KC_MAX_CASE_BYTES: a byte count with an optional K, M or G (binary) suffix; anything
+  // else is ignored rather than misread (e.g. "8G" must not become 8 bytes).
   if (const char* env = std::getenv("KC_MAX_CASE_BYTES")) {
     char* end = nullptr;
     const long long v = std::strtoll(env, &end, 10);
-    if (end != env && v > 0) l.max_case_bytes = v;
+    const std::string suffix = end ? end : "";
+    const int shift = suffix.empty() ? 0 : suffix == "K" ? 10 : suffix == "M" ? 20 : suffix == "G" ? 30 : -1;
+    if (end != env && v > 0 && shift >= 0 && v <= (kMax >> shift)) l.max_case_bytes = v << shift;
   }
   return l;
 }
@@ -240,6 +244,10 @@ Status validate(const Case& c, const Limits& limits) {
   }
   const ConvGeometry g = unchecked_conv_geometry(c);
   KC_RETURN_IF_ERROR(check_conv_geometry(f, g));
+  if (!g.bias && (c.tensors.count("b") || c.expected.count("db"))) {
+    return invalid_argument(std::string(c.tensors.count("b") ? "tensors.b" : "expected.db") +
+                            ": the case has no bias (" + f + ".bias: false)");
+  }
   KC_RETURN_IF_ERROR(check_tensor_shapes(
       c, {{"x", g.x_shape()}, {"w", g.w_shape()}, {"b", g.b_shape()}, {"dy", g.y_shape()}}, "tensors"));
   return check_tensor_shapes(c, {{"y", g.y_shape()}, {"dx", g.x_shape()}, {"dw", g.w_shape()}, {"db", g.b_shape()}},
