@@ -1,1 +1,243 @@
-// placeholder: replaced by its implementation
+// Case files: finding them, reading them (one case, or `cases:` with `defaults:`), and
+// turning every problem into a located error entry. This is the I/O edge: yaml-cpp's
+// exceptions (and any other) are caught here and never leave.
+#include "kc/case_io.h"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+
+#include <yaml-cpp/eventhandler.h>
+
+#include "case_yaml.h"
+#include "kc/validate.h"
+
+namespace kc {
+namespace {
+
+namespace fs = std::filesystem;
+using io::Context;
+using io::Value;
+
+LoadedCase error_entry(const std::string& file, int line, Status status) {
+  LoadedCase e;
+  e.file = file;
+  e.line = line;
+  e.c = std::move(status);
+  return e;
+}
+
+std::string where(const std::string& file, int line) { return file + ":" + std::to_string(line); }
+
+// The line of the field a validate() message starts with ("conv.padding[0][1]: ..."),
+// trying shorter paths when the exact one was not read; `fallback` when none matches.
+int locate(const Context& ctx, const std::string& message, int fallback) {
+  const size_t colon = message.find(':');
+  if (colon == std::string::npos || colon == 0) return fallback;
+  std::string path = message.substr(0, colon);
+  const bool is_path = std::all_of(path.begin(), path.end(), [](char ch) {
+    return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '.' || ch == '[' || ch == ']';
+  });
+  if (!is_path) return fallback;
+  // conv_bias_relu's params are written under `conv:`.
+  if (path.rfind("conv_bias_relu", 0) == 0) path = "conv" + path.substr(14);
+  while (!path.empty()) {
+    if (auto it = ctx.lines.find(path); it != ctx.lines.end()) return it->second;
+    const size_t cut = path.find_last_of(".[");
+    if (cut == std::string::npos) break;
+    path.resize(cut);
+  }
+  return fallback;
+}
+
+// One case: its fields, then validate(), each error located.
+LoadedCase load_one(const std::string& file, const YAML::Node& node, const YAML::Node& defaults) {
+  Context ctx{file, {}};
+  const int line = io::node_line(node, 1);
+  std::vector<YAML::Node> layers = {node};
+  if (defaults.IsDefined() && defaults.IsMap()) layers.push_back(defaults);
+  const Value v(&ctx, "", layers, line);
+  LoadedCase entry;
+  entry.file = file;
+  entry.line = line;
+  StatusOr<Case> c = io::read_case(v, &entry.expect);
+  if (!c.ok()) {
+    entry.c = c.status();
+    return entry;
+  }
+  if (Status s = validate(*c); !s.ok()) {
+    entry.c = s.with_context(where(file, locate(ctx, s.message(), line)));
+    return entry;
+  }
+  c->source = where(file, line);
+  entry.c = std::move(c);
+  return entry;
+}
+
+std::vector<LoadedCase> load_document(const std::string& file, const YAML::Node& doc) {
+  Context file_ctx{file, {}};
+  const Value root(&file_ctx, "", {doc}, io::node_line(doc, 1));
+  if (!root.is_map()) {
+    return {error_entry(file, root.line(), root.type_error("a case (a map of case fields) or cases: [...]"))};
+  }
+  if (!root.own("cases")) return {load_one(file, doc, YAML::Node())};
+  if (Status s = root.check_keys({"cases", "defaults"}); !s.ok()) return {error_entry(file, root.line(), s)};
+  const Value cases = *root.get("cases");
+  const std::optional<Value> defaults = root.get("defaults");
+  if (defaults && !defaults->is_map()) {
+    return {error_entry(file, defaults->line(), defaults->type_error("a map of case fields"))};
+  }
+  if (!cases.is_sequence() || cases.node().size() == 0) {
+    return {error_entry(file, cases.line(), cases.type_error("a non-empty list of cases"))};
+  }
+  std::vector<LoadedCase> out;
+  for (const Value& item : cases.items()) {
+    if (!item.is_map()) {
+      out.push_back(error_entry(file, item.line(), item.type_error("a case (a map of case fields)")));
+      continue;
+    }
+    out.push_back(load_one(file, item.node(), defaults ? defaults->node() : YAML::Node()));
+  }
+  return out;
+}
+
+// Records, per document, whether it is a lone null and where its first event is.
+class DocumentScanner : public YAML::EventHandler {
+ public:
+  struct Document {
+    bool only_null = true;
+    int pos = -1;
+    YAML::Mark mark;
+  };
+  std::vector<Document> docs;
+
+  void OnDocumentStart(const YAML::Mark&) override { docs.emplace_back(); }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& m, YAML::anchor_t) override { event(m, true); }
+  void OnAlias(const YAML::Mark& m, YAML::anchor_t) override { event(m, false); }
+  void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t, const std::string&) override {
+    event(m, false);
+  }
+  void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    event(m, false);
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    event(m, false);
+  }
+  void OnMapEnd() override {}
+
+ private:
+  void event(const YAML::Mark& m, bool is_null) {
+    if (docs.empty()) docs.emplace_back();
+    Document& d = docs.back();
+    if (d.pos < 0) d.pos = m.pos, d.mark = m;
+    d.only_null = d.only_null && is_null;
+  }
+};
+
+// The documents the text holds (counting stops at 3). yaml-cpp 0.7
+// never finishes LoadAll() on a stray top-level ',' (jbeder/yaml-cpp#1040, fixed
+// upstream by PR #1319): it reports the same empty document again and again. So the
+// documents are counted here with a cap, and a repeated empty document at the same
+// position is thrown as the syntax error it is.
+std::vector<DocumentScanner::Document> scan_documents(std::string_view text) {
+  std::istringstream in{std::string(text)};
+  YAML::Parser parser(in);
+  DocumentScanner scan;
+  while (scan.docs.size() < 3 && parser.HandleNextDocument(scan)) {
+    const size_t n = scan.docs.size();
+    if (n >= 2 && scan.docs[n - 1].only_null && scan.docs[n - 2].only_null &&
+        scan.docs[n - 1].pos == scan.docs[n - 2].pos) {
+      const YAML::Mark m = scan.docs[n - 1].mark;
+      const bool inside = m.pos >= 0 && static_cast<size_t>(m.pos) < text.size();
+      throw YAML::ParserException(
+          m, "unexpected " + (inside ? io::quote_for_message(text.substr(static_cast<size_t>(m.pos), 1)) : "token"));
+    }
+  }
+  return scan.docs;
+}
+
+std::vector<LoadedCase> parse_text(std::string_view text, const std::string& file) {
+  const std::vector<DocumentScanner::Document> docs = scan_documents(text);
+  if (docs.size() > 1) {
+    const int line = std::max(docs[1].mark.line + 1, 1);
+    return {error_entry(file, line, invalid_argument(where(file, line) +
+                                                     ": the file holds more than one YAML document (---); "
+                                                     "put several cases under cases:"))};
+  }
+  const YAML::Node doc = YAML::Load(std::string(text));
+  if (docs.empty() || doc.IsNull()) {
+    return {error_entry(file, 1, invalid_argument(where(file, 1) +
+                                                  ": empty file: expected a case or cases: [...]"))};
+  }
+  return load_document(file, doc);
+}
+
+}  // namespace
+
+std::vector<LoadedCase> parse_cases(std::string_view yaml_text, const std::string& file_name) {
+  const std::string file = file_name.empty() ? "<string>" : file_name;
+  try {
+    return parse_text(yaml_text, file);
+  } catch (const YAML::Exception& e) {
+    const int line = e.mark.is_null() || e.mark.line < 0 ? 1 : e.mark.line + 1;
+    std::string msg = where(file, line) + ": invalid YAML";
+    if (!e.mark.is_null() && e.mark.column >= 0) msg += " at column " + std::to_string(e.mark.column + 1);
+    return {error_entry(file, line, invalid_argument(msg + ": " + e.msg))};
+  } catch (const std::exception& e) {
+    return {error_entry(file, 0, internal_error(file + ": reading the case file failed: " + e.what()))};
+  } catch (...) {
+    return {error_entry(file, 0, internal_error(file + ": reading the case file failed"))};
+  }
+}
+
+std::vector<LoadedCase> load_case_file(const std::string& path) {
+  try {
+    std::error_code ec;
+    const fs::file_status st = fs::status(path, ec);
+    if (ec || !fs::exists(st)) return {error_entry(path, 0, not_found(path + ": no such file"))};
+    if (fs::is_directory(st)) {
+      return {error_entry(path, 0, invalid_argument(path + ": is a directory, not a case file"))};
+    }
+    const uintmax_t size = fs::file_size(path, ec);
+    if (!ec && size > static_cast<uintmax_t>(kMaxCaseFileBytes)) {
+      return {error_entry(path, 0, resource_exhausted(path + ": " + std::to_string(size >> 20) +
+                                                      " MiB is over the case file limit of " +
+                                                      std::to_string(kMaxCaseFileBytes >> 20) + " MiB"))};
+    }
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return {error_entry(path, 0, not_found(path + ": cannot open the file"))};
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (in.bad()) return {error_entry(path, 0, not_found(path + ": cannot read the file"))};
+    return parse_cases(text, path);
+  } catch (const std::exception& e) {
+    return {error_entry(path, 0, internal_error(path + ": reading the case file failed: " + e.what()))};
+  } catch (...) {
+    return {error_entry(path, 0, internal_error(path + ": reading the case file failed"))};
+  }
+}
+
+std::vector<std::string> find_case_files(const std::string& path) {
+  std::vector<std::string> out;
+  try {
+    std::error_code ec;
+    if (!fs::is_directory(path, ec)) return {path};
+    fs::recursive_directory_iterator it(path, fs::directory_options::skip_permission_denied, ec);
+    for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+      std::error_code type_ec;
+      if (!it->is_regular_file(type_ec)) continue;
+      const std::string ext = it->path().extension().string();
+      if (ext == ".yaml" || ext == ".yml") out.push_back(it->path().string());
+    }
+  } catch (...) {
+    // Out of memory while listing: return what was found.
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace kc

@@ -1,0 +1,100 @@
+// YAML case files (DESIGN section 5): reading them into Cases, writing a Case back as a
+// complete one-case file, and the one-line reproducer.
+//
+// Reading never throws: every problem (missing or unreadable file, malformed YAML,
+// binary garbage, unknown keys, wrong types, a case validate() refuses) becomes a
+// Status whose message names the file, the 1-based line and the field path, e.g.
+//   cases/x.yaml:7: conv.groups: expected an integer, got "two"
+// A file holds one case (a map of case fields), or `cases:` (a list of such maps) with
+// an optional `defaults:` map deep-merged under every case (the case's own keys win;
+// when both sides hold a map for a key the maps are merged, key by key).
+//
+// Reading rules beyond DESIGN section 5 (decisions written down here):
+//  - Required: `op`, `input.spatial`, and the op's `kernel` (plus `conv.out_channels`).
+//    Everything else takes Case's defaults.
+//  - Numbers and booleans must be plain scalars: `groups: "2"` (quoted) is a string and
+//    refused. Integers are decimal and within int64 (`data.seed`: within uint64);
+//    `2.0` is not an integer. Booleans are true/false (YAML 1.2), not yes/no/on/off.
+//  - kernel, stride and dilation take a list (one per spatial dim) or one number for
+//    every dim. Padding takes same, same_lower, valid, a number (all sides), a list of
+//    numbers (symmetric per dim) or a list of [lo, hi] pairs (an element may also be a
+//    number); explicit forms are expanded to one PadSpec pair per dim.
+//  - The op's params section is `conv:` for conv and conv_bias_relu, `maxpool:` for
+//    maxpool. A case that writes the other op's section is refused; one that only
+//    inherits it from `defaults:` is not (a defaults map may serve several ops).
+//    conv_bias_relu always has a bias: `conv.bias` defaults to true, false is refused.
+//  - `tensors:` (x, w, b, dy) are rounded to the case dtype on load (round_to in
+//    dtype.h) and tagged with it, so the dtype invariant holds. `expected:` tensors
+//    are golden values from an independent implementation and are kept exactly as
+//    written, tagged f64; `expected.indices` must hold integers in [0, 2^53].
+//    Data must have exactly as many values as its shape has elements. A value outside
+//    the double range (1e400, 1e-400) is refused rather than turned into inf or 0.
+//  - NaN and infinities: .nan .inf -.inf +.inf (any YAML 1.2 case spelling) and
+//    nan/inf/infinity. NaN loads as the canonical quiet NaN: a NaN's sign and payload
+//    are not kept (the writer prints every NaN as .nan).
+//  - Duplicate keys in one map are refused; so are duplicate names in `checks:`.
+//  - Files over kMaxCaseFileBytes are refused before they are read.
+//  - A file with several YAML documents (---) is refused: use `cases:`.
+//
+// Errors from validate() are located too: the line is that of the field the message
+// names (conv.padding, tensors.x, ...; a field inherited from defaults points into the
+// defaults section), or the case's own line when the message names no field.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kc/case.h"
+#include "kc/status.h"
+
+namespace kc {
+
+inline constexpr int64_t kMaxCaseFileBytes = int64_t{256} << 20;
+
+// One case read from a file, or one error. A file that cannot be read or parsed at all
+// yields a single entry with the error (line 0 when no line applies).
+//
+// `c` is the result of parsing and validate(): the Case (with c.source = "file:line"),
+// or the error. `expect` is filled whenever the case's `expect` key could be read, even
+// when the rest of the case is refused, so that a runner can decide that a refused case
+// whose error contains expect.error PASSES (DESIGN section 5). When `c` is ok,
+// c->expect == expect.
+struct LoadedCase {
+  std::string file;
+  int line = 0;  // 1-based line where the case starts
+  StatusOr<Case> c = internal_error("case not loaded");
+  Expectation expect;
+};
+
+// Reads and parses a case file. Never throws; a file that cannot be read (missing,
+// a directory, too large) yields one entry with not_found / resource_exhausted.
+std::vector<LoadedCase> load_case_file(const std::string& path);
+
+// Parses YAML text as the contents of a case file named `file_name` (used verbatim in
+// messages and LoadedCase::file; "<string>" when empty). Never throws.
+std::vector<LoadedCase> parse_cases(std::string_view yaml_text, const std::string& file_name);
+
+// A complete one-case file in block style that loads back to a Case equal to `c`
+// (Case::operator== ignores `source`). Doubles are printed in the shortest form that
+// reads back to the same value, NaN/inf as .nan/.inf/-.inf, padding as same,
+// same_lower, valid or a list of [lo, hi] pairs, indices as integers, strings
+// double-quoted with escapes. Empty optional parts (name, checks, stride, dilation,
+// explicit padding with no pairs, tensors, expected, `expect: pass`) are left out.
+// Round trip holds for every Case the reader can produce (a Case built by hand that
+// breaks a reading rule, e.g. conv_bias_relu without a bias or rtol set on a bound
+// tolerance, is written as it is and refused or normalised on reading).
+std::string case_to_yaml(const Case& c);
+
+// The same fields on one line as a YAML flow map, itself a valid case file:
+//   {op: conv, dtype: f32, input: {batch: 1, channels: 2, spatial: [5]}, conv: {...}, ...}
+std::string case_to_one_line(const Case& c);
+
+// The case files under `path`: the path itself when it is a regular file (whatever its
+// extension), or every *.yaml / *.yml file below a directory, recursively, sorted by
+// path. A path that does not exist is returned as is, so that loading it reports the
+// error through the usual channel; an unreadable directory yields what could be listed.
+std::vector<std::string> find_case_files(const std::string& path);
+
+}  // namespace kc

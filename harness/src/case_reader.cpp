@@ -1,0 +1,336 @@
+// Internal to kc_io: reading the fields of one case (DESIGN section 5) from a layered
+// Value into a Case. Field rules only; geometry and sizes are validate()'s job, except
+// what must be known here: inline data must match its own shape's element count.
+#include <algorithm>
+#include <limits>
+#include <string>
+
+#include "case_yaml.h"
+#include "kc/validate.h"
+
+namespace kc::io {
+namespace {
+
+enum class OpKind { kConv, kMaxPool, kConvBiasRelu };
+
+StatusOr<Value> require(const Value& v, std::string_view key) {
+  if (std::optional<Value> f = v.get(key)) return *f;
+  return v.missing(key);
+}
+
+// A per-dim list, or one integer for every spatial dim.
+StatusOr<Dims> read_dims(const Value& v, size_t rank) {
+  if (v.is_scalar()) {
+    KC_ASSIGN_OR_RETURN(int64_t n, read_int(v));
+    return Dims(rank, n);
+  }
+  if (!v.is_sequence()) return v.type_error("a list of integers or one integer");
+  Dims d;
+  for (const Value& item : v.items()) {
+    KC_ASSIGN_OR_RETURN(int64_t n, read_int(item));
+    d.push_back(n);
+  }
+  return d;
+}
+
+StatusOr<std::array<int64_t, 2>> read_pad_pair(const Value& item) {
+  if (item.is_scalar()) {
+    KC_ASSIGN_OR_RETURN(int64_t n, read_int(item));
+    return std::array<int64_t, 2>{n, n};
+  }
+  const std::vector<Value> lohi = item.items();
+  if (lohi.size() != 2) return item.type_error("a number or a [lo, hi] pair");
+  KC_ASSIGN_OR_RETURN(int64_t lo, read_int(lohi[0]));
+  KC_ASSIGN_OR_RETURN(int64_t hi, read_int(lohi[1]));
+  return std::array<int64_t, 2>{lo, hi};
+}
+
+StatusOr<PadSpec> read_padding(const Value& v, size_t rank) {
+  constexpr std::string_view kForms =
+      "same, same_lower, valid, a number, a list of numbers or a list of [lo, hi] pairs";
+  PadSpec pad;
+  if (v.is_scalar() && !v.is_quoted()) {
+    bool overflow = false;
+    if (std::optional<int64_t> n = parse_int_text(v.text(), &overflow)) {
+      pad.pairs.assign(rank, {*n, *n});
+      return pad;
+    }
+    if (overflow) return v.error(v.text() + " is outside the int64 range");
+  }
+  if (v.is_scalar()) {
+    KC_ASSIGN_OR_RETURN(pad.kind, read_enum<PadKind>(v, {{"same", PadKind::kSame},
+                                                         {"same_lower", PadKind::kSameLower},
+                                                         {"valid", PadKind::kValid}}));
+    return pad;
+  }
+  if (!v.is_sequence()) return v.type_error(kForms);
+  for (const Value& item : v.items()) {
+    KC_ASSIGN_OR_RETURN(auto pair, read_pad_pair(item));
+    pad.pairs.push_back(pair);
+  }
+  return pad;
+}
+
+StatusOr<PaddingMode> read_padding_mode(const Value& v) {
+  return read_enum<PaddingMode>(v, {{"zeros", PaddingMode::kZeros},
+                                    {"reflect", PaddingMode::kReflect},
+                                    {"replicate", PaddingMode::kReplicate},
+                                    {"circular", PaddingMode::kCircular}});
+}
+
+StatusOr<ConvParams> read_conv(const Value& v, size_t rank, bool fused) {
+  KC_RETURN_IF_ERROR(v.check_keys({"out_channels", "kernel", "stride", "dilation", "groups",
+                                   "padding", "padding_mode", "bias"}));
+  ConvParams p;
+  p.bias = fused;
+  KC_ASSIGN_OR_RETURN(Value oc, require(v, "out_channels"));
+  KC_ASSIGN_OR_RETURN(p.out_channels, read_int(oc));
+  KC_ASSIGN_OR_RETURN(Value kernel, require(v, "kernel"));
+  KC_ASSIGN_OR_RETURN(p.kernel, read_dims(kernel, rank));
+  if (auto f = v.get("stride")) { KC_ASSIGN_OR_RETURN(p.stride, read_dims(*f, rank)); }
+  if (auto f = v.get("dilation")) { KC_ASSIGN_OR_RETURN(p.dilation, read_dims(*f, rank)); }
+  if (auto f = v.get("groups")) { KC_ASSIGN_OR_RETURN(p.groups, read_int(*f)); }
+  if (auto f = v.get("padding")) { KC_ASSIGN_OR_RETURN(p.padding, read_padding(*f, rank)); }
+  if (auto f = v.get("padding_mode")) { KC_ASSIGN_OR_RETURN(p.padding_mode, read_padding_mode(*f)); }
+  if (auto f = v.get("bias")) {
+    KC_ASSIGN_OR_RETURN(p.bias, read_bool(*f));
+    if (fused && !p.bias) return f->error("conv_bias_relu always has a bias (leave bias out or set it to true)");
+  }
+  return p;
+}
+
+StatusOr<MaxPoolParams> read_maxpool(const Value& v, size_t rank) {
+  KC_RETURN_IF_ERROR(v.check_keys({"kernel", "stride", "padding", "dilation", "ceil_mode", "mode", "tie"}));
+  MaxPoolParams p;
+  KC_ASSIGN_OR_RETURN(Value kernel, require(v, "kernel"));
+  KC_ASSIGN_OR_RETURN(p.kernel, read_dims(kernel, rank));
+  if (auto f = v.get("stride")) { KC_ASSIGN_OR_RETURN(p.stride, read_dims(*f, rank)); }
+  if (auto f = v.get("dilation")) { KC_ASSIGN_OR_RETURN(p.dilation, read_dims(*f, rank)); }
+  if (auto f = v.get("padding")) { KC_ASSIGN_OR_RETURN(p.padding, read_padding(*f, rank)); }
+  if (auto f = v.get("ceil_mode")) { KC_ASSIGN_OR_RETURN(p.ceil_mode, read_bool(*f)); }
+  if (auto f = v.get("mode")) {
+    KC_ASSIGN_OR_RETURN(p.mode, read_enum<PoolMode>(*f, {{"inference", PoolMode::kInference},
+                                                         {"training", PoolMode::kTraining}}));
+  }
+  if (auto f = v.get("tie")) {
+    KC_ASSIGN_OR_RETURN(p.tie, read_enum<TieRule>(*f, {{"first", TieRule::kFirst},
+                                                       {"last", TieRule::kLast},
+                                                       {"any", TieRule::kAny}}));
+  }
+  return p;
+}
+
+// The op's params section; the other op's section is refused when the case itself
+// writes it, and ignored when it is only inherited from defaults.
+Status read_op(const Value& v, OpKind op, Case* c) {
+  const bool pool = op == OpKind::kMaxPool;
+  const std::string_view section = pool ? "maxpool" : "conv";
+  const std::string_view other = pool ? "conv" : "maxpool";
+  if (v.own(other)) {
+    return v.get(other)->error("given, but op is " + std::string(pool ? "maxpool" : "conv") +
+                               " (whose params go under " + std::string(section) + ":)");
+  }
+  KC_ASSIGN_OR_RETURN(Value p, require(v, section));
+  const size_t rank = c->input.spatial.size();
+  if (pool) {
+    KC_ASSIGN_OR_RETURN(c->op, read_maxpool(p, rank));
+  } else if (op == OpKind::kConv) {
+    KC_ASSIGN_OR_RETURN(c->op, read_conv(p, rank, false));
+  } else {
+    KC_ASSIGN_OR_RETURN(ConvParams conv, read_conv(p, rank, true));
+    c->op = ConvBiasReluParams{std::move(conv)};
+  }
+  return ok_status();
+}
+
+Status read_input(const Value& v, InputSpec* in) {
+  KC_RETURN_IF_ERROR(v.check_keys({"batch", "channels", "spatial"}));
+  if (auto f = v.get("batch")) { KC_ASSIGN_OR_RETURN(in->batch, read_int(*f)); }
+  if (auto f = v.get("channels")) { KC_ASSIGN_OR_RETURN(in->channels, read_int(*f)); }
+  KC_ASSIGN_OR_RETURN(Value spatial, require(v, "spatial"));
+  if (!spatial.is_sequence()) return spatial.type_error("a list of extents ([W], [H, W] or [D, H, W])");
+  KC_ASSIGN_OR_RETURN(in->spatial, read_dims(spatial, 0));
+  return ok_status();
+}
+
+Status read_data(const Value& v, DataSpec* data) {
+  KC_RETURN_IF_ERROR(v.check_keys({"seed", "fill"}));
+  if (auto f = v.get("seed")) { KC_ASSIGN_OR_RETURN(data->seed, read_uint64(*f)); }
+  if (auto f = v.get("fill")) {
+    KC_ASSIGN_OR_RETURN(data->fill, read_enum<Fill>(*f, {{"random", Fill::kRandom},
+                                                         {"normal", Fill::kNormal},
+                                                         {"integer", Fill::kInteger},
+                                                         {"ties", Fill::kTies},
+                                                         {"special", Fill::kSpecial}}));
+  }
+  return ok_status();
+}
+
+StatusOr<std::vector<std::string>> read_checks(const Value& v) {
+  if (!v.is_sequence()) return v.type_error("a list of check names");
+  std::vector<std::string> checks;
+  for (const Value& item : v.items()) {
+    KC_ASSIGN_OR_RETURN(std::string_view name,
+                        read_enum<std::string_view>(item, {{"shape", "shape"},
+                                                           {"forward", "forward"},
+                                                           {"backward", "backward"},
+                                                           {"gradcheck", "gradcheck"},
+                                                           {"adjoint", "adjoint"},
+                                                           {"weight_share", "weight_share"},
+                                                           {"argmax", "argmax"},
+                                                           {"padding", "padding"},
+                                                           {"determinism", "determinism"},
+                                                           {"integrity", "integrity"},
+                                                           {"golden", "golden"}}));
+    if (std::find(checks.begin(), checks.end(), name) != checks.end()) {
+      return item.error("check " + std::string(name) + " is listed twice");
+    }
+    checks.emplace_back(name);
+  }
+  return checks;
+}
+
+StatusOr<double> read_tolerance_value(const Value& v) {
+  KC_ASSIGN_OR_RETURN(double t, read_double(v));
+  if (!(t >= 0.0) || t == std::numeric_limits<double>::infinity()) {
+    return v.error("must be a finite number >= 0, got " + v.text());
+  }
+  return t;
+}
+
+StatusOr<Tolerance> read_tolerance(const Value& v) {
+  Tolerance tol;
+  if (v.is_scalar()) {
+    KC_ASSIGN_OR_RETURN(tol.kind, read_enum<ToleranceKind>(v, {{"bound", ToleranceKind::kBound},
+                                                               {"exact", ToleranceKind::kExact}}));
+    return tol;
+  }
+  if (!v.is_map()) return v.type_error("bound, exact or {rtol, atol}");
+  KC_RETURN_IF_ERROR(v.check_keys({"rtol", "atol"}));
+  tol.kind = ToleranceKind::kExplicit;
+  if (auto f = v.get("rtol")) { KC_ASSIGN_OR_RETURN(tol.rtol, read_tolerance_value(*f)); }
+  if (auto f = v.get("atol")) { KC_ASSIGN_OR_RETURN(tol.atol, read_tolerance_value(*f)); }
+  return tol;
+}
+
+StatusOr<Expectation> read_expect(const Value& v) {
+  Expectation e;
+  if (v.is_scalar() && v.text() == "pass") return e;
+  if (!v.is_map()) return v.type_error("pass or {error: \"text the error must contain\"}");
+  KC_RETURN_IF_ERROR(v.check_keys({"error"}));
+  KC_ASSIGN_OR_RETURN(Value err, require(v, "error"));
+  KC_ASSIGN_OR_RETURN(e.error, read_string(err));
+  if (e.error.empty()) return err.error("must not be empty (it would match any error)");
+  e.pass = false;
+  return e;
+}
+
+// How a tensor's values are read: rounded to the case dtype (inputs), kept as written
+// (golden outputs), or integers (indices).
+enum class DataRule { kRound, kKeep, kIndex };
+
+Status read_values(const Value& data, DataRule rule, DType dtype, std::vector<double>* out) {
+  constexpr double kMaxIndex = 9007199254740992.0;  // 2^53: exact in a double
+  size_t i = 0;
+  for (auto it = data.node().begin(); it != data.node().end(); ++it, ++i) {
+    const YAML::Node& n = *it;
+    bool bad = !n.IsScalar() || n.Tag() == "!";
+    bool out_of_range = false;
+    double v = 0.0;
+    if (!bad && rule == DataRule::kIndex) {
+      const std::optional<int64_t> k = parse_int_text(n.Scalar(), &out_of_range);
+      bad = !k || *k < 0 || static_cast<double>(*k) > kMaxIndex;
+      v = k ? static_cast<double>(*k) : 0.0;
+    } else if (!bad) {
+      const std::optional<double> d = parse_double_text(n.Scalar(), &out_of_range);
+      bad = !d;
+      v = d ? (rule == DataRule::kRound ? round_to(dtype, *d) : *d) : 0.0;
+    }
+    if (bad) {
+      const Value item = data.item(i, n);
+      const std::string what = rule == DataRule::kIndex ? "an index (an integer in [0, 2^53])" : "a number";
+      const Status s = out_of_range && rule != DataRule::kIndex
+                           ? item.error(n.Scalar() + " is outside the range of a double")
+                           : item.type_error(what);
+      return s;
+    }
+    out->push_back(v);
+  }
+  return ok_status();
+}
+
+StatusOr<Tensor> read_tensor(const Value& v, DataRule rule, DType dtype) {
+  KC_RETURN_IF_ERROR(v.check_keys({"shape", "data"}));
+  Tensor t;
+  t.dtype = rule == DataRule::kRound ? dtype : DType::kF64;
+  KC_ASSIGN_OR_RETURN(Value shape, require(v, "shape"));
+  if (!shape.is_sequence()) return shape.type_error("a list of extents");
+  KC_ASSIGN_OR_RETURN(t.shape, read_dims(shape, 0));
+  int64_t count = 1;
+  for (size_t i = 0; i < t.shape.size(); ++i) {
+    if (t.shape[i] < 0) return shape.error("extent " + std::to_string(t.shape[i]) + " is negative");
+    count = saturating_mul(count, t.shape[i]);
+  }
+  KC_ASSIGN_OR_RETURN(Value data, require(v, "data"));
+  if (!data.is_sequence()) return data.type_error("a list of numbers");
+  const size_t given = data.node().size();
+  if (static_cast<uint64_t>(count) != given) {
+    return data.error("has " + std::to_string(given) + " values but shape " + dims_to_string(t.shape) +
+                      " needs " + std::to_string(count));
+  }
+  t.data.reserve(given);
+  KC_RETURN_IF_ERROR(read_values(data, rule, dtype, &t.data));
+  return t;
+}
+
+Status read_tensor_map(const Value& v, bool expected, DType dtype, std::map<std::string, Tensor>* out) {
+  const std::initializer_list<std::string_view> inputs = {"x", "w", "b", "dy"};
+  const std::initializer_list<std::string_view> outputs = {"y", "indices", "dx", "dw", "db"};
+  KC_RETURN_IF_ERROR(v.check_keys(expected ? outputs : inputs));
+  for (std::string_view name : expected ? outputs : inputs) {
+    std::optional<Value> f = v.get(name);
+    if (!f) continue;
+    const DataRule rule = !expected ? DataRule::kRound : name == "indices" ? DataRule::kIndex : DataRule::kKeep;
+    KC_ASSIGN_OR_RETURN(Tensor t, read_tensor(*f, rule, dtype));
+    out->emplace(std::string(name), std::move(t));
+  }
+  return ok_status();
+}
+
+Status read_options(const Value& v, Case* c) {
+  if (auto f = v.get("data")) KC_RETURN_IF_ERROR(read_data(*f, &c->data));
+  if (auto f = v.get("checks")) { KC_ASSIGN_OR_RETURN(c->checks, read_checks(*f)); }
+  if (auto f = v.get("tolerance")) { KC_ASSIGN_OR_RETURN(c->tolerance, read_tolerance(*f)); }
+  if (auto f = v.get("deterministic")) { KC_ASSIGN_OR_RETURN(c->deterministic, read_bool(*f)); }
+  if (auto f = v.get("tensors")) KC_RETURN_IF_ERROR(read_tensor_map(*f, false, c->dtype, &c->tensors));
+  if (auto f = v.get("expected")) KC_RETURN_IF_ERROR(read_tensor_map(*f, true, c->dtype, &c->expected));
+  return ok_status();
+}
+
+}  // namespace
+
+StatusOr<Case> read_case(const Value& v, Expectation* expect) {
+  KC_RETURN_IF_ERROR(v.check_keys({"name", "op", "dtype", "input", "conv", "maxpool", "data", "checks",
+                                   "tolerance", "deterministic", "tensors", "expected", "expect"}));
+  if (auto f = v.get("expect")) { KC_ASSIGN_OR_RETURN(*expect, read_expect(*f)); }
+  Case c;
+  c.expect = *expect;
+  if (auto f = v.get("name")) { KC_ASSIGN_OR_RETURN(c.name, read_string(*f)); }
+  KC_ASSIGN_OR_RETURN(Value op_value, require(v, "op"));
+  KC_ASSIGN_OR_RETURN(OpKind op, read_enum<OpKind>(op_value, {{"conv", OpKind::kConv},
+                                                              {"maxpool", OpKind::kMaxPool},
+                                                              {"conv_bias_relu", OpKind::kConvBiasRelu}}));
+  if (auto f = v.get("dtype")) {
+    KC_ASSIGN_OR_RETURN(c.dtype, read_enum<DType>(*f, {{"f64", DType::kF64},
+                                                       {"f32", DType::kF32},
+                                                       {"f16", DType::kF16},
+                                                       {"bf16", DType::kBF16}}));
+  }
+  KC_ASSIGN_OR_RETURN(Value input, require(v, "input"));
+  KC_RETURN_IF_ERROR(read_input(input, &c.input));
+  KC_RETURN_IF_ERROR(read_op(v, op, &c));
+  KC_RETURN_IF_ERROR(read_options(v, &c));
+  return c;
+}
+
+}  // namespace kc::io
