@@ -97,6 +97,10 @@ std::vector<std::array<int64_t, 2>> resolve_padding(const PadSpec& pad, const Di
 StatusOr<ConvGeometry> conv_geometry(const Case& c);
 StatusOr<PoolGeometry> pool_geometry(const Case& c);
 
+// The largest number of padded positions that copy one input element: 1 for zeros,
+// up to pad + 1 per dim for replicate. Bounds how many terms one dx element sums.
+int64_t max_pad_copies(const ConvGeometry& g);
+
 // Geometry without validation: for validate() itself, after the field rules passed,
 // and for callers holding a case that validate() accepted.
 ConvGeometry unchecked_conv_geometry(const Case& c);

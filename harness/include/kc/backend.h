@@ -1,0 +1,54 @@
+// The backend interface (DESIGN section 7). A backend runs the ops of a case on host
+// tensors; a GPU backend copies in and out internally. No exception crosses this
+// interface: errors are Status values.
+//
+// Calling contract, which the integrity check enforces:
+//  - outputs arrive allocated with the contract's shape and the case dtype, every
+//    element poisoned with NaN; the backend must write every element;
+//  - inputs are const and must be unchanged after the call;
+//  - a backend that cannot run a case says so in supports() (unimplemented, reason);
+//    one that cannot run at all says so in available() (unavailable, reason).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "kc/case.h"
+#include "kc/shape.h"
+#include "kc/status.h"
+#include "kc/tensor.h"
+
+namespace kc {
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+
+  virtual std::string name() const = 0;
+  virtual Status available() const { return ok_status(); }
+  virtual Status supports(const Case& c) const {
+    (void)c;
+    return ok_status();
+  }
+
+  // conv and conv_bias_relu (relu == true: y = relu(conv(x, w) + b)). b is null
+  // without a bias.
+  virtual Status conv_forward(const ConvGeometry& g, const Tensor& x, const Tensor& w,
+                              const Tensor* b, bool relu, Tensor& y) = 0;
+  // dx, dw and (with a bias) db for the cotangent dy; with relu the backend routes dy
+  // through relu'(z), z = conv(x, w) + b. db is null without a bias.
+  virtual Status conv_backward(const ConvGeometry& g, const Tensor& x, const Tensor& w,
+                               const Tensor* b, bool relu, const Tensor& dy, Tensor& dx,
+                               Tensor& dw, Tensor* db) = 0;
+  // indices is null in inference mode (the kernel keeps none).
+  virtual Status maxpool_forward(const PoolGeometry& g, const Tensor& x, Tensor& y,
+                                 IndexTensor* indices) = 0;
+  // Must refuse (failed_precondition) when indices is null: never silently zero dx.
+  virtual Status maxpool_backward(const PoolGeometry& g, const Tensor& dy,
+                                  const IndexTensor* indices, Tensor& dx) = 0;
+};
+
+// The oracle as a backend: kc::ref behind the interface, outputs in f64.
+std::unique_ptr<Backend> make_reference_backend();
+
+}  // namespace kc

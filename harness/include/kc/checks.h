@@ -1,0 +1,55 @@
+// The checks of DESIGN section 4 and what each one is given. The runner computes the
+// inputs, the oracle's outputs, the absolute-value pass and the backend's outputs once
+// per case x backend; a check may run the backend again (through invoke) on other
+// inputs. A check never throws; it returns its disposition with a diagnosis.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kc/backend.h"
+#include "kc/case.h"
+#include "kc/fill.h"
+#include "kc/invoke.h"
+#include "kc/result.h"
+#include "kc/tolerance.h"
+
+namespace kc {
+
+struct CheckContext {
+  const Case& c;
+  const OpGeometry& geo;
+  const OpInputs& in;
+  Backend& backend;
+  bool is_reference;       // the backend under test is the oracle: it checks itself
+  const OpOutputs& ref;    // the oracle on these inputs (f64)
+  const OpOutputs& abs;    // the oracle on absolute values (for the bound tolerance)
+  const OpOutputs& cand;   // the backend on these inputs
+};
+
+struct CheckDef {
+  std::string_view name;
+  // Empty when the check applies to this case and backend, else the reason it does not.
+  std::string (*not_applicable)(const CheckContext&);
+  CheckResult (*run)(const CheckContext&);
+};
+
+// Every check, in the order they run and are reported.
+const std::vector<CheckDef>& check_registry();
+bool is_check_name(std::string_view name);
+
+// The tolerance for one output tensor ("y", "dx", "dw", "db") of the case: its
+// reduction length and the case's storage dtype and tolerance kind.
+ToleranceSpec tolerance_for(const CheckContext& ctx, std::string_view tensor);
+
+// The trust rule: a reason to mistrust a reference tensor a check relies on (all zero,
+// constant, or mostly zero), or empty when it can be trusted. A tensor that is sparse
+// by construction (a max-pool dx holds dy only at argmax positions) is mistrusted only
+// when it is all zero.
+std::string distrust(std::string_view tensor, const Tensor& ref, bool sparse_by_construction = false);
+
+// A CheckResult with the given name and disposition.
+CheckResult make_result(std::string_view name, Disposition d, std::string message = {});
+
+}  // namespace kc

@@ -1,0 +1,35 @@
+// Running each case x backend in a worker process (DESIGN section 7), so that a crash
+// or a hang becomes CRASHED or TIMEOUT and the run goes on. Workers are forked: the
+// parent must not have initialised CUDA (a CUDA context does not survive fork), which
+// holds for kcheck because only workers touch a device.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "kc/result.h"
+
+namespace kc {
+
+struct IsolatedTask {
+  CaseResult label;                    // case name, source, backend: used when the worker dies
+  std::function<CaseResult()> work;    // runs in the child
+};
+
+struct IsolateOptions {
+  int jobs = 1;                 // workers at once
+  double timeout_seconds = 0;   // per task; 0: none
+  bool in_process = false;      // run tasks directly (debugging; no isolation)
+  // Called in the parent after each task with (done, total, result).
+  std::function<void(size_t, size_t, const CaseResult&)> progress;
+};
+
+// Results in task order.
+std::vector<CaseResult> run_tasks(std::vector<IsolatedTask> tasks, const IsolateOptions& options);
+
+// CaseResult <-> a self-delimiting text form (used over the worker pipe).
+std::string serialize(const CaseResult& r);
+bool deserialize(const std::string& text, CaseResult& r);
+
+}  // namespace kc

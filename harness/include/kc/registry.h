@@ -1,0 +1,34 @@
+// The backend registry (DESIGN section 7): backends are an open set, registered by name
+// with a factory. kcheck builds a fresh backend inside each worker process.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kc/backend.h"
+#include "kc/status.h"
+
+namespace kc {
+
+class Registry {
+ public:
+  using Factory = std::function<std::unique_ptr<Backend>()>;
+
+  // invalid_argument for an empty name or one already registered.
+  Status add(std::string name, Factory factory);
+  std::vector<std::string> names() const;
+  bool contains(std::string_view name) const;
+  // A new backend, or null for an unknown name.
+  std::unique_ptr<Backend> make(std::string_view name) const;
+
+ private:
+  std::vector<std::pair<std::string, Factory>> entries_;
+};
+
+// The built-in backends of this build: reference (and the GPU backends when built).
+Registry builtin_registry();
+
+}  // namespace kc

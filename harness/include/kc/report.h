@@ -1,0 +1,36 @@
+// Run reports: the JSON of DESIGN section 6 (summary counts with lower-case keys, one
+// result per case x backend with its checks), JUnit XML for CI, the console summary,
+// and a one-case YAML reproducer per failure.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "kc/result.h"
+
+namespace kc {
+
+struct RunInfo {
+  std::string command;    // the command line
+  std::string started;    // ISO 8601 UTC
+  double seconds = 0.0;
+  std::map<std::string, std::string> extra;  // e.g. device, driver, commit
+};
+
+std::map<std::string, int> summary_counts(const std::vector<CaseResult>& results);
+
+std::string report_json(const std::vector<CaseResult>& results, const RunInfo& info);
+std::string junit_xml(const std::vector<CaseResult>& results, const RunInfo& info);
+// The table printed at the end of a run: counts per backend and disposition, then one
+// block per case that did not pass (check, diagnosis, worst coordinates, reproducer).
+std::string summary_text(const std::vector<CaseResult>& results, const RunInfo& info);
+// A one-case YAML file for a failed result: comment lines with the diagnosis and the
+// worst coordinates, then the reproducer. Empty when the result has no reproducer.
+std::string failure_yaml(const CaseResult& r);
+
+// The process exit code for a run: 1 if anything failed, was mistrusted, crashed or
+// timed out; else 2 if any case was invalid; else 0.
+int exit_code(const std::vector<CaseResult>& results);
+
+}  // namespace kc

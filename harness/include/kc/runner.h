@@ -1,0 +1,29 @@
+// Checking cases on backends, in this process: the per-case core the CLI, ctest and
+// fuzzing share. A case x backend yields one CaseResult; nothing here throws.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "kc/backend.h"
+#include "kc/case.h"
+#include "kc/case_io.h"
+#include "kc/result.h"
+
+namespace kc {
+
+// Runs every requested check that applies (the case's `checks:`, or all that apply
+// when it lists none) of one valid case on one backend. A check the case asks for
+// that does not apply is reported SKIPPED with its reason; one it does not ask for is
+// left out. The backend named "reference" checks itself (see checks.h).
+CaseResult check_case(const Case& c, Backend& backend);
+
+// As check_case for a case as loaded from a file: a case refused at load is INVALID,
+// unless it carries `expect: {error: ...}` and the error contains that text (PASSED);
+// a case that must be refused but loads is FAILED.
+CaseResult check_loaded(const LoadedCase& loaded, Backend& backend);
+
+// "name" of the case, or "file:line" when it has none.
+std::string case_label(const Case& c);
+
+}  // namespace kc

@@ -1,0 +1,45 @@
+// The tolerance model (DESIGN section 4).
+//   bound (default), per element:
+//     |cand - ref| <= c * gamma(n, u_acc) * sum_i |a_i * b_i| + u_out * |ref|
+//   with n the reduction length, sum_i |a_i b_i| from a reference pass on absolute
+//   values, gamma(n, u) = n*u / (1 - n*u), u_acc and u_out the unit roundoffs of the
+//   accumulation and output dtypes (f32 accumulation for f16/bf16), c a small safety
+//   constant;
+//   exact: bitwise equality (integer fills make every sum exact);
+//   {rtol, atol}: |cand - ref| <= atol + rtol * |ref|.
+// NaN in the expected tensor is never a wildcard: NaN must meet NaN, inf the same inf.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "kc/case.h"
+#include "kc/result.h"
+#include "kc/tensor.h"
+
+namespace kc {
+
+inline constexpr double kBoundSafety = 2.0;
+
+double gamma_n(int64_t n, double u);
+
+// The allowed error per element for the case's tolerance. abs_pass holds
+// sum_i |a_i b_i| per element (only used by `bound`); n is the reduction length.
+struct ToleranceSpec {
+  Tolerance tolerance;
+  DType storage = DType::kF32;
+  int64_t n = 1;
+};
+
+// The allowed |cand - ref| of one element: 0 for exact, atol + rtol*|ref| for explicit,
+// c*gamma(n, u_acc)*abs_sum + u_out*|ref| for bound (abs_sum = sum_i |a_i b_i|).
+double element_bound(const ToleranceSpec& spec, double ref, double abs_sum);
+
+// Compares cand with ref element by element; fills max_abs_error, max_error_ratio,
+// worst points (up to 5) and the disposition (FAILED on any element over its bound or
+// a shape mismatch). abs_pass may be null for exact and explicit tolerances; for bound
+// it must have ref's shape.
+void compare_tensors(const std::string& tensor, const Tensor& cand, const Tensor& ref,
+                     const Tensor* abs_pass, const ToleranceSpec& spec, CheckResult& out);
+
+}  // namespace kc

@@ -1,0 +1,30 @@
+// Declarations of every check (one file each in this folder): for check NAME,
+// NAME_not_applicable() says why it does not apply (empty: it applies) and NAME_run()
+// runs it. The order of the registry (registry.cpp) is the order of reports.
+#pragma once
+
+#include <string>
+
+#include "kc/checks.h"
+
+namespace kc::checks {
+
+#define KC_DECLARE_CHECK(NAME)                                \
+  std::string NAME##_not_applicable(const CheckContext& ctx); \
+  CheckResult NAME##_run(const CheckContext& ctx);
+
+KC_DECLARE_CHECK(shape)
+KC_DECLARE_CHECK(forward)
+KC_DECLARE_CHECK(backward)
+KC_DECLARE_CHECK(gradcheck)
+KC_DECLARE_CHECK(adjoint)
+KC_DECLARE_CHECK(weight_share)
+KC_DECLARE_CHECK(argmax)
+KC_DECLARE_CHECK(padding)
+KC_DECLARE_CHECK(determinism)
+KC_DECLARE_CHECK(integrity)
+KC_DECLARE_CHECK(golden)
+
+#undef KC_DECLARE_CHECK
+
+}  // namespace kc::checks

@@ -1,0 +1,26 @@
+// Small helpers shared by the check files.
+#pragma once
+
+#include <string>
+
+#include "kc/checks.h"
+#include "kc/shape.h"
+
+namespace kc::checks {
+
+inline const ConvGeometry* conv_geo(const CheckContext& ctx) { return std::get_if<ConvGeometry>(&ctx.geo); }
+inline const PoolGeometry* pool_geo(const CheckContext& ctx) { return std::get_if<PoolGeometry>(&ctx.geo); }
+
+inline std::string kOracleSelf() {
+  return "the oracle is not compared with itself; on the reference the self-checks are "
+         "gradcheck, adjoint, golden, shape, argmax and padding";
+}
+
+// SKIPPED for a backend that does not implement the call, FAILED for any other error.
+inline CheckResult call_failed(std::string_view check, std::string_view what, const Status& s) {
+  const bool unsupported = s.code() == StatusCode::kUnimplemented || s.code() == StatusCode::kUnavailable;
+  return make_result(check, unsupported ? Disposition::kSkipped : Disposition::kFailed,
+                     std::string(what) + " returned " + s.to_string());
+}
+
+}  // namespace kc::checks

@@ -1,0 +1,57 @@
+// golden: the backend's outputs against `expected:` tensors from an independent
+// implementation, within the case's tolerance. NaN in an expected tensor is never a
+// wildcard; indices must match exactly.
+#include "check_list.h"
+#include "common.h"
+
+namespace kc::checks {
+namespace {
+
+const Tensor* output(const OpOutputs& o, const std::string& name) {
+  if (name == "y") return &o.y;
+  if (name == "dx") return &o.dx;
+  if (name == "dw") return &o.dw;
+  if (name == "db") return &o.db;
+  return nullptr;
+}
+
+void compare_indices(const Tensor& want, const OpOutputs& cand, CheckResult& r) {
+  if (!cand.indices) {
+    r.disposition = Disposition::kFailed;
+    r.message += "indices: expected, but the backend kept none; ";
+    return;
+  }
+  Tensor got = Tensor::zeros(DType::kF64, cand.indices->shape);
+  for (int64_t i = 0; i < got.size(); ++i) got[i] = static_cast<double>(cand.indices->data[static_cast<size_t>(i)]);
+  compare_tensors("indices", got, want, nullptr, ToleranceSpec{{ToleranceKind::kExact}, DType::kF64, 1}, r);
+}
+
+}  // namespace
+
+std::string golden_not_applicable(const CheckContext& ctx) {
+  return ctx.c.expected.empty() ? "the case has no expected: tensors" : "";
+}
+
+CheckResult golden_run(const CheckContext& ctx) {
+  if (!ctx.cand.forward.ok()) return call_failed("golden", "forward", ctx.cand.forward);
+  CheckResult r = make_result("golden", Disposition::kPassed);
+  for (const auto& [name, want] : ctx.c.expected) {
+    if (name == "indices") {
+      compare_indices(want, ctx.cand, r);
+      continue;
+    }
+    const bool grad = name != "y";
+    if (grad && !ctx.cand.backward.ok()) {
+      r.disposition = Disposition::kFailed;
+      r.message += name + ": expected, but the backward returned " + ctx.cand.backward.to_string() + "; ";
+      continue;
+    }
+    const Tensor* got = output(ctx.cand, name);
+    const Tensor* abs = output(ctx.abs, name);
+    if (got == nullptr) continue;
+    compare_tensors(name, *got, want, abs && abs->size() == want.size() ? abs : nullptr, tolerance_for(ctx, name), r);
+  }
+  return r;
+}
+
+}  // namespace kc::checks

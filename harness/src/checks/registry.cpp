@@ -1,0 +1,72 @@
+// The check registry, the per-tensor tolerance and the trust rule shared by the checks.
+#include <cmath>
+
+#include "check_list.h"
+#include "kc/shape.h"
+
+namespace kc {
+
+const std::vector<CheckDef>& check_registry() {
+#define KC_CHECK_DEF(NAME) CheckDef{#NAME, &checks::NAME##_not_applicable, &checks::NAME##_run}
+  static const std::vector<CheckDef> registry = {
+      KC_CHECK_DEF(shape),        KC_CHECK_DEF(forward), KC_CHECK_DEF(backward),
+      KC_CHECK_DEF(gradcheck),    KC_CHECK_DEF(adjoint), KC_CHECK_DEF(weight_share),
+      KC_CHECK_DEF(argmax),       KC_CHECK_DEF(padding), KC_CHECK_DEF(determinism),
+      KC_CHECK_DEF(integrity),    KC_CHECK_DEF(golden),
+  };
+#undef KC_CHECK_DEF
+  return registry;
+}
+
+bool is_check_name(std::string_view name) {
+  for (const CheckDef& d : check_registry()) {
+    if (d.name == name) return true;
+  }
+  return false;
+}
+
+ToleranceSpec tolerance_for(const CheckContext& ctx, std::string_view tensor) {
+  ToleranceSpec s{ctx.c.tolerance, ctx.c.dtype, 1};
+  if (const auto* g = std::get_if<ConvGeometry>(&ctx.geo)) {
+    const int64_t taps = g->spatial.kernel_count();
+    if (tensor == "y") s.n = g->in_per_group() * taps + 1;
+    if (tensor == "dx") s.n = g->out_per_group() * taps * max_pad_copies(*g);
+    if (tensor == "dw" || tensor == "db") s.n = g->batch * g->spatial.out_count();
+  } else {
+    const auto& pg = std::get<PoolGeometry>(ctx.geo);
+    s.n = tensor == "dx" ? pg.spatial.kernel_count() : 1;  // y is a selection: exact
+  }
+  return s;
+}
+
+std::string distrust(std::string_view tensor, const Tensor& ref, bool sparse_by_construction) {
+  int64_t finite = 0, zeros = 0;
+  bool constant = true;
+  double first = 0.0;
+  for (double v : ref.data) {
+    if (!std::isfinite(v)) continue;
+    if (finite == 0) first = v;
+    constant = constant && v == first;
+    ++finite;
+    zeros += v == 0.0;
+  }
+  const std::string t(tensor);
+  if (finite == 0) return {};
+  if (zeros == finite) return "reference " + t + " is all zero: a kernel that writes zeros would pass";
+  if (sparse_by_construction) return {};
+  if (constant && finite > 1) return "reference " + t + " is constant: it cannot tell positions apart";
+  if (finite >= 10 && zeros * 10 > finite * 9) {
+    return "reference " + t + " is mostly zero (" + std::to_string(zeros) + " of " + std::to_string(finite) + ")";
+  }
+  return {};
+}
+
+CheckResult make_result(std::string_view name, Disposition d, std::string message) {
+  CheckResult r;
+  r.name = std::string(name);
+  r.disposition = d;
+  r.message = std::move(message);
+  return r;
+}
+
+}  // namespace kc

@@ -1,0 +1,69 @@
+// shape: SAME keeps ceil(in/s) in every dim (checked against that formula, not the
+// contract code), and every output the backend returns has the contract's shape. An
+// output smaller than the contract is named as erosion, per dim.
+#include "check_list.h"
+#include "common.h"
+
+namespace kc::checks {
+namespace {
+
+void expect_shape(const std::string& tensor, const Dims& got, const Dims& want, CheckResult& r) {
+  if (got == want) return;
+  r.disposition = Disposition::kFailed;
+  r.message += tensor + " has shape " + dims_to_string(got) + ", the contract says " + dims_to_string(want);
+  if (got.size() == want.size()) {
+    for (size_t i = 2; i < got.size(); ++i) {
+      if (got[i] < want[i]) {
+        r.message += " (dim " + std::to_string(i - 2) + " eroded by " + std::to_string(want[i] - got[i]) + ")";
+      }
+    }
+  }
+  r.message += "; ";
+}
+
+const PadSpec& padding_of(const Case& c) {
+  if (const auto* p = std::get_if<ConvParams>(&c.op)) return p->padding;
+  if (const auto* p = std::get_if<ConvBiasReluParams>(&c.op)) return p->conv.padding;
+  return std::get<MaxPoolParams>(c.op).padding;
+}
+
+}  // namespace
+
+std::string shape_not_applicable(const CheckContext&) { return {}; }
+
+CheckResult shape_run(const CheckContext& ctx) {
+  CheckResult r = make_result("shape", Disposition::kPassed);
+  const SpatialGeometry& sg = conv_geo(ctx) ? conv_geo(ctx)->spatial : pool_geo(ctx)->spatial;
+  const PadKind kind = padding_of(ctx.c).kind;
+  if (kind == PadKind::kSame || kind == PadKind::kSameLower) {
+    for (size_t i = 0; i < sg.dims.size(); ++i) {
+      const DimGeometry& d = sg.dims[i];
+      const int64_t want = (d.in + d.stride - 1) / d.stride;  // SAME: ceil(in / s)
+      if (d.out != want) {
+        r.disposition = Disposition::kFailed;
+        r.message += "SAME dim " + std::to_string(i) + " resolves to " + std::to_string(d.out) +
+                     " outputs, ceil(in/s) is " + std::to_string(want) + "; ";
+      }
+    }
+  }
+  if (!ctx.cand.forward.ok()) return r;
+  if (const auto* g = conv_geo(ctx)) {
+    expect_shape("y", ctx.cand.y.shape, g->y_shape(), r);
+    if (ctx.cand.ran_backward && ctx.cand.backward.ok()) {
+      expect_shape("dx", ctx.cand.dx.shape, g->x_shape(), r);
+      expect_shape("dw", ctx.cand.dw.shape, g->w_shape(), r);
+      if (g->bias) expect_shape("db", ctx.cand.db.shape, g->b_shape(), r);
+    }
+  } else {
+    const PoolGeometry& pg = *pool_geo(ctx);
+    expect_shape("y", ctx.cand.y.shape, pg.y_shape(), r);
+    if (ctx.cand.indices) expect_shape("indices", ctx.cand.indices->shape, pg.y_shape(), r);
+    if (ctx.cand.ran_backward && ctx.cand.backward.ok()) expect_shape("dx", ctx.cand.dx.shape, pg.x_shape(), r);
+  }
+  if (r.disposition == Disposition::kPassed) {
+    r.message = "y " + dims_to_string(conv_geo(ctx) ? conv_geo(ctx)->y_shape() : pool_geo(ctx)->y_shape());
+  }
+  return r;
+}
+
+}  // namespace kc::checks

@@ -1,0 +1,38 @@
+// kcheck: dispatch to a command.
+#include <cstdio>
+#include <string>
+
+#include "cli.h"
+
+namespace kc::cli {
+
+constexpr const char* kUsage =
+    "usage: kcheck <command> [args]\n"
+    "  run PATH... [--backend a,b] [--report r.json] [--junit r.xml] [--jobs N]\n"
+    "              [--timeout S] [--require NAME] [--in-process]\n"
+    "      check every case file under the paths on each backend\n"
+    "  explain CASE      shapes, padding, FLOPs, bytes, memory, receptive field, erosion\n"
+    "  backends          every backend: available, or unavailable (reason)\n"
+    "exit: 0 all passed or skipped, 1 something failed, 2 bad usage or invalid input\n";
+
+int usage_error(const std::string& message) {
+  std::fprintf(stderr, "kcheck: %s\n(see kcheck --help)\n", message.c_str());
+  return 2;
+}
+
+}  // namespace kc::cli
+
+int main(int argc, char** argv) {
+  using namespace kc::cli;
+  Args args(argv + 1, argv + argc);
+  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    std::fputs(kUsage, args.empty() ? stderr : stdout);
+    return args.empty() ? 2 : 0;
+  }
+  const std::string cmd = args[0];
+  args.erase(args.begin());
+  if (cmd == "run") return run_command(args);
+  if (cmd == "explain") return explain_command(args);
+  if (cmd == "backends") return backends_command(args);
+  return usage_error("unknown command '" + cmd + "'");
+}

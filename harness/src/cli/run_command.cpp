@@ -1,0 +1,204 @@
+// kcheck run: every case file under the paths, on each backend, each case x backend in
+// a worker process; progress on a terminal, a summary, reports, failure reproducers.
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+
+#include "cli.h"
+#include "kc/case_io.h"
+#include "kc/isolate.h"
+#include "kc/registry.h"
+#include "kc/report.h"
+#include "kc/runner.h"
+
+namespace kc::cli {
+namespace {
+
+struct RunOptions {
+  std::vector<std::string> paths, backends;
+  std::string report, junit, require;
+  int jobs = 1;
+  double timeout = 0;
+  bool in_process = false;
+};
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> r;
+  size_t start = 0;
+  while (start <= s.size()) {
+    const size_t comma = s.find(',', start);
+    const std::string part = s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (!part.empty()) r.push_back(part);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return r;
+}
+
+// Parses the options; returns an error message or empty.
+std::string parse(const Args& args, RunOptions& o) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    auto value = [&](std::string& out) {
+      if (i + 1 >= args.size()) return false;
+      out = args[++i];
+      return true;
+    };
+    std::string v;
+    if (a.rfind("--", 0) != 0) {
+      o.paths.push_back(a);
+    } else if (a == "--backend" && value(v)) {
+      o.backends = split(v);
+    } else if (a == "--report" && value(o.report)) {
+    } else if (a == "--junit" && value(o.junit)) {
+    } else if (a == "--require" && value(o.require)) {
+    } else if (a == "--jobs" && value(v)) {
+      o.jobs = std::atoi(v.c_str());
+      if (o.jobs < 1) return "--jobs: expected a positive integer, got '" + v + "'";
+    } else if (a == "--timeout" && value(v)) {
+      o.timeout = std::atof(v.c_str());
+      if (o.timeout <= 0) return "--timeout: expected a positive number of seconds, got '" + v + "'";
+    } else if (a == "--in-process") {
+      o.in_process = true;
+    } else {
+      return "run: unknown option or missing value: '" + a + "'";
+    }
+  }
+  return o.paths.empty() ? "run: give at least one case file or folder" : "";
+}
+
+// A file that cannot carry `expect:` (not YAML, empty, not a map) may have a sibling
+// NAME.expect holding the expected error text on its first line.
+void apply_sibling_expect(const std::string& file, std::vector<LoadedCase>& loaded) {
+  std::filesystem::path p(file);
+  std::ifstream f(p.replace_extension(".expect"));
+  std::string text;
+  if (!f || !std::getline(f, text) || text.empty()) return;
+  for (LoadedCase& lc : loaded) {
+    if (lc.expect.pass) lc.expect = Expectation{false, text};
+  }
+}
+
+// Regression cases are replayed first; otherwise files keep their sorted order.
+std::vector<LoadedCase> load_all(const std::vector<std::string>& paths) {
+  std::vector<std::string> files;
+  for (const std::string& p : paths) {
+    for (std::string& f : find_case_files(p)) files.push_back(std::move(f));
+  }
+  std::stable_partition(files.begin(), files.end(),
+                        [](const std::string& f) { return f.find("/regressions/") != std::string::npos; });
+  std::vector<LoadedCase> cases;
+  for (const std::string& f : files) {
+    std::vector<LoadedCase> loaded = load_case_file(f);
+    apply_sibling_expect(f, loaded);
+    for (LoadedCase& c : loaded) cases.push_back(std::move(c));
+  }
+  return cases;
+}
+
+// The backends to run: the named ones, or reference plus every available candidate.
+std::string choose_backends(const Registry& reg, RunOptions& o) {
+  if (!o.require.empty()) {
+    auto b = reg.make(o.require);
+    if (!b) return "--require " + o.require + ": no such backend in this build (see kcheck backends)";
+    if (Status s = b->available(); !s.ok()) return "--require " + o.require + ": unavailable (" + s.message() + ")";
+  }
+  if (!o.backends.empty()) {
+    for (const std::string& n : o.backends) {
+      if (!reg.contains(n)) return "--backend: unknown backend '" + n + "' (see kcheck backends)";
+    }
+    return {};
+  }
+  for (const std::string& n : reg.names()) {
+    if (n == "reference" || reg.make(n)->available().ok()) o.backends.push_back(n);
+  }
+  return {};
+}
+
+std::vector<IsolatedTask> make_tasks(const std::vector<LoadedCase>& cases, const RunOptions& o,
+                                     const Registry& reg) {
+  std::vector<IsolatedTask> tasks;
+  for (const LoadedCase& lc : cases) {
+    for (const std::string& b : o.backends) {
+      CaseResult label;
+      label.source = lc.file + ":" + std::to_string(lc.line);
+      label.case_name = lc.c.ok() ? case_label(*lc.c) : label.source;
+      label.backend = b;
+      if (lc.c.ok()) label.reproducer = case_to_one_line(*lc.c);
+      tasks.push_back({label, [&lc, &reg, b] { return check_loaded(lc, *reg.make(b)); }});
+    }
+  }
+  return tasks;
+}
+
+std::string now_utc() {
+  const std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+bool write_file(const std::string& path, const std::string& text) {
+  std::error_code ec;
+  const auto parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+  std::ofstream f(path, std::ios::binary);
+  f << text;
+  return static_cast<bool>(f);
+}
+
+// failures/NNN.yaml next to the report: one reproducer per case that did not pass.
+void write_failures(const std::string& report, const std::vector<CaseResult>& results) {
+  const auto dir = std::filesystem::path(report).parent_path() / "failures";
+  int n = 0;
+  for (const CaseResult& r : results) {
+    const std::string y = failure_yaml(r);
+    if (y.empty() || r.disposition == Disposition::kPassed || r.disposition == Disposition::kSkipped) continue;
+    char name[32];
+    std::snprintf(name, sizeof name, "%03d-%s.yaml", ++n, r.backend.c_str());
+    write_file((dir / name).string(), y);
+  }
+  if (n) std::printf("%d failure reproducers in %s\n", n, dir.string().c_str());
+}
+
+void progress_line(size_t done, size_t total, const CaseResult& r) {
+  std::fprintf(stderr, "\r\033[K[%zu/%zu] %-10s %s [%s]", done, total,
+               std::string(disposition_name(r.disposition)).c_str(), r.case_name.substr(0, 60).c_str(),
+               r.backend.c_str());
+  if (done == total) std::fputc('\n', stderr);
+}
+
+}  // namespace
+
+int run_command(const Args& args) {
+  RunOptions o;
+  if (std::string err = parse(args, o); !err.empty()) return usage_error(err);
+  const Registry reg = builtin_registry();
+  if (std::string err = choose_backends(reg, o); !err.empty()) return usage_error(err);
+  const auto start = std::chrono::steady_clock::now();
+  RunInfo info;
+  info.started = now_utc();
+  info.command = "kcheck run";
+  for (const std::string& a : args) info.command += " " + a;
+  const std::vector<LoadedCase> cases = load_all(o.paths);
+  IsolateOptions iso{o.jobs, o.timeout, o.in_process, nullptr};
+  if (isatty(STDERR_FILENO)) iso.progress = progress_line;
+  const std::vector<CaseResult> results = run_tasks(make_tasks(cases, o, reg), iso);
+  info.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::fputs(summary_text(results, info).c_str(), stdout);
+  if (!o.report.empty()) {
+    if (!write_file(o.report, report_json(results, info))) return usage_error("cannot write " + o.report);
+    write_failures(o.report, results);
+    std::printf("report: %s\n", o.report.c_str());
+  }
+  if (!o.junit.empty() && !write_file(o.junit, junit_xml(results, info))) return usage_error("cannot write " + o.junit);
+  if (results.empty()) return usage_error("no case files found under the given paths");
+  return exit_code(results);
+}
+
+}  // namespace kc::cli

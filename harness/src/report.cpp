@@ -1,0 +1,192 @@
+// Report writers (see report.h).
+#include "kc/report.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <set>
+
+#include "json_writer.h"
+
+namespace kc {
+namespace {
+
+constexpr Disposition kAll[] = {Disposition::kPassed, Disposition::kFailed, Disposition::kMistrusted,
+                                Disposition::kSkipped, Disposition::kInvalid, Disposition::kCrashed,
+                                Disposition::kTimeout};
+
+std::string worst_json(const WorstPoint& w) {
+  std::string s = "{\"tensor\": " + json_string(w.tensor) + ", \"index\": [";
+  for (size_t i = 0; i < w.index.size(); ++i) s += (i ? ", " : "") + std::to_string(w.index[i]);
+  return s + "], \"candidate\": " + json_number(w.candidate) + ", \"reference\": " + json_number(w.reference) +
+         ", \"bound\": " + json_number(w.bound) + "}";
+}
+
+std::string check_json(const CheckResult& c) {
+  std::string s = "{\"name\": " + json_string(c.name) + ", \"disposition\": " +
+                  json_string(disposition_name(c.disposition)) + ", \"message\": " + json_string(c.message) +
+                  ", \"max_error_ratio\": " + json_number(c.max_error_ratio) +
+                  ", \"max_abs_error\": " + json_number(c.max_abs_error) + ", \"worst\": [";
+  for (size_t i = 0; i < c.worst.size(); ++i) s += (i ? ", " : "") + worst_json(c.worst[i]);
+  return s + "]}";
+}
+
+std::string result_json(const CaseResult& r) {
+  std::string s = "    {\"case\": " + json_string(r.case_name) + ", \"source\": " + json_string(r.source) +
+                  ", \"backend\": " + json_string(r.backend) + ", \"disposition\": " +
+                  json_string(disposition_name(r.disposition)) + ", \"message\": " + json_string(r.message) +
+                  ", \"seconds\": " + json_number(r.seconds) + ", \"reproducer\": " + json_string(r.reproducer) +
+                  ",\n     \"checks\": [";
+  for (size_t i = 0; i < r.checks.size(); ++i) s += (i ? ",\n                " : "") + check_json(r.checks[i]);
+  return s + "]}";
+}
+
+std::string xml_escape(std::string_view s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    const char ch = s[i];
+    if (static_cast<unsigned char>(ch) >= 0x80) {  // keep valid UTF-8, replace stray bytes
+      const size_t n = utf8_sequence(s, i);
+      out += n ? std::string(s.substr(i, n)) : "?";
+      i += n ? n - 1 : 0;
+      continue;
+    }
+    if (ch == '<') out += "&lt;";
+    else if (ch == '>') out += "&gt;";
+    else if (ch == '&') out += "&amp;";
+    else if (ch == '"') out += "&quot;";
+    else if (static_cast<unsigned char>(ch) < 0x20 && ch != '\n' && ch != '\t') out += ' ';
+    else out += ch;
+  }
+  return out;
+}
+
+bool is_problem(Disposition d) { return d != Disposition::kPassed && d != Disposition::kSkipped; }
+
+std::string diagnosis(const CaseResult& r) {
+  std::string s = r.message.empty() ? "" : "    " + r.message + "\n";
+  for (const CheckResult& c : r.checks) {
+    if (!is_problem(c.disposition)) continue;
+    char ratio[64];
+    std::snprintf(ratio, sizeof ratio, " (max error/bound %.3g)", c.max_error_ratio);
+    s += "    " + c.name + ": " + std::string(disposition_name(c.disposition)) + ": " + c.message +
+         (c.max_error_ratio > 0 ? ratio : "") + "\n";
+    for (const WorstPoint& w : c.worst) {
+      std::string idx;
+      for (int64_t v : w.index) idx += (idx.empty() ? "" : ",") + std::to_string(v);
+      char line[160];
+      std::snprintf(line, sizeof line, "      %s[%s]: got %.9g, want %.9g (bound %.3g)\n", w.tensor.c_str(),
+                    idx.c_str(), w.candidate, w.reference, w.bound);
+      s += line;
+    }
+  }
+  return s;
+}
+
+}  // namespace
+
+std::map<std::string, int> summary_counts(const std::vector<CaseResult>& results) {
+  std::map<std::string, int> counts;
+  for (Disposition d : kAll) counts[std::string(disposition_key(d))] = 0;
+  for (const CaseResult& r : results) counts[std::string(disposition_key(r.disposition))]++;
+  return counts;
+}
+
+std::string report_json(const std::vector<CaseResult>& results, const RunInfo& info) {
+  std::string s = "{\n  \"tool\": \"kcheck\",\n  \"command\": " + json_string(info.command) +
+                  ",\n  \"started\": " + json_string(info.started) + ",\n  \"seconds\": " + json_number(info.seconds);
+  for (const auto& [k, v] : info.extra) s += ",\n  " + json_string(k) + ": " + json_string(v);
+  s += ",\n  \"summary\": {";
+  bool first = true;
+  for (const auto& [k, n] : summary_counts(results)) {
+    s += (first ? "" : ", ") + json_string(k) + ": " + std::to_string(n);
+    first = false;
+  }
+  s += ", \"total\": " + std::to_string(results.size()) + "},\n  \"results\": [\n";
+  for (size_t i = 0; i < results.size(); ++i) s += (i ? ",\n" : "") + result_json(results[i]);
+  return s + "\n  ]\n}\n";
+}
+
+std::string junit_xml(const std::vector<CaseResult>& results, const RunInfo& info) {
+  int failures = 0, skipped = 0, errors = 0;
+  for (const CaseResult& r : results) {
+    failures += r.disposition == Disposition::kFailed || r.disposition == Disposition::kMistrusted;
+    errors += r.disposition == Disposition::kCrashed || r.disposition == Disposition::kTimeout ||
+              r.disposition == Disposition::kInvalid;
+    skipped += r.disposition == Disposition::kSkipped;
+  }
+  char head[256];
+  std::snprintf(head, sizeof head,
+                "<testsuite name=\"kcheck\" tests=\"%zu\" failures=\"%d\" errors=\"%d\" skipped=\"%d\" time=\"%.3f\">\n",
+                results.size(), failures, errors, skipped, info.seconds);
+  std::string s = std::string("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n") + head;
+  for (const CaseResult& r : results) {
+    s += "  <testcase classname=\"" + xml_escape(r.backend) + "\" name=\"" + xml_escape(r.case_name) +
+         "\" file=\"" + xml_escape(r.source) + "\" time=\"" + std::to_string(r.seconds) + "\">";
+    const std::string d(disposition_name(r.disposition));
+    if (r.disposition == Disposition::kSkipped) s += "<skipped message=\"" + xml_escape(r.message) + "\"/>";
+    if (r.disposition == Disposition::kFailed || r.disposition == Disposition::kMistrusted) {
+      s += "<failure type=\"" + d + "\" message=\"" + xml_escape(r.message) + "\">" + xml_escape(diagnosis(r)) + "</failure>";
+    }
+    if (r.disposition == Disposition::kCrashed || r.disposition == Disposition::kTimeout ||
+        r.disposition == Disposition::kInvalid) {
+      s += "<error type=\"" + d + "\" message=\"" + xml_escape(r.message) + "\"/>";
+    }
+    s += "</testcase>\n";
+  }
+  return s + "</testsuite>\n";
+}
+
+std::string summary_text(const std::vector<CaseResult>& results, const RunInfo& info) {
+  std::set<std::string> backends;
+  for (const CaseResult& r : results) backends.insert(r.backend);
+  std::string s;
+  for (const CaseResult& r : results) {
+    if (!is_problem(r.disposition)) continue;
+    s += std::string(disposition_name(r.disposition)) + "  " + r.case_name + "  [" + r.backend + "]  " + r.source + "\n";
+    s += diagnosis(r);
+    if (!r.reproducer.empty()) s += "    reproduce: " + r.reproducer + "\n";
+  }
+  char line[160];
+  std::snprintf(line, sizeof line, "\n%-12s %7s %7s %10s %7s %7s %7s %7s\n", "backend", "passed", "failed",
+                "mistrusted", "skipped", "invalid", "crashed", "timeout");
+  s += line;
+  for (const std::string& b : backends) {
+    std::vector<CaseResult> mine;
+    std::copy_if(results.begin(), results.end(), std::back_inserter(mine), [&](const CaseResult& r) { return r.backend == b; });
+    auto n = summary_counts(mine);
+    std::snprintf(line, sizeof line, "%-12s %7d %7d %10d %7d %7d %7d %7d\n", b.c_str(), n["passed"], n["failed"],
+                  n["mistrusted"], n["skipped"], n["invalid"], n["crashed"], n["timeout"]);
+    s += line;
+  }
+  std::snprintf(line, sizeof line, "%zu results in %.1f s\n", results.size(), info.seconds);
+  return s + line;
+}
+
+std::string failure_yaml(const CaseResult& r) {
+  if (r.reproducer.empty()) return {};
+  std::string s = "# kcheck reproducer: " + r.case_name + " on " + r.backend + " (" + r.source + "): " +
+                  std::string(disposition_name(r.disposition)) + "\n";
+  std::string d = diagnosis(r);
+  size_t start = 0;
+  while (start < d.size()) {
+    const size_t end = d.find('\n', start);
+    s += "#" + d.substr(start, end - start) + "\n";
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return s + r.reproducer + "\n";
+}
+
+int exit_code(const std::vector<CaseResult>& results) {
+  bool invalid = false;
+  for (const CaseResult& r : results) {
+    if (r.disposition == Disposition::kFailed || r.disposition == Disposition::kMistrusted ||
+        r.disposition == Disposition::kCrashed || r.disposition == Disposition::kTimeout) {
+      return 1;
+    }
+    invalid = invalid || r.disposition == Disposition::kInvalid;
+  }
+  return invalid ? 2 : 0;
+}
+
+}  // namespace kc

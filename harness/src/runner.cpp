@@ -1,0 +1,114 @@
+// check_case / check_loaded: inputs, the oracle, the backend, then each check.
+#include "kc/runner.h"
+
+#include <algorithm>
+#include <chrono>
+#include <exception>
+
+#include "kc/checks.h"
+#include "kc/fill.h"
+#include "kc/invoke.h"
+
+namespace kc {
+namespace {
+
+bool requested(const Case& c, std::string_view name) {
+  return c.checks.empty() || std::find(c.checks.begin(), c.checks.end(), name) != c.checks.end();
+}
+
+void run_checks(const CheckContext& ctx, CaseResult& r) {
+  for (const CheckDef& def : check_registry()) {
+    if (!requested(ctx.c, def.name)) continue;
+    const std::string why_not = def.not_applicable(ctx);
+    if (!why_not.empty()) {
+      if (!ctx.c.checks.empty()) r.checks.push_back(make_result(def.name, Disposition::kSkipped, why_not));
+      continue;
+    }
+    try {
+      r.checks.push_back(def.run(ctx));
+    } catch (const std::exception& e) {
+      r.checks.push_back(make_result(def.name, Disposition::kCrashed, std::string("exception: ") + e.what()));
+    }
+  }
+}
+
+CaseResult check_valid(const Case& c, Backend& backend, CaseResult r) {
+  if (Status s = backend.available(); !s.ok()) {
+    r.disposition = Disposition::kSkipped;
+    r.message = backend.name() + ": unavailable (" + s.message() + ")";
+    return r;
+  }
+  if (Status s = backend.supports(c); !s.ok()) {
+    r.disposition = Disposition::kSkipped;
+    r.message = backend.name() + " does not support this case: " + s.message();
+    return r;
+  }
+  auto geo = op_geometry(c);
+  auto in = geo.ok() ? make_inputs(c) : StatusOr<OpInputs>(geo.status());
+  if (!in.ok()) {
+    r.disposition = Disposition::kInvalid;
+    r.message = in.status().message();
+    return r;
+  }
+  auto oracle = make_reference_backend();
+  const OpOutputs ref = invoke(*oracle, c, *geo, *in);
+  const OpOutputs abs = absolute_pass(c, *geo, *in, ref);
+  const bool is_reference = backend.name() == "reference";
+  const OpOutputs cand = is_reference ? ref : invoke(backend, c, *geo, *in);
+  const CheckContext ctx{c, *geo, *in, backend, is_reference, ref, abs, cand};
+  run_checks(ctx, r);
+  r.disposition = Disposition::kSkipped;
+  roll_up(r);
+  if (r.checks.empty()) r.message = "no requested check applies to this case";
+  return r;
+}
+
+}  // namespace
+
+std::string case_label(const Case& c) { return c.name.empty() ? c.source : c.name; }
+
+CaseResult check_case(const Case& c, Backend& backend) {
+  const auto start = std::chrono::steady_clock::now();
+  CaseResult r;
+  r.case_name = case_label(c);
+  r.source = c.source;
+  r.backend = backend.name();
+  r.reproducer = case_to_one_line(c);
+  try {
+    r = check_valid(c, backend, std::move(r));
+  } catch (const std::exception& e) {
+    r.disposition = Disposition::kCrashed;
+    r.message = std::string("exception: ") + e.what();
+  }
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return r;
+}
+
+CaseResult check_loaded(const LoadedCase& loaded, Backend& backend) {
+  const std::string where = loaded.file + ":" + std::to_string(loaded.line);
+  if (loaded.c.ok() && loaded.expect.pass) return check_case(*loaded.c, backend);
+  CaseResult r;
+  r.source = where;
+  r.case_name = loaded.c.ok() ? case_label(*loaded.c) : where;
+  r.backend = backend.name();
+  if (loaded.c.ok()) {  // must be refused, but was accepted
+    r.disposition = Disposition::kFailed;
+    r.message = "expected to be refused with an error containing \"" + loaded.expect.error + "\", but it is valid";
+    r.reproducer = case_to_one_line(*loaded.c);
+    return r;
+  }
+  const std::string msg = loaded.c.status().message();
+  if (!loaded.expect.pass && !loaded.expect.error.empty() && msg.find(loaded.expect.error) != std::string::npos) {
+    r.disposition = Disposition::kPassed;
+    r.message = "refused as expected: " + msg;
+  } else if (!loaded.expect.pass) {
+    r.disposition = Disposition::kFailed;
+    r.message = "refused, but not with \"" + loaded.expect.error + "\": " + msg;
+  } else {
+    r.disposition = Disposition::kInvalid;
+    r.message = msg;
+  }
+  return r;
+}
+
+}  // namespace kc

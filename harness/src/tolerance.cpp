@@ -1,0 +1,84 @@
+// The tolerance model and element-wise comparison (see tolerance.h).
+#include "kc/tolerance.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace kc {
+namespace {
+
+// Multi-index of flat position i in a tensor of the given shape.
+std::vector<int64_t> unflatten(int64_t i, const Dims& shape) {
+  std::vector<int64_t> idx(shape.size());
+  for (size_t a = shape.size(); a-- > 0;) {
+    idx[a] = i % shape[a];
+    i /= shape[a];
+  }
+  return idx;
+}
+
+// NaN meets NaN and an infinity meets the same infinity; anything else non-finite fails.
+bool special_agrees(double cand, double ref) {
+  if (std::isnan(ref)) return std::isnan(cand);
+  if (std::isinf(ref)) return cand == ref;
+  return false;
+}
+
+}  // namespace
+
+double element_bound(const ToleranceSpec& s, double ref, double abs_sum) {
+  switch (s.tolerance.kind) {
+    case ToleranceKind::kExact: return 0.0;
+    case ToleranceKind::kExplicit: return s.tolerance.atol + s.tolerance.rtol * std::abs(ref);
+    case ToleranceKind::kBound: break;
+  }
+  const double u_acc = unit_roundoff(default_accumulation(s.storage));
+  const double u_out = unit_roundoff(s.storage);
+  return kBoundSafety * gamma_n(s.n, u_acc) * abs_sum + u_out * std::abs(ref);
+}
+
+double gamma_n(int64_t n, double u) {
+  const double nu = static_cast<double>(n) * u;
+  return nu < 1.0 ? nu / (1.0 - nu) : INFINITY;
+}
+
+void compare_tensors(const std::string& tensor, const Tensor& cand, const Tensor& ref,
+                     const Tensor* abs_pass, const ToleranceSpec& spec, CheckResult& out) {
+  if (cand.shape != ref.shape || cand.size() != ref.size()) {  // a resized buffer is never read past its end
+    out.disposition = Disposition::kFailed;
+    out.message += tensor + ": shape " + dims_to_string(cand.shape) + " but the contract says " +
+                   dims_to_string(ref.shape);
+    if (cand.size() != element_count(cand.shape)) out.message += " (its buffer holds " + std::to_string(cand.size()) + " elements)";
+    out.message += "; ";
+    return;
+  }
+  std::vector<WorstPoint> bad;
+  int64_t failures = 0;
+  for (int64_t i = 0; i < ref.size(); ++i) {
+    const double c = cand[i], r = ref[i];
+    const bool special = !std::isfinite(r) || !std::isfinite(c);
+    const double bound = special ? 0.0 : element_bound(spec, r, abs_pass ? (*abs_pass)[i] : std::abs(r));
+    const double err = special ? (special_agrees(c, r) ? 0.0 : INFINITY) : std::abs(c - r);
+    const bool ok = special ? special_agrees(c, r)
+                            : (spec.tolerance.kind == ToleranceKind::kExact ? c == r : err <= bound);
+    const double ratio = ok ? (bound > 0 ? err / bound : 0.0) : (bound > 0 ? err / bound : INFINITY);
+    out.max_error_ratio = std::max(out.max_error_ratio, ratio);
+    if (std::isfinite(err)) out.max_abs_error = std::max(out.max_abs_error, err);
+    if (ok) continue;
+    ++failures;
+    bad.push_back({tensor, unflatten(i, ref.shape), c, r, bound});
+  }
+  if (failures == 0) return;
+  std::stable_sort(bad.begin(), bad.end(), [](const WorstPoint& a, const WorstPoint& b) {
+    const double ea = a.bound > 0 ? std::abs(a.candidate - a.reference) / a.bound : INFINITY;
+    const double eb = b.bound > 0 ? std::abs(b.candidate - b.reference) / b.bound : INFINITY;
+    return (std::isnan(ea) ? INFINITY : ea) > (std::isnan(eb) ? INFINITY : eb);
+  });
+  bad.resize(std::min<size_t>(bad.size(), 5));
+  out.worst.insert(out.worst.end(), bad.begin(), bad.end());
+  out.disposition = Disposition::kFailed;
+  out.message += tensor + ": " + std::to_string(failures) + " of " + std::to_string(ref.size()) +
+                 " elements outside the tolerance; ";
+}
+
+}  // namespace kc

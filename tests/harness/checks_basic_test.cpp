@@ -1,0 +1,241 @@
+// The tolerance model, the shape/forward/backward/golden checks with planted bugs they
+// must catch, the runner's expect rules, worker isolation and the exit-code rules.
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <cmath>
+#include <limits>
+#include <thread>
+
+#include "kc/isolate.h"
+#include "kc/report.h"
+#include "kc/runner.h"
+#include "kc/tolerance.h"
+#include "support/case_builders.h"
+#include "support/delegating_backend.h"
+
+namespace kc {
+namespace {
+
+const CheckResult* find(const CaseResult& r, const std::string& name) {
+  for (const CheckResult& c : r.checks) {
+    if (c.name == name) return &c;
+  }
+  return nullptr;
+}
+
+Case small_conv(bool bias = true) {
+  test::ConvSpec s{.batch = 2, .channels = 3, .out_channels = 4, .spatial = {7, 6}, .kernel = {3, 3},
+                   .stride = {2, 1}, .padding = test::pad_kind(PadKind::kSame), .bias = bias, .dtype = DType::kF32};
+  Case c = test::conv_case(s);
+  c.data.seed = 3;
+  c.checks = {"shape", "forward", "backward"};
+  return c;
+}
+
+TEST(Tolerance, BoundAdmitsRoundingAndRejectsMore) {
+  Tensor ref = Tensor::zeros(DType::kF64, {3});
+  ref.data = {1.0, -2.0, 0.5};
+  Tensor abs = ref;
+  for (double& v : abs.data) v = std::abs(v) * 10;  // sum |a_i b_i| ten times |ref|
+  ToleranceSpec spec{{}, DType::kF32, 16};
+  const double bound0 = kBoundSafety * gamma_n(16, unit_roundoff(DType::kF32)) * 10.0 + unit_roundoff(DType::kF32);
+  Tensor cand = ref;
+  cand[0] += 0.9 * bound0;
+  CheckResult ok;
+  compare_tensors("y", cand, ref, &abs, spec, ok);
+  EXPECT_EQ(ok.disposition, Disposition::kPassed);
+  EXPECT_NEAR(ok.max_error_ratio, 0.9, 1e-6);
+  cand[0] = ref[0] + 1.1 * bound0;
+  CheckResult bad;
+  compare_tensors("y", cand, ref, &abs, spec, bad);
+  EXPECT_EQ(bad.disposition, Disposition::kFailed);
+  ASSERT_EQ(bad.worst.size(), 1u);
+  EXPECT_EQ(bad.worst[0].index, (std::vector<int64_t>{0}));
+}
+
+TEST(Tolerance, NaNIsNeverAWildcard) {
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = INFINITY;
+  Tensor ref = Tensor::zeros(DType::kF64, {4});
+  ref.data = {nan, inf, 1.0, -inf};
+  ToleranceSpec spec{{ToleranceKind::kExplicit, 1e-3, 1e-3}, DType::kF32, 1};
+  Tensor same = ref;
+  CheckResult r1;
+  compare_tensors("y", same, ref, nullptr, spec, r1);
+  EXPECT_EQ(r1.disposition, Disposition::kPassed);
+  for (int i = 0; i < 4; ++i) {
+    Tensor cand = ref;
+    cand[i] = i == 0 ? 0.0 : (i == 2 ? nan : -cand[i]);  // NaN lost, inf sign flipped, NaN appears
+    CheckResult r;
+    compare_tensors("y", cand, ref, nullptr, spec, r);
+    EXPECT_EQ(r.disposition, Disposition::kFailed) << "element " << i;
+  }
+}
+
+TEST(Tolerance, ExactDemandsBitwiseEquality) {
+  Tensor ref = Tensor::filled(DType::kF64, {2}, 3.0);
+  Tensor cand = ref;
+  cand[1] = std::nextafter(3.0, 4.0);
+  CheckResult r;
+  compare_tensors("y", cand, ref, nullptr, ToleranceSpec{{ToleranceKind::kExact}, DType::kF32, 1}, r);
+  EXPECT_EQ(r.disposition, Disposition::kFailed);
+}
+
+class ScaledForward : public test::DelegatingBackend {
+ public:
+  ScaledForward() : DelegatingBackend("planted.scaled_forward") {}
+  Status conv_forward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
+                      Tensor& y) override {
+    KC_RETURN_IF_ERROR(reference().conv_forward(g, x, w, b, relu, y));
+    y[5] *= 1.001;  // one element off by 0.1%
+    return ok_status();
+  }
+};
+
+TEST(ForwardCheck, CorrectBackendPassesAndPlantedErrorIsLocated) {
+  test::DelegatingBackend correct("planted.none");
+  EXPECT_EQ(check_case(small_conv(), correct).disposition, Disposition::kPassed);
+  ScaledForward bad;
+  const CaseResult r = check_case(small_conv(), bad);
+  const CheckResult* f = find(r, "forward");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->disposition, Disposition::kFailed);
+  ASSERT_FALSE(f->worst.empty());
+  EXPECT_EQ(f->worst[0].tensor, "y");
+  EXPECT_GT(f->max_error_ratio, 1.0);
+  EXPECT_EQ(r.disposition, Disposition::kFailed);
+}
+
+TEST(ForwardCheck, AllZeroReferenceIsMistrustedNotPassed) {
+  Case c = small_conv(false);
+  auto geo = conv_geometry(c);
+  c.tensors["x"] = Tensor::zeros(DType::kF32, geo->x_shape());  // y == 0 everywhere
+  test::DelegatingBackend correct("planted.none");
+  const CaseResult r = check_case(c, correct);
+  const CheckResult* f = find(r, "forward");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->disposition, Disposition::kMistrusted);
+  EXPECT_NE(f->message.find("all zero"), std::string::npos) << f->message;
+}
+
+class BiasGradientOfSampleZero : public test::DelegatingBackend {
+ public:
+  BiasGradientOfSampleZero() : DelegatingBackend("planted.db_no_batch_sum") {}
+  Status conv_backward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
+                       const Tensor& dy, Tensor& dx, Tensor& dw, Tensor* db) override {
+    KC_RETURN_IF_ERROR(reference().conv_backward(g, x, w, b, relu, dy, dx, dw, db));
+    const int64_t P = g.spatial.out_count();
+    for (int64_t co = 0; co < g.out_channels; ++co) {  // db of sample 0 only
+      double s = 0;
+      for (int64_t p = 0; p < P; ++p) s += dy[co * P + p];
+      (*db)[co] = s;
+    }
+    return ok_status();
+  }
+};
+
+TEST(BackwardCheck, CatchesBiasGradientWithoutBatchSum) {
+  BiasGradientOfSampleZero bad;
+  const CaseResult r = check_case(small_conv(), bad);
+  const CheckResult* b = find(r, "backward");
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(b->disposition, Disposition::kFailed);
+  EXPECT_NE(b->message.find("db"), std::string::npos) << b->message;
+}
+
+class ValidForSame : public test::DelegatingBackend {
+ public:
+  ValidForSame() : DelegatingBackend("planted.valid_for_same") {}
+  Status conv_forward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
+                      Tensor& y) override {
+    KC_RETURN_IF_ERROR(reference().conv_forward(g, x, w, b, relu, y));
+    y.shape.back() -= 2;  // reports the valid extent of a 3-wide kernel
+    return ok_status();
+  }
+};
+
+TEST(ShapeCheck, NamesErosion) {
+  ValidForSame bad;
+  const CaseResult r = check_case(small_conv(), bad);
+  const CheckResult* s = find(r, "shape");
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(s->disposition, Disposition::kFailed);
+  EXPECT_NE(s->message.find("eroded by 2"), std::string::npos) << s->message;
+}
+
+TEST(GoldenCheck, HandWorkedExpectedValues) {
+  // 1-D valid conv, k 2, w = [1, -1], x = [1, 2, 4]: y = [1-2, 2-4] = [-1, -2].
+  Case c = test::conv_case({.spatial = {3}, .kernel = {2}, .dtype = DType::kF32});
+  c.tensors["x"] = Tensor::zeros(DType::kF32, {1, 1, 3});
+  c.tensors["x"].data = {1, 2, 4};
+  c.tensors["w"] = Tensor::zeros(DType::kF32, {1, 1, 2});
+  c.tensors["w"].data = {1, -1};
+  c.expected["y"] = Tensor::zeros(DType::kF64, {1, 1, 2});
+  c.expected["y"].data = {-1, -2};
+  c.checks = {"golden"};
+  auto ref = make_reference_backend();
+  EXPECT_EQ(check_case(c, *ref).disposition, Disposition::kPassed);
+  c.expected["y"].data = {-1, -3};
+  const CaseResult r = check_case(c, *ref);
+  EXPECT_EQ(r.disposition, Disposition::kFailed);
+  ASSERT_NE(find(r, "golden"), nullptr);
+  EXPECT_EQ(find(r, "golden")->worst.at(0).index, (std::vector<int64_t>{0, 0, 1}));
+}
+
+TEST(Runner, ExpectedErrorRules) {
+  auto ref = make_reference_backend();
+  LoadedCase refused{"f.yaml", 3, invalid_argument("conv.groups: 2 does not divide input.channels 3"), {false, "does not divide"}};
+  EXPECT_EQ(check_loaded(refused, *ref).disposition, Disposition::kPassed);
+  refused.expect.error = "something else";
+  EXPECT_EQ(check_loaded(refused, *ref).disposition, Disposition::kFailed);
+  refused.expect = {};
+  EXPECT_EQ(check_loaded(refused, *ref).disposition, Disposition::kInvalid);
+  LoadedCase accepted{"f.yaml", 1, small_conv(), {false, "does not divide"}};
+  EXPECT_EQ(check_loaded(accepted, *ref).disposition, Disposition::kFailed);
+}
+
+TEST(Isolation, CrashAndHangBecomeDispositionsAndTheRunGoesOn) {
+  CaseResult label;
+  label.case_name = "t";
+  std::vector<IsolatedTask> tasks;
+  tasks.push_back({label, [] { std::raise(SIGSEGV); return CaseResult{}; }});
+  tasks.push_back({label, [] { std::this_thread::sleep_for(std::chrono::seconds(30)); return CaseResult{}; }});
+  tasks.push_back({label, [] {
+                     CaseResult r;
+                     r.case_name = "fine";
+                     r.checks.push_back({"forward", Disposition::kFailed, "msg", 2.5, 1e-3, {{"y", {0, 1}, 1.5, 2.0, 0.25}}});
+                     r.disposition = Disposition::kFailed;
+                     return r;
+                   }});
+  const auto results = run_tasks(tasks, IsolateOptions{2, 1.0, false, nullptr});
+  ASSERT_EQ(results.size(), 3u);
+  EXPECT_EQ(results[0].disposition, Disposition::kCrashed);
+  EXPECT_NE(results[0].message.find("signal"), std::string::npos);
+  EXPECT_EQ(results[1].disposition, Disposition::kTimeout);
+  EXPECT_EQ(results[2].case_name, "fine");  // the result crossed the pipe intact
+  ASSERT_EQ(results[2].checks.size(), 1u);
+  EXPECT_EQ(results[2].checks[0].worst.at(0).index, (std::vector<int64_t>{0, 1}));
+  EXPECT_EQ(results[2].checks[0].max_error_ratio, 2.5);
+}
+
+TEST(Report, ExitCodesAndSummaryKeys) {
+  auto with = [](std::initializer_list<Disposition> ds) {
+    std::vector<CaseResult> rs;
+    for (Disposition d : ds) rs.push_back(CaseResult{"c", "f:1", "reference", d, "", {}, "", 0});
+    return rs;
+  };
+  EXPECT_EQ(exit_code(with({Disposition::kPassed, Disposition::kSkipped})), 0);
+  EXPECT_EQ(exit_code(with({Disposition::kPassed, Disposition::kMistrusted})), 1);
+  EXPECT_EQ(exit_code(with({Disposition::kInvalid, Disposition::kCrashed})), 1);
+  EXPECT_EQ(exit_code(with({Disposition::kInvalid, Disposition::kPassed})), 2);
+  const auto counts = summary_counts(with({Disposition::kPassed, Disposition::kTimeout}));
+  EXPECT_EQ(counts.at("passed"), 1);
+  EXPECT_EQ(counts.at("timeout"), 1);
+  EXPECT_EQ(counts.at("failed"), 0);
+  const std::string json = report_json(with({Disposition::kFailed}), RunInfo{});
+  EXPECT_NE(json.find("\"summary\": {"), std::string::npos);
+  EXPECT_NE(json.find("\"disposition\": \"FAILED\""), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kc
