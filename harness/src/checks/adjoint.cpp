@@ -1,0 +1,167 @@
+// adjoint: the backward passes of a linear conv are the transposes of its forward, on
+// the backend alone:
+//   <conv(x, w), g> = <x, dx(g, w)> = <w, dw(x, g)>
+// with conv WITHOUT bias (a bias makes the forward affine: a biased case runs again
+// with the bias off) and g the case's dy. With `fill: integer` and `tolerance: exact`
+// every sum is an exact integer, so the three must be bitwise equal. Otherwise each
+// inner product sum_j a_j c_j of a backend output a may be off by sum_j |c_j| bound_j
+// (the tolerance model of that output, from the absolute pass; explicit {rtol, atol}
+// is honoured, `exact` without an integer fill means the bound model here) plus the
+// rounding of the f64 inner product itself; two sides agree when their gap is within
+// the sum of their bounds. relu and max pool are not linear: not applicable.
+#include <array>
+#include <cmath>
+
+#include "check_list.h"
+#include "check_math.h"
+#include "common.h"
+#include "kc/ref/conv.h"
+
+namespace kc::checks {
+namespace {
+
+constexpr const char* kName = "adjoint";
+
+// One side of the identity: <out, by> where out is a backend output.
+struct Side {
+  const char* name;
+  double value = 0.0, bound = 0.0;
+};
+
+Side inner(const char* name, const Tensor& out, const Tensor& by, const Tensor& ref, const Tensor& abs,
+           const ToleranceSpec& spec) {
+  Side s{name};
+  double magnitude = 0.0;
+  for (int64_t i = 0; i < out.size(); ++i) {
+    s.value += out[i] * by[i];
+    s.bound += std::abs(by[i]) * element_bound(spec, std::abs(ref[i]), abs[i]);
+    magnitude += std::abs(out[i] * by[i]);
+  }
+  s.bound += gamma_n(out.size() + 1, u64()) * magnitude;
+  return s;
+}
+
+Tensor absolute(const Tensor& t) {
+  Tensor a = t;
+  for (double& v : a.data) v = std::abs(v);
+  return a;
+}
+
+// The backend's outputs for conv(x, w) without bias, g = dy; the case's own run when it
+// has no bias.
+struct LinearRun {
+  bool rerun = false;   // false: the case's own run (no bias) is the linear one
+  OpOutputs own;        // the rerun without bias
+  Tensor ref_y, abs_y;  // the oracle's y and its absolute pass, without bias
+  const OpOutputs& cand(const CheckContext& ctx) const { return rerun ? own : ctx.cand; }
+};
+
+StatusOr<LinearRun> linear_run(const CheckContext& ctx, const ConvGeometry& g) {
+  LinearRun run;
+  if (g.bias) {
+    Case c = ctx.c;
+    std::get<ConvParams>(c.op).bias = false;
+    c.tensors.erase("b");
+    c.expected.clear();
+    KC_ASSIGN_OR_RETURN(OpGeometry geo, op_geometry(c));
+    run.own = invoke(ctx.backend, c, geo, OpInputs{ctx.in.x, ctx.in.w, Tensor{}, ctx.in.dy});
+    run.rerun = true;
+  }
+  ConvGeometry linear = g;
+  linear.bias = false;
+  run.ref_y = ref::conv_forward(linear, ctx.in.x, ctx.in.w, nullptr);
+  run.abs_y = ref::conv_forward(linear, absolute(ctx.in.x), absolute(ctx.in.w), nullptr);
+  return run;
+}
+
+ToleranceSpec spec_for(const CheckContext& ctx, const char* tensor) {
+  ToleranceSpec s = tolerance_for(ctx, tensor);
+  if (s.tolerance.kind == ToleranceKind::kExact) s.tolerance.kind = ToleranceKind::kBound;
+  return s;
+}
+
+// Names the pass that breaks the identity, from which pairs agree (ab, ac, bc).
+std::string blame(bool ab, bool ac, bool bc) {
+  if (ac && !ab && !bc) return "dx (backward data) is not the adjoint of the forward; ";
+  if (ab && !ac && !bc) return "dw (backward weight) is not the adjoint of the forward; ";
+  if (bc && !ab && !ac) return "the forward disagrees with both backward passes; ";
+  return "the forward and both backward passes disagree; ";
+}
+
+CheckResult judge(const CheckContext& ctx, const std::array<Side, 3>& s, bool exact, const LinearRun& run) {
+  CheckResult r = make_result(kName, Disposition::kPassed);
+  std::array<bool, 3> agree{};  // (0,1), (0,2), (1,2)
+  const std::array<std::array<int, 2>, 3> pairs = {{{0, 1}, {0, 2}, {1, 2}}};
+  double largest = 0.0, gap = 0.0, largest_bound = 0.0;
+  for (const Side& side : s) {
+    largest = std::max(largest, std::abs(side.value));
+    largest_bound = std::max(largest_bound, side.bound);
+  }
+  for (size_t k = 0; k < pairs.size(); ++k) {
+    const Side &a = s[static_cast<size_t>(pairs[k][0])], &b = s[static_cast<size_t>(pairs[k][1])];
+    Tally t;
+    t.add(std::string(b.name) + " vs " + a.name, {}, b.value, a.value, exact ? 0.0 : a.bound + b.bound, exact);
+    agree[k] = t.failures() == 0;
+    t.into(r);
+    gap = std::max(gap, std::abs(a.value - b.value));
+  }
+  const std::string values = std::string(s[0].name) + " = " + num(s[0].value) + ", " + s[1].name + " = " +
+                             num(s[1].value) + ", " + s[2].name + " = " + num(s[2].value) + "; relative gap " +
+                             num(largest > 0.0 ? gap / largest : 0.0) + (exact ? " (exact: integer fill)" : "");
+  if (r.disposition == Disposition::kFailed) {
+    r.message = blame(agree[0], agree[1], agree[2]) + values;
+    return r;
+  }
+  r.message = values;
+  if (largest <= (exact ? 0.0 : largest_bound)) {
+    return make_result(kName, Disposition::kMistrusted,
+                       "all three inner products are within their bounds of zero, so the identity holds "
+                       "trivially (all zero, or a case too small for this precision): " + values);
+  }
+  const std::array<std::pair<const char*, const Tensor*>, 3> relied = {
+      {{"y", &run.ref_y}, {"dx", &ctx.ref.dx}, {"dw", &ctx.ref.dw}}};
+  for (const auto& [name, t] : relied) {
+    if (std::string why = distrust(name, *t); !why.empty()) {
+      return make_result(kName, Disposition::kMistrusted, why + "; " + values);
+    }
+  }
+  return r;
+}
+
+}  // namespace
+
+std::string adjoint_not_applicable(const CheckContext& ctx) {
+  if (pool_geo(ctx)) {
+    return "max pool is not linear in x, so it has no adjoint identity (gradcheck and argmax cover it)";
+  }
+  if (is_fused(ctx.c)) {
+    return "relu makes conv_bias_relu nonlinear, so it has no adjoint identity (run it on plain conv)";
+  }
+  return nonfinite_inputs(ctx);
+}
+
+CheckResult adjoint_run(const CheckContext& ctx) {
+  if (!ctx.cand.forward.ok()) return call_failed(kName, "forward", ctx.cand.forward);
+  if (!ctx.cand.backward.ok()) return call_failed(kName, "backward", ctx.cand.backward);
+  const ConvGeometry& g = *conv_geo(ctx);
+  StatusOr<LinearRun> run = linear_run(ctx, g);
+  if (!run.ok()) {
+    return make_result(kName, Disposition::kFailed, "the case without bias: " + run.status().to_string());
+  }
+  const OpOutputs& o = run->cand(ctx);
+  if (!o.forward.ok()) return call_failed(kName, "forward without bias", o.forward);
+  if (!o.backward.ok()) return call_failed(kName, "backward without bias", o.backward);
+  if (o.y.shape != g.y_shape() || o.dx.shape != g.x_shape() || o.dw.shape != g.w_shape()) {
+    return make_result(kName, Disposition::kFailed,
+                       "outputs do not have the contract's shapes (the shape check says more)");
+  }
+  const bool exact = ctx.c.data.fill == Fill::kInteger && ctx.c.tolerance.kind == ToleranceKind::kExact;
+  const std::array<Side, 3> sides = {
+      inner("<conv(x,w),g>", o.y, ctx.in.dy, run->ref_y, run->abs_y, spec_for(ctx, "y")),
+      inner("<x,dx(g,w)>", o.dx, ctx.in.x, ctx.ref.dx, ctx.abs.dx, spec_for(ctx, "dx")),
+      inner("<w,dw(x,g)>", o.dw, ctx.in.w, ctx.ref.dw, ctx.abs.dw, spec_for(ctx, "dw")),
+  };
+  return judge(ctx, sides, exact, *run);
+}
+
+}  // namespace kc::checks

@@ -1,0 +1,137 @@
+// Numeric helpers shared by the checks that prove identities rather than compare with
+// the oracle element by element (gradcheck, adjoint, weight_share): the tolerance
+// model's bound for one element, a tally of bounded comparisons with the worst points,
+// f64 inner products, input screening and a parallel loop. Header-only.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <exception>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "kc/checks.h"
+#include "kc/tolerance.h"
+
+namespace kc::checks {
+
+// Unit roundoff of the f64 arithmetic the checks themselves do.
+inline double u64() { return unit_roundoff(DType::kF64); }
+
+inline std::vector<int64_t> unflatten(int64_t i, const Dims& shape) {
+  std::vector<int64_t> idx(shape.size());
+  for (size_t a = shape.size(); a-- > 0;) {
+    idx[a] = i % shape[a];
+    i /= shape[a];
+  }
+  return idx;
+}
+
+inline std::string num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+inline double dot(const Tensor& a, const Tensor& b) {
+  double s = 0.0;
+  for (int64_t i = 0; i < a.size() && i < b.size(); ++i) s += a[i] * b[i];
+  return s;
+}
+
+inline double abs_dot(const Tensor& a, const Tensor& b) {
+  double s = 0.0;
+  for (int64_t i = 0; i < a.size() && i < b.size(); ++i) s += std::abs(a[i] * b[i]);
+  return s;
+}
+
+// Bounded comparisons of (candidate, reference) pairs: counts those outside their bound
+// (or not bitwise equal when `exact`), keeps the worst few by error/bound.
+class Tally {
+ public:
+  void add(const std::string& tensor, std::vector<int64_t> index, double cand, double ref, double bound,
+           bool exact = false) {
+    ++count_;
+    if (exact) bound = 0.0;  // anything but equality is infinitely far off
+    const bool finite = std::isfinite(cand) && std::isfinite(ref);
+    const double err = finite ? std::abs(cand - ref) : INFINITY;
+    const bool ok = finite ? (exact ? cand == ref : err <= bound) : (cand == ref || (std::isnan(cand) && std::isnan(ref)));
+    const bool agree = err == 0.0 || (ok && !finite);  // equal, or the same special value
+    max_ratio_ = std::max(max_ratio_, agree ? 0.0 : bound > 0.0 ? err / bound : INFINITY);
+    if (std::isfinite(err)) max_abs_ = std::max(max_abs_, err);
+    if (ok) return;
+    ++failures_;
+    worst_.push_back({tensor, std::move(index), cand, ref, bound});
+    if (worst_.size() > 64) trim();
+  }
+  int64_t count() const { return count_; }
+  int64_t failures() const { return failures_; }
+  double max_ratio() const { return max_ratio_; }
+
+  // Folds the tally into r: the largest ratio and error, the worst points, FAILED on
+  // any failure. The message is the caller's.
+  void into(CheckResult& r) {
+    trim();
+    r.max_error_ratio = std::max(r.max_error_ratio, max_ratio_);
+    r.max_abs_error = std::max(r.max_abs_error, max_abs_);
+    r.worst.insert(r.worst.end(), worst_.begin(), worst_.end());
+    if (failures_ > 0) r.disposition = Disposition::kFailed;
+  }
+
+ private:
+  static double ratio(const WorstPoint& p) {
+    const double e = std::abs(p.candidate - p.reference);
+    return std::isnan(e) || p.bound <= 0.0 ? INFINITY : e / p.bound;
+  }
+  void trim() {
+    std::stable_sort(worst_.begin(), worst_.end(),
+                     [](const WorstPoint& a, const WorstPoint& b) { return ratio(a) > ratio(b); });
+    if (worst_.size() > 5) worst_.resize(5);
+  }
+
+  int64_t count_ = 0, failures_ = 0;
+  double max_ratio_ = 0.0, max_abs_ = 0.0;
+  std::vector<WorstPoint> worst_;
+};
+
+// Why a check built on differences of finite values cannot run on these inputs, or empty.
+inline std::string nonfinite_inputs(const CheckContext& ctx) {
+  if (ctx.c.data.fill == Fill::kSpecial) {
+    return "fill: special puts NaN and infinities in x, where sums and differences are undefined";
+  }
+  const std::pair<const char*, const Tensor*> inputs[] = {
+      {"x", &ctx.in.x}, {"w", &ctx.in.w}, {"b", &ctx.in.b}, {"dy", &ctx.in.dy}};
+  for (const auto& [name, t] : inputs) {
+    for (double v : t->data) {
+      if (!std::isfinite(v)) return std::string("input ") + name + " holds NaN or infinite values";
+    }
+  }
+  return {};
+}
+
+// Runs f(k) for k in [0, count) on up to one thread per core (independent probes, each
+// an oracle forward or more); rethrows the first exception here, where the runner
+// turns it into CRASHED. f must be safe to run concurrently.
+inline void parallel_for(int count, const std::function<void(int)>& f) {
+  const int threads = std::max(1, std::min<int>(count, static_cast<int>(std::thread::hardware_concurrency())));
+  std::vector<std::exception_ptr> errors(static_cast<size_t>(threads));
+  std::vector<std::thread> pool;
+  for (int w = 0; w < threads; ++w) {
+    pool.emplace_back([&, w] {
+      try {
+        for (int k = w; k < count; k += threads) f(k);
+      } catch (...) {
+        errors[static_cast<size_t>(w)] = std::current_exception();
+      }
+    });
+  }
+  for (std::thread& t : pool) t.join();
+  for (const std::exception_ptr& e : errors) {
+    if (e) std::rethrow_exception(e);
+  }
+}
+
+}  // namespace kc::checks

@@ -1,0 +1,174 @@
+// integrity: the calling contract of backend.h, checked on the backend alone.
+//  (a) every output element is written: outputs are poisoned before the call (NaN;
+//      indices kPoisonIndex, see invoke.cpp), so a NaN where the oracle has a number, or
+//      a poison index, was never written (or was written as NaN, which is as wrong).
+//  (b) inputs are unchanged: the runner's inputs against a fresh fill of the case (a
+//      pure function of the seed), and one more run on a copy against that copy's
+//      original, bitwise.
+//  (c) buffers keep their size: after the call every output still has the contract's
+//      shape and element count, and every input its own.
+// What (c) cannot do: host tensors are std::vectors, and a write past the end of one
+// (into spare capacity or beyond) is undefined behaviour the harness cannot observe
+// without committing it itself. True guard bands around raw buffers belong to the GPU
+// backend, which allocates its device buffers with guard regions and checks them.
+// Not run on the oracle (see common.h).
+#include <cmath>
+
+#include "check_list.h"
+#include "common.h"
+#include "findings.h"
+#include "kc/ref/maxpool.h"
+#include "window.h"
+
+namespace kc::checks {
+
+// The rule checks' shared helpers live in their own namespace: inline functions of
+// another checks header may share a name (and must not share a definition).
+using namespace rules;
+namespace {
+
+// Where the poison of one output tensor survived. For y and dx (sg given) the positions
+// are also named by slice over the spatial plane, e.g. "rows 0 and 7 (the border)".
+void check_written(const std::string& name, const Tensor& got, const Tensor& ref, const SpatialGeometry* sg,
+                   bool output_plane, Findings& f) {
+  if (got.size() != ref.size()) return;  // (c) reports the size
+  PlaneSet set;
+  if (sg) {
+    const Dims ext = output_plane ? sg->out_dims() : sg->in_dims();
+    set = {ext, std::vector<char>(static_cast<size_t>(element_count(ext)), 0), {},
+           output_plane ? output_border(*sg) : input_border(*sg)};
+  }
+  int64_t n = 0, first = -1;
+  for (int64_t i = 0; i < got.size(); ++i) {
+    if (!std::isnan(got[i]) || std::isnan(ref[i])) continue;
+    if (n++ == 0) first = i;
+    if (sg) set.flagged[static_cast<size_t>(i) % set.flagged.size()] = 1;
+  }
+  if (n == 0) return;
+  std::string d = name + ": " + num(n) + " of " + num(got.size()) +
+                  " elements never written (still NaN, the poison, where the oracle has a number), first at " +
+                  at(first, ref.shape);
+  if (sg) {
+    bool border = false;
+    const std::string where = describe_positions(set, &border);
+    d += border ? "; border outputs not written: " + name + " " + where : "; at " + name + " " + where;
+  }
+  f.add("written-" + name, d);
+}
+
+void check_indices_written(const IndexTensor& idx, Findings& f) {
+  int64_t n = 0, first = -1;
+  for (size_t i = 0; i < idx.data.size(); ++i) {
+    if (idx.data[i] != kPoisonIndex) continue;
+    if (n++ == 0) first = static_cast<int64_t>(i);
+  }
+  if (n == 0) return;
+  f.add("written-indices", "indices: " + num(n) + " of " + num(idx.size()) +
+                               " never written (still the poison value), first at " + at(first, idx.shape));
+}
+
+// (a) on the runner's outputs. For a pool with tie `any` the expected dx routes dy through
+// the backend's own indices, so a NaN dy may land where the oracle's would not.
+void check_all_written(const CheckContext& ctx, Findings& f) {
+  const OpOutputs& c = ctx.cand;
+  const ConvGeometry* cg = conv_geo(ctx);
+  const PoolGeometry* pg = pool_geo(ctx);
+  const SpatialGeometry& sg = cg ? cg->spatial : pg->spatial;
+  check_written("y", c.y, ctx.ref.y, &sg, true, f);
+  if (c.indices) check_indices_written(*c.indices, f);
+  if (!c.ran_backward || !c.backward.ok()) return;
+  Tensor dx_ref = ctx.ref.dx;
+  if (pg && pg->tie == TieRule::kAny && c.indices) {
+    auto routed = ref::maxpool_backward(*pg, ctx.in.dy, c.indices);
+    if (routed.ok()) dx_ref = std::move(routed).value();
+  }
+  if (dx_ref.size() > 0) check_written("dx", c.dx, dx_ref, &sg, false, f);
+  if (cg) check_written("dw", c.dw, ctx.ref.dw, nullptr, false, f);
+  if (cg && cg->bias) check_written("db", c.db, ctx.ref.db, nullptr, false, f);
+}
+
+void input_diff(const std::string& name, const Tensor& before, const Tensor& after, const std::string& when,
+                Findings& f) {
+  if (before.shape != after.shape || before.size() != after.size()) {
+    f.add("input-" + name, "input " + name + " was resized or reshaped " + when + ": " + dims_to_string(before.shape) +
+                               " (" + num(before.size()) + " elements) became " + dims_to_string(after.shape) + " (" +
+                               num(after.size()) + ")");
+    return;
+  }
+  const BitDiff d = bit_diff(before.data, after.data);
+  if (d.count == 0) return;
+  f.add("input-" + name, "the backend wrote into its input " + name + " " + when + ": " + num(d.count) + " of " +
+                             num(before.size()) + " elements changed, first at " + at(d.first, before.shape) + ": " +
+                             num(before[d.first]) + " -> " + num(after[d.first]) + " (inputs are const)");
+}
+
+void inputs_diff(const OpInputs& before, const OpInputs& after, const std::string& when, Findings& f) {
+  input_diff("x", before.x, after.x, when, f);
+  input_diff("w", before.w, after.w, when, f);
+  input_diff("b", before.b, after.b, when, f);
+  input_diff("dy", before.dy, after.dy, when, f);
+}
+
+// (b): the runner's inputs against a fresh fill, then a run on a copy of the pristine
+// inputs, compared with them afterwards.
+void check_inputs_unchanged(const CheckContext& ctx, Findings& f, std::string& notes) {
+  auto fresh = make_inputs(ctx.c);
+  if (fresh.ok()) inputs_diff(*fresh, ctx.in, "during the checked run", f);
+  else notes += "inputs could not be refilled (" + fresh.status().message() + "); ";
+  const OpInputs& pristine = fresh.ok() ? *fresh : ctx.in;
+  OpInputs copy = pristine;
+  const OpOutputs again = invoke(ctx.backend, ctx.c, ctx.geo, copy);
+  (void)again;
+  inputs_diff(pristine, copy, "during a second run on a copy", f);
+}
+
+void check_size(const std::string& name, const Dims& shape, int64_t size, const Dims& want, Findings& f) {
+  if (shape == want && size == element_count(want)) return;
+  f.add("size-" + name, name + " has shape " + dims_to_string(shape) + " and " + num(size) +
+                            " elements after the call, but was handed over as " + dims_to_string(want) + " (" +
+                            num(element_count(want)) + "): a backend writes into the buffer it is given and "
+                            "never resizes or reshapes it");
+}
+
+// (c) on the runner's outputs: the very Tensor objects the backend was handed.
+void check_sizes(const CheckContext& ctx, Findings& f) {
+  const OpOutputs& c = ctx.cand;
+  const bool backward = c.ran_backward && c.backward.ok();
+  if (const ConvGeometry* g = conv_geo(ctx)) {
+    check_size("y", c.y.shape, c.y.size(), g->y_shape(), f);
+    if (!backward) return;
+    check_size("dx", c.dx.shape, c.dx.size(), g->x_shape(), f);
+    check_size("dw", c.dw.shape, c.dw.size(), g->w_shape(), f);
+    if (g->bias) check_size("db", c.db.shape, c.db.size(), g->b_shape(), f);
+    return;
+  }
+  const PoolGeometry& g = *pool_geo(ctx);
+  check_size("y", c.y.shape, c.y.size(), g.y_shape(), f);
+  if (c.indices) check_size("indices", c.indices->shape, c.indices->size(), g.y_shape(), f);
+  if (backward) check_size("dx", c.dx.shape, c.dx.size(), g.x_shape(), f);
+}
+
+}  // namespace
+
+std::string integrity_not_applicable(const CheckContext& ctx) { return ctx.is_reference ? kOracleSelf() : ""; }
+
+CheckResult integrity_run(const CheckContext& ctx) {
+  if (!ctx.cand.forward.ok()) return call_failed("integrity", "forward", ctx.cand.forward);
+  CheckResult r = make_result("integrity", Disposition::kPassed);
+  Findings f;
+  std::string notes;
+  check_sizes(ctx, f);
+  check_all_written(ctx, f);
+  check_inputs_unchanged(ctx, f, notes);
+  const std::string tail = notes.empty() ? "" : "; " + notes.substr(0, notes.size() - 2);
+  if (!f.empty()) {
+    r.disposition = Disposition::kFailed;
+    r.message = f.summary() + tail;
+    return r;
+  }
+  r.message = "every output element written; inputs unchanged (bitwise); every buffer keeps its size "
+              "(guard bands around raw buffers are the GPU backend's to check)" + tail;
+  return r;
+}
+
+}  // namespace kc::checks

@@ -1,0 +1,309 @@
+// padding: the padding semantics of DESIGN section 3, checked on the backend alone.
+//  (a) equivalence: the op on x equals the same op with `valid` padding on x padded
+//      explicitly here (zeros / reflect / replicate / circular for conv, -inf for max
+//      pool), built independently of reference/src/pad.cpp. Conv: y, dw and db within
+//      twice the tolerance (both sides are the backend's), and dx against the padded
+//      run's dx folded back onto the elements each padded position copies (the adjoint
+//      of padding). Max pool: y bitwise, and the padded run's indices map back to the
+//      same input elements.
+//  (b) coverage (padding_coverage.h): every input element in some window receives
+//      gradient, and every output is written.
+// The padded input is cropped to (out-1)*s + extent per dim: elements past the last
+// window take no part in the op, and a ceil_mode window that overhangs the declared
+// padding reads the fill there.
+#include <limits>
+#include <optional>
+
+#include "check_list.h"
+#include "common.h"
+#include "findings.h"
+#include "padding_coverage.h"
+#include "window.h"
+
+namespace kc::checks {
+
+// The rule checks' shared helpers live in their own namespace: inline functions of
+// another checks header may share a name (and must not share a definition).
+using namespace rules;
+namespace {
+
+using SourceTable = std::vector<std::vector<int64_t>>;  // per dim: padded coordinate -> input coordinate
+
+// Input coordinate that padded coordinate p copies, or -1 where it holds the fill (zero
+// for conv zeros, -inf for a pool; also past the declared padding).
+int64_t source_coord(const DimGeometry& d, std::optional<PaddingMode> mode, int64_t p) {
+  const int64_t i = p - d.pad_lo;
+  if (i >= 0 && i < d.in) return i;
+  if (!mode || i < -d.pad_lo || i >= d.in + d.pad_hi) return -1;
+  switch (*mode) {
+    case PaddingMode::kZeros: return -1;
+    case PaddingMode::kReplicate: return i < 0 ? 0 : d.in - 1;
+    case PaddingMode::kReflect: return i < 0 ? -i : 2 * (d.in - 1) - i;  // edge not repeated
+    case PaddingMode::kCircular: return ((i % d.in) + d.in) % d.in;
+  }
+  return -1;
+}
+
+// The in-plane flat input position padded position q copies, or -1 for the fill.
+int64_t source_flat(const SpatialGeometry& g, const SourceTable& src, const Dims& ext, int64_t q) {
+  const std::vector<int64_t> pc = unravel(q, ext);
+  int64_t flat = 0;
+  for (size_t a = 0; a < pc.size(); ++a) {
+    const int64_t s = src[a][static_cast<size_t>(pc[a])];
+    if (s < 0) return -1;
+    flat = flat * g.dims[a].in + s;
+  }
+  return flat;
+}
+
+struct Padded {
+  Case c;
+  OpGeometry geo;
+  OpInputs in;
+  SourceTable src;
+  Dims ext;  // padded spatial extents
+  int64_t planes = 1;
+  bool trivial = true;  // no padding and nothing cropped: the padded case is the case
+};
+
+ConvParams& conv_params(Case& c) {
+  if (auto* p = std::get_if<ConvParams>(&c.op)) return *p;
+  return std::get<ConvBiasReluParams>(c.op).conv;
+}
+
+StatusOr<Padded> make_padded(const CheckContext& ctx) {
+  const bool pool = pool_geo(ctx) != nullptr;
+  const SpatialGeometry& sg = pool ? pool_geo(ctx)->spatial : conv_geo(ctx)->spatial;
+  Padded r{ctx.c, ctx.geo, ctx.in, {}, {}, ctx.in.x.shape[0] * ctx.in.x.shape[1]};
+  std::optional<PaddingMode> mode;
+  if (!pool) mode = conv_geo(ctx)->mode;
+  for (const DimGeometry& d : sg.dims) {
+    const int64_t ext = (d.out - 1) * d.stride + d.extent();
+    std::vector<int64_t> s(static_cast<size_t>(ext));
+    for (int64_t p = 0; p < ext; ++p) s[static_cast<size_t>(p)] = source_coord(d, mode, p);
+    r.src.push_back(std::move(s));
+    r.ext.push_back(ext);
+    r.trivial = r.trivial && d.pad_lo == 0 && ext == d.in;
+  }
+  r.c.tensors.clear();  // the padded input is passed directly; inline data has the old shape
+  r.c.expected.clear();
+  r.c.input.spatial = r.ext;
+  if (pool) {
+    auto& p = std::get<MaxPoolParams>(r.c.op);
+    p.padding = PadSpec{PadKind::kValid, {}};
+    p.ceil_mode = false;
+  } else {
+    conv_params(r.c).padding = PadSpec{PadKind::kValid, {}};
+    conv_params(r.c).padding_mode = PaddingMode::kZeros;
+  }
+  KC_ASSIGN_OR_RETURN(r.geo, op_geometry(r.c));
+  const SpatialGeometry& pg = pool ? std::get<PoolGeometry>(r.geo).spatial : std::get<ConvGeometry>(r.geo).spatial;
+  if (pg.out_dims() != sg.out_dims()) {
+    return internal_error("the explicitly padded case has outputs " + dims_to_string(pg.out_dims()) + ", not " +
+                          dims_to_string(sg.out_dims()));
+  }
+  Dims shape{ctx.in.x.shape[0], ctx.in.x.shape[1]};
+  shape.insert(shape.end(), r.ext.begin(), r.ext.end());
+  r.in.x = Tensor::filled(ctx.in.x.dtype, shape, pool ? -std::numeric_limits<double>::infinity() : 0.0);
+  const int64_t in_count = sg.in_count(), pcount = element_count(r.ext);
+  for (int64_t q = 0; q < pcount; ++q) {
+    const int64_t s = source_flat(sg, r.src, r.ext, q);
+    if (s < 0) continue;
+    for (int64_t p = 0; p < r.planes; ++p) r.in.x[p * pcount + q] = ctx.in.x[p * in_count + s];
+  }
+  return r;
+}
+
+// The adjoint of the explicit padding: each padded position's gradient is added to the
+// input element it copies.
+Tensor fold_back(const Padded& pd, const SpatialGeometry& sg, const Tensor& dxp, const Dims& x_shape) {
+  Tensor dx = Tensor::zeros(DType::kF64, x_shape);
+  const int64_t in_count = sg.in_count(), pcount = element_count(pd.ext);
+  for (int64_t q = 0; q < pcount; ++q) {
+    const int64_t s = source_flat(sg, pd.src, pd.ext, q);
+    if (s < 0) continue;
+    for (int64_t p = 0; p < pd.planes; ++p) dx[p * in_count + s] += dxp[p * pcount + q];
+  }
+  return dx;
+}
+
+// Two runs of the backend, each within its bound of the exact result, differ by at most
+// twice the bound; |exact| <= abs, so each run's output rounding is bounded by u_out*abs.
+double pair_bound(const ToleranceSpec& s, double ref, double abs) {
+  const double extra = s.tolerance.kind == ToleranceKind::kBound ? unit_roundoff(s.storage) * abs : 0.0;
+  return 2.0 * (element_bound(s, ref, abs) + extra);
+}
+
+// Flags the elements where got and base disagree beyond pair_bound (abs null: bitwise,
+// NaN meeting NaN); records the worst coordinates into r.
+std::vector<char> disagree(const std::string& name, const Tensor& got, const Tensor& base, const Tensor* abs,
+                           const ToleranceSpec& spec, CheckResult& r, int64_t& count) {
+  std::vector<char> bad(static_cast<size_t>(base.size()), 0);
+  count = 0;
+  for (int64_t i = 0; i < base.size() && i < got.size(); ++i) {
+    const bool ok = abs ? within(got[i], base[i], pair_bound(spec, base[i], (*abs)[i]))
+                        : same_bits(got[i], base[i]) || (std::isnan(got[i]) && std::isnan(base[i]));
+    if (ok) continue;
+    bad[static_cast<size_t>(i)] = 1;
+    if (++count <= 3) r.worst.push_back({name, unravel(i, base.shape), got[i], base[i], abs ? pair_bound(spec, base[i], (*abs)[i]) : 0.0});
+    if (std::isfinite(got[i]) && std::isfinite(base[i])) r.max_abs_error = std::max(r.max_abs_error, std::abs(got[i] - base[i]));
+  }
+  return bad;
+}
+
+std::string mode_rule(const CheckContext& ctx) {
+  if (pool_geo(ctx)) return "padded positions are -inf and never selected";
+  switch (conv_geo(ctx)->mode) {
+    case PaddingMode::kZeros: return "padded positions read 0";
+    case PaddingMode::kReflect: return "reflect mirrors about the edge element without repeating it";
+    case PaddingMode::kReplicate: return "replicate repeats the edge element";
+    case PaddingMode::kCircular: return "circular wraps around to the other side";
+  }
+  return {};
+}
+
+std::string padding_words(const CheckContext& ctx, const SpatialGeometry& sg) {
+  std::string s = pool_geo(ctx) ? "-inf" : std::string(padding_mode_name(conv_geo(ctx)->mode));
+  s += " padding [";
+  for (size_t a = 0; a < sg.dims.size(); ++a) {
+    s += (a ? ", [" : "[") + num(sg.dims[a].pad_lo) + ", " + num(sg.dims[a].pad_hi) + "]";
+  }
+  return s + "]";
+}
+
+// y of the case against y on the padded input; names the outputs that differ and
+// whether they are exactly the windows that overlap the padding.
+void compare_y(const CheckContext& ctx, const SpatialGeometry& sg, const Tensor& yp, Findings& f, CheckResult& r) {
+  const bool pool = pool_geo(ctx) != nullptr;
+  int64_t n = 0;
+  const std::vector<char> bad = disagree("y", ctx.cand.y, yp, pool ? nullptr : &ctx.abs.y, tolerance_for(ctx, "y"), r, n);
+  if (n == 0) return;
+  PlaneSet set{sg.out_dims(), std::vector<char>(static_cast<size_t>(sg.out_count()), 0), {}, output_border(sg)};
+  bool all_border = true, all_poison = true;
+  for (size_t i = 0; i < bad.size(); ++i) {
+    if (!bad[i]) continue;
+    all_poison = all_poison && std::isnan(ctx.cand.y[static_cast<int64_t>(i)]) && !std::isnan(yp[static_cast<int64_t>(i)]);
+    const int64_t o = static_cast<int64_t>(i) % sg.out_count();
+    set.flagged[static_cast<size_t>(o)] = 1;
+    const std::vector<int64_t> oc = unravel(o, sg.out_dims());
+    bool touches = false;
+    for (size_t a = 0; a < oc.size(); ++a) touches = touches || touches_padding(sg.dims[a], oc[a]);
+    all_border = all_border && touches;
+  }
+  std::string d = "y differs from the same op on the input padded explicitly (" + padding_words(ctx, sg) + ", then valid) at " +
+                  num(n) + " of " + num(yp.size()) + " outputs: " + describe_positions(set);
+  if (all_poison) d += ", left NaN (the poison) on the original input: never written";
+  else if (all_border) d += ", all in windows that overlap the padding: " + mode_rule(ctx);
+  else d += "; not only in windows that overlap the padding";
+  f.add("equivalence", d);
+}
+
+// Max pool: the padded run's indices, mapped back to the unpadded plane, select the
+// same elements (any holder of the maximum under tie `any`). Windows whose y differs,
+// or is -inf (an all -inf window may pick a -inf pad in the padded run), are skipped.
+void compare_pool_indices(const CheckContext& ctx, const Padded& pd, const OpOutputs& run, Findings& f) {
+  const PoolGeometry& g = *pool_geo(ctx);
+  if (!ctx.cand.indices || !run.indices) return;
+  const int64_t out_count = g.spatial.out_count(), in_count = g.spatial.in_count(), pcount = element_count(pd.ext);
+  const int64_t windows = std::min({run.indices->size(), ctx.cand.indices->size(), run.y.size(), ctx.cand.y.size()});
+  for (int64_t w = 0; w < windows; ++w) {
+    const double y = ctx.cand.y[w];
+    const bool same_y = same_bits(y, run.y[w]) || (std::isnan(y) && std::isnan(run.y[w]));
+    if (!same_y || y == -std::numeric_limits<double>::infinity()) continue;
+    const int64_t ip = run.indices->data[static_cast<size_t>(w)];
+    const int64_t mine = ctx.cand.indices->data[static_cast<size_t>(w)];
+    const int64_t back = ip >= 0 && ip < pcount ? source_flat(g.spatial, pd.src, pd.ext, ip) : -1;
+    const std::string win = "window " + at(w, g.y_shape());
+    if (back < 0) {
+      f.add("pool-index", "on the padded input " + win + " points to padded position " + num(ip) +
+                              ", which is not an input element, although y = " + num(y));
+      continue;
+    }
+    const double xb = ctx.in.x[(w / out_count) * in_count + back];
+    const bool ok = g.tie == TieRule::kAny ? (xb == y || (std::isnan(xb) && std::isnan(y))) : back == mine;
+    if (ok) continue;
+    f.add("pool-index", "indices do not map back: on the padded input " + win + " selects input " +
+                            at(back, g.spatial.in_dims()) + ", on the original input index " + num(mine));
+  }
+}
+
+// Conv: dw and db directly, dx after folding the padded run's dx back onto its sources.
+void compare_conv_grads(const CheckContext& ctx, const Padded& pd, const OpOutputs& run, Findings& f, CheckResult& r) {
+  const ConvGeometry& g = *conv_geo(ctx);
+  if (!ctx.cand.backward.ok() || !run.backward.ok()) return;  // the backward check reports a failing backward
+  int64_t n = 0;
+  auto report = [&](const std::string& name, const Tensor& got, const Tensor& base, const Tensor& abs, const std::string& why) {
+    const std::vector<char> bad = disagree(name, got, base, &abs, tolerance_for(ctx, name), r, n);
+    if (n == 0) return bad;
+    const int64_t first = std::find(bad.begin(), bad.end(), 1) - bad.begin();
+    f.add("equivalence-" + name, name + " differs from " + why + " at " + num(n) + " of " + num(base.size()) +
+                                     " elements, first at " + at(first, base.shape) + ": " + num(got[first]) +
+                                     " vs " + num(base[first]));
+    return bad;
+  };
+  report("dw", ctx.cand.dw, run.dw, ctx.abs.dw, "dw on the explicitly padded input");
+  if (g.bias) report("db", ctx.cand.db, run.db, ctx.abs.db, "db on the explicitly padded input");
+  if (run.dx.size() != pd.in.x.size()) return;  // integrity names the size
+  const Tensor folded = fold_back(pd, g.spatial, run.dx, g.x_shape());
+  const std::vector<char> bad = disagree("dx", ctx.cand.dx, folded, &ctx.abs.dx, tolerance_for(ctx, "dx"), r, n);
+  if (n == 0) return;
+  PlaneSet set{g.spatial.in_dims(), std::vector<char>(static_cast<size_t>(g.spatial.in_count()), 0), {}, input_border(g.spatial)};
+  for (size_t i = 0; i < bad.size(); ++i) {
+    if (bad[i]) set.flagged[i % set.flagged.size()] = 1;
+  }
+  const std::string where = " at " + num(n) + " of " + num(folded.size()) + " elements: input " + describe_positions(set);
+  if (g.mode == PaddingMode::kZeros) {
+    f.add("equivalence-dx", "dx differs from the interior of dx on the explicitly zero-padded input" + where);
+  } else {
+    f.add("equivalence-dx", "dx differs from the padded input's dx folded back onto the elements the padding copies" +
+                                where + ": gradients of padded positions must flow back to the elements they copy (" +
+                                mode_rule(ctx) + ")");
+  }
+}
+
+// Part (a); returns whether the comparison was made (a case without padding has none).
+bool check_equivalence(const CheckContext& ctx, Findings& f, CheckResult& r) {
+  auto pd = make_padded(ctx);
+  if (!pd.ok()) {
+    f.add("internal", "kernelcheck could not build the explicitly padded case: " + pd.status().to_string());
+    return false;
+  }
+  if (pd->trivial) return false;
+  const bool pool = pool_geo(ctx) != nullptr;
+  const OpOutputs run = invoke(ctx.backend, pd->c, pd->geo, pd->in, pool ? Pass::kForward : Pass::kForwardBackward);
+  if (!run.forward.ok()) {
+    f.add("padded", "the forward on the explicitly padded input (valid padding) returned " + run.forward.to_string());
+    return false;
+  }
+  const SpatialGeometry& sg = pool ? pool_geo(ctx)->spatial : conv_geo(ctx)->spatial;
+  compare_y(ctx, sg, run.y, f, r);
+  if (pool) compare_pool_indices(ctx, *pd, run, f);
+  else compare_conv_grads(ctx, *pd, run, f, r);
+  return true;
+}
+
+}  // namespace
+
+std::string padding_not_applicable(const CheckContext&) { return {}; }  // conv, conv_bias_relu and max pool
+
+CheckResult padding_run(const CheckContext& ctx) {
+  if (!ctx.cand.forward.ok()) return call_failed("padding", "forward", ctx.cand.forward);
+  CheckResult r = make_result("padding", Disposition::kPassed);
+  Findings f;
+  std::string notes;
+  const bool compared = check_equivalence(ctx, f, r);
+  if (const ConvGeometry* g = conv_geo(ctx)) check_conv_coverage(ctx, *g, f, notes);
+  else check_pool_coverage(ctx, *pool_geo(ctx), f, notes);
+  const std::string tail = notes.empty() ? "" : "; " + notes.substr(0, notes.size() - 2);
+  if (!f.empty()) {
+    r.disposition = Disposition::kFailed;
+    r.message = f.summary() + tail;
+    return r;
+  }
+  const std::string same = !pool_geo(ctx) ? "y and the gradients match" : ctx.cand.indices ? "y and indices match" : "y matches";
+  r.message = (compared ? same + " the op on the explicitly padded input; " : std::string("no padding to make explicit; ")) +
+              "every input in a window receives gradient and every output is written" + tail;
+  return r;
+}
+
+}  // namespace kc::checks

@@ -1,0 +1,312 @@
+// weight_share: dw is a sum over the batch and every output position (DESIGN section 3),
+// so it must split the way a sum does. On the backend:
+//   batch split: dw(batch) == sum_n dw(sample n), each sample run as a batch-1 case;
+//   tile split:  dw(x, dy) == dw(x, dy on tile 1) + dw(x, dy on tile 2), the output
+//                positions halved along the outermost spatial dim that has two or more
+//                (a zero-masked dy, which holds for any correct kernel);
+//   two runs:    a second backward gives bitwise the same dw;
+//   oracle:      (candidate backends) dw equals the oracle's sum.
+// db the same way. A failure is classified against the oracle: mean instead of sum,
+// single position (last write wins), partial sum, nondeterministic race.
+// Tolerance of a split: each side may carry the bound model's error for n = N*P
+// (tolerance_for("dw"), ctx.abs.dw); integer fills are exact, so bitwise. Two runs that
+// differ within that tolerance are order-dependent accumulation (atomics), a failure
+// only when the case says `deterministic: true` or the fill is integer.
+#include <algorithm>
+#include <bit>
+#include <functional>
+#include <optional>
+
+#include "check_list.h"
+#include "check_math.h"
+#include "common.h"
+#include "kc/ref/activation.h"
+#include "kc/ref/conv.h"
+
+namespace kc::checks {
+namespace {
+
+constexpr const char* kName = "weight_share";
+
+struct Grads {
+  Tensor dw, db;
+};
+
+// Allowed |lhs - rhs| per element of an identity (see the top of the file).
+struct Rule {
+  ToleranceSpec spec;
+  bool exact = false;
+  double bound(double ref, double abs, int64_t parts) const {
+    return element_bound(spec, std::abs(ref), abs) + element_bound(spec, abs, abs) +
+           gamma_n(parts + 1, u64()) * abs;
+  }
+};
+
+Rule rule_for(const CheckContext& ctx, const char* tensor) {
+  Rule r{tolerance_for(ctx, tensor)};
+  r.exact = ctx.c.data.fill == Fill::kInteger && r.spec.tolerance.kind != ToleranceKind::kExplicit;
+  if (r.spec.tolerance.kind == ToleranceKind::kExact) r.spec.tolerance.kind = ToleranceKind::kBound;
+  return r;
+}
+
+// What the identities found.
+struct Findings {
+  Tally tally;
+  std::vector<std::string> held, broken;
+  bool dw_broken = false, db_broken = false, race_fails = false;
+  std::string race;  // how two runs differed, empty when bitwise equal
+};
+
+// The backend's backward on a copy of the case with other inputs.
+StatusOr<Grads> run_backend(const CheckContext& ctx, Case c, const OpInputs& in) {
+  c.tensors.clear();  // inline data belongs to the original shapes; `in` replaces it
+  c.expected.clear();
+  KC_ASSIGN_OR_RETURN(OpGeometry geo, op_geometry(c));
+  OpOutputs o = invoke(ctx.backend, c, geo, in);
+  if (!o.forward.ok()) return o.forward;
+  if (!o.backward.ok()) return o.backward;
+  return Grads{std::move(o.dw), std::move(o.db)};
+}
+
+Tensor sample(const Tensor& t, int64_t n) {
+  Tensor s;
+  s.dtype = t.dtype;
+  s.shape = t.shape;
+  s.shape[0] = 1;
+  const int64_t per = t.size() / t.shape[0];
+  s.data.assign(t.data.begin() + n * per, t.data.begin() + (n + 1) * per);
+  return s;
+}
+
+// dy (shape [N, K, out...]) with the elements that `keep` rejects zeroed.
+Tensor masked(const Tensor& dy, const std::function<bool(int64_t)>& keep) {
+  Tensor m = dy;
+  for (int64_t i = 0; i < m.size(); ++i) {
+    if (!keep(i)) m[i] = 0.0;
+  }
+  return m;
+}
+
+void accumulate(Grads& sum, const Grads& part) {
+  for (int64_t i = 0; i < sum.dw.size() && i < part.dw.size(); ++i) sum.dw[i] += part.dw[i];
+  for (int64_t i = 0; i < sum.db.size() && i < part.db.size(); ++i) sum.db[i] += part.db[i];
+}
+
+int64_t compare(const char* tensor, const Tensor& lhs, const Tensor& rhs, const Tensor& ref, const Tensor& abs,
+                const Rule& rule, int64_t parts, Tally& tally) {
+  const int64_t before = tally.failures();
+  for (int64_t i = 0; i < ref.size(); ++i) {
+    const double r = i < rhs.size() ? rhs[i] : NAN;
+    tally.add(tensor, unflatten(i, ref.shape), lhs[i], r, rule.bound(ref[i], abs[i], parts), rule.exact);
+  }
+  return tally.failures() - before;
+}
+
+// The backend's dw (db) against `want`, a sum of `parts` runs, as the identity `what`.
+void check_identity(const CheckContext& ctx, const std::string& what, const Grads& want, int64_t parts,
+                    Findings& f) {
+  const bool bias = conv_geo(ctx)->bias;
+  const int64_t dw_bad =
+      compare("dw", ctx.cand.dw, want.dw, ctx.ref.dw, ctx.abs.dw, rule_for(ctx, "dw"), parts, f.tally);
+  const int64_t db_bad =
+      bias ? compare("db", ctx.cand.db, want.db, ctx.ref.db, ctx.abs.db, rule_for(ctx, "db"), parts, f.tally) : 0;
+  if (dw_bad + db_bad == 0) {
+    f.held.push_back(what);
+    return;
+  }
+  f.dw_broken = f.dw_broken || dw_bad > 0;
+  f.db_broken = f.db_broken || db_bad > 0;
+  std::string which = dw_bad ? "dw in " + std::to_string(dw_bad) + " of " + std::to_string(ctx.ref.dw.size()) : "";
+  if (db_bad) {
+    which += (dw_bad ? ", db in " : "db in ") + std::to_string(db_bad) + " of " + std::to_string(ctx.ref.db.size());
+  }
+  f.broken.push_back(what + " breaks: " + which + " elements");
+}
+
+Status batch_split(const CheckContext& ctx, const ConvGeometry& g, Findings& f) {
+  if (g.batch < 2) return ok_status();
+  Grads sum{Tensor::zeros(DType::kF64, g.w_shape()), g.bias ? Tensor::zeros(DType::kF64, g.b_shape()) : Tensor{}};
+  for (int64_t n = 0; n < g.batch; ++n) {
+    Case c = ctx.c;
+    c.input.batch = 1;
+    const OpInputs one{sample(ctx.in.x, n), ctx.in.w, ctx.in.b, sample(ctx.in.dy, n)};
+    KC_ASSIGN_OR_RETURN(Grads part, run_backend(ctx, c, one));
+    accumulate(sum, part);
+  }
+  check_identity(ctx, "batch split (sum of " + std::to_string(g.batch) + " batch-1 runs)", sum, g.batch, f);
+  return ok_status();
+}
+
+// The two output tiles: halves of the outermost spatial dim with at least two outputs.
+struct TileSplit {
+  size_t dim = 0;
+  int64_t inner = 1, extent = 1, cut = 0;
+  bool first(int64_t i) const { return (i / inner) % extent < cut; }  // i: flat index in dy
+};
+
+std::optional<TileSplit> tile_split(const ConvGeometry& g) {
+  const Dims out = g.spatial.out_dims();
+  for (size_t d = 0; d < out.size(); ++d) {
+    if (out[d] < 2) continue;
+    TileSplit s{d, 1, out[d], out[d] / 2};
+    for (size_t e = d + 1; e < out.size(); ++e) s.inner *= out[e];
+    return s;
+  }
+  return std::nullopt;
+}
+
+Status tile_split_identity(const CheckContext& ctx, const ConvGeometry& g, Findings& f) {
+  const std::optional<TileSplit> s = tile_split(g);
+  if (!s) return ok_status();
+  Grads sum{Tensor::zeros(DType::kF64, g.w_shape()), g.bias ? Tensor::zeros(DType::kF64, g.b_shape()) : Tensor{}};
+  for (bool first : {true, false}) {
+    const Tensor dy = masked(ctx.in.dy, [&](int64_t i) { return s->first(i) == first; });
+    KC_ASSIGN_OR_RETURN(Grads part, run_backend(ctx, ctx.c, {ctx.in.x, ctx.in.w, ctx.in.b, dy}));
+    accumulate(sum, part);
+  }
+  check_identity(ctx, "tile split (spatial dim " + std::to_string(s->dim) + " at " + std::to_string(s->cut) + " of " +
+                          std::to_string(s->extent) + " outputs)", sum, 2, f);
+  return ok_status();
+}
+
+Status two_runs(const CheckContext& ctx, Findings& f) {
+  const OpOutputs again = invoke(ctx.backend, ctx.c, ctx.geo, ctx.in);
+  if (!again.forward.ok()) return again.forward;
+  if (!again.backward.ok()) return again.backward;
+  int64_t differ = 0;
+  bool beyond = false;
+  const Rule rule = rule_for(ctx, "dw");
+  for (int64_t i = 0; i < ctx.cand.dw.size() && i < again.dw.size(); ++i) {
+    if (std::bit_cast<uint64_t>(ctx.cand.dw[i]) == std::bit_cast<uint64_t>(again.dw[i])) continue;
+    ++differ;
+    beyond = beyond || !(std::abs(ctx.cand.dw[i] - again.dw[i]) <= rule.bound(ctx.ref.dw[i], ctx.abs.dw[i], 1));
+  }
+  const bool db_differs = !bitwise_equal(ctx.cand.db, again.db);
+  if (differ == 0 && !db_differs) {
+    f.held.push_back("two runs bitwise equal");
+    return ok_status();
+  }
+  f.race = "a second run gives a different " +
+           std::string(differ ? "dw (" + std::to_string(differ) + " elements)" : "db") +
+           (beyond ? ", beyond the tolerance: updates are lost or duplicated" : ", within the tolerance");
+  f.race_fails = beyond || rule.exact || ctx.c.deterministic;
+  if (f.race_fails) f.broken.push_back("two runs differ bitwise");
+  return ok_status();
+}
+
+// A known way to get the sum wrong, as the tensor it would produce.
+struct Hypothesis {
+  const char* cls;
+  std::string detail;
+  Tensor t;
+};
+
+// dy routed through relu' for conv_bias_relu: the cotangent that dw and db sum.
+Tensor routed_dy(const CheckContext& ctx, const ConvGeometry& g) {
+  if (!is_fused(ctx.c)) return ctx.in.dy;
+  return ref::relu_backward(ref::conv_forward(g, ctx.in.x, ctx.in.w, &ctx.in.b), ctx.in.dy);
+}
+
+std::vector<Hypothesis> hypotheses(const CheckContext& ctx, const ConvGeometry& g, bool db) {
+  const int64_t N = g.batch, P = g.spatial.out_count(), per = g.out_channels * P;
+  std::vector<Hypothesis> h;
+  for (const auto& [count, label] : {std::pair{N * P, "N*P"}, std::pair{N, "N"}, std::pair{P, "P"}}) {
+    if (count < 2) continue;
+    Tensor t = db ? ctx.ref.db : ctx.ref.dw;
+    for (double& v : t.data) v /= static_cast<double>(count);
+    h.push_back({"mean instead of sum", "= the oracle's / " + std::to_string(count) + " = " + label, std::move(t)});
+  }
+  // The sum over the dy elements `keep` accepts (flat index into [N, K, out...]).
+  const Tensor dz = routed_dy(ctx, g);
+  auto part = [&](const char* cls, std::string detail, const std::function<bool(int64_t)>& keep) {
+    const Tensor m = masked(dz, keep);
+    h.push_back({cls, std::move(detail), db ? ref::conv_backward_bias(g, m) : ref::conv_backward_weight(g, ctx.in.x, m)});
+  };
+  auto sample = [&](int64_t i) { return i / per; };
+  auto position = [&](int64_t i) { return i % P; };
+  const char* single = "single position (last write wins)";
+  part(single, "= the last output position of the last sample alone",
+       [&](int64_t i) { return sample(i) == N - 1 && position(i) == P - 1; });
+  part(single, "= the first output position of the first sample alone",
+       [&](int64_t i) { return sample(i) == 0 && position(i) == 0; });
+  if (N > 1) {
+    part(single, "= the last sample alone: each sample overwrote the sum", [&](int64_t i) { return sample(i) == N - 1; });
+    part("partial sum", "= sample 0 alone: the sum over the batch is missing", [&](int64_t i) { return sample(i) == 0; });
+  }
+  if (N > 2) part("partial sum", "misses the last sample", [&](int64_t i) { return sample(i) < N - 1; });
+  if (const std::optional<TileSplit> s = tile_split(g)) {
+    part("partial sum", "= the first output tile alone", [&](int64_t i) { return s->first(i); });
+    part("partial sum", "= the second output tile alone", [&](int64_t i) { return !s->first(i); });
+  }
+  return h;
+}
+
+bool matches(const Tensor& got, const Tensor& hyp, const Tensor& abs, const ToleranceSpec& spec) {
+  if (got.size() != hyp.size()) return false;
+  for (int64_t i = 0; i < got.size(); ++i) {
+    if (!(std::abs(got[i] - hyp[i]) <= 2.0 * element_bound(spec, std::abs(hyp[i]), abs[i]))) return false;
+  }
+  return true;
+}
+
+// Which known mistake the backend's dw (db when only db broke) is, from the oracle.
+std::string classify(const CheckContext& ctx, const ConvGeometry& g, bool db) {
+  const char* which = db ? "db" : "dw";
+  if (ctx.is_reference) return std::string("unclassified (the backend is the oracle: nothing to classify against)");
+  const Tensor &got = db ? ctx.cand.db : ctx.cand.dw, &ref = db ? ctx.ref.db : ctx.ref.dw;
+  const Tensor& abs = db ? ctx.abs.db : ctx.abs.dw;
+  ToleranceSpec spec = tolerance_for(ctx, which);
+  spec.tolerance.kind = ToleranceKind::kBound;
+  for (const Hypothesis& h : hypotheses(ctx, g, db)) {
+    const bool zero = std::all_of(h.t.data.begin(), h.t.data.end(), [](double v) { return v == 0.0; });
+    if (zero || matches(ref, h.t, abs, spec)) continue;  // cannot be told apart from the right sum
+    if (matches(got, h.t, abs, spec)) return std::string(h.cls) + " (" + which + " " + h.detail + ")";
+  }
+  return std::string("unclassified (") + which +
+         " matches none of: the oracle's mean, one position, one sample, one tile)";
+}
+
+}  // namespace
+
+std::string weight_share_not_applicable(const CheckContext& ctx) {
+  if (pool_geo(ctx)) return "max pool has no weights, so nothing is shared";
+  return nonfinite_inputs(ctx);
+}
+
+CheckResult weight_share_run(const CheckContext& ctx) {
+  if (!ctx.cand.forward.ok()) return call_failed(kName, "forward", ctx.cand.forward);
+  if (!ctx.cand.backward.ok()) return call_failed(kName, "backward", ctx.cand.backward);
+  const ConvGeometry& g = *conv_geo(ctx);
+  if (ctx.cand.dw.shape != g.w_shape() || (g.bias && ctx.cand.db.shape != g.b_shape())) {
+    return make_result(kName, Disposition::kFailed,
+                       "dw or db does not have the contract's shape (the shape check says more)");
+  }
+  Findings f;
+  if (Status s = batch_split(ctx, g, f); !s.ok()) return call_failed(kName, "a batch-1 run", s);
+  if (Status s = tile_split_identity(ctx, g, f); !s.ok()) return call_failed(kName, "a run on one output tile", s);
+  if (Status s = two_runs(ctx, f); !s.ok()) return call_failed(kName, "a second run", s);
+  if (!ctx.is_reference) check_identity(ctx, "the oracle's sum", Grads{ctx.ref.dw, ctx.ref.db}, 1, f);
+  CheckResult r = make_result(kName, Disposition::kPassed);
+  f.tally.into(r);
+  const std::string ratio = " (max error/bound " + num(r.max_error_ratio) + ")";
+  if (!f.broken.empty()) {
+    r.disposition = Disposition::kFailed;
+    const std::string cls = f.race_fails ? "nondeterministic race (" + f.race + ")"
+                                         : classify(ctx, g, !f.dw_broken && f.db_broken);
+    r.message = "weight_share: " + cls + "; ";
+    for (const std::string& b : f.broken) r.message += b + "; ";
+    r.message += "max error/bound " + num(r.max_error_ratio);
+    return r;
+  }
+  r.message = "dw" + std::string(g.bias ? " and db" : "") + " split as a sum:";
+  for (const std::string& h : f.held) r.message += " " + h + ";";
+  if (!f.race.empty()) r.message += " " + f.race + " (allowed: the case does not ask for determinism);";
+  r.message += ratio;
+  for (const auto& [name, t] : {std::pair{"dw", &ctx.ref.dw}, std::pair{"db", &ctx.ref.db}}) {
+    if (t->size() == 0) continue;
+    if (std::string why = distrust(name, *t); !why.empty()) return make_result(kName, Disposition::kMistrusted, why);
+  }
+  return r;
+}
+
+}  // namespace kc::checks
