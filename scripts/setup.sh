@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs the Debian packages kernelcheck needs when any is missing, then configures
+# and builds into ${KC_BUILD_DIR:-build}. Sourced by check-corpus.sh and test.sh.
+# CUDA is optional: gpu/ is built when nvcc is found (on PATH or under /usr/local/cuda).
+set -euo pipefail
+
+KC_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+KC_BUILD_DIR="${KC_BUILD_DIR:-$KC_ROOT/build}"
+KC_PACKAGES=(build-essential cmake ninja-build libeigen3-dev libyaml-cpp-dev librapidcheck-dev
+             libgtest-dev libbenchmark-dev)
+
+kc_install_missing() {
+  local missing=()
+  for p in "${KC_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "kernelcheck: installing ${missing[*]}"
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+kc_build() {
+  local extra=()
+  if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then
+    extra+=(-DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc)
+  fi
+  command -v ccache >/dev/null 2>&1 && extra+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
+  cmake -S "$KC_ROOT" -B "$KC_BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release "${extra[@]}" >/dev/null
+  cmake --build "$KC_BUILD_DIR" -j "$(nproc)"
+}
+
+kc_install_missing
+kc_build
