@@ -12,6 +12,7 @@
 #include "kc/ref/conv.h"
 
 #include <Eigen/Core>
+#include <algorithm>
 
 #include "kc/check.h"
 #include "kc/ref/pad.h"
@@ -39,10 +40,11 @@ struct Layout {
   int64_t rows() const { return cpg * taps; }  // rows of col
 };
 
-// Calls f(row, col_index, xp_offset_in_group) for every element of col, where
-// xp_offset_in_group indexes the cpg padded planes of one group of one sample.
+// Calls f(row, col_index, xp_offset, count, step) for every run of one output row:
+// col[row, col_index + j] pairs with xp_group[xp_offset + j*step] for j < count, where
+// xp_group holds the cpg padded planes of one group of one sample.
 template <class F>
-void for_each_col(const Layout& L, F f) {
+void for_each_col_run(const Layout& L, F f) {
   const auto& d = L.d;
   const int64_t ph = d[1].padded(), pw = d[2].padded();
   int64_t row = 0;
@@ -53,10 +55,10 @@ void for_each_col(const Layout& L, F f) {
           int64_t p = 0;
           for (int64_t oa = 0; oa < d[0].out; ++oa) {
             const int64_t ia = oa * d[0].stride + ka * d[0].dilation;
-            for (int64_t ob = 0; ob < d[1].out; ++ob) {
+            for (int64_t ob = 0; ob < d[1].out; ++ob, p += d[2].out) {
               const int64_t ib = ob * d[1].stride + kb * d[1].dilation;
               const int64_t base = ci * L.padded + (ia * ph + ib) * pw + kc * d[2].dilation;
-              for (int64_t oc = 0; oc < d[2].out; ++oc, ++p) f(row, p, base + oc * d[2].stride);
+              f(row, p, base, d[2].out, d[2].stride);
             }
           }
         }
@@ -68,13 +70,33 @@ void for_each_col(const Layout& L, F f) {
 void im2col(const Layout& L, const double* xp_group, RowMat& col) {
   double* c = col.data();
   const int64_t P = L.positions;
-  for_each_col(L, [&](int64_t r, int64_t p, int64_t off) { c[r * P + p] = xp_group[off]; });
+  for_each_col_run(L, [&](int64_t r, int64_t p, int64_t off, int64_t count, int64_t step) {
+    double* dst = c + r * P + p;
+    const double* src = xp_group + off;
+    if (step == 1) {
+      std::copy(src, src + count, dst);
+    } else {
+      for (int64_t j = 0; j < count; ++j) dst[j] = src[j * step];
+    }
+  });
 }
 
 void col2im_add(const Layout& L, const RowMat& dcol, double* dxp_group) {
   const double* c = dcol.data();
   const int64_t P = L.positions;
-  for_each_col(L, [&](int64_t r, int64_t p, int64_t off) { dxp_group[off] += c[r * P + p]; });
+  for_each_col_run(L, [&](int64_t r, int64_t p, int64_t off, int64_t count, int64_t step) {
+    const double* src = c + r * P + p;
+    double* dst = dxp_group + off;
+    for (int64_t j = 0; j < count; ++j) dst[j * step] += src[j];
+  });
+}
+
+// The im2col matrix, reused across calls on this thread: a fresh one of this size is
+// mmapped by malloc and page-faults on every call, which would cost more than the copy.
+RowMat& col_workspace(int64_t rows, int64_t cols) {
+  thread_local RowMat col;
+  col.resize(rows, cols);
+  return col;
 }
 
 // Offsets of group grp of sample n in the padded input, the output, and the weights.
@@ -94,7 +116,7 @@ Tensor conv_forward(const ConvGeometry& g, const Tensor& x, const Tensor& w, con
   const Layout L(g);
   const Tensor xp = pad(x, g.spatial, g.mode);
   Tensor y = Tensor::zeros(DType::kF64, g.y_shape());
-  RowMat col(L.rows(), L.positions);
+  RowMat& col = col_workspace(L.rows(), L.positions);
   for (int64_t n = 0; n < g.batch; ++n) {
     for (int64_t grp = 0; grp < g.groups; ++grp) {
       im2col(L, xp.data.data() + xp_offset(g, L, n, grp), col);
@@ -114,7 +136,7 @@ Tensor conv_backward_data(const ConvGeometry& g, const Tensor& dy, const Tensor&
   Dims xp_shape{g.batch, g.in_channels};
   for (const DimGeometry& d : g.spatial.dims) xp_shape.push_back(d.padded());
   Tensor dxp = Tensor::zeros(DType::kF64, xp_shape);
-  RowMat dcol(L.rows(), L.positions);
+  RowMat& dcol = col_workspace(L.rows(), L.positions);  // never live with an im2col
   for (int64_t n = 0; n < g.batch; ++n) {
     for (int64_t grp = 0; grp < g.groups; ++grp) {
       ConstMapMat wg(w.data.data() + w_offset(L, grp), L.kpg, L.rows());
@@ -131,7 +153,7 @@ Tensor conv_backward_weight(const ConvGeometry& g, const Tensor& x, const Tensor
   const Layout L(g);
   const Tensor xp = pad(x, g.spatial, g.mode);
   Tensor dw = Tensor::zeros(DType::kF64, g.w_shape());
-  RowMat col(L.rows(), L.positions);
+  RowMat& col = col_workspace(L.rows(), L.positions);
   for (int64_t n = 0; n < g.batch; ++n) {
     for (int64_t grp = 0; grp < g.groups; ++grp) {
       im2col(L, xp.data.data() + xp_offset(g, L, n, grp), col);
