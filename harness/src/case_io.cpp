@@ -165,9 +165,9 @@ std::vector<LoadedCase> parse_text(std::string_view text, const std::string& fil
   const std::vector<DocumentScanner::Document> docs = scan_documents(text);
   if (docs.size() > 1) {
     const int line = std::max(docs[1].mark.line + 1, 1);
-    return {error_entry(file, line, invalid_argument(where(file, line) +
-                                                     ": the file holds more than one YAML document (---); "
-                                                     "put several cases under cases:"))};
+    const std::string count = docs.size() > 2 ? "3 or more" : "2";
+    return {error_entry(file, line, invalid_argument(where(file, line) + ": the file holds " + count +
+                                                     " YAML documents; put several cases under cases:"))};
   }
   const YAML::Node doc = YAML::Load(std::string(text));
   if (docs.empty() || doc.IsNull()) {

@@ -310,9 +310,11 @@ Status read_options(const Value& v, Case* c) {
 }  // namespace
 
 StatusOr<Case> read_case(const Value& v, Expectation* expect) {
+  // `expect` first: a case written to be refused (say, for an unknown key) must still
+  // tell the runner which error it expects.
+  if (auto f = v.get("expect")) { KC_ASSIGN_OR_RETURN(*expect, read_expect(*f)); }
   KC_RETURN_IF_ERROR(v.check_keys({"name", "op", "dtype", "input", "conv", "maxpool", "data", "checks",
                                    "tolerance", "deterministic", "tensors", "expected", "expect"}));
-  if (auto f = v.get("expect")) { KC_ASSIGN_OR_RETURN(*expect, read_expect(*f)); }
   Case c;
   c.expect = *expect;
   if (auto f = v.get("name")) { KC_ASSIGN_OR_RETURN(c.name, read_string(*f)); }

@@ -24,8 +24,13 @@ bool Registry::contains(std::string_view name) const {
 }
 
 std::unique_ptr<Backend> Registry::make(std::string_view name) const {
+  const Factory* f = factory(name);
+  return f ? (*f)() : nullptr;
+}
+
+const Registry::Factory* Registry::factory(std::string_view name) const {
   for (const auto& [n, f] : entries_) {
-    if (n == name) return f();
+    if (n == name) return &f;
   }
   return nullptr;
 }

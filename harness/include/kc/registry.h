@@ -23,6 +23,8 @@ class Registry {
   bool contains(std::string_view name) const;
   // A new backend, or null for an unknown name.
   std::unique_ptr<Backend> make(std::string_view name) const;
+  // The factory registered under `name`, or null.
+  const Factory* factory(std::string_view name) const;
 
  private:
   std::vector<std::pair<std::string, Factory>> entries_;

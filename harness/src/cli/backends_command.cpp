@@ -2,13 +2,17 @@
 #include <cstdio>
 
 #include "cli.h"
+#include "kc/plugin.h"
 #include "kc/registry.h"
 
 namespace kc::cli {
 
 int backends_command(const Args& args) {
-  if (!args.empty()) return usage_error("backends: takes no arguments");
-  const Registry reg = builtin_registry();
+  Registry reg = builtin_registry();
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] != "--plugin" || i + 1 == args.size()) return usage_error("backends: usage: kcheck backends [--plugin lib.so]...");
+    if (Status s = load_plugin(args[++i], reg); !s.ok()) return usage_error(s.message());
+  }
   for (const std::string& name : reg.names()) {
     const Status s = reg.make(name)->available();
     std::printf("%-12s %s\n", name.c_str(), s.ok() ? "available" : ("unavailable (" + s.message() + ")").c_str());

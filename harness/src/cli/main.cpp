@@ -8,11 +8,11 @@ namespace kc::cli {
 
 constexpr const char* kUsage =
     "usage: kcheck <command> [args]\n"
-    "  run PATH... [--backend a,b] [--report r.json] [--junit r.xml] [--jobs N]\n"
-    "              [--timeout S] [--require NAME] [--in-process]\n"
+    "  run PATH... [--backend a,b] [--plugin lib.so] [--report r.json] [--junit r.xml]\n"
+    "              [--jobs N] [--timeout S] [--require NAME] [--in-process]\n"
     "      check every case file under the paths on each backend\n"
     "  explain CASE      shapes, padding, FLOPs, bytes, memory, receptive field, erosion\n"
-    "  backends          every backend: available, or unavailable (reason)\n"
+    "  backends [--plugin lib.so]   every backend: available, or unavailable (reason)\n"
     "exit: 0 all passed or skipped, 1 something failed, 2 bad usage or invalid input\n";
 
 int usage_error(const std::string& message) {

@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "kc/case_io.h"
 #include "kc/isolate.h"
+#include "kc/plugin.h"
 #include "kc/registry.h"
 #include "kc/report.h"
 #include "kc/runner.h"
@@ -20,7 +21,7 @@ namespace kc::cli {
 namespace {
 
 struct RunOptions {
-  std::vector<std::string> paths, backends;
+  std::vector<std::string> paths, backends, plugins;
   std::string report, junit, require;
   int jobs = 1;
   double timeout = 0;
@@ -54,6 +55,8 @@ std::string parse(const Args& args, RunOptions& o) {
       o.paths.push_back(a);
     } else if (a == "--backend" && value(v)) {
       o.backends = split(v);
+    } else if (a == "--plugin" && value(v)) {
+      o.plugins.push_back(v);
     } else if (a == "--report" && value(o.report)) {
     } else if (a == "--junit" && value(o.junit)) {
     } else if (a == "--require" && value(o.require)) {
@@ -178,7 +181,10 @@ void progress_line(size_t done, size_t total, const CaseResult& r) {
 int run_command(const Args& args) {
   RunOptions o;
   if (std::string err = parse(args, o); !err.empty()) return usage_error(err);
-  const Registry reg = builtin_registry();
+  Registry reg = builtin_registry();
+  for (const std::string& p : o.plugins) {
+    if (Status s = load_plugin(p, reg); !s.ok()) return usage_error(s.message());
+  }
   if (std::string err = choose_backends(reg, o); !err.empty()) return usage_error(err);
   const auto start = std::chrono::steady_clock::now();
   RunInfo info;

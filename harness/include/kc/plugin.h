@@ -1,0 +1,33 @@
+// Backends from a shared library (DESIGN section 7). A plugin exports
+//   extern "C" int kc_plugin_abi_version(void);                       // KC_PLUGIN_ABI_VERSION it was built with
+//   extern "C" int kc_register_backends(kc::Registry*, int abi_version);  // 0 on success
+// which KC_PLUGIN(fn) defines around a function `void fn(kc::Registry&)`. kcheck loads
+// it with --plugin lib.so, refuses a library built for another ABI version (before
+// calling into it), and registers what it adds. Bump KC_PLUGIN_ABI_VERSION whenever
+// Backend, Registry, Tensor, the geometries or Status change layout or meaning.
+#pragma once
+
+#include <string>
+
+#include "kc/registry.h"
+#include "kc/status.h"
+
+#define KC_PLUGIN_ABI_VERSION 1
+
+#define KC_PLUGIN(register_fn)                                                         \
+  extern "C" int kc_plugin_abi_version(void) { return KC_PLUGIN_ABI_VERSION; }         \
+  extern "C" int kc_register_backends(kc::Registry* registry, int abi_version) {       \
+    if (registry == nullptr || abi_version != KC_PLUGIN_ABI_VERSION) return 1;         \
+    register_fn(*registry);                                                            \
+    return 0;                                                                          \
+  }
+
+namespace kc {
+
+// dlopens `path` and registers its backends into `registry`. Errors name the library
+// and say what is wrong: not found / not loadable (dlerror), a missing entry point, an
+// ABI version mismatch (both versions), a refusal from the plugin, or a backend name
+// that clashes with one already registered.
+Status load_plugin(const std::string& path, Registry& registry);
+
+}  // namespace kc

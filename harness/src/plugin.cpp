@@ -1,0 +1,45 @@
+// Plugin loading: dlopen, the ABI-version check, then kc_register_backends into a
+// scratch registry so that a clash is reported before anything is merged.
+#include "kc/plugin.h"
+
+#include <dlfcn.h>
+
+namespace kc {
+
+Status load_plugin(const std::string& path, Registry& registry) {
+  // A plugin stays loaded for the life of the process: its backends' code lives there.
+  void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (lib == nullptr) {
+    const char* why = dlerror();
+    return not_found("--plugin " + path + ": cannot load: " + (why ? why : "unknown error"));
+  }
+  using VersionFn = int (*)();
+  using RegisterFn = int (*)(Registry*, int);
+  auto version = reinterpret_cast<VersionFn>(dlsym(lib, "kc_plugin_abi_version"));
+  auto reg = reinterpret_cast<RegisterFn>(dlsym(lib, "kc_register_backends"));
+  if (version == nullptr || reg == nullptr) {
+    return invalid_argument("--plugin " + path + ": not a kernelcheck plugin (exports no " +
+                            (reg == nullptr ? "kc_register_backends" : "kc_plugin_abi_version") +
+                            "; define it with KC_PLUGIN from kc/plugin.h)");
+  }
+  if (const int v = version(); v != KC_PLUGIN_ABI_VERSION) {
+    return failed_precondition("--plugin " + path + ": built for plugin ABI version " + std::to_string(v) +
+                               ", this kcheck has version " + std::to_string(KC_PLUGIN_ABI_VERSION) +
+                               "; rebuild the plugin against this kernelcheck");
+  }
+  Registry added;
+  if (reg(&added, KC_PLUGIN_ABI_VERSION) != 0) {
+    return failed_precondition("--plugin " + path + ": kc_register_backends refused to register (ABI " +
+                               std::to_string(KC_PLUGIN_ABI_VERSION) + ")");
+  }
+  if (added.names().empty()) return invalid_argument("--plugin " + path + ": registered no backend");
+  for (const std::string& name : added.names()) {
+    if (registry.contains(name)) {
+      return invalid_argument("--plugin " + path + ": backend \"" + name + "\" is already registered");
+    }
+  }
+  for (const std::string& name : added.names()) KC_RETURN_IF_ERROR(registry.add(name, *added.factory(name)));
+  return ok_status();
+}
+
+}  // namespace kc

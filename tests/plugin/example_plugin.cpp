@@ -1,0 +1,45 @@
+// A plugin for the end-to-end tests of --plugin: "example.correct" forwards to the
+// reference, "example.scaled_dw" returns dw scaled by 0.5 (the weight-share and
+// backward checks must catch it).
+#include "kc/plugin.h"
+
+namespace {
+
+class Forwarding : public kc::Backend {
+ public:
+  explicit Forwarding(std::string name, double dw_scale) : name_(std::move(name)), dw_scale_(dw_scale) {}
+  std::string name() const override { return name_; }
+  kc::Status conv_forward(const kc::ConvGeometry& g, const kc::Tensor& x, const kc::Tensor& w,
+                          const kc::Tensor* b, bool relu, kc::Tensor& y) override {
+    return ref_->conv_forward(g, x, w, b, relu, y);
+  }
+  kc::Status conv_backward(const kc::ConvGeometry& g, const kc::Tensor& x, const kc::Tensor& w,
+                           const kc::Tensor* b, bool relu, const kc::Tensor& dy, kc::Tensor& dx,
+                           kc::Tensor& dw, kc::Tensor* db) override {
+    KC_RETURN_IF_ERROR(ref_->conv_backward(g, x, w, b, relu, dy, dx, dw, db));
+    for (double& v : dw.data) v *= dw_scale_;
+    return kc::ok_status();
+  }
+  kc::Status maxpool_forward(const kc::PoolGeometry& g, const kc::Tensor& x, kc::Tensor& y,
+                             kc::IndexTensor* indices) override {
+    return ref_->maxpool_forward(g, x, y, indices);
+  }
+  kc::Status maxpool_backward(const kc::PoolGeometry& g, const kc::Tensor& dy, const kc::IndexTensor* indices,
+                              kc::Tensor& dx) override {
+    return ref_->maxpool_backward(g, dy, indices, dx);
+  }
+
+ private:
+  std::string name_;
+  double dw_scale_;
+  std::unique_ptr<kc::Backend> ref_ = kc::make_reference_backend();
+};
+
+void register_examples(kc::Registry& r) {
+  (void)r.add("example.correct", [] { return std::make_unique<Forwarding>("example.correct", 1.0); });
+  (void)r.add("example.scaled_dw", [] { return std::make_unique<Forwarding>("example.scaled_dw", 0.5); });
+}
+
+}  // namespace
+
+KC_PLUGIN(register_examples)
