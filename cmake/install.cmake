@@ -1,0 +1,1 @@
+# Install rules and the kernelcheck CMake package (find_package(kernelcheck)).
