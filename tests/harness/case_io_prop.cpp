@@ -9,12 +9,17 @@
 #include <cctype>
 #include <cmath>
 #include <limits>
+#include <ostream>
 
 #include "kc/case_io.h"
 #include "kc/shape.h"
 #include "kc/validate.h"
 
 namespace kc {
+
+// RapidCheck prints a failing Case as its one-line reproducer.
+void showValue(const Case& c, std::ostream& os) { os << case_to_one_line(c); }
+
 namespace {
 
 namespace gen = rc::gen;

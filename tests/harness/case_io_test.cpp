@@ -204,7 +204,8 @@ TEST(CaseIo, FileLevelErrorsAreOneEntry) {
       {std::string("\x7f\x45\x4c\x46\x02\x01\x01\x00\x00\x00\xff\xfe", 12), {"t.yaml:1"}},
       {"- op: conv\n", {"t.yaml:1: expected a case (a map of case fields) or cases: [...], got a list"}},
       {"just text\n", {"t.yaml:1: expected a case", "got \"just text\""}},
-      {"op: conv\n---\nop: maxpool\n", {"t.yaml:3: the file holds more than one YAML document"}},
+      {"op: conv\n---\nop: maxpool\n", {"t.yaml:3: the file holds 2 YAML documents; put several cases under cases:"}},
+      {"a: 1\n---\nb: 2\n---\nc: 3\n---\n", {"t.yaml:3: the file holds 3 or more YAML documents"}},
       {",", {"t.yaml:1: invalid YAML at column 1: unexpected \",\""}},
       {"- a\n,\n", {"t.yaml:2: invalid YAML at column 1: unexpected \",\""}},
       {"cases: []\n", {"t.yaml:1: cases: expected a non-empty list of cases"}},
@@ -250,6 +251,10 @@ TEST(CaseIo, ExpectationIsReadEvenWhenTheCaseIsRefused) {
   EXPECT_NE(v[0].c.status().message().find(v[0].expect.error), std::string::npos);
   const std::vector<LoadedCase> w = parse("op: conv\nexpect: {error: \"missing\"}\n");
   EXPECT_EQ(w[0].expect.error, "missing");
+  const std::vector<LoadedCase> typo = parse(std::string(kConv1d) + "chekcs: [forward]\nexpect: {error: \"did you mean checks\"}\n");
+  EXPECT_EQ(typo[0].expect.error, "did you mean checks");
+  EXPECT_NE(typo[0].c.status().message().find("t.yaml:4: chekcs: unknown key (did you mean checks?)"), std::string::npos)
+      << typo[0].c.status().message();
   const Case ok = load_ok(std::string(kConv1d) + "expect: {error: something}\n");
   EXPECT_EQ(ok.expect, (Expectation{false, "something"}));
 }
