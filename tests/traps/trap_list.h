@@ -1,0 +1,87 @@
+// The trap zoo: every planted-bug backend of the kc_traps plugin, and what the harness
+// must say about it on the shipped corpus. One X-macro row per trap, so a trap cannot be
+// registered without an end-to-end expectation (traps_e2e.cpp) and vice versa:
+//   KC_TRAP(name, Bug enumerator, check, diagnosis, clean case)
+//     name       the backend is "trap.<name>"
+//     check      the check that must report it FAILED on some corpus case
+//     diagnosis  text of that check's message, `*` matching anything (the diagnosis:
+//                what the harness names, not just that something differs)
+//     clean case a substring of a corpus case name where the bug does not apply, so
+//                the trap must PASS there (a trap misbehaves only where its bug applies)
+// Each bug imitates a failure seen in a real kernel; trap_conv.cpp / trap_pool.cpp say
+// which, at the one place where the trap departs from the correct code.
+#pragma once
+
+// clang-format off
+#define KC_TRAPS(KC_TRAP) \
+  /* conv: padding and geometry */ \
+  KC_TRAP(valid_for_same, kValidForSame, "shape", "eroded", \
+          "conv2d padding given as one number") \
+  KC_TRAP(same_pad_wrong_side, kSamePadWrongSide, "padding", \
+          "y differs from the same op on the input padded explicitly", "conv2d SAME in 16 k4 s2") \
+  KC_TRAP(pad_hw_swapped, kPadHwSwapped, "padding", \
+          "y differs from the same op on the input padded explicitly", "conv2d same k3, odd kernel") \
+  KC_TRAP(border_unwritten, kBorderUnwritten, "integrity", "border outputs not written", \
+          "conv2d valid k3") \
+  KC_TRAP(dilation_off_by_one, kDilationOffByOne, "padding", \
+          "blind spot at input * lies in a window but receives no gradient", "conv2d same k3, odd kernel") \
+  KC_TRAP(reflect_repeats_edge, kReflectRepeatsEdge, "padding", \
+          "reflect mirrors about the edge element without repeating it", "conv2d replicate pad 1") \
+  /* conv: the backward passes and the weight-share accumulation */ \
+  KC_TRAP(dx_ignores_stride, kDxIgnoresStride, "adjoint", \
+          "dx (backward data) is not the adjoint of the forward", "conv2d same k3, odd kernel") \
+  KC_TRAP(dw_ignores_groups, kDwIgnoresGroups, "adjoint", \
+          "dw (backward weight) is not the adjoint of the forward", "conv2d same k3, odd kernel") \
+  KC_TRAP(dw_last_position, kDwLastPosition, "weight_share", \
+          "single position (last write wins) (dw = the last output position of the last sample alone)", \
+          "pool2d k2 s2, the classic downsampling") \
+  KC_TRAP(dw_mean, kDwMean, "weight_share", "mean instead of sum (dw = the oracle's / * = N*P)", \
+          "pool2d k2 s2, the classic downsampling") \
+  KC_TRAP(dw_no_batch_sum, kDwNoBatchSum, "weight_share", \
+          "partial sum (dw = sample 0 alone: the sum over the batch is missing)", "conv3d k3 valid on 5x5x5") \
+  KC_TRAP(dw_race, kDwRace, "weight_share", "nondeterministic race (a second run gives a different dw", \
+          "pool2d k2 s2, the classic downsampling") \
+  KC_TRAP(db_no_batch_sum, kDbNoBatchSum, "weight_share", \
+          "partial sum (db = sample 0 alone: the sum over the batch is missing)", "conv3d k3 valid on 5x5x5") \
+  KC_TRAP(low_precision_accumulation, kLowPrecisionAccumulation, "forward", \
+          "y: * elements outside the tolerance", "f64 conv2d k3 pad 1") \
+  KC_TRAP(writes_input, kWritesInput, "integrity", "the backend wrote into its input dy during the checked run", \
+          "conv2d same k3, odd kernel") \
+  /* max pool */ \
+  KC_TRAP(pool_inference_in_training, kPoolInferenceInTraining, "argmax", \
+          "was never written (still the poison value)*backward without indices was not refused", \
+          "conv2d same k3, odd kernel") \
+  KC_TRAP(pool_last_tie, kPoolLastTie, "argmax", "tie rule first: the index of window * the first is at", \
+          "pool2d ties, tie last, k2 s2") \
+  KC_TRAP(pool_overlap_overwrites, kPoolOverlapOverwrites, "argmax", \
+          "overlapping windows overwrite instead of adding", "pool2d k2 s2, the classic downsampling") \
+  KC_TRAP(pool_pad_zero, kPoolPadZero, "padding", "padded positions are -inf and never selected", \
+          "pool2d k2 s2, the classic downsampling") \
+  KC_TRAP(pool_ignores_nan, kPoolIgnoresNan, "argmax", "NaN rule: * a window with a NaN must give NaN", \
+          "pool2d k2 s2, the classic downsampling") \
+  KC_TRAP(pool_index_minus_one, kPoolIndexMinusOne, "argmax", \
+          "index -1 of window * a window of only -inf must point to its first element inside the input", \
+          "pool2d k2 s2, the classic downsampling") \
+  KC_TRAP(pool_ceil_extra_window, kPoolCeilExtraWindow, "shape", "y has shape * the contract says", \
+          "pool1d ceil k2 s2 on 7, the extra window is kept") \
+  KC_TRAP(pool_index_with_batch, kPoolIndexWithBatch, "argmax", \
+          "indices are positions in the plane, not in the whole tensor", "pool1d NaN first, middle and last") \
+  /* conv_bias_relu */ \
+  KC_TRAP(relu_before_bias, kReluBeforeBias, "forward", "y: * elements outside the tolerance", \
+          "conv2d same k3, odd kernel") \
+  KC_TRAP(relu_grad_at_zero_one, kReluGradAtZeroOne, "backward", "dx: * elements outside the tolerance", \
+          "fused conv2d k3 pad 1, bias written out")
+// clang-format on
+
+namespace kc::traps {
+
+// The planted bug of a trap backend; kNone is the control (trap.none), the same code
+// with no bug, which must pass the whole corpus.
+enum class Bug {
+  kNone,
+#define KC_TRAP_ENUM(name, bug, check, diagnosis, clean) bug,
+  KC_TRAPS(KC_TRAP_ENUM)
+#undef KC_TRAP_ENUM
+};
+
+}  // namespace kc::traps

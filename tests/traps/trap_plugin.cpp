@@ -1,0 +1,68 @@
+// The kc_traps plugin: one backend "trap.<name>" per row of trap_list.h, each the trap
+// zoo's direct conv and pool (trap_conv.cpp, trap_pool.cpp) with one planted bug, and
+// the control "trap.none", the same code with none. Load it with
+//   kcheck run cases --plugin libkc_traps.so --backend trap.dw_mean
+#include <memory>
+#include <string>
+
+#include "kc/plugin.h"
+#include "trap_conv.h"
+#include "trap_list.h"
+#include "trap_pool.h"
+
+namespace kc::traps {
+namespace {
+
+class TrapBackend final : public Backend {
+ public:
+  TrapBackend(std::string name, Bug bug) : name_(std::move(name)), bug_(bug) {}
+
+  std::string name() const override { return name_; }
+
+  // Remembers how the case wrote its padding: the resolved geometry does not say
+  // whether it was `same` (see ConvSetup). The runner asks before every case.
+  Status supports(const Case& c) const override {
+    form_ = PadKind::kExplicit;
+    if (const auto* p = std::get_if<ConvParams>(&c.op)) form_ = p->padding.kind;
+    if (const auto* p = std::get_if<ConvBiasReluParams>(&c.op)) form_ = p->conv.padding.kind;
+    return ok_status();
+  }
+
+  Status conv_forward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
+                      Tensor& y) override {
+    return trap_conv_forward({bug_, form_}, g, x, w, b, relu, y);
+  }
+  Status conv_backward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
+                       const Tensor& dy, Tensor& dx, Tensor& dw, Tensor* db) override {
+    return trap_conv_backward({bug_, form_}, g, x, w, b, relu, dy, dx, dw, db);
+  }
+  Status maxpool_forward(const PoolGeometry& g, const Tensor& x, Tensor& y, IndexTensor* indices) override {
+    return trap_pool_forward(bug_, g, x, y, indices);
+  }
+  Status maxpool_backward(const PoolGeometry& g, const Tensor& dy, const IndexTensor* indices,
+                          Tensor& dx) override {
+    return trap_pool_backward(bug_, g, dy, indices, dx);
+  }
+
+ private:
+  std::string name_;
+  Bug bug_;
+  mutable PadKind form_ = PadKind::kExplicit;
+};
+
+void add(Registry& r, const std::string& name, Bug bug) {
+  const std::string full = "trap." + name;
+  (void)r.add(full, [full, bug] { return std::make_unique<TrapBackend>(full, bug); });
+}
+
+void register_traps(Registry& r) {
+  add(r, "none", Bug::kNone);
+#define KC_TRAP_ADD(name, bug, check, diagnosis, clean) add(r, #name, Bug::bug);
+  KC_TRAPS(KC_TRAP_ADD)
+#undef KC_TRAP_ADD
+}
+
+}  // namespace
+}  // namespace kc::traps
+
+KC_PLUGIN(kc::traps::register_traps)

@@ -1,0 +1,158 @@
+// Direct-loop max pooling for the trap zoo (see trap_pool.h). Windows are scanned in
+// row-major kernel order over three spatial dims (as_3d prepends unit dims). Every
+// planted bug is one `bug == Bug::k...` test, commented with the real failure it imitates.
+#include "trap_pool.h"
+
+#include <array>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+namespace kc::traps {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+struct Dim {
+  int64_t in = 1, kernel = 1, stride = 1, dilation = 1, lo = 0, hi = 0, out = 1;
+};
+
+struct Plan {
+  std::array<Dim, 3> d;
+  size_t rank = 1;
+  int64_t planes = 1, in_count = 1, out_count = 1;
+  Dims y_shape(const PoolGeometry& g) const {
+    Dims s{g.batch, g.channels};
+    for (size_t a = 3 - rank; a < 3; ++a) s.push_back(d[a].out);
+    return s;
+  }
+};
+
+Plan make_plan(Bug bug, const PoolGeometry& g) {
+  Plan p;
+  p.rank = g.spatial.dims.size();
+  p.planes = g.batch * g.channels;
+  const auto g3 = g.spatial.as_3d();
+  for (size_t a = 0; a < 3; ++a) {
+    const DimGeometry& c = g3[a];
+    Dim& d = p.d[a];
+    d = {c.in, c.kernel, c.stride, c.dilation, c.pad_lo, c.pad_hi, c.out};
+    if (bug == Bug::kPoolCeilExtraWindow && g.ceil_mode) {
+      // ceil without the drop rule: a last window that starts in the right padding is kept.
+      const int64_t span = d.in + d.lo + d.hi - d.dilation * (d.kernel - 1) - 1;
+      d.out = (span + d.stride - 1) / d.stride + 1;
+    }
+    p.in_count *= d.in;
+    p.out_count *= d.out;
+  }
+  return p;
+}
+
+struct Best {
+  double y = -kInf;
+  int64_t index = -1;  // in-plane; -1 when no element was taken
+};
+
+bool last_wins(Bug bug, TieRule tie) {
+  // `>=` where `>` was meant: tie first resolved as last.
+  return tie == TieRule::kLast || (bug == Bug::kPoolLastTie && tie == TieRule::kFirst);
+}
+
+// The maximum of window o of one plane under the tie and NaN rules.
+Best scan(Bug bug, const Plan& p, TieRule tie, const double* plane, int64_t o) {
+  const auto& [D, H, W] = p.d;
+  const std::array<int64_t, 3> oc = {o / (H.out * W.out), o / W.out % H.out, o % W.out};
+  const bool last = last_wins(bug, tie);
+  Best b;
+  bool nan = false, padded = false;
+  for (int64_t k = 0; k < D.kernel * H.kernel * W.kernel; ++k) {
+    const std::array<int64_t, 3> kk = {k / (H.kernel * W.kernel), k / W.kernel % H.kernel, k % W.kernel};
+    int64_t flat = 0;
+    bool inside = true, in_pad = true;
+    for (size_t a = 0; a < 3; ++a) {
+      const Dim& d = p.d[a];
+      const int64_t i = oc[a] * d.stride + kk[a] * d.dilation - d.lo;
+      inside = inside && i >= 0 && i < d.in;
+      in_pad = in_pad && i >= -d.lo && i < d.in + d.hi;
+      flat = flat * d.in + i;
+    }
+    if (!inside) {
+      padded = padded || in_pad;
+      continue;
+    }
+    const double v = plane[flat];
+    if (std::isnan(v)) {
+      if (bug == Bug::kPoolIgnoresNan) continue;  // `v > best` is false for NaN: it is skipped
+      if (!nan || last) b.index = flat;
+      nan = true;
+      continue;
+    }
+    if (nan) continue;
+    // The first element inside the input starts the scan, so a window of only -inf
+    // points to it; initialising with index -1 and comparing `>` never takes a -inf.
+    const bool first = b.index < 0 && bug != Bug::kPoolIndexMinusOne;
+    if (first || v > b.y || (last && v == b.y)) b = {v, flat};
+  }
+  if (nan) b.y = std::numeric_limits<double>::quiet_NaN();
+  // Padding materialised as zeros (a zero-padded buffer reused from conv), not -inf.
+  if (bug == Bug::kPoolPadZero && padded && !nan && b.y < 0.0) b.y = 0.0;
+  return b;
+}
+
+void reshape(Tensor& y, IndexTensor* indices, const Dims& shape) {
+  if (y.shape != shape) {
+    y.shape = shape;
+    y.data.assign(static_cast<size_t>(element_count(shape)), std::numeric_limits<double>::quiet_NaN());
+  }
+  if (indices != nullptr && indices->shape != shape) {
+    indices->shape = shape;
+    indices->data.assign(static_cast<size_t>(element_count(shape)), -1);
+  }
+}
+
+}  // namespace
+
+Status trap_pool_forward(Bug bug, const PoolGeometry& g, const Tensor& x, Tensor& y, IndexTensor* indices) {
+  const Plan p = make_plan(bug, g);
+  reshape(y, indices, p.y_shape(g));
+  // The inference path taken in training mode: no indices are kept.
+  if (bug == Bug::kPoolInferenceInTraining) indices = nullptr;
+  for (int64_t pl = 0; pl < p.planes; ++pl) {
+    const double* plane = &x.data[static_cast<size_t>(pl * p.in_count)];
+    for (int64_t o = 0; o < p.out_count; ++o) {
+      const Best b = scan(bug, p, g.tie, plane, o);
+      const size_t w = static_cast<size_t>(pl * p.out_count + o);
+      y.data[w] = round_to(y.dtype, b.y);
+      if (indices == nullptr) continue;
+      // An index into the whole tensor (n, c included) instead of the (n, c) plane.
+      const bool global = bug == Bug::kPoolIndexWithBatch && b.index >= 0;
+      indices->data[w] = global ? b.index + pl * p.in_count : b.index;
+    }
+  }
+  return ok_status();
+}
+
+Status trap_pool_backward(Bug bug, const PoolGeometry& g, const Tensor& dy, const IndexTensor* indices, Tensor& dx) {
+  if (bug == Bug::kPoolInferenceInTraining) {  // no indices, so no routing: silently zero
+    for (double& v : dx.data) v = 0.0;
+    return ok_status();
+  }
+  if (indices == nullptr) {
+    return failed_precondition("max pool backward needs the argmax indices of a training-mode forward");
+  }
+  const Plan p = make_plan(bug, g);
+  std::vector<double> acc(dx.data.size(), 0.0);
+  const size_t windows = std::min(dy.data.size(), indices->data.size());
+  for (size_t w = 0; w < windows; ++w) {
+    const int64_t index = indices->data[w];
+    const int64_t plane = static_cast<int64_t>(w) / p.out_count;
+    const int64_t target = bug == Bug::kPoolIndexWithBatch ? index : plane * p.in_count + index;
+    if (index < 0 || target < 0 || target >= static_cast<int64_t>(acc.size())) continue;  // nothing to route to
+    double& t = acc[static_cast<size_t>(target)];
+    t = bug == Bug::kPoolOverlapOverwrites ? dy.data[w] : t + dy.data[w];  // `=` where overlaps must add
+  }
+  for (size_t i = 0; i < acc.size(); ++i) dx.data[i] = round_to(dx.dtype, acc[i]);
+  return ok_status();
+}
+
+}  // namespace kc::traps

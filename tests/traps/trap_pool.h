@@ -1,0 +1,19 @@
+// The trap zoo's max pooling: a direct-loop forward (y and indices) and backward (dy
+// scattered through the indices) written apart from reference/. With Bug::kNone it
+// follows DESIGN section 3 (tie rules, NaN propagation, -inf padding never selected,
+// in-plane indices, refusal without indices); each pool trap switches on one bug.
+#pragma once
+
+#include "kc/shape.h"
+#include "kc/status.h"
+#include "kc/tensor.h"
+#include "trap_list.h"
+
+namespace kc::traps {
+
+// indices is null in inference mode. A trap that keeps an extra window hands back y and
+// indices with its own, larger shape (pool_ceil_extra_window).
+Status trap_pool_forward(Bug bug, const PoolGeometry& g, const Tensor& x, Tensor& y, IndexTensor* indices);
+Status trap_pool_backward(Bug bug, const PoolGeometry& g, const Tensor& dy, const IndexTensor* indices, Tensor& dx);
+
+}  // namespace kc::traps

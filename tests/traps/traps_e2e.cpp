@@ -1,0 +1,225 @@
+// The trap zoo end to end (ctest label `traps`), on the shipped corpus through kcheck and
+// its JSON report, as a user would run it:
+//   kc_traps_e2e run KCHECK PLUGIN CASES DIR
+//       kcheck run CASES --plugin PLUGIN --backend B --jobs 2 --report DIR/B.json for the
+//       control trap.none and every trap of trap_list.h (the fixture of the other tests)
+//   kc_traps_e2e check DIR NAME
+//       trap.NAME is FAILED by its expected check with its expected diagnosis on some
+//       case, and PASSES its clean case (where its bug does not apply); NAME `none`:
+//       the control passes (or skips) every case
+//   kc_traps_e2e score DIR
+//       prints the mutation score, traps caught over traps; fails below 100%
+// A trap the corpus misses means the corpus or a check lacks something: fix that, never
+// the trap (README "Testing your own kernel", tests/traps/trap_list.h).
+#include <sys/wait.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "json_lite.h"
+#include "trap_list.h"
+
+namespace kc::traps {
+namespace {
+
+struct Expectation {
+  std::string name, check, diagnosis, clean;
+  std::string backend() const { return "trap." + name; }
+};
+
+const std::vector<Expectation>& expectations() {
+  static const std::vector<Expectation> list = {
+#define KC_TRAP_EXPECT(name, bug, check, diagnosis, clean) {#name, check, diagnosis, clean},
+      KC_TRAPS(KC_TRAP_EXPECT)
+#undef KC_TRAP_EXPECT
+  };
+  return list;
+}
+
+std::string quoted(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+std::string report_path(const std::string& dir, const std::string& backend) { return dir + "/" + backend + ".json"; }
+
+// `pattern` with `*` matching any text, found anywhere in `text`.
+bool glob_in(const std::string& pattern, const std::string& text) {
+  size_t pos = 0, start = 0;
+  while (true) {
+    const size_t star = pattern.find('*', start);
+    const std::string part = pattern.substr(start, star == std::string::npos ? std::string::npos : star - start);
+    const size_t at = text.find(part, pos);
+    if (at == std::string::npos) return false;
+    pos = at + part.size();
+    if (star == std::string::npos) return true;
+    start = star + 1;
+  }
+}
+
+int run_all(const std::string& kcheck, const std::string& plugin, const std::string& cases, const std::string& dir) {
+  std::filesystem::create_directories(dir);
+  std::vector<std::string> backends = {"trap.none"};
+  for (const Expectation& e : expectations()) backends.push_back(e.backend());
+  int bad = 0;
+  for (const std::string& b : backends) {
+    const std::string report = report_path(dir, b);
+    std::filesystem::remove(report);  // never judge a trap by a stale report
+    const std::string cmd = quoted(kcheck) + " run " + quoted(cases) + " --plugin " + quoted(plugin) + " --backend " + b +
+                            " --jobs 2 --report " + quoted(report) + " > " + quoted(dir + "/" + b + ".log") + " 2>&1";
+    const auto start = std::chrono::steady_clock::now();
+    const int status = std::system(cmd.c_str());
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    // kcheck exits 0 (all passed) or 1 (something failed); anything else is a broken run.
+    const bool ok = (code == 0 || code == 1) && std::filesystem::exists(report);
+    std::printf("%-34s exit %d  %5.1f s%s\n", b.c_str(), code, secs, ok ? "" : "  (no report: see the .log)");
+    bad += !ok;
+  }
+  return bad == 0 ? 0 : 1;
+}
+
+std::optional<Json> load(const std::string& dir, const std::string& backend) {
+  std::ifstream f(report_path(dir, backend), std::ios::binary);
+  if (!f) {
+    std::printf("%s: no report at %s (run the traps.corpus test first)\n", backend.c_str(), report_path(dir, backend).c_str());
+    return std::nullopt;
+  }
+  std::stringstream ss;
+  ss << f.rdbuf();
+  std::string error;
+  std::optional<Json> j = parse_json(ss.str(), &error);
+  if (!j) std::printf("%s: %s: %s\n", backend.c_str(), report_path(dir, backend).c_str(), error.c_str());
+  return j;
+}
+
+std::string where(const Json& result) { return "'" + result["case"].text + "' (" + result["source"].text + ")"; }
+
+// The results where the expected check FAILED with the expected diagnosis.
+std::vector<const Json*> catches(const Json& report, const Expectation& e) {
+  std::vector<const Json*> hits;
+  for (const Json& r : report["results"].items) {
+    for (const Json& c : r["checks"].items) {
+      if (c["name"].text == e.check && c["disposition"].text == "FAILED" && glob_in(e.diagnosis, c["message"].text)) {
+        hits.push_back(&r);
+        break;
+      }
+    }
+  }
+  return hits;
+}
+
+// What the harness did say about a trap: per check, how often it did not pass, and the
+// first message.
+void print_findings(const Json& report) {
+  std::map<std::string, std::pair<int, std::string>> seen;
+  for (const Json& r : report["results"].items) {
+    for (const Json& c : r["checks"].items) {
+      const std::string& d = c["disposition"].text;
+      if (d == "PASSED" || d == "SKIPPED") continue;
+      auto& [count, first] = seen[c["name"].text + " " + d];
+      if (count++ == 0) first = where(r) + ": " + c["message"].text.substr(0, 300);
+    }
+  }
+  if (seen.empty()) std::printf("  the harness passed it everywhere\n");
+  for (const auto& [key, v] : seen) std::printf("  %s on %d cases, e.g. %s\n", key.c_str(), v.first, v.second.c_str());
+}
+
+int check_control(const Json& report) {
+  int bad = 0;
+  for (const Json& r : report["results"].items) {
+    const std::string& d = r["disposition"].text;
+    if (d == "PASSED" || d == "SKIPPED") continue;
+    if (++bad <= 10) std::printf("  %s %s: %s\n", d.c_str(), where(r).c_str(), r["message"].text.c_str());
+  }
+  std::printf("trap.none (the control, no bug): %zu results, %d not passed\n", report["results"].items.size(), bad);
+  if (bad > 0) print_findings(report);
+  return bad == 0 ? 0 : 1;
+}
+
+int check_trap(const Json& report, const Expectation& e) {
+  const std::vector<const Json*> hits = catches(report, e);
+  int rc = 0;
+  if (hits.empty()) {
+    std::printf("%s: MISSED: no case has %s FAILED with \"%s\"\n", e.backend().c_str(), e.check.c_str(), e.diagnosis.c_str());
+    print_findings(report);
+    rc = 1;
+  } else {
+    std::printf("%s: CAUGHT by %s (\"%s\") on %zu cases, e.g. %s\n", e.backend().c_str(), e.check.c_str(),
+                e.diagnosis.c_str(), hits.size(), where(*hits.front()).c_str());
+    for (const Json& c : (*hits.front())["checks"].items) {
+      if (c["name"].text == e.check) std::printf("  %s: %s\n", e.check.c_str(), c["message"].text.c_str());
+    }
+  }
+  int clean = 0;
+  for (const Json& r : report["results"].items) {
+    if (r["case"].text.find(e.clean) == std::string::npos) continue;
+    ++clean;
+    const bool passed = r["disposition"].text == "PASSED";
+    std::printf("  clean case %s: %s%s\n", where(r).c_str(), r["disposition"].text.c_str(),
+                passed ? " (the bug does not apply there)" : ": a trap must misbehave only where its bug applies");
+    if (!passed) rc = 1;
+  }
+  if (clean == 0) {
+    std::printf("  no corpus case is named like the clean case \"%s\"\n", e.clean.c_str());
+    rc = 1;
+  }
+  return rc;
+}
+
+int check(const std::string& dir, const std::string& name) {
+  const std::string backend = "trap." + name;
+  const std::optional<Json> report = load(dir, backend);
+  if (!report) return 1;
+  if (name == "none") return check_control(*report);
+  for (const Expectation& e : expectations()) {
+    if (e.name == name) return check_trap(*report, e);
+  }
+  std::printf("%s: not in tests/traps/trap_list.h\n", backend.c_str());
+  return 1;
+}
+
+int score(const std::string& dir) {
+  int caught = 0, expected = 0;
+  for (const Expectation& e : expectations()) {
+    const std::optional<Json> report = load(dir, e.backend());
+    int failed = 0;
+    if (report) {
+      for (const Json& r : (*report)["results"].items) failed += r["disposition"].text == "FAILED";
+    }
+    const size_t as_expected = report ? catches(*report, e).size() : 0;
+    caught += failed > 0;
+    expected += as_expected > 0;
+    std::printf("  %-34s %-7s %3d cases failed; %s: \"%s\" on %zu\n", e.backend().c_str(), failed ? "caught" : "MISSED",
+                failed, e.check.c_str(), e.diagnosis.c_str(), as_expected);
+  }
+  const size_t n = expectations().size();
+  std::printf("mutation score: %d/%zu traps caught (%.0f%%); %d/%zu by the expected check and diagnosis\n", caught, n,
+              100.0 * caught / static_cast<double>(n), expected, n);
+  return caught == static_cast<int>(n) ? 0 : 1;
+}
+
+int usage() {
+  std::fprintf(stderr,
+               "usage: kc_traps_e2e run KCHECK PLUGIN CASES DIR | check DIR NAME | score DIR\n");
+  return 2;
+}
+
+}  // namespace
+}  // namespace kc::traps
+
+int main(int argc, char** argv) {
+  using namespace kc::traps;
+  const std::vector<std::string> a(argv + 1, argv + argc);
+  if (a.size() == 5 && a[0] == "run") return run_all(a[1], a[2], a[3], a[4]);
+  if (a.size() == 3 && a[0] == "check") return check(a[1], a[2]);
+  if (a.size() == 2 && a[0] == "score") return score(a[1]);
+  return usage();
+}
