@@ -1,6 +1,8 @@
 // The kcheck command line (DESIGN section 6): one function per command.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,6 +13,13 @@ using Args = std::vector<std::string>;
 int run_command(const Args& args);      // kcheck run PATH... [options]
 int explain_command(const Args& args);  // kcheck explain CASE
 int backends_command(const Args& args); // kcheck backends
+int gen_command(const Args& args);      // kcheck gen --op OP --count N --seed S -o DIR
+int fuzz_command(const Args& args);     // kcheck fuzz [--op OP] [--time S | --count N] ...
+
+// Helpers of the gen and fuzz commands: a whole decimal uint64, or nullopt; a file
+// written whole (its folder created), false on failure.
+std::optional<uint64_t> parse_uint(const std::string& text);
+bool write_text_file(const std::string& path, const std::string& text);
 
 // Prints "kcheck: <message>" and the usage hint to stderr; returns 2.
 int usage_error(const std::string& message);

@@ -12,6 +12,13 @@ constexpr const char* kUsage =
     "              [--jobs N] [--timeout S] [--require NAME] [--in-process]\n"
     "      check every case file under the paths on each backend\n"
     "  explain CASE      shapes, padding, FLOPs, bytes, memory, receptive field, erosion\n"
+    "  gen [--op OP] [--count N] [--seed S] [--invalid] -o DIR\n"
+    "      write N generated cases (OP: conv, maxpool, conv_bias_relu or all), one per file\n"
+    "  fuzz [--op OP] [--time S | --count N] [--seed S] [--backend b] [--plugin lib.so]\n"
+    "       [--save DIR] [--report r.json] [--shard i/n] [--jobs N] [--shrink-time S]\n"
+    "       [--timeout S] [--max-failures N] [--in-process]\n"
+    "      replay DIR (default cases/regressions), then check generated cases on the backend\n"
+    "      (default reference); shrink each kind of failure and save it under DIR\n"
     "  backends [--plugin lib.so]   every backend: available, or unavailable (reason)\n"
     "exit: 0 all passed or skipped, 1 something failed, 2 bad usage or invalid input\n";
 
@@ -34,5 +41,7 @@ int main(int argc, char** argv) {
   if (cmd == "run") return run_command(args);
   if (cmd == "explain") return explain_command(args);
   if (cmd == "backends") return backends_command(args);
+  if (cmd == "gen") return gen_command(args);
+  if (cmd == "fuzz") return fuzz_command(args);
   return usage_error("unknown command '" + cmd + "'");
 }

@@ -1,0 +1,211 @@
+// kcheck fuzz: property-based checking of one backend (DESIGN section 6). Options, the
+// seed line at the start, the summary (cases per second, failures by check) and the
+// report; the loop itself is gen/fuzz_session.cpp.
+//
+// Decisions beyond DESIGN section 6 (written down here):
+//  - --time is wall-clock from the start (replay included); a shrink that starts
+//    before the end may run --shrink-time past it. Without --time or --count: --time 60.
+//    With both, whichever ends first.
+//  - A case fails when it is FAILED, CRASHED, TIMEOUT or INVALID (a generated case
+//    must never be invalid: that is a generator bug). MISTRUSTED is counted, not a
+//    failure: generated data is sometimes degenerate (all zero after relu), and it is
+//    inconclusive, not wrong. Exit 1 when anything failed, replayed cases included.
+//  - Only the first failure of each kind (its first failing check) is shrunk and
+//    saved; later ones are counted in the summary and the report.
+//  - --shard i/n takes cases k with k mod n == i, and the replayed files likewise.
+//  - --jobs defaults to the number of cores (this is a throughput command).
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <random>
+#include <thread>
+
+#include "../gen/fuzz_session.h"
+#include "cli.h"
+#include "kc/plugin.h"
+#include "kc/report.h"
+
+namespace kc::cli {
+namespace {
+
+struct FuzzArgs {
+  fuzz::Settings s;
+  std::string report;
+  bool seed_given = false;
+};
+
+std::string parse_shard(const std::string& v, fuzz::Settings& s) {
+  const size_t slash = v.find('/');
+  const auto i = slash == std::string::npos ? std::nullopt : parse_uint(v.substr(0, slash));
+  const auto n = slash == std::string::npos ? std::nullopt : parse_uint(v.substr(slash + 1));
+  if (!i || !n || *n == 0 || *i >= *n || *n > (1u << 20)) return "--shard: expected i/n with 0 <= i < n, got '" + v + "'";
+  s.shard = static_cast<int64_t>(*i);
+  s.shards = static_cast<int64_t>(*n);
+  return {};
+}
+
+// Numbers: seconds are positive decimals; counts and seeds unsigned integers.
+std::string parse_value(const std::string& a, const std::string& v, FuzzArgs& o) {
+  fuzz::Settings& s = o.s;
+  auto seconds = [&](double& out) {
+    char* end = nullptr;
+    out = std::strtod(v.c_str(), &end);
+    return end != v.c_str() && *end == '\0' && out > 0 && out < 1e9;
+  };
+  if (a == "--op") {
+    const auto ops = gen::parse_op_set(v);
+    if (!ops) return "--op: expected conv, maxpool, conv_bias_relu or all, got '" + v + "'";
+    s.ops = *ops;
+  } else if (a == "--time") {
+    if (!seconds(s.time_budget)) return "--time: expected a positive number of seconds, got '" + v + "'";
+  } else if (a == "--shrink-time") {
+    if (!seconds(s.shrink_time)) return "--shrink-time: expected a positive number of seconds, got '" + v + "'";
+  } else if (a == "--timeout") {
+    if (!seconds(s.timeout)) return "--timeout: expected a positive number of seconds, got '" + v + "'";
+  } else if (a == "--count" || a == "--jobs" || a == "--max-failures" || a == "--seed") {
+    const auto n = parse_uint(v);
+    if (!n || (a != "--seed" && (*n > (1ull << 40) || (*n == 0 && a == "--jobs")))) {
+      return a + ": expected a " + (a == "--jobs" ? "positive" : "non-negative") + " integer, got '" + v + "'";
+    }
+    if (a == "--count") s.count = static_cast<int64_t>(*n);
+    if (a == "--jobs") s.jobs = static_cast<int>(std::min<uint64_t>(*n, 1024));
+    if (a == "--max-failures") s.max_failures = static_cast<int64_t>(*n);
+    if (a == "--seed") s.seed = *n, o.seed_given = true;
+  } else if (a == "--backend") {
+    s.backend = v;
+  } else if (a == "--plugin") {
+    s.plugins.push_back(v);
+  } else if (a == "--save") {
+    s.save_dir = v;
+  } else if (a == "--report") {
+    o.report = v;
+  } else if (a == "--shard") {
+    return parse_shard(v, s);
+  } else {
+    return "fuzz: unknown option '" + a + "'";
+  }
+  return {};
+}
+
+std::string parse(const Args& args, FuzzArgs& o) {
+  o.s.jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--in-process") {
+      o.s.in_process = true;
+      continue;
+    }
+    if (args[i].rfind("--", 0) != 0) return "fuzz: unexpected argument '" + args[i] + "'";
+    if (i + 1 >= args.size()) return args[i] + ": missing value";
+    if (std::string err = parse_value(args[i], args[i + 1], o); !err.empty()) return err;
+    ++i;
+  }
+  if (o.s.time_budget <= 0 && o.s.count < 0) o.s.time_budget = 60;
+  if (!o.seed_given) o.s.seed = (static_cast<uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
+  return {};
+}
+
+void print_summary(const fuzz::Outcome& out, const fuzz::Settings& s) {
+  const int64_t tried = out.replayed + out.generated;
+  const double rate = out.check_seconds > 0 ? static_cast<double>(out.generated) / out.check_seconds : 0.0;
+  std::map<std::string, int> counts = summary_counts(out.results);
+  double shrinking = 0;
+  for (const fuzz::Saved& sv : out.saved) shrinking += sv.seconds;
+  std::printf("\nkcheck fuzz: %lld cases (%lld replayed, %lld generated) in %.1f s: %.1f generated cases/s "
+              "(%.1f s shrinking apart; seed %llu, shard %lld/%lld, backend %s)\n",
+              static_cast<long long>(tried), static_cast<long long>(out.replayed),
+              static_cast<long long>(out.generated), out.seconds, rate, shrinking,
+              static_cast<unsigned long long>(s.seed), static_cast<long long>(s.shard),
+              static_cast<long long>(s.shards), s.backend.c_str());
+  std::printf("  passed %d, failed %d, mistrusted %d, skipped %d, invalid %d, crashed %d, timeout %d\n",
+              counts["passed"], counts["failed"], counts["mistrusted"], counts["skipped"], counts["invalid"],
+              counts["crashed"], counts["timeout"]);
+  if (out.failed_checks.empty()) {
+    std::printf("  no failures\n");
+    return;
+  }
+  std::printf("  failing cases by check:");
+  for (const auto& [check, n] : out.failed_checks) std::printf(" %s %d;", check.c_str(), n);
+  std::printf("\n");
+  for (const fuzz::Saved& sv : out.saved) {
+    std::printf("  %s: shrunk %s\n    reproduce: %s\n", sv.check.c_str(), sv.shrunk.c_str(),
+                fuzz::reproduce_command(s, sv.shrunk).c_str());
+  }
+}
+
+std::string now_utc() {
+  const std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+RunInfo run_info(const Args& args, const fuzz::Outcome& out, const fuzz::Settings& s, const std::string& started) {
+  RunInfo info;
+  info.command = "kcheck fuzz";
+  for (const std::string& a : args) info.command += " " + a;
+  info.started = started;
+  info.seconds = out.seconds;
+  info.extra["seed"] = std::to_string(s.seed);
+  info.extra["shard"] = std::to_string(s.shard) + "/" + std::to_string(s.shards);
+  info.extra["op"] = std::string(gen::op_set_name(s.ops));
+  char rate[32];
+  std::snprintf(rate, sizeof rate, "%.2f", out.check_seconds > 0 ? static_cast<double>(out.generated) / out.check_seconds : 0.0);
+  info.extra["cases_per_second"] = rate;
+  for (size_t i = 0; i < out.saved.size(); ++i) info.extra["shrunk." + std::to_string(i)] = out.saved[i].shrunk;
+  return info;
+}
+
+}  // namespace
+
+constexpr const char* kFuzzUsage =
+    "usage: kcheck fuzz [--op conv|maxpool|conv_bias_relu|all] [--time S | --count N] [--seed S]\n"
+    "                   [--backend b] [--plugin lib.so]... [--save DIR] [--report r.json] [--shard i/n]\n"
+    "                   [--jobs N] [--shrink-time S] [--timeout S] [--max-failures N] [--in-process]\n"
+    "  replays DIR (default cases/regressions), then checks generated cases on the backend (default\n"
+    "  reference) until the budget (default --time 60) is spent; the first failure of each check is\n"
+    "  shrunk and saved under DIR with the command that reproduces it. Exit 0 nothing failed, 1 a case\n"
+    "  failed, crashed, timed out or was invalid, 2 bad usage.\n";
+
+int fuzz_command(const Args& args) {
+  if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
+    std::fputs(kFuzzUsage, stdout);
+    return 0;
+  }
+  FuzzArgs o;
+  if (std::string err = parse(args, o); !err.empty()) return usage_error(err);
+  Registry reg = builtin_registry();
+  for (const std::string& p : o.s.plugins) {
+    if (Status st = load_plugin(p, reg); !st.ok()) return usage_error(st.message());
+  }
+  const auto backend = reg.make(o.s.backend);
+  if (!backend) return usage_error("--backend: unknown backend '" + o.s.backend + "' (see kcheck backends)");
+  if (Status st = backend->available(); !st.ok()) {
+    return usage_error("--backend " + o.s.backend + ": unavailable (" + st.message() + ")");
+  }
+  o.s.progress = isatty(STDERR_FILENO);
+  const std::string started = now_utc();
+  std::string budget = o.s.count >= 0 ? "count " + std::to_string(o.s.count) : "";
+  if (o.s.time_budget > 0) {
+    char t[32];
+    std::snprintf(t, sizeof t, "%stime %g s", budget.empty() ? "" : ", ", o.s.time_budget);
+    budget += t;
+  }
+  std::printf("kcheck fuzz: seed %llu (rerun with --seed %llu), op %s, backend %s, shard %lld/%lld, %s, %d jobs\n",
+              static_cast<unsigned long long>(o.s.seed), static_cast<unsigned long long>(o.s.seed),
+              std::string(gen::op_set_name(o.s.ops)).c_str(), o.s.backend.c_str(), static_cast<long long>(o.s.shard),
+              static_cast<long long>(o.s.shards), budget.c_str(), o.s.jobs);
+  std::fflush(stdout);
+  const fuzz::Outcome out = fuzz::run(o.s, reg);
+  print_summary(out, o.s);
+  if (!o.report.empty()) {
+    if (!write_text_file(o.report, report_json(out.results, run_info(args, out, o.s, started)))) {
+      return usage_error("cannot write " + o.report);
+    }
+    std::printf("report: %s\n", o.report.c_str());
+  }
+  return out.failed ? 1 : 0;
+}
+
+}  // namespace kc::cli

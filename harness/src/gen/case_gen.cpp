@@ -1,0 +1,197 @@
+// Generators of valid cases: a draft drawn field by field (gen::build, one generator
+// per field, so RapidCheck shrinks each on its own), realised as a Case. Field order
+// is shrink order: the window (sizes) first, then batch and channels, then the dtype
+// and the data. Options list the simplest choice first (pick.h), which is where a
+// shrink lands: f64, fill random, no inline data, zeros padding mode.
+#include <algorithm>
+
+#include "kc/gen.h"
+#include "pick.h"
+#include "window.h"
+
+namespace kc::gen {
+namespace {
+
+using detail::flag;
+using detail::pick;
+using rc::gen::inRange;
+using rc::gen::just;
+using rc::gen::set;
+
+struct DataDraft {
+  Fill fill = Fill::kRandom;
+  uint64_t seed = 0;
+  bool exact = false;     // tolerance: exact (only with fill: integer, where sums are exact)
+  bool inline_x = false;  // inline x from data_tensor (not with fill: integer)
+};
+
+struct ConvDraft {
+  detail::WindowDraft window;
+  int64_t batch = 1, groups = 1, in_per_group = 1, out_per_group = 1;
+  bool depthwise = false, bias = false;
+  DType dtype = DType::kF64;
+  DataDraft data;
+};
+
+struct PoolDraft {
+  detail::WindowDraft window;
+  int64_t batch = 1, channels = 1;
+  PoolMode mode = PoolMode::kTraining;
+  TieRule tie = TieRule::kFirst;
+  DType dtype = DType::kF64;
+  DataDraft data;
+};
+
+Caps widened(Caps c) {
+  c.channels_per_group = c.wide_channels_per_group;
+  c.groups = std::min<int64_t>(c.groups, 2);
+  c.batch = std::min<int64_t>(c.batch, 2);
+  c.extent[0] *= c.wide_extent_factor;
+  c.extent[1] *= c.wide_extent_factor;
+  return c;
+}
+
+// The options with the usual caps, or (wide_percent of the time) the wide ones.
+rc::Gen<Options> sized(const Options& o) {
+  return rc::gen::map(flag(static_cast<uint64_t>(o.caps.wide_percent)), [o](bool wide) {
+    Options r = o;
+    if (wide) r.caps = widened(o.caps);
+    return r;
+  });
+}
+
+rc::Gen<DType> dtype_gen() {
+  return pick<DType>({{1, DType::kF64}, {1, DType::kF32}, {1, DType::kF16}, {1, DType::kBF16}});
+}
+
+rc::Gen<DataDraft> data_draft(bool pool, const Options& o) {
+  std::vector<std::pair<uint64_t, Fill>> fills = {
+      {4, Fill::kRandom}, {2, Fill::kNormal}, {3, Fill::kInteger}, {pool ? 3u : 1u, Fill::kTies}};
+  if (o.data & (kNaN | kInfinity)) fills.push_back({1, Fill::kSpecial});
+  return rc::gen::build<DataDraft>(set(&DataDraft::fill, pick<Fill>(fills)),
+                                   set(&DataDraft::seed, rc::gen::arbitrary<uint64_t>()),
+                                   set(&DataDraft::exact, flag(50)),
+                                   set(&DataDraft::inline_x, o.data != 0 ? flag(pool ? 30 : 12) : just(false)));
+}
+
+void apply_data(const DataDraft& d, Case& c) {
+  c.data = DataSpec{d.seed, d.fill};
+  if (d.fill == Fill::kInteger && d.exact) c.tolerance.kind = ToleranceKind::kExact;
+}
+
+// The case, with inline x when the draft asks for it.
+rc::Gen<Case> finish(Case c, const DataDraft& d, unsigned kinds) {
+  if (!d.inline_x || d.fill == Fill::kInteger || kinds == 0) return just(std::move(c));
+  return with_inline_x(c, kinds);
+}
+
+rc::Gen<ConvDraft> conv_draft(bool fused, const Options& o) {
+  const Caps& k = o.caps;
+  return rc::gen::build<ConvDraft>(
+      set(&ConvDraft::window, detail::window_draft(false, k)),
+      set(&ConvDraft::batch, inRange<int64_t>(1, k.batch + 1)),
+      set(&ConvDraft::groups, inRange<int64_t>(1, k.groups + 1)),
+      set(&ConvDraft::in_per_group, inRange<int64_t>(1, k.channels_per_group + 1)),
+      set(&ConvDraft::out_per_group, inRange<int64_t>(1, k.channels_per_group + 1)),
+      set(&ConvDraft::depthwise, flag(20)), set(&ConvDraft::bias, fused ? just(true) : flag(50)),
+      set(&ConvDraft::dtype, dtype_gen()), set(&ConvDraft::data, data_draft(false, o)));
+}
+
+Case realise_conv(const ConvDraft& d, bool fused) {
+  const detail::Window w = detail::realise(d.window);
+  Case c;
+  c.dtype = d.dtype;
+  c.input = InputSpec{d.batch, d.groups * (d.depthwise ? 1 : d.in_per_group), w.spatial};
+  ConvParams p;
+  p.out_channels = d.groups * d.out_per_group;
+  p.kernel = w.kernel;
+  p.stride = w.stride;
+  p.dilation = w.dilation;
+  p.groups = d.groups;
+  p.padding = w.padding;
+  p.padding_mode = d.window.mode;
+  p.bias = fused || d.bias;
+  if (fused) {
+    c.op = ConvBiasReluParams{p};
+  } else {
+    c.op = p;
+  }
+  apply_data(d.data, c);
+  return c;
+}
+
+rc::Gen<Case> conv_like(bool fused, const Options& options) {
+  return rc::gen::mapcat(sized(options), [fused](const Options& o) {
+    return rc::gen::mapcat(conv_draft(fused, o), [fused, o](const ConvDraft& d) {
+      return finish(realise_conv(d, fused), d.data, o.data);
+    });
+  });
+}
+
+rc::Gen<PoolDraft> pool_draft(const Options& o) {
+  const Caps& k = o.caps;
+  return rc::gen::build<PoolDraft>(
+      set(&PoolDraft::window, detail::window_draft(true, k)),
+      set(&PoolDraft::batch, inRange<int64_t>(1, k.batch + 1)),
+      set(&PoolDraft::channels, inRange<int64_t>(1, k.groups + 2)),
+      set(&PoolDraft::mode, pick<PoolMode>({{3, PoolMode::kTraining}, {1, PoolMode::kInference}})),
+      set(&PoolDraft::tie, pick<TieRule>({{2, TieRule::kFirst}, {1, TieRule::kLast}, {1, TieRule::kAny}})),
+      set(&PoolDraft::dtype, dtype_gen()), set(&PoolDraft::data, data_draft(true, o)));
+}
+
+Case realise_pool(const PoolDraft& d) {
+  const detail::Window w = detail::realise(d.window);
+  Case c;
+  c.dtype = d.dtype;
+  c.input = InputSpec{d.batch, d.channels, w.spatial};
+  MaxPoolParams p;
+  p.kernel = w.kernel;
+  p.stride = w.stride;
+  p.dilation = w.dilation;
+  p.padding = w.padding;
+  p.ceil_mode = d.window.ceil_mode;
+  p.mode = d.mode;
+  p.tie = d.tie;
+  c.op = p;
+  apply_data(d.data, c);
+  return c;
+}
+
+}  // namespace
+
+rc::Gen<Case> conv_case(const Options& options) { return conv_like(false, options); }
+rc::Gen<Case> conv_bias_relu_case(const Options& options) { return conv_like(true, options); }
+
+rc::Gen<Case> maxpool_case(const Options& options) {
+  return rc::gen::mapcat(sized(options), [](const Options& o) {
+    return rc::gen::mapcat(pool_draft(o), [o](const PoolDraft& d) { return finish(realise_pool(d), d.data, o.data); });
+  });
+}
+
+rc::Gen<Case> valid_case(OpSet ops, const Options& options) {
+  if (ops == OpSet::kConv) return conv_case(options);
+  if (ops == OpSet::kMaxPool) return maxpool_case(options);
+  if (ops == OpSet::kConvBiasRelu) return conv_bias_relu_case(options);
+  return rc::gen::mapcat(pick<OpSet>({{2, OpSet::kConv}, {1, OpSet::kMaxPool}, {1, OpSet::kConvBiasRelu}}),
+                         [options](OpSet op) { return valid_case(op, options); });
+}
+
+std::optional<OpSet> parse_op_set(std::string_view name) {
+  if (name == "conv") return OpSet::kConv;
+  if (name == "maxpool") return OpSet::kMaxPool;
+  if (name == "conv_bias_relu") return OpSet::kConvBiasRelu;
+  if (name == "all") return OpSet::kAll;
+  return std::nullopt;
+}
+
+std::string_view op_set_name(OpSet ops) {
+  switch (ops) {
+    case OpSet::kConv: return "conv";
+    case OpSet::kMaxPool: return "maxpool";
+    case OpSet::kConvBiasRelu: return "conv_bias_relu";
+    case OpSet::kAll: return "all";
+  }
+  return "?";
+}
+
+}  // namespace kc::gen

@@ -1,0 +1,303 @@
+// The fuzz loop (see fuzz_session.h). Cases run in batches of a few per worker slot
+// through run_tasks (one forked worker per case: measured at well under a millisecond
+// a case, small beside the checks themselves), and the budget is looked at between
+// batches. A failure is named after its first failing check; the first failure of each
+// name is shrunk (RapidCheck's shrink tree of the generated case, every candidate run
+// in a worker too) and saved, later ones are counted: a broken kernel fails almost
+// every case, and one small reproducer per kind of failure is what a user can act on.
+#include "fuzz_session.h"
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "kc/case_io.h"
+#include "kc/isolate.h"
+#include "kc/runner.h"
+
+namespace kc::fuzz {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+bool is_failure(Disposition d) {
+  return d == Disposition::kFailed || d == Disposition::kCrashed || d == Disposition::kTimeout ||
+         d == Disposition::kInvalid;
+}
+
+bool check_failed(const CheckResult& c) {
+  return c.disposition == Disposition::kFailed || c.disposition == Disposition::kCrashed;
+}
+
+// The check a failing result is named after: the first that failed, else the case's
+// disposition ("crashed", "timeout", "invalid").
+std::string failure_kind(const CaseResult& r) {
+  for (const CheckResult& c : r.checks) {
+    if (check_failed(c)) return c.name;
+  }
+  return std::string(disposition_key(r.disposition));
+}
+
+// A shrink candidate keeps the failure when the same check still fails (other checks
+// may come and go), or for a case-level failure, when it ends the same way.
+bool fails_like(const CaseResult& r, const std::string& kind) {
+  for (const CheckResult& c : r.checks) {
+    if (c.name == kind) return check_failed(c);
+  }
+  return is_failure(r.disposition) && disposition_key(r.disposition) == kind;
+}
+
+std::string first_line(const std::string& s, size_t max = 300) {
+  std::string line = s.substr(0, s.find('\n'));
+  return line.size() > max ? line.substr(0, max) + "..." : line;
+}
+
+std::string diagnosis(const CaseResult& r, const std::string& kind) {
+  for (const CheckResult& c : r.checks) {
+    if (c.name == kind) return first_line(c.message);
+  }
+  return first_line(r.message);
+}
+
+class Session {
+  static constexpr size_t kChunk = 8;  // cases per worker process
+
+ public:
+  Session(const Settings& s, const Registry& reg) : s_(s), reg_(reg), gen_(gen::valid_case(s.ops)) {}
+
+  Outcome run() {
+    start_ = Clock::now();
+    replay();
+    uint64_t next = static_cast<uint64_t>(s_.shard);
+    while (!spent(next)) run_batch(next);
+    if (s_.progress) std::fputc('\n', stderr);
+    out_.seconds = since(start_);
+    return std::move(out_);
+  }
+
+ private:
+  // `per_task` cases in each task: the timeout and the progress count scale with it.
+  IsolateOptions isolation(bool with_progress, size_t per_task = 1) {
+    IsolateOptions o{s_.jobs, s_.timeout * static_cast<double>(per_task), s_.in_process, nullptr};
+    if (with_progress && s_.progress) {
+      o.progress = [this, per_task](size_t, size_t, const CaseResult&) { show_progress(static_cast<int64_t>(per_task)); };
+    }
+    return o;
+  }
+
+  bool spent(uint64_t next) const {
+    if (s_.count >= 0 && next >= static_cast<uint64_t>(s_.count)) return true;
+    if (s_.time_budget > 0 && since(start_) >= s_.time_budget) return true;
+    return s_.max_failures > 0 && failures_ >= s_.max_failures;
+  }
+
+  void replay() {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(s_.save_dir, ec)) return;
+    const std::vector<std::string> files = find_case_files(s_.save_dir);
+    for (size_t i = 0; i < files.size(); ++i) {
+      if (static_cast<int64_t>(i) % s_.shards != s_.shard) continue;
+      for (LoadedCase& lc : load_case_file(files[i])) loaded_.push_back(std::move(lc));
+    }
+    std::vector<IsolatedTask> tasks;
+    for (const LoadedCase& lc : loaded_) {
+      CaseResult label;
+      label.source = lc.file + ":" + std::to_string(lc.line);
+      label.case_name = lc.c.ok() ? case_label(*lc.c) : label.source;
+      label.backend = s_.backend;
+      tasks.push_back({label, [this, &lc] { return check_loaded(lc, *reg_.make(s_.backend)); }});
+    }
+    for (CaseResult& r : run_tasks(std::move(tasks), isolation(true))) record(std::move(r), false);
+    out_.replayed = static_cast<int64_t>(loaded_.size());
+  }
+
+  Case named(Case c, uint64_t index, const std::string& suffix = "") const {
+    c.name = "fuzz seed " + std::to_string(s_.seed) + " case " + std::to_string(index) + suffix;
+    c.source = "kcheck fuzz --seed " + std::to_string(s_.seed) + ": case " + std::to_string(index);
+    return c;
+  }
+
+  IsolatedTask task_for(const Case& c) {
+    CaseResult label;
+    label.case_name = case_label(c);
+    label.source = c.source;
+    label.backend = s_.backend;
+    label.reproducer = case_to_one_line(c);
+    return {label, [this, c] { return check_case(c, *reg_.make(s_.backend)); }};
+  }
+
+  // One worker checks a chunk of cases (a fresh backend each), their results framed
+  // in the message of the chunk's result.
+  IsolatedTask chunk_task(std::vector<Case> chunk) {
+    CaseResult label;
+    label.case_name = "a chunk of " + std::to_string(chunk.size()) + " cases";
+    label.backend = s_.backend;
+    return {label, [this, chunk] {
+              CaseResult packed;
+              for (const Case& c : chunk) {
+                const std::string one = serialize(check_case(c, *reg_.make(s_.backend)));
+                packed.message += std::to_string(one.size()) + ":" + one;
+              }
+              return packed;
+            }};
+  }
+
+  static bool unpack(const CaseResult& packed, size_t count, std::vector<CaseResult>& out) {
+    const std::string& m = packed.message;
+    size_t pos = 0;
+    for (size_t i = 0; i < count; ++i) {
+      const size_t colon = m.find(':', pos);
+      if (colon == std::string::npos) return false;
+      const size_t n = std::strtoull(m.c_str() + pos, nullptr, 10);
+      CaseResult r;
+      if (colon + 1 + n > m.size() || !deserialize(m.substr(colon + 1, n), r)) return false;
+      out.push_back(std::move(r));
+      pos = colon + 1 + n;
+    }
+    return true;
+  }
+
+  // Results of `cases` in order. Chunks amortise the fork (about a millisecond a
+  // worker, as much as a small case takes to check); a chunk whose worker died is run
+  // again case by case, so that the crash or hang lands on the case that caused it.
+  std::vector<CaseResult> check_cases(const std::vector<Case>& cases) {
+    std::vector<IsolatedTask> tasks;
+    for (size_t i = 0; i < cases.size(); i += kChunk) {
+      tasks.push_back(chunk_task({cases.begin() + static_cast<long>(i),
+                                  cases.begin() + static_cast<long>(std::min(cases.size(), i + kChunk))}));
+    }
+    IsolateOptions iso = isolation(true, kChunk);
+    const std::vector<CaseResult> packed = run_tasks(std::move(tasks), iso);
+    std::vector<CaseResult> out;
+    for (size_t t = 0; t < packed.size(); ++t) {
+      const size_t first = t * kChunk, count = std::min(kChunk, cases.size() - first);
+      const size_t before = out.size();
+      if (packed[t].disposition == Disposition::kPassed && unpack(packed[t], count, out)) continue;
+      out.resize(before);
+      for (size_t i = first; i < first + count; ++i) out.push_back(check_one(cases[i]));
+    }
+    return out;
+  }
+
+  void run_batch(uint64_t& next) {
+    const auto batch_start = Clock::now();
+    std::vector<std::pair<uint64_t, rc::Shrinkable<Case>>> trees;
+    std::vector<Case> cases;
+    const size_t size = static_cast<size_t>(std::max(1, s_.jobs)) * 2 * kChunk;
+    for (; trees.size() < size && !(s_.count >= 0 && next >= static_cast<uint64_t>(s_.count)); next += s_.shards) {
+      trees.emplace_back(next, gen::generate(gen_, s_.seed, next));
+      cases.push_back(named(trees.back().second.value(), next));
+    }
+    std::vector<CaseResult> results = check_cases(cases);
+    out_.check_seconds += since(batch_start);
+    for (size_t i = 0; i < results.size(); ++i) {
+      out_.generated += 1;
+      const bool bad = is_failure(results[i].disposition);
+      const std::string kind = bad ? failure_kind(results[i]) : "";
+      if (bad && kinds_seen_.insert(kind).second) shrink_and_save(trees[i].first, trees[i].second, results[i]);
+      record(std::move(results[i]), true);
+    }
+    done_ = static_cast<int64_t>(out_.results.size());  // the chunk counts were estimates
+  }
+
+  void record(CaseResult r, bool generated) {
+    if (is_failure(r.disposition)) {
+      out_.failed = true;
+      failures_ += generated ? 1 : 0;
+      bool named_check = false;
+      for (const CheckResult& c : r.checks) {
+        if (check_failed(c)) out_.failed_checks[c.name] += 1, named_check = true;
+      }
+      if (!named_check) out_.failed_checks[std::string(disposition_key(r.disposition))] += 1;
+    }
+    out_.results.push_back(std::move(r));
+  }
+
+  CaseResult check_one(const Case& c) {
+    std::vector<IsolatedTask> one;
+    one.push_back(task_for(c));
+    return run_tasks(std::move(one), isolation(false)).front();
+  }
+
+  void shrink_and_save(uint64_t index, const rc::Shrinkable<Case>& tree, const CaseResult& first) {
+    const std::string kind = failure_kind(first);
+    clear_progress();
+    std::printf("%s after %.1f s: case %llu fails %s: %s\n", std::string(disposition_name(first.disposition)).c_str(),
+                since(start_), static_cast<unsigned long long>(index), kind.c_str(), diagnosis(first, kind).c_str());
+    std::fflush(stdout);
+    const auto t0 = Clock::now();
+    CaseResult last = first;
+    auto still_fails = [&](const Case& candidate) {
+      CaseResult r = check_one(named(candidate, index, " (shrunk)"));
+      if (!fails_like(r, kind)) return false;
+      last = std::move(r);
+      return true;
+    };
+    const auto deadline = t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s_.shrink_time));
+    const gen::ShrinkOutcome so = gen::shrink_case(tree, still_fails, deadline);
+    const std::string stem = "fuzz-s" + std::to_string(s_.seed) + "-c" + std::to_string(index) + "-" + kind;
+    Saved sv{kind, save(named(tree.value(), index), first, kind, stem), {}, so.steps, so.tried, so.out_of_time, 0};
+    sv.shrunk = save(named(so.smallest, index, " (shrunk)"), last, kind, stem + "-shrunk");
+    sv.seconds = since(t0);
+    std::printf("  shrunk in %d steps (%d candidates, %.1f s%s): %s\n", sv.steps, sv.tried, sv.seconds,
+                sv.out_of_time ? ", stopped by --shrink-time" : "", diagnosis(last, kind).c_str());
+    std::printf("  saved %s\n  saved %s\n  reproduce: %s\n", sv.original.c_str(), sv.shrunk.c_str(),
+                reproduce_command(s_, sv.shrunk).c_str());
+    std::fflush(stdout);
+    out_.saved.push_back(std::move(sv));
+  }
+
+  std::string save(const Case& c, const CaseResult& r, const std::string& kind, const std::string& stem) {
+    const std::filesystem::path path = std::filesystem::path(s_.save_dir) / (stem + ".yaml");
+    std::error_code ec;
+    std::filesystem::create_directories(path.parent_path(), ec);
+    std::string text = "# kcheck fuzz --seed " + std::to_string(s_.seed) + " --op " +
+                       std::string(gen::op_set_name(s_.ops)) + ": " + kind + " " +
+                       std::string(disposition_name(r.disposition)) + " on backend " + s_.backend + "\n";
+    text += "# " + diagnosis(r, kind) + "\n# reproduce: " + reproduce_command(s_, path.string()) + "\n";
+    std::ofstream f(path, std::ios::binary);
+    f << text << case_to_yaml(c);
+    if (!f) std::fprintf(stderr, "kcheck fuzz: cannot write %s\n", path.string().c_str());
+    return path.string();
+  }
+
+  void show_progress(int64_t just_done) {
+    done_ += just_done;
+    const double t = since(start_);
+    if (t - shown_at_ < 0.1) return;  // a terminal needs no more than ten lines a second
+    shown_at_ = t;
+    std::fprintf(stderr, "\r\033[K[fuzz] %lld cases  %.1f/s  %lld failed", static_cast<long long>(done_),
+                 t > 0 ? static_cast<double>(done_) / t : 0.0, static_cast<long long>(failures_));
+    if (s_.time_budget > 0) std::fprintf(stderr, "  %.0f s left", std::max(0.0, s_.time_budget - t));
+  }
+
+  void clear_progress() {
+    if (s_.progress) std::fputs("\r\033[K", stderr);
+  }
+
+  const Settings& s_;
+  const Registry& reg_;
+  rc::Gen<Case> gen_;
+  Outcome out_;
+  std::vector<LoadedCase> loaded_;
+  std::set<std::string> kinds_seen_;
+  Clock::time_point start_;
+  int64_t failures_ = 0, done_ = 0;
+  double shown_at_ = -1;
+};
+
+}  // namespace
+
+std::string reproduce_command(const Settings& s, const std::string& path) {
+  std::string cmd = "kcheck run " + path + " --backend " + s.backend;
+  for (const std::string& p : s.plugins) cmd += " --plugin " + p;
+  return cmd;
+}
+
+Outcome run(const Settings& s, const Registry& registry) { return Session(s, registry).run(); }
+
+}  // namespace kc::fuzz

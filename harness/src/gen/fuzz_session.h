@@ -1,0 +1,61 @@
+// The engine of `kcheck fuzz` (DESIGN section 6): replay the saved regressions, then
+// generate cases from (seed, index), check each on the backend in a worker process,
+// and shrink the first failure of each kind, saving it before and after as YAML.
+// Case k of a run belongs to shard k mod n: a run split over n processes checks the
+// same cases as one run, whatever the machines. Part of kcheck (it prints progress).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "kc/gen.h"
+#include "kc/registry.h"
+#include "kc/result.h"
+
+namespace kc::fuzz {
+
+struct Settings {
+  gen::OpSet ops = gen::OpSet::kAll;
+  uint64_t seed = 0;
+  double time_budget = 0;   // seconds of generation; <= 0: no time limit
+  int64_t count = -1;       // cases over all shards; < 0: no count limit
+  std::string backend = "reference";
+  std::vector<std::string> plugins;  // for the reproduce command
+  std::string save_dir = "cases/regressions";
+  int64_t shard = 0, shards = 1;
+  int jobs = 1;
+  double shrink_time = 20;  // seconds per shrink
+  double timeout = 60;      // per case, in the worker
+  int64_t max_failures = 0; // stop after this many failing cases; 0: no limit
+  bool in_process = false;  // no worker processes (debugging; a crash ends the run)
+  bool progress = false;    // a progress line on stderr
+};
+
+// A failure that was shrunk and saved.
+struct Saved {
+  std::string check;     // the check that failed (or crashed / timeout / invalid)
+  std::string original;  // path of the case as generated
+  std::string shrunk;    // path of the shrunk case
+  int steps = 0, tried = 0;
+  bool out_of_time = false;
+  double seconds = 0;
+};
+
+struct Outcome {
+  std::vector<CaseResult> results;  // replayed cases first, then generated ones
+  int64_t replayed = 0, generated = 0;
+  double seconds = 0;           // the whole run
+  double check_seconds = 0;     // generating and checking, without replay and shrinking
+  std::vector<Saved> saved;
+  std::map<std::string, int> failed_checks;  // failing cases per check name
+  bool failed = false;          // anything failed, crashed, timed out or was invalid
+};
+
+Outcome run(const Settings& s, const Registry& registry);
+
+// `kcheck run PATH --backend B [--plugin P]...`
+std::string reproduce_command(const Settings& s, const std::string& path);
+
+}  // namespace kc::fuzz

@@ -1,0 +1,35 @@
+// Internal to the generators: the rules an invalid case can break, each as a function
+// that turns a valid case into one that breaks that rule and nothing else, and says
+// which text the refusal must contain. Case rules (validate() enforces them) edit the
+// Case; reader rules (only the YAML reader enforces them) edit the case file text.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kc/case.h"
+
+namespace kc::gen::detail {
+
+struct Breakage {
+  std::string error;  // substring of the refusal
+  std::string yaml;   // reader rules: the edited file text; empty for case rules
+};
+
+// `c` is valid on entry; `dim` < its rank, `amount` >= 1 picks how far to break.
+using BreakFn = Breakage (*)(Case& c, size_t dim, int64_t amount);
+
+struct Rule {
+  const char* name;
+  BreakFn apply;
+};
+
+// The rules that can break `c` (a valid case), case rules and reader rules apart.
+std::vector<Rule> case_rules(const Case& c);
+std::vector<Rule> reader_rules(const Case& c);
+
+// The field prefix validate() uses for the op's params: conv, conv_bias_relu, maxpool.
+std::string op_field(const Case& c);
+
+}  // namespace kc::gen::detail

@@ -1,0 +1,47 @@
+// Internal to the generators: the spatial part of a conv or max-pool case (extents,
+// kernel, stride, dilation, padding) as drawn field by field, and its realisation as a
+// valid geometry. A draft holds no invalid combination to reject: realise() derives
+// the input extent from the window (the smallest extent the window and padding rules
+// allow, plus a drawn `extra`), so shrinking any field keeps the case valid.
+// Three dims are always drawn and `keep` says which of them the case has (its rank):
+// shrinking `keep` drops a dim and leaves the others as they were, so a failure that
+// needs one odd dim shrinks to rank 1 with that dim, whichever it was.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <rapidcheck.h>
+
+#include "kc/case.h"
+#include "kc/gen.h"
+
+namespace kc::gen::detail {
+
+enum class PadForm { kPairs, kSymmetric, kUniform, kValid, kSame, kSameLower };
+
+struct DimDraft {
+  int64_t extra = 0;  // input extent beyond the smallest that the window rules allow
+  int64_t kernel = 1, stride = 1, dilation = 1, lo = 0, hi = 0;
+};
+
+struct WindowDraft {
+  std::vector<DimDraft> dims;  // three, drawn within the rank-1 caps
+  std::vector<size_t> keep;    // the dims the case has, in order; its size is the rank
+  Caps caps;                   // to scale kept dims to the caps of the rank
+  PadForm pad = PadForm::kPairs;
+  PaddingMode mode = PaddingMode::kZeros;  // conv only
+  bool pool = false;
+  bool default_stride = false;  // pool only: stride left out, so it equals the kernel
+  bool ceil_mode = false;       // pool only
+};
+
+struct Window {
+  Dims spatial, kernel, stride, dilation;
+  PadSpec padding;
+};
+
+rc::Gen<WindowDraft> window_draft(bool pool, const Caps& caps);
+Window realise(const WindowDraft& d);
+
+}  // namespace kc::gen::detail

@@ -1,0 +1,80 @@
+# cmake -P driver for kcheck gen and kcheck fuzz on the reference: exit codes, bad
+# usage, gen output that sorts and loads, --invalid cases refused as they expect,
+# saved regressions replayed first, and --shard splitting one run exactly.
+#   -DKCHECK=path -DWORK=dir
+file(REMOVE_RECURSE "${WORK}")
+file(MAKE_DIRECTORY "${WORK}")
+
+function(kcheck want_rc)
+  execute_process(COMMAND "${KCHECK}" ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 120)
+  if(NOT rc EQUAL want_rc)
+    message(FATAL_ERROR "kcheck ${ARGN}: exit ${rc}, want ${want_rc}\n${out}${err}")
+  endif()
+  set(out "${out}${err}" PARENT_SCOPE)
+endfunction()
+
+# Bad usage is exit 2 and says what is wrong.
+kcheck(2 fuzz --op conv3d)
+kcheck(2 fuzz --shard 2/2)
+kcheck(2 fuzz --time -1)
+kcheck(2 fuzz --backend no.such.backend)
+kcheck(2 gen --count 3)
+kcheck(2 gen --count x -o "${WORK}/x")
+
+# gen: N files, named so that they sort in generation order, that load and run.
+kcheck(0 gen --op maxpool --count 12 --seed 3 -o "${WORK}/gen")
+file(GLOB files RELATIVE "${WORK}/gen" "${WORK}/gen/*.yaml")
+list(LENGTH files n)
+list(GET files 0 first)
+list(GET files 11 last)
+if(NOT n EQUAL 12 OR NOT first STREQUAL "000000-maxpool.yaml" OR NOT last STREQUAL "000011-maxpool.yaml")
+  message(FATAL_ERROR "gen wrote ${files}")
+endif()
+execute_process(COMMAND "${KCHECK}" run "${WORK}/gen" --backend reference RESULT_VARIABLE rc OUTPUT_VARIABLE out)
+if(rc EQUAL 2 OR out MATCHES "INVALID")
+  message(FATAL_ERROR "generated cases do not load:\n${out}")
+endif()
+
+# gen --invalid: every case is refused with the error it expects, so kcheck run passes.
+kcheck(0 gen --invalid --count 40 --seed 4 -o "${WORK}/invalid")
+kcheck(0 run "${WORK}/invalid" --backend reference)
+
+# fuzz on the reference: the seed is printed first, the run passes.
+kcheck(0 fuzz --op conv --count 40 --seed 5 --save "${WORK}/none" --report "${WORK}/whole.json")
+if(NOT out MATCHES "^kcheck fuzz: seed 5 ")
+  message(FATAL_ERROR "the seed is not printed at the start:\n${out}")
+endif()
+
+# --shard i/n: the shards together check exactly the cases of the whole run.
+function(case_names report var)
+  file(READ "${report}" json)
+  string(JSON n LENGTH "${json}" results)
+  set(names "")
+  math(EXPR last "${n} - 1")
+  foreach(i RANGE ${last})
+    string(JSON name GET "${json}" results ${i} case)
+    list(APPEND names "${name}")
+  endforeach()
+  list(SORT names)
+  set(${var} "${names}" PARENT_SCOPE)
+endfunction()
+kcheck(0 fuzz --op conv --count 40 --seed 5 --save "${WORK}/none" --shard 0/3 --report "${WORK}/s0.json")
+kcheck(0 fuzz --op conv --count 40 --seed 5 --save "${WORK}/none" --shard 1/3 --report "${WORK}/s1.json")
+kcheck(0 fuzz --op conv --count 40 --seed 5 --save "${WORK}/none" --shard 2/3 --report "${WORK}/s2.json")
+case_names("${WORK}/whole.json" whole)
+case_names("${WORK}/s0.json" s0)
+case_names("${WORK}/s1.json" s1)
+case_names("${WORK}/s2.json" s2)
+set(shards ${s0} ${s1} ${s2})
+list(SORT shards)
+list(LENGTH whole n_whole)
+if(NOT n_whole EQUAL 40 OR NOT "${shards}" STREQUAL "${whole}")
+  message(FATAL_ERROR "shards ${shards}\ndiffer from the whole run ${whole}")
+endif()
+
+# Saved regressions are replayed first, and a failing one fails the run.
+file(WRITE "${WORK}/regressions/bad.yaml" "op: conv\ninput: {spatial: [4]}\nconv: {out_channels: 0, kernel: [3]}\n")
+kcheck(1 fuzz --count 0 --save "${WORK}/regressions")
+if(NOT out MATCHES "1 cases \\(1 replayed, 0 generated\\)")
+  message(FATAL_ERROR "the regression was not replayed:\n${out}")
+endif()

@@ -1,0 +1,167 @@
+// The oracle checks itself on generated cases: gradcheck, adjoint and the weight-share
+// split identities pass on the reference for every op and geometry. A check may be
+// SKIPPED only where it does not apply (max pool has no weights and no adjoint,
+// relu has no adjoint, inference keeps no indices), and MISTRUSTED only where the
+// trust rule legitimately applies, which this test recomputes on its own: a gradient
+// the check relies on is all zero, constant or mostly zero (distrust()), the adjoint's
+// inner product is zero, or every gradcheck probe sits at a relu or argmax kink.
+//
+// Inputs are finite (the three checks need differences of finite values). kcheck fuzz
+// found that gradcheck's step, 2^-4 of the largest |x|, underflowed when every x was an
+// f64 subnormal and then failed the oracle; the regression test below keeps that case:
+//   {op: maxpool, dtype: f64, input: {batch: 1, channels: 1, spatial: [1]},
+//    maxpool: {kernel: [1]}, tensors: {x: {shape: [1, 1, 1], data: [5e-324]}}}
+#include <gtest/gtest.h>
+#include <rapidcheck.h>
+#include <rapidcheck/gtest.h>
+
+#include <cmath>
+
+#include "gen_support.h"
+#include "kc/backend.h"
+#include "kc/checks.h"
+#include "kc/invoke.h"
+#include "kc/runner.h"
+#include "kc/tolerance.h"
+
+namespace kc {
+namespace {
+
+
+std::string why_skipped_is_wrong(const std::string& check, const Case& c) {
+  const bool inference = is_pool(c) && std::get<MaxPoolParams>(c.op).mode == PoolMode::kInference;
+  if (check == "adjoint" && (is_pool(c) || is_fused(c))) return {};
+  if (check == "weight_share" && is_pool(c)) return {};
+  if (check == "gradcheck" && inference) return {};
+  return check + " was skipped on a case it applies to";
+}
+
+// The oracle's outputs, recomputed here to judge a MISTRUSTED verdict.
+struct Oracle {
+  OpOutputs out;
+  OpOutputs linear, linear_abs;  // conv without bias (what the adjoint pairs with dy)
+};
+
+Oracle oracle(const Case& c) {
+  auto ref = make_reference_backend();
+  const OpInputs in = *make_inputs(c);
+  Oracle o{invoke(*ref, c, *op_geometry(c), in), {}, {}};
+  if (!is_pool(c) && !is_fused(c)) {
+    Case linear = c;
+    std::get<ConvParams>(linear.op).bias = false;
+    const OpGeometry lg = *op_geometry(linear);
+    const OpInputs lin{in.x, in.w, Tensor{}, in.dy};
+    o.linear = invoke(*ref, linear, lg, lin);
+    o.linear_abs = absolute_pass(linear, lg, lin, o.linear);
+  }
+  return o;
+}
+
+// The adjoint's trust rule: the identity is trivial when every inner product
+// <out, by> lies within its own tolerance of zero (each element of `out` may be off
+// by the tolerance model's bound, weighted by |by|, plus the f64 sum's rounding).
+bool adjoint_trivial(const Case& c, const Oracle& o) {
+  auto ref = make_reference_backend();
+  Case linear = c;
+  std::get<ConvParams>(linear.op).bias = false;
+  const OpGeometry geo = *op_geometry(linear);
+  const OpInputs full = *make_inputs(c), in{full.x, full.w, Tensor{}, full.dy};
+  const CheckContext ctx{linear, geo, in, *ref, true, o.linear, o.linear_abs, o.linear};
+  const bool exact = c.data.fill == Fill::kInteger && c.tolerance.kind == ToleranceKind::kExact;
+  double largest = 0.0, largest_bound = 0.0;
+  auto side = [&](const char* name, const Tensor& out, const Tensor& by, const Tensor& abs) {
+    ToleranceSpec spec = tolerance_for(ctx, name);
+    if (spec.tolerance.kind == ToleranceKind::kExact) spec.tolerance.kind = ToleranceKind::kBound;
+    double value = 0.0, bound = 0.0, mass = 0.0;
+    for (int64_t i = 0; i < out.size(); ++i) {
+      value += out[i] * by[i];
+      bound += std::abs(by[i]) * element_bound(spec, std::abs(out[i]), abs[i]);
+      mass += std::abs(out[i] * by[i]);
+    }
+    largest = std::max(largest, std::abs(value));
+    largest_bound = std::max(largest_bound, bound + gamma_n(out.size() + 1, unit_roundoff(DType::kF64)) * mass);
+  };
+  side("y", o.linear.y, in.dy, o.linear_abs.y);
+  side("dx", o.linear.dx, in.x, o.linear_abs.dx);
+  side("dw", o.linear.dw, in.w, o.linear_abs.dw);
+  return largest <= (exact ? 0.0 : largest_bound);
+}
+
+bool any_distrusted(std::initializer_list<std::pair<const char*, const Tensor*>> tensors) {
+  for (const auto& [name, t] : tensors) {
+    if (t->size() > 0 && !distrust(name, *t).empty()) return true;
+  }
+  return false;
+}
+
+// Empty when MISTRUSTED is legitimate for this check and case, else why not.
+std::string why_mistrust_is_wrong(const CheckResult& check, const Case& c) {
+  const Oracle o = oracle(c);
+  const OpOutputs& r = o.out;
+  if (check.name == "gradcheck") {
+    if (check.message.find("every probe is non-differentiable") != std::string::npos) {
+      return is_pool(c) || is_fused(c) ? "" : "a conv without relu has no kinks";
+    }
+    return any_distrusted({{"dx", &r.dx}, {"dw", &r.dw}, {"db", &r.db}}) ? "" : "no gradient is degenerate";
+  }
+  if (check.name == "weight_share") {
+    return any_distrusted({{"dw", &r.dw}, {"db", &r.db}}) ? "" : "neither dw nor db is degenerate";
+  }
+  if (check.name == "adjoint") {
+    if (any_distrusted({{"y", &o.linear.y}, {"dx", &r.dx}, {"dw", &r.dw}})) return {};
+    return adjoint_trivial(c, o) ? "" : "the inner products are not within their bounds of zero";
+  }
+  return "unexpected check " + check.name;
+}
+
+void check_reference(const Case& generated) {
+  Case c = generated;
+  c.checks = {"gradcheck", "adjoint", "weight_share"};
+  auto reference = make_reference_backend();
+  const CaseResult r = check_case(c, *reference);
+  RC_ASSERT(r.disposition != Disposition::kInvalid);
+  RC_ASSERT(r.checks.size() == 3u);
+  for (const CheckResult& check : r.checks) {
+    RC_TAG(check.name + " " + std::string(disposition_name(check.disposition)));
+    std::string wrong;
+    if (check.disposition == Disposition::kSkipped) wrong = why_skipped_is_wrong(check.name, c);
+    if (check.disposition == Disposition::kMistrusted) wrong = why_mistrust_is_wrong(check, c);
+    if (check.disposition != Disposition::kPassed && check.disposition != Disposition::kSkipped &&
+        check.disposition != Disposition::kMistrusted) {
+      wrong = "the oracle does not pass its own check";
+    }
+    if (!wrong.empty()) RC_FAIL(check.name + ": " + wrong + ": " + check.message);
+  }
+}
+
+gen::Options finite_inputs() {
+  gen::Options o;
+  o.data = gen::kFiniteData;
+  return o;
+}
+
+RC_GTEST_PROP(GenReference, ConvPassesGradcheckAdjointAndWeightShare, ()) {
+  check_reference(*gen::conv_case(finite_inputs()));
+}
+
+RC_GTEST_PROP(GenReference, ConvBiasReluPassesGradcheckAndWeightShare, ()) {
+  check_reference(*gen::conv_bias_relu_case(finite_inputs()));
+}
+
+RC_GTEST_PROP(GenReference, MaxPoolPassesGradcheck, ()) { check_reference(*gen::maxpool_case(finite_inputs())); }
+
+TEST(GenReference, GradcheckOnAnAllSubnormalF64Input) {
+  Case c;
+  c.dtype = DType::kF64;
+  c.input = InputSpec{1, 1, {1}};
+  MaxPoolParams p;
+  p.kernel = {1};
+  c.op = p;
+  c.tensors["x"] = Tensor::filled(DType::kF64, {1, 1, 1}, 0x1p-1074);
+  c.checks = {"gradcheck"};
+  auto reference = make_reference_backend();
+  EXPECT_EQ(check_case(c, *reference).disposition, Disposition::kPassed);
+}
+
+}  // namespace
+}  // namespace kc
