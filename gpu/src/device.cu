@@ -2,10 +2,12 @@
 #include <cuda_runtime.h>
 
 #include "kc/gpu/device.h"
+#include "kc/gpu/device_buffer.h"
 
 namespace kc::gpu {
 
 StatusOr<DeviceInfo> query_device() {
+  note_cuda_initialised();
   DeviceInfo info;
   cudaDriverGetVersion(&info.driver_version);
   cudaRuntimeGetVersion(&info.runtime_version);

@@ -1,6 +1,10 @@
 // Registry of backends by name.
 #include "kc/registry.h"
 
+#ifdef KC_HAVE_CUDA
+#include "kc/gpu/backends.h"  // cuda, and the cudnn peer when cuDNN was found
+#endif
+
 namespace kc {
 
 Status Registry::add(std::string name, Factory factory) {
@@ -38,6 +42,12 @@ const Registry::Factory* Registry::factory(std::string_view name) const {
 Registry builtin_registry() {
   Registry r;
   (void)r.add("reference", &make_reference_backend);
+#ifdef KC_HAVE_CUDA
+  (void)r.add("cuda", &gpu::make_cuda_backend);
+#ifdef KC_HAVE_CUDNN
+  (void)r.add("cudnn", &gpu::make_cudnn_backend);
+#endif
+#endif
   return r;
 }
 

@@ -1,0 +1,91 @@
+# Assembles the portable GPU bundle (README.md beside this) from a KC_PORTABLE build.
+#   cmake -DSOURCE=<repo> -DBUILD=<portable build> -DOUT=<bundle dir> -DCUDA_LIB=<dir>
+#         [-DCOPY_CUDNN=ON] -P assemble.cmake
+# Copies the binaries, every shared library they need that is not glibc, libstdc++ or
+# libgcc (today: Google Benchmark's), the corpus, run.sh and a manifest; then checks
+# with ldd that every dependency resolves into lib/ or to one of those system libraries,
+# and fails the build otherwise.
+cmake_minimum_required(VERSION 3.22)
+
+set(kc_system_libs "^(linux-vdso|ld-linux|libc|libm|libdl|librt|libpthread|libstdc\\+\\+|libgcc_s)[.-]")
+
+file(REMOVE_RECURSE "${OUT}")
+file(MAKE_DIRECTORY "${OUT}/bin" "${OUT}/lib")
+
+set(kc_bins "")
+foreach(rel harness/kcheck tests/gpu_host_test tests/gpu_device_test apps/kcheck-bench)
+  if(EXISTS "${BUILD}/${rel}")
+    file(COPY "${BUILD}/${rel}" DESTINATION "${OUT}/bin")
+    get_filename_component(name "${rel}" NAME)
+    list(APPEND kc_bins "${OUT}/bin/${name}")
+  endif()
+endforeach()
+
+# Shared libraries to carry: what the loader would pull in, minus the system's own.
+file(GET_RUNTIME_DEPENDENCIES EXECUTABLES ${kc_bins}
+     RESOLVED_DEPENDENCIES_VAR kc_resolved UNRESOLVED_DEPENDENCIES_VAR kc_unresolved)
+if(kc_unresolved)
+  message(FATAL_ERROR "bundle: unresolved shared libraries: ${kc_unresolved}")
+endif()
+foreach(lib IN LISTS kc_resolved)
+  get_filename_component(name "${lib}" NAME)
+  if(NOT name MATCHES "${kc_system_libs}")
+    file(COPY "${lib}" DESTINATION "${OUT}/lib" FOLLOW_SYMLINK_CHAIN)
+  endif()
+endforeach()
+if(COPY_CUDNN)
+  file(GLOB kc_cudnn "${CUDA_LIB}/libcudnn*.so.*")
+  foreach(lib IN LISTS kc_cudnn)
+    file(COPY "${lib}" DESTINATION "${OUT}/lib" FOLLOW_SYMLINK_CHAIN)
+  endforeach()
+endif()
+
+file(COPY "${SOURCE}/cases" DESTINATION "${OUT}")
+file(COPY "${SOURCE}/gpu/bundle/run.sh" "${SOURCE}/gpu/bundle/README.md" DESTINATION "${OUT}"
+     FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
+
+# Manifest: what was built from where.
+execute_process(COMMAND git -C "${SOURCE}" rev-parse HEAD OUTPUT_VARIABLE kc_commit OUTPUT_STRIP_TRAILING_WHITESPACE
+                ERROR_QUIET)
+execute_process(COMMAND git -C "${SOURCE}" status --porcelain OUTPUT_VARIABLE kc_dirty ERROR_QUIET)
+string(TIMESTAMP kc_date "%Y-%m-%dT%H:%M:%SZ" UTC)
+file(READ "${BUILD}/CMakeCache.txt" kc_cache)
+file(WRITE "${OUT}/MANIFEST"
+     "commit ${kc_commit}\n"
+     "built ${kc_date}\n"
+     "source ${SOURCE}\n")
+if(kc_dirty)
+  file(APPEND "${OUT}/MANIFEST" "working tree had uncommitted changes\n")
+endif()
+string(REGEX MATCH "CMAKE_CUDA_ARCHITECTURES:[^=]*=([^\n]*)" _ "${kc_cache}")
+file(APPEND "${OUT}/MANIFEST" "cuda architectures ${CMAKE_MATCH_1}\n")
+
+# The check: every dependency of every binary resolves into lib/ or to a system library.
+foreach(bin IN LISTS kc_bins)
+  execute_process(COMMAND ldd "${bin}" OUTPUT_VARIABLE out RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "bundle: ldd ${bin} failed")
+  endif()
+  string(REPLACE "\n" ";" lines "${out}")
+  foreach(line IN LISTS lines)
+    string(STRIP "${line}" line)
+    if(line STREQUAL "")
+      continue()
+    endif()
+    string(REGEX MATCH "^([^ ]+)( => ([^ ]+))?" _ "${line}")
+    set(name "${CMAKE_MATCH_1}")
+    set(path "${CMAKE_MATCH_3}")
+    if(path)
+      get_filename_component(path "${path}" REALPATH)  # ldd prints bin/../lib/...
+    endif()
+    get_filename_component(base "${name}" NAME)
+    if(line MATCHES "not found")
+      message(FATAL_ERROR "bundle: ${bin}: ${name} not found")
+    elseif(NOT base MATCHES "${kc_system_libs}" AND NOT path MATCHES "^${OUT}/lib/")
+      message(FATAL_ERROR "bundle: ${bin} needs ${name} from ${path}, outside the bundle")
+    endif()
+  endforeach()
+  get_filename_component(name "${bin}" NAME)
+  file(APPEND "${OUT}/MANIFEST" "bin/${name}: ${out}")
+endforeach()
+message(STATUS "bundle: ${OUT} (binaries ${kc_bins})")

@@ -1,0 +1,47 @@
+#!/bin/sh
+# kernelcheck GPU bundle: runs on a GPU node the corpus on the cuda and cudnn backends
+# and the GPU tests, and writes every report under OUT (default ./kc-out).
+#   ./run.sh [OUT] [kcheck run options...]     e.g. ./run.sh /tmp/out --timeout 600
+# Exit status: 0 when every step passed, else the largest step status (kcheck: 1 for a
+# failure, 2 for bad usage or `--require cuda` unmet, i.e. no usable GPU).
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+OUT=${1:-$PWD/kc-out}
+[ $# -gt 0 ] && shift
+mkdir -p "$OUT"
+
+# cuDNN is loaded at run time: the bundle's lib/ (if it was built with KC_BUNDLE_CUDNN),
+# then the CUDA install, then a pip wheel's copy (PyTorch ships nvidia-cudnn).
+CUDNN_DIRS="$HERE/lib:/usr/local/cuda/lib64"
+for py in python3 python; do
+  d=$($py -c 'import os, nvidia.cudnn as m; print(os.path.join(list(m.__path__)[0], "lib"))' 2>/dev/null) && {
+    CUDNN_DIRS="$CUDNN_DIRS:$d"; break; }
+done
+export LD_LIBRARY_PATH="$CUDNN_DIRS${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export NVIDIA_TF32_OVERRIDE=0   # belt and braces: f32 peers must not use TF32
+
+JOBS=$(nproc 2>/dev/null || echo 4)
+STATUS=0
+step() {  # step NAME COMMAND...: runs, logs to OUT/NAME.log, keeps the worst status
+  name=$1; shift
+  echo "== $name: $*" | tee -a "$OUT/summary.txt"
+  "$@" >"$OUT/$name.log" 2>&1
+  rc=$?
+  tail -n 5 "$OUT/$name.log" | sed 's/^/   /' | tee -a "$OUT/summary.txt"
+  echo "   -> exit $rc" | tee -a "$OUT/summary.txt"
+  [ $rc -gt $STATUS ] && STATUS=$rc
+  return 0
+}
+
+: >"$OUT/summary.txt"
+cat "$HERE/MANIFEST" >"$OUT/manifest.txt" 2>/dev/null
+command -v nvidia-smi >/dev/null && nvidia-smi >"$OUT/nvidia-smi.txt" 2>&1
+step backends "$HERE/bin/kcheck" backends
+step gpu_host_test "$HERE/bin/gpu_host_test" --gtest_output="xml:$OUT/gpu_host_test.xml"
+step gpu_device_test "$HERE/bin/gpu_device_test" --gtest_output="xml:$OUT/gpu_device_test.xml"
+CASES=$(ls -d "$HERE"/cases/*/ | grep -v '/bench/$')
+# shellcheck disable=SC2086
+step corpus "$HERE/bin/kcheck" run $CASES --backend cuda,cudnn --require cuda --jobs "$JOBS" \
+  --report "$OUT/report.json" --junit "$OUT/junit.xml" "$@"
+echo "reports in $OUT (summary.txt, report.json, junit.xml, failures/, *.log); exit $STATUS"
+exit $STATUS

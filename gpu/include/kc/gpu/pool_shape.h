@@ -1,0 +1,115 @@
+// Max-pool geometry and the compact argmax encoding (DESIGN section 3), shared by the
+// pool kernels and their CPU tests.
+//
+// Training mode keeps, per output, the chosen tap's offset inside its window: the flat
+// kernel index (row-major over kernel dims), stored in uint8 when the window has fewer
+// than 255 taps and in uint16 below 65535; the all-ones value is the "never written"
+// sentinel. At the interface an offset expands to the int64 flat position in the
+// unpadded (n, c) plane; on the way back an int64 index is compressed to the offset of
+// the tap it names, and an index that is no tap of its window is refused.
+//
+// The backward is a gather: each input element visits the windows that could contain
+// it (at most one tap per window, since a tap is fixed by the kernel offset) in
+// ascending output order and adds dy where the window's offset points at it. No atomics,
+// a fixed summation order: deterministic.
+#pragma once
+
+#include <cstdint>
+
+#include "kc/gpu/conv_shape.h"
+#include "kc/gpu/hd.h"
+
+namespace kc {
+struct PoolGeometry;
+}
+
+namespace kc::gpu {
+
+struct PoolShape {
+  int planes = 1;  // batch * channels
+  int in[3] = {1, 1, 1};
+  int out[3] = {1, 1, 1};
+  int kernel[3] = {1, 1, 1};
+  int stride[3] = {1, 1, 1};
+  int dilation[3] = {1, 1, 1};
+  int pad_lo[3] = {0, 0, 0};
+
+  KC_HD int in_count() const { return in[0] * in[1] * in[2]; }
+  KC_HD int out_count() const { return out[0] * out[1] * out[2]; }
+  KC_HD int kernel_count() const { return kernel[0] * kernel[1] * kernel[2]; }
+
+  // Flat plane position of tap k (per-dim kernel offsets) of output o, or -1 (padding).
+  KC_HD int tap(const int o[3], const int k[3]) const {
+    int flat = 0;
+    for (int d = 0; d < 3; ++d) {
+      const int i = o[d] * stride[d] + k[d] * dilation[d] - pad_lo[d];
+      if (i < 0 || i >= in[d]) return -1;
+      flat = flat * in[d] + i;
+    }
+    return flat;
+  }
+};
+
+PoolShape pool_shape(const PoolGeometry& g);
+
+// Offset storage: 1 or 2 bytes per output, or 0 when the window is too large (refused).
+KC_HD int offset_bytes_for(int kernel_count) {
+  return kernel_count < 0xFF ? 1 : kernel_count < 0xFFFF ? 2 : 0;
+}
+KC_HD int offset_sentinel(int bytes) { return bytes == 1 ? 0xFF : 0xFFFF; }
+
+// Flat plane index of the tap `offset` of output o_flat; -1 for a tap in the padding.
+KC_HD int64_t offset_to_index(const PoolShape& s, int o_flat, int offset) {
+  int o[3], k[3];
+  unflatten3(o_flat, s.out, o);
+  unflatten3(offset, s.kernel, k);
+  return s.tap(o, k);
+}
+
+// The offset of the tap of window o_flat that lies on plane index `index`, or -1 when
+// no tap of that window does (a bad index: outside the plane or outside the window).
+KC_HD int index_to_offset(const PoolShape& s, int o_flat, int64_t index) {
+  if (index < 0 || index >= s.in_count()) return -1;
+  int o[3], i[3], flat = 0;
+  unflatten3(o_flat, s.out, o);
+  unflatten3(static_cast<int>(index), s.in, i);
+  for (int d = 0; d < 3; ++d) {
+    const int t = i[d] + s.pad_lo[d] - o[d] * s.stride[d];
+    if (t < 0 || t % s.dilation[d] != 0 || t / s.dilation[d] >= s.kernel[d]) return -1;
+    flat = flat * s.kernel[d] + t / s.dilation[d];
+  }
+  return flat;
+}
+
+// Calls f(o_flat, offset) for every window that has a tap on input i (per-dim coords),
+// in ascending o_flat order: kernel offsets descend, so output coordinates ascend.
+template <class F>
+KC_HD void for_each_window_of(const PoolShape& s, const int i[3], F&& f) {
+  for (int k0 = s.kernel[0] - 1; k0 >= 0; --k0) {
+    const int t0 = i[0] + s.pad_lo[0] - k0 * s.dilation[0];
+    if (t0 < 0 || t0 % s.stride[0] != 0 || t0 / s.stride[0] >= s.out[0]) continue;
+    for (int k1 = s.kernel[1] - 1; k1 >= 0; --k1) {
+      const int t1 = i[1] + s.pad_lo[1] - k1 * s.dilation[1];
+      if (t1 < 0 || t1 % s.stride[1] != 0 || t1 / s.stride[1] >= s.out[1]) continue;
+      for (int k2 = s.kernel[2] - 1; k2 >= 0; --k2) {
+        const int t2 = i[2] + s.pad_lo[2] - k2 * s.dilation[2];
+        if (t2 < 0 || t2 % s.stride[2] != 0 || t2 / s.stride[2] >= s.out[2]) continue;
+        const int o = ((t0 / s.stride[0]) * s.out[1] + t1 / s.stride[1]) * s.out[2] + t2 / s.stride[2];
+        f(o, (k0 * s.kernel[1] + k1) * s.kernel[2] + k2);
+      }
+    }
+  }
+}
+
+// The max-pool choice rule of DESIGN section 3, one candidate at a time in scan order:
+// NaN beats every number; between two NaNs or two equal numbers only `last` moves.
+// `any` is computed as `first`. The first input tap of a window is always taken.
+KC_HD bool pool_replaces(bool have, float best, float v, bool tie_last) {
+  if (!have) return true;
+  const bool best_nan = best != best, v_nan = v != v;
+  if (best_nan) return v_nan && tie_last;
+  if (v_nan) return true;
+  return v > best || (tie_last && v == best);
+}
+
+}  // namespace kc::gpu

@@ -1,0 +1,129 @@
+// The `cuda` engine: our kernels (kernels.h) in the order each op needs them.
+//   conv forward:  [pre-pad for reflect/replicate/circular] -> implicit GEMM (+bias, relu)
+//   conv backward: [pre-pad] -> [fused: recompute z, masked dy] -> backward-data
+//                  [-> fold of the padded gradient] -> backward-weight -> backward-bias
+//   max pool:      forward with compact offsets (training) / gather backward
+// Scratch buffers grow and are kept for the next call; all are guard-banded.
+#include <algorithm>
+#include <initializer_list>
+
+#include "engine.h"
+#include "kc/gpu/device.h"
+#include "kc/gpu/device_buffer.h"
+#include "kc/gpu/gemm_plan.h"
+#include "kc/gpu/host_convert.h"
+#include "kc/gpu/kernels.h"
+
+namespace kc::gpu {
+namespace {
+
+class CudaEngine final : public Engine {
+ public:
+  std::string name() const override { return "cuda"; }
+
+  Status available() const override {
+    auto d = probe_device();
+    return d.ok() ? ok_status() : d.status();
+  }
+
+  Status supports(const Case& c) const override;
+  Status conv_forward(const ConvGeometry& g, DType dtype, bool relu, const ConvIO& io) override;
+  Status conv_backward(const ConvGeometry& g, DType dtype, bool relu, const ConvIO& io) override;
+  Status pool_forward(const PoolGeometry& g, DType dtype, const PoolIO& io) override;
+  Status pool_backward(const PoolGeometry& g, DType dtype, const PoolIO& io) override;
+  Status check_guards() const override {
+    for (const DeviceBuffer* b : {&xp_, &dym_, &dxp_, &workspace_}) KC_RETURN_IF_ERROR(b->check_guards());
+    return ok_status();
+  }
+
+ private:
+  // For a non-zero padding mode, builds xp and points *x at it.
+  Status prepad(const ConvGeometry& g, DType dtype, const void** x);
+
+  DeviceBuffer xp_, dym_, dxp_, workspace_;
+};
+
+Status conv_limits(const ConvGeometry& g) {
+  constexpr int64_t kMaxN = static_cast<int64_t>(kMaxGridY) * kTileN;  // N tiles on grid.y
+  const int64_t widest = std::max({g.out_per_group(), g.in_per_group() * g.spatial.kernel_count()});
+  if (widest <= kMaxN) return ok_status();
+  return unimplemented("a GEMM dimension of " + std::to_string(widest) + " (channels per group x kernel taps) is over " +
+                       std::to_string(kMaxN) + ", the grid's y limit times the tile");
+}
+
+Status CudaEngine::supports(const Case& c) const {
+  KC_RETURN_IF_ERROR(common_supports(c, "cuda"));
+  if (std::holds_alternative<MaxPoolParams>(c.op)) {
+    auto g = pool_geometry(c);
+    if (!g.ok()) return ok_status();
+    const int64_t taps = g->spatial.kernel_count();
+    if (offset_bytes_for(static_cast<int>(std::min<int64_t>(taps, 1 << 30))) == 0) {
+      return unimplemented("a pooling window of " + std::to_string(taps) +
+                           " taps: the argmax offset is stored in 16 bits (at most 65534 taps)");
+    }
+    return ok_status();
+  }
+  auto g = conv_geometry(c);
+  return g.ok() ? conv_limits(*g) : ok_status();
+}
+
+Status CudaEngine::prepad(const ConvGeometry& g, DType dtype, const void** x) {
+  if (g.mode == PaddingMode::kZeros) return ok_status();
+  const PadShape p = pad_shape(g);
+  const int64_t bytes = static_cast<int64_t>(p.planes) * p.padded_count() * device_bytes(dtype);
+  KC_RETURN_IF_ERROR(ensure_size(xp_, bytes, "xp (padded x)"));
+  KC_RETURN_IF_ERROR(launch_pad(dtype, p, *x, xp_.data()));
+  *x = xp_.data();
+  return ok_status();
+}
+
+Status CudaEngine::conv_forward(const ConvGeometry& g, DType dtype, bool relu, const ConvIO& io) {
+  const void* x = io.x;
+  KC_RETURN_IF_ERROR(prepad(g, dtype, &x));
+  const ConvShape s = conv_shape(g, g.mode != PaddingMode::kZeros);
+  return launch_conv_forward(dtype, s, x, io.w, io.b, relu ? ConvEpilogue::kStoreRelu : ConvEpilogue::kStore,
+                             nullptr, io.y);
+}
+
+Status CudaEngine::conv_backward(const ConvGeometry& g, DType dtype, bool relu, const ConvIO& io) {
+  const bool padded = g.mode != PaddingMode::kZeros;
+  const void* x = io.x;
+  KC_RETURN_IF_ERROR(prepad(g, dtype, &x));
+  const ConvShape s = conv_shape(g, padded);
+  const void* dy = io.dy;
+  if (relu) {  // dy through relu'(z), z recomputed: no mask was stored by the forward
+    KC_RETURN_IF_ERROR(ensure_size(dym_, static_cast<int64_t>(s.y_size()) * device_bytes(dtype), "dz (masked dy)"));
+    KC_RETURN_IF_ERROR(launch_conv_forward(dtype, s, x, io.w, io.b, ConvEpilogue::kReluMaskGrad, io.dy, dym_.data()));
+    dy = dym_.data();
+  }
+  if (padded) {  // the gradient of xp, then folded onto the elements each position copies
+    const PadShape p = pad_shape(g);
+    KC_RETURN_IF_ERROR(ensure_size(dxp_, static_cast<int64_t>(p.planes) * p.padded_count() * 4, "dxp (f32)"));
+    KC_RETURN_IF_ERROR(launch_conv_backward_data(dtype, s, dy, io.w, dxp_.data(), true));
+    KC_RETURN_IF_ERROR(launch_pad_fold(dtype, p, static_cast<const float*>(dxp_.data()), io.dx));
+  } else {
+    KC_RETURN_IF_ERROR(launch_conv_backward_data(dtype, s, dy, io.w, io.dx, false));
+  }
+  KC_RETURN_IF_ERROR(ensure_size(workspace_, wgrad_workspace_floats(s, deterministic()) * 4, "dw partials (f32)"));
+  KC_RETURN_IF_ERROR(launch_conv_backward_weight(dtype, s, x, dy, deterministic(),
+                                                 static_cast<float*>(workspace_.data()), io.dw));
+  if (io.db != nullptr) KC_RETURN_IF_ERROR(launch_conv_backward_bias(dtype, s, dy, io.db));
+  return ok_status();
+}
+
+Status CudaEngine::pool_forward(const PoolGeometry& g, DType dtype, const PoolIO& io) {
+  const PoolShape s = pool_shape(g);
+  return launch_maxpool_forward(dtype, s, g.tie == TieRule::kLast, io.x, io.y, io.offsets,
+                                offset_bytes_for(s.kernel_count()));
+}
+
+Status CudaEngine::pool_backward(const PoolGeometry& g, DType dtype, const PoolIO& io) {
+  const PoolShape s = pool_shape(g);
+  return launch_maxpool_backward(dtype, s, io.dy, io.offsets, offset_bytes_for(s.kernel_count()), io.dx);
+}
+
+}  // namespace
+
+std::unique_ptr<Engine> make_cuda_engine() { return std::make_unique<CudaEngine>(); }
+
+}  // namespace kc::gpu

@@ -1,0 +1,40 @@
+// cuDNN convolution calls for the cudnn engine: descriptors of one problem, and forward,
+// backward-data and backward-filter through the legacy API with algorithm choice by
+// cuDNN's heuristics (_v7): the first algorithm that reports success, is deterministic
+// when asked, and, for f32, does not use tensor cores (TF32 would break the f32
+// tolerance model) is run; an algorithm that fails at run time falls through to the
+// next. Compute type is f32 for every storage type (PSEUDO_HALF / PSEUDO_BFLOAT16).
+#pragma once
+
+#include <vector>
+
+#include "cudnn_desc.h"
+#include "kc/gpu/device_buffer.h"
+
+namespace kc::gpu {
+
+struct ConvDescs {
+  TensorDesc x;  // the input as cuDNN reads it (the padded tensor when pre-padded)
+  TensorDesc y;
+  TensorDesc b;  // [1, Cout, 1...] for the bias and its gradient
+  FilterDesc w;
+  ConvDesc conv;
+};
+
+// x_spatial: the input's spatial extents in cuDNN order; pad: per dim, cuDNN order.
+StatusOr<ConvDescs> make_conv_descs(const CudnnApi& api, DType dtype, const ConvGeometry& g,
+                                    const std::vector<int>& x_spatial, const std::vector<int>& pad);
+
+struct CudnnCall {
+  const CudnnApi& api;
+  cudnnHandle_t handle;
+  DType dtype;
+  bool deterministic;
+  DeviceBuffer& workspace;
+};
+
+Status cudnn_conv_forward(const CudnnCall& call, const ConvDescs& d, const void* x, const void* w, void* y);
+Status cudnn_conv_backward_data(const CudnnCall& call, const ConvDescs& d, const void* dy, const void* w, void* dx);
+Status cudnn_conv_backward_filter(const CudnnCall& call, const ConvDescs& d, const void* x, const void* dy, void* dw);
+
+}  // namespace kc::gpu

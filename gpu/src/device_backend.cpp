@@ -1,0 +1,199 @@
+// The host adapter that turns an Engine into a kc::Backend: upload the inputs in the
+// case's storage dtype, allocate outputs poisoned with NaN (0xFF bytes are NaN in f32,
+// f16 and bf16; an all-ones offset is the "never written" sentinel), run, wait, check
+// every buffer's guard bands, download. Inputs are copies, so they cannot change.
+#include <initializer_list>
+
+#include "engine.h"
+#include "kc/gpu/backends.h"
+#include "kc/gpu/device_buffer.h"
+#include "kc/gpu/host_convert.h"
+#include "kc/gpu/kernels.h"
+#include "kc/gpu/pool_shape.h"
+
+namespace kc::gpu {
+namespace {
+
+StatusOr<DeviceBuffer> upload(const Tensor& t, DType dtype, const std::string& name) {
+  const std::vector<unsigned char> bytes = to_device_bytes(t, dtype);
+  KC_ASSIGN_OR_RETURN(DeviceBuffer b, DeviceBuffer::allocate(static_cast<int64_t>(bytes.size()), name));
+  KC_RETURN_IF_ERROR(b.upload(bytes.data(), static_cast<int64_t>(bytes.size())));
+  return b;
+}
+
+StatusOr<DeviceBuffer> poisoned(int64_t bytes, const std::string& name) {
+  KC_ASSIGN_OR_RETURN(DeviceBuffer b, DeviceBuffer::allocate(bytes, name));
+  KC_RETURN_IF_ERROR(b.fill(0xFF));
+  return b;
+}
+
+StatusOr<DeviceBuffer> output_for(const Tensor& t, DType dtype, const std::string& name) {
+  return poisoned(t.size() * device_bytes(dtype), name);
+}
+
+Status download(const DeviceBuffer& b, DType dtype, Tensor& t) {
+  std::vector<unsigned char> bytes(static_cast<size_t>(b.bytes()));
+  KC_RETURN_IF_ERROR(b.download(bytes.data(), b.bytes()));
+  from_device_bytes(bytes.data(), dtype, t);
+  return ok_status();
+}
+
+// After an op: wait for the device (asynchronous faults surface here), then the guards
+// of the op's buffers and of the engine's scratch.
+Status finish(const Engine& engine, const char* op, std::initializer_list<const DeviceBuffer*> buffers) {
+  KC_RETURN_IF_ERROR(device_synchronize(op));
+  for (const DeviceBuffer* b : buffers) {
+    if (b != nullptr) KC_RETURN_IF_ERROR(b->check_guards().with_context(op));
+  }
+  return engine.check_guards().with_context(op);
+}
+
+class DeviceBackend final : public Backend {
+ public:
+  explicit DeviceBackend(std::unique_ptr<Engine> engine) : engine_(std::move(engine)) {}
+
+  std::string name() const override { return engine_->name(); }
+  Status available() const override { return engine_->available(); }
+  Status supports(const Case& c) const override {
+    engine_->set_deterministic(c.deterministic);  // see backends.h
+    return engine_->supports(c);
+  }
+
+  Status conv_forward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
+                      Tensor& y) override;
+  Status conv_backward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
+                       const Tensor& dy, Tensor& dx, Tensor& dw, Tensor* db) override;
+  Status maxpool_forward(const PoolGeometry& g, const Tensor& x, Tensor& y, IndexTensor* indices) override;
+  Status maxpool_backward(const PoolGeometry& g, const Tensor& dy, const IndexTensor* indices, Tensor& dx) override;
+
+ private:
+  Status ready(DType dtype) const {
+    KC_RETURN_IF_ERROR(engine_->available());
+    if (device_bytes(dtype) == 0) {
+      return unimplemented("f64 storage: " + engine_->name() + " runs f32, f16 and bf16");
+    }
+    return ok_status();
+  }
+
+  std::unique_ptr<Engine> engine_;
+};
+
+Status DeviceBackend::conv_forward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b,
+                                   bool relu, Tensor& y) {
+  const DType t = x.dtype;
+  KC_RETURN_IF_ERROR(ready(t));
+  KC_ASSIGN_OR_RETURN(DeviceBuffer x_in, upload(x, t, "x"));
+  KC_ASSIGN_OR_RETURN(DeviceBuffer w_in, upload(w, t, "w"));
+  DeviceBuffer b_in;
+  if (b != nullptr) {
+    KC_ASSIGN_OR_RETURN(b_in, upload(*b, t, "b"));
+  }
+  KC_ASSIGN_OR_RETURN(DeviceBuffer y_out, output_for(y, t, "y"));
+  ConvIO io;
+  io.x = x_in.data();
+  io.w = w_in.data();
+  io.b = b ? b_in.data() : nullptr;
+  io.y = y_out.data();
+  KC_RETURN_IF_ERROR(engine_->conv_forward(g, t, relu, io));
+  KC_RETURN_IF_ERROR(finish(*engine_, "conv forward", {&x_in, &w_in, &b_in, &y_out}));
+  return download(y_out, t, y);
+}
+
+Status DeviceBackend::conv_backward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b,
+                                    bool relu, const Tensor& dy, Tensor& dx, Tensor& dw, Tensor* db) {
+  const DType t = x.dtype;
+  KC_RETURN_IF_ERROR(ready(t));
+  KC_ASSIGN_OR_RETURN(DeviceBuffer x_in, upload(x, t, "x"));
+  KC_ASSIGN_OR_RETURN(DeviceBuffer w_in, upload(w, t, "w"));
+  KC_ASSIGN_OR_RETURN(DeviceBuffer dy_in, upload(dy, t, "dy"));
+  DeviceBuffer b_in, db_out;
+  if (b != nullptr) {
+    KC_ASSIGN_OR_RETURN(b_in, upload(*b, t, "b"));
+  }
+  KC_ASSIGN_OR_RETURN(DeviceBuffer dx_out, output_for(dx, t, "dx"));
+  KC_ASSIGN_OR_RETURN(DeviceBuffer dw_out, output_for(dw, t, "dw"));
+  if (db != nullptr) {
+    KC_ASSIGN_OR_RETURN(db_out, output_for(*db, t, "db"));
+  }
+  ConvIO io;
+  io.x = x_in.data();
+  io.w = w_in.data();
+  io.b = b ? b_in.data() : nullptr;
+  io.dy = dy_in.data();
+  io.dx = dx_out.data();
+  io.dw = dw_out.data();
+  io.db = db ? db_out.data() : nullptr;
+  KC_RETURN_IF_ERROR(engine_->conv_backward(g, t, relu, io));
+  KC_RETURN_IF_ERROR(finish(*engine_, "conv backward", {&x_in, &w_in, &dy_in, &b_in, &dx_out, &dw_out, &db_out}));
+  KC_RETURN_IF_ERROR(download(dx_out, t, dx));
+  KC_RETURN_IF_ERROR(download(dw_out, t, dw));
+  return db ? download(db_out, t, *db) : ok_status();
+}
+
+Status DeviceBackend::maxpool_forward(const PoolGeometry& g, const Tensor& x, Tensor& y, IndexTensor* indices) {
+  const DType t = x.dtype;
+  KC_RETURN_IF_ERROR(ready(t));
+  const PoolShape s = pool_shape(g);
+  const int bytes = offset_bytes_for(s.kernel_count());
+  KC_ASSIGN_OR_RETURN(DeviceBuffer x_in, upload(x, t, "x"));
+  KC_ASSIGN_OR_RETURN(DeviceBuffer y_out, output_for(y, t, "y"));
+  DeviceBuffer offsets, idx_out;
+  if (indices != nullptr) {
+    KC_ASSIGN_OR_RETURN(offsets, poisoned(y.size() * bytes, "argmax offsets"));  // 0xFF..: sentinel
+    KC_ASSIGN_OR_RETURN(idx_out, poisoned(y.size() * 8, "indices"));
+  }
+  PoolIO io;
+  io.x = x_in.data();
+  io.y = y_out.data();
+  io.offsets = indices ? offsets.data() : nullptr;
+  KC_RETURN_IF_ERROR(engine_->pool_forward(g, t, io));
+  if (indices != nullptr) {
+    KC_RETURN_IF_ERROR(launch_maxpool_expand_indices(s, offsets.data(), bytes, static_cast<int64_t*>(idx_out.data())));
+  }
+  KC_RETURN_IF_ERROR(finish(*engine_, "maxpool forward", {&x_in, &y_out, &offsets, &idx_out}));
+  if (indices != nullptr) {
+    indices->data.resize(static_cast<size_t>(y.size()));
+    KC_RETURN_IF_ERROR(idx_out.download(indices->data.data(), y.size() * 8));
+  }
+  return download(y_out, t, y);
+}
+
+Status DeviceBackend::maxpool_backward(const PoolGeometry& g, const Tensor& dy, const IndexTensor* indices,
+                                       Tensor& dx) {
+  if (indices == nullptr) {
+    return failed_precondition(
+        "maxpool backward needs the argmax indices of a training-mode forward; an inference-mode forward "
+        "keeps none (set maxpool.mode: training)");
+  }
+  const DType t = dy.dtype;
+  KC_RETURN_IF_ERROR(ready(t));
+  const PoolShape s = pool_shape(g);
+  const int bytes = offset_bytes_for(s.kernel_count());
+  if (indices->size() != dy.size()) {
+    return invalid_argument("maxpool backward: " + std::to_string(indices->size()) + " indices for " +
+                            std::to_string(dy.size()) + " outputs");
+  }
+  KC_ASSIGN_OR_RETURN(DeviceBuffer dy_in, upload(dy, t, "dy"));
+  KC_ASSIGN_OR_RETURN(DeviceBuffer idx_in, DeviceBuffer::allocate(indices->size() * 8, "indices"));
+  KC_RETURN_IF_ERROR(idx_in.upload(indices->data.data(), indices->size() * 8));
+  KC_ASSIGN_OR_RETURN(DeviceBuffer offsets, poisoned(dy.size() * bytes, "argmax offsets"));
+  KC_RETURN_IF_ERROR(launch_maxpool_compress_indices(s, static_cast<const int64_t*>(idx_in.data()), offsets.data(), bytes));
+  KC_ASSIGN_OR_RETURN(DeviceBuffer dx_out, output_for(dx, t, "dx"));
+  PoolIO io;
+  io.dy = dy_in.data();
+  io.offsets = offsets.data();
+  io.dx = dx_out.data();
+  KC_RETURN_IF_ERROR(engine_->pool_backward(g, t, io));
+  KC_RETURN_IF_ERROR(finish(*engine_, "maxpool backward", {&dy_in, &idx_in, &offsets, &dx_out}));
+  return download(dx_out, t, dx);
+}
+
+}  // namespace
+
+std::unique_ptr<Backend> make_cuda_backend() { return std::make_unique<DeviceBackend>(make_cuda_engine()); }
+
+#ifdef KC_HAVE_CUDNN
+std::unique_ptr<Backend> make_cudnn_backend() { return std::make_unique<DeviceBackend>(make_cudnn_engine()); }
+#endif
+
+}  // namespace kc::gpu

@@ -1,0 +1,74 @@
+// Engine: the device side of a GPU backend, on device pointers. The `cuda` engine runs
+// our kernels, the `cudnn` engine runs cuDNN; both sit behind the same host adapter
+// (device_backend.cpp: upload, poison, call, check guards, download) and the same
+// PreparedRun (data kept on the device). Internal to kc_gpu.
+//
+// Pointers are device memory in the case dtype's storage (host_convert.h); outputs are
+// written completely (the adapter poisons them first and the integrity check looks).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "kc/case.h"
+#include "kc/shape.h"
+#include "kc/status.h"
+
+namespace kc::gpu {
+
+struct ConvIO {
+  const void* x = nullptr;
+  const void* w = nullptr;
+  const void* b = nullptr;   // null without a bias
+  const void* dy = nullptr;  // backward
+  void* y = nullptr;         // forward
+  void* dx = nullptr;        // backward
+  void* dw = nullptr;
+  void* db = nullptr;        // null without a bias
+};
+
+struct PoolIO {
+  const void* x = nullptr;
+  void* y = nullptr;
+  void* offsets = nullptr;  // training: compact argmax offsets (pool_shape.h); else null
+  const void* dy = nullptr;
+  void* dx = nullptr;
+};
+
+class Engine {
+ public:
+  virtual ~Engine() = default;
+  virtual std::string name() const = 0;
+  virtual Status available() const = 0;
+  // Refusals for what this engine cannot run (unimplemented, with the reason). A case
+  // whose geometry is invalid is accepted here: the runner reports it as INVALID.
+  virtual Status supports(const Case& c) const = 0;
+
+  // relu: the fused conv_bias_relu (forward y = relu(conv + b); backward through relu'
+  // of the recomputed pre-activation).
+  virtual Status conv_forward(const ConvGeometry& g, DType dtype, bool relu, const ConvIO& io) = 0;
+  virtual Status conv_backward(const ConvGeometry& g, DType dtype, bool relu, const ConvIO& io) = 0;
+  virtual Status pool_forward(const PoolGeometry& g, DType dtype, const PoolIO& io) = 0;
+  virtual Status pool_backward(const PoolGeometry& g, DType dtype, const PoolIO& io) = 0;
+
+  // The guard bands of the engine's own scratch buffers (device_buffer.h).
+  virtual Status check_guards() const { return ok_status(); }
+
+  // Weight gradient without float atomics (bitwise repeatable). Default: on.
+  void set_deterministic(bool on) { deterministic_ = on; }
+  bool deterministic() const { return deterministic_; }
+
+ private:
+  bool deterministic_ = true;
+};
+
+std::unique_ptr<Engine> make_cuda_engine();
+#ifdef KC_HAVE_CUDNN
+std::unique_ptr<Engine> make_cudnn_engine();
+#endif
+
+// Refusals both engines share: f64, tensors of 2^31 elements or more. ok for a case
+// whose geometry does not resolve (invalid: not ours to refuse).
+Status common_supports(const Case& c, const std::string& engine);
+
+}  // namespace kc::gpu

@@ -1,0 +1,103 @@
+// The GPU backends' behaviour that holds with or without a device (labels cpu, smoke):
+// registration, refusals in supports(), the unavailable path (a case is SKIPPED with
+// the probe's reason, never FAILED or CRASHED), the backward-without-indices refusal,
+// and the fork-safe probe that leaves the calling process without a CUDA context.
+#include <gtest/gtest.h>
+
+#include "gpu_cases.h"
+#include "kc/gpu/backends.h"
+#include "kc/gpu/device.h"
+#include "kc/gpu/device_buffer.h"
+#include "kc/registry.h"
+#include "kc/runner.h"
+
+namespace kc {
+namespace {
+
+// Must run before anything in this process touches CUDA: gtest runs tests in order of
+// definition within a file, and nothing else in this binary initialises CUDA.
+TEST(GpuAvailability, ProbeLeavesThisProcessWithoutCuda) {
+  ASSERT_FALSE(gpu::cuda_initialised_here());
+  auto d = gpu::probe_device();
+  EXPECT_FALSE(gpu::cuda_initialised_here()) << "the probe must run in a child process";
+  if (d.ok()) {
+    EXPECT_FALSE(d->name.empty());
+    EXPECT_GE(d->cc_major * 10 + d->cc_minor, gpu::min_compute_capability());
+  } else {
+    EXPECT_EQ(d.status().code(), StatusCode::kUnavailable);
+    EXPECT_FALSE(d.status().message().empty());
+  }
+}
+
+TEST(GpuAvailability, BuiltinRegistryHasTheGpuBackends) {
+  const Registry r = builtin_registry();
+  EXPECT_TRUE(r.contains("reference"));
+  EXPECT_TRUE(r.contains("cuda"));
+#ifdef KC_HAVE_CUDNN
+  EXPECT_TRUE(r.contains("cudnn"));
+#else
+  EXPECT_FALSE(r.contains("cudnn"));
+#endif
+}
+
+std::vector<std::unique_ptr<Backend>> backends() {
+  std::vector<std::unique_ptr<Backend>> r;
+  r.push_back(gpu::make_cuda_backend());
+#ifdef KC_HAVE_CUDNN
+  r.push_back(gpu::make_cudnn_backend());
+#endif
+  return r;
+}
+
+TEST(GpuAvailability, UnavailableMeansSkippedWithTheReason) {
+  for (auto& b : backends()) {
+    const Status s = b->available();
+    if (s.ok()) continue;  // a GPU machine: the device tests cover it
+    EXPECT_EQ(s.code(), StatusCode::kUnavailable) << b->name();
+    for (const Case& c : gpu_test::cuda_cases()) {
+      const CaseResult r = check_case(c, *b);
+      EXPECT_EQ(r.disposition, Disposition::kSkipped) << b->name() << " " << c.name << ": " << r.message;
+      EXPECT_NE(r.message.find("unavailable ("), std::string::npos) << r.message;
+      EXPECT_NE(r.message.find(s.message()), std::string::npos) << r.message;
+    }
+  }
+}
+
+TEST(GpuAvailability, RefusalsNeedNoDevice) {
+  Case f64 = gpu_test::cuda_cases().front();
+  f64.dtype = DType::kF64;
+  for (auto& b : backends()) {
+    const Status s = b->supports(f64);
+    EXPECT_EQ(s.code(), StatusCode::kUnimplemented) << b->name();
+    EXPECT_NE(s.message().find("f64"), std::string::npos) << s.message();
+    EXPECT_TRUE(b->supports(gpu_test::cuda_cases().front()).ok()) << b->name();
+  }
+#ifdef KC_HAVE_CUDNN
+  auto cudnn = gpu::make_cudnn_backend();
+  for (const Case& c : gpu_test::cuda_cases()) {
+    const Status s = cudnn->supports(c);
+    if (c.name.find("reflect") != std::string::npos) {
+      EXPECT_EQ(s.code(), StatusCode::kUnimplemented);
+      EXPECT_NE(s.message().find("reflect"), std::string::npos) << s.message();
+    }
+    if (c.name.find("maxpool ties") != std::string::npos) {  // training mode: no argmax in cuDNN
+      EXPECT_EQ(s.code(), StatusCode::kUnimplemented);
+    }
+  }
+#endif
+}
+
+TEST(GpuAvailability, BackwardWithoutIndicesIsRefused) {
+  const Case c = gpu_test::cuda_cases()[2];  // a max pool
+  auto g = pool_geometry(c);
+  ASSERT_TRUE(g.ok());
+  for (auto& b : backends()) {
+    Tensor dy = Tensor::zeros(c.dtype, g->y_shape());
+    Tensor dx = Tensor::zeros(c.dtype, g->x_shape());
+    const Status s = b->maxpool_backward(*g, dy, nullptr, dx);
+    EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition) << b->name() << ": " << s.to_string();
+  }
+}
+
+}  // namespace
+}  // namespace kc

@@ -1,0 +1,127 @@
+// The cuda and cudnn backends on a real device (label gpu): every check of the harness
+// on small cases of each op, mode and dtype, PreparedRun against the backend, and the
+// deterministic weight gradient. Without a usable device every test is skipped with the
+// device probe's reason.
+#include <gtest/gtest.h>
+
+#include "gpu_cases.h"
+#include "kc/gpu/backends.h"
+#include "kc/gpu/device.h"
+#include "kc/gpu/device_buffer.h"
+#include "kc/gpu/prepared_run.h"
+#include "kc/invoke.h"
+#include "kc/runner.h"
+
+namespace kc {
+namespace {
+
+#define KC_REQUIRE_DEVICE()                                                              \
+  do {                                                                                   \
+    auto device_ = gpu::probe_device();                                                  \
+    if (!device_.ok()) GTEST_SKIP() << device_.status().message();                          \
+  } while (0)
+
+std::string describe(const CaseResult& r) {
+  std::string s = std::string(disposition_name(r.disposition)) + " " + r.message;
+  for (const CheckResult& c : r.checks) {
+    s += "\n  " + c.name + ": " + std::string(disposition_name(c.disposition)) + " " + c.message;
+  }
+  return s;
+}
+
+void expect_passes(Backend& backend, const Case& c) {
+  const CaseResult r = check_case(c, backend);
+  EXPECT_TRUE(r.disposition == Disposition::kPassed || r.disposition == Disposition::kMistrusted)
+      << c.name << " on " << backend.name() << ": " << describe(r);
+}
+
+TEST(GpuDevice, CudaPassesEveryCheck) {
+  KC_REQUIRE_DEVICE();
+  for (const Case& c : gpu_test::cuda_cases()) {
+    auto backend = gpu::make_cuda_backend();
+    ASSERT_TRUE(backend->available().ok());
+    expect_passes(*backend, c);
+  }
+}
+
+#ifdef KC_HAVE_CUDNN
+TEST(GpuDevice, CudnnPassesWhatItSupports) {
+  KC_REQUIRE_DEVICE();
+  auto backend = gpu::make_cudnn_backend();
+  if (Status s = backend->available(); !s.ok()) GTEST_SKIP() << "cudnn: " << s.message();
+  int ran = 0;
+  for (const Case& c : gpu_test::cuda_cases()) {
+    if (!backend->supports(c).ok()) continue;
+    ++ran;
+    expect_passes(*backend, c);
+  }
+  EXPECT_GT(ran, 5);
+}
+#endif
+
+// The kernels of PreparedRun are the backend's: the same inputs give the same bits.
+TEST(GpuDevice, PreparedRunMatchesTheBackend) {
+  KC_REQUIRE_DEVICE();
+  for (const Case& c : gpu_test::cuda_cases()) {
+    gpu::PreparedRun run;
+    ASSERT_TRUE(run.prepare(c).ok()) << c.name;
+    ASSERT_TRUE(run.run().ok()) << c.name;
+    EXPECT_GT(run.seconds(), 0.0) << c.name;
+    EXPECT_GT(run.peak_device_bytes(), 0) << c.name;
+    auto out = run.outputs();
+    ASSERT_TRUE(out.ok()) << out.status().to_string();
+    auto g = op_geometry(c);
+    ASSERT_TRUE(g.ok());
+    auto backend = gpu::make_cuda_backend();
+    const OpOutputs direct = invoke(*backend, c, *g, run.inputs(), Pass::kForward);
+    ASSERT_TRUE(direct.forward.ok()) << c.name << ": " << direct.forward.to_string();
+    EXPECT_TRUE(bitwise_equal(out->y, direct.y)) << c.name;
+    if (direct.indices) {
+      ASSERT_TRUE(out->indices.has_value()) << c.name;
+      EXPECT_EQ(out->indices->data, direct.indices->data) << c.name;
+    }
+  }
+}
+
+TEST(GpuDevice, PreparedBackwardTimesEachPass) {
+  KC_REQUIRE_DEVICE();
+  const Case c = gpu_test::cuda_cases().front();
+  gpu::PreparedRun run;
+  ASSERT_TRUE(run.prepare(c, {"cuda", gpu::PreparedPass::kBackward, true}).ok());
+  ASSERT_TRUE(run.run().ok());
+  auto out = run.outputs();
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ(out->dw.size(), 4 * 3 * 9);
+  EXPECT_EQ(out->db.size(), 4);
+}
+
+// A long reduction (split K) gives the same dw bits on every run in deterministic mode.
+TEST(GpuDevice, DeterministicWeightGradientIsBitwiseRepeatable) {
+  KC_REQUIRE_DEVICE();
+  Case c = gpu_test::conv({8, 8, 8, 1, {32, 32}, {3, 3}, {1, 1}, {1, 1}, test::pad_kind(PadKind::kSame)},
+                          "long reduction", DType::kF32);
+  gpu::PreparedRun run;
+  ASSERT_TRUE(run.prepare(c, {"cuda", gpu::PreparedPass::kBackward, true}).ok());
+  auto first = run.outputs();
+  ASSERT_TRUE(first.ok());
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_TRUE(run.run().ok());
+    auto again = run.outputs();
+    ASSERT_TRUE(again.ok());
+    EXPECT_TRUE(bitwise_equal(first->dw, again->dw)) << "run " << i;
+    EXPECT_TRUE(bitwise_equal(first->dx, again->dx)) << "run " << i;
+  }
+}
+
+TEST(GpuDevice, DeviceMemoryIsReturned) {
+  KC_REQUIRE_DEVICE();
+  const int64_t before = gpu::device_memory_stats().current_bytes;
+  {
+    auto backend = gpu::make_cuda_backend();
+    expect_passes(*backend, gpu_test::cuda_cases()[1]);
+  }
+  EXPECT_EQ(gpu::device_memory_stats().current_bytes, before);
+}
+
+}  // namespace
+}  // namespace kc
