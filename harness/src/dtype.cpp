@@ -45,6 +45,16 @@ double unit_roundoff(DType dtype) {
   return 0.0;
 }
 
+double underflow_unit(DType dtype) {
+  switch (dtype) {
+    case DType::kF64: return std::ldexp(1.0, -1075);  // 0 in double: f64 accumulates in f64
+    case DType::kF32: return std::ldexp(1.0, -150);
+    case DType::kF16: return std::ldexp(1.0, -25);
+    case DType::kBF16: return std::ldexp(1.0, -134);
+  }
+  return 0.0;
+}
+
 int storage_bytes(DType dtype) {
   switch (dtype) {
     case DType::kF64: return 8;

@@ -32,9 +32,11 @@ double element_bound(const ToleranceSpec& s, double ref, double abs_sum) {
     case ToleranceKind::kExplicit: return s.tolerance.atol + s.tolerance.rtol * std::abs(ref);
     case ToleranceKind::kBound: break;
   }
-  const double u_acc = unit_roundoff(default_accumulation(s.storage));
+  const DType acc = default_accumulation(s.storage);
+  const double u_acc = unit_roundoff(acc);
   const double u_out = unit_roundoff(s.storage);
-  return kBoundSafety * gamma_n(s.n, u_acc) * abs_sum + u_out * std::abs(ref);
+  const double underflow = static_cast<double>(s.n) * underflow_unit(acc) + underflow_unit(s.storage);
+  return kBoundSafety * (gamma_n(s.n, u_acc) * abs_sum + underflow) + u_out * std::abs(ref);
 }
 
 double gamma_n(int64_t n, double u) {
@@ -43,7 +45,8 @@ double gamma_n(int64_t n, double u) {
 }
 
 void compare_tensors(const std::string& tensor, const Tensor& cand, const Tensor& ref,
-                     const Tensor* abs_pass, const ToleranceSpec& spec, CheckResult& out) {
+                     const Tensor* abs_pass, const ToleranceSpec& spec, CheckResult& out,
+                     const Tensor* slack) {
   if (cand.shape != ref.shape || cand.size() != ref.size()) {  // a resized buffer is never read past its end
     out.disposition = Disposition::kFailed;
     out.message += tensor + ": shape " + dims_to_string(cand.shape) + " but the contract says " +
@@ -57,7 +60,9 @@ void compare_tensors(const std::string& tensor, const Tensor& cand, const Tensor
   for (int64_t i = 0; i < ref.size(); ++i) {
     const double c = cand[i], r = ref[i];
     const bool special = !std::isfinite(r) || !std::isfinite(c);
-    const double bound = special ? 0.0 : element_bound(spec, r, abs_pass ? (*abs_pass)[i] : std::abs(r));
+    const double bound = special ? 0.0
+                                 : element_bound(spec, r, abs_pass ? (*abs_pass)[i] : std::abs(r)) +
+                                       (slack ? (*slack)[i] : 0.0);
     const double err = special ? (special_agrees(c, r) ? 0.0 : INFINITY) : std::abs(c - r);
     const bool ok = special ? special_agrees(c, r)
                             : (spec.tolerance.kind == ToleranceKind::kExact ? c == r : err <= bound);

@@ -23,6 +23,10 @@ double round_to(DType dtype, double v);
 // Unit roundoff u = 2^-p of the dtype's significand (p includes the hidden bit).
 double unit_roundoff(DType dtype);
 
+// Half the smallest subnormal: the absolute error of rounding a result that falls in
+// the subnormal range (the underflow term eta of the error model).
+double underflow_unit(DType dtype);
+
 // Bytes per element when stored on a device in this dtype.
 int storage_bytes(DType dtype);
 

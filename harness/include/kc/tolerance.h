@@ -1,10 +1,12 @@
 // The tolerance model (DESIGN section 4).
 //   bound (default), per element:
 //     |cand - ref| <= c * gamma(n, u_acc) * sum_i |a_i * b_i| + u_out * |ref|
+//                     + c * (n * eta_acc + eta_out)
 //   with n the reduction length, sum_i |a_i b_i| from a reference pass on absolute
 //   values, gamma(n, u) = n*u / (1 - n*u), u_acc and u_out the unit roundoffs of the
 //   accumulation and output dtypes (f32 accumulation for f16/bf16), c a small safety
-//   constant;
+//   constant, and eta the underflow unit (half the smallest subnormal): a product that
+//   underflows, or an output in the subnormal range, errs absolutely, not relatively;
 //   exact: bitwise equality (integer fills make every sum exact);
 //   {rtol, atol}: |cand - ref| <= atol + rtol * |ref|.
 // NaN in the expected tensor is never a wildcard: NaN must meet NaN, inf the same inf.
@@ -32,14 +34,18 @@ struct ToleranceSpec {
 };
 
 // The allowed |cand - ref| of one element: 0 for exact, atol + rtol*|ref| for explicit,
-// c*gamma(n, u_acc)*abs_sum + u_out*|ref| for bound (abs_sum = sum_i |a_i b_i|).
+// c*gamma(n, u_acc)*abs_sum + u_out*|ref| + c*(n*eta_acc + eta_out) for bound
+// (abs_sum = sum_i |a_i b_i|).
 double element_bound(const ToleranceSpec& spec, double ref, double abs_sum);
 
 // Compares cand with ref element by element; fills max_abs_error, max_error_ratio,
 // worst points (up to 5) and the disposition (FAILED on any element over its bound or
 // a shape mismatch). abs_pass may be null for exact and explicit tolerances; for bound
 // it must have ref's shape.
+// slack, when given, adds a per-element allowance to the bound (e.g. for contributions
+// that a correct kernel may or may not include).
 void compare_tensors(const std::string& tensor, const Tensor& cand, const Tensor& ref,
-                     const Tensor* abs_pass, const ToleranceSpec& spec, CheckResult& out);
+                     const Tensor* abs_pass, const ToleranceSpec& spec, CheckResult& out,
+                     const Tensor* slack = nullptr);
 
 }  // namespace kc

@@ -49,10 +49,13 @@ using Params = std::array<Tensor, 3>;  // x, w, b; w and b empty where the op ha
 
 const Tensor& grad_of(const OpOutputs& o, int t) { return t == 0 ? o.dx : t == 1 ? o.dw : o.db; }
 
+// The scale steps are taken relative to. Below 2^-900 (all zero, or subnormal data) it
+// is 1: the smallest step, scale * kStep * kStepFloor, must stay a normal number, or the
+// step underflows to 0 and every difference quotient is 0/0.
 double scale_of(const Tensor& t) {
   double m = 0.0;
   for (double v : t.data) m = std::max(m, std::abs(v));
-  return m > 0.0 ? m : 1.0;
+  return m > 0x1p-900 ? m : 1.0;
 }
 
 // The oracle's loss at some inputs, and what decides where its kinks are.
