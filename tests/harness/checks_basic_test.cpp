@@ -239,3 +239,67 @@ TEST(Report, ExitCodesAndSummaryKeys) {
 
 }  // namespace
 }  // namespace kc
+
+namespace kc {
+namespace {
+
+TEST(Tolerance, UnderflowTermAdmitsRoundingInTheSubnormalRange) {
+  // Found by kcheck fuzz: an f32 output of 4.2e-45 (3 subnormal units) against a
+  // reference of 3.8e-45 is one subnormal rounding, not an error.
+  Tensor ref = Tensor::filled(DType::kF64, {1}, 3.8e-45);
+  Tensor cand = Tensor::filled(DType::kF64, {1}, 4.2e-45);
+  CheckResult ok;
+  compare_tensors("y", cand, ref, &ref, ToleranceSpec{{}, DType::kF32, 1}, ok);
+  EXPECT_EQ(ok.disposition, Disposition::kPassed);
+  // Ten subnormal units off is more than the rounding of one product can explain.
+  cand[0] = 3.8e-45 + 10 * 1.4e-45;
+  CheckResult bad;
+  compare_tensors("y", cand, ref, &ref, ToleranceSpec{{}, DType::kF32, 1}, bad);
+  EXPECT_EQ(bad.disposition, Disposition::kFailed);
+}
+
+// conv_bias_relu whose backward decides relu' with its own threshold on z.
+class ReluThreshold : public test::DelegatingBackend {
+ public:
+  explicit ReluThreshold(double t) : DelegatingBackend("planted.relu_threshold"), t_(t) {}
+  Status conv_backward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
+                       const Tensor& dy, Tensor& dx, Tensor& dw, Tensor* db) override {
+    Tensor z = Tensor::filled(DType::kF64, g.y_shape(), 0.0);
+    KC_RETURN_IF_ERROR(reference().conv_forward(g, x, w, b, false, z));
+    Tensor dz = dy;
+    for (int64_t i = 0; i < dz.size(); ++i) dz[i] = relu && z[i] > t_ ? dy[i] : (relu ? 0.0 : dy[i]);
+    return reference().conv_backward(g, x, w, b, false, dz, dx, dw, db);
+  }
+
+ private:
+  double t_;
+};
+
+TEST(BackwardCheck, FusedReluMaskMayDifferOnlyWhereZIsWithinRoundingOfZero) {
+  // 1-D k 2, b 0: z[0] = 0.1*1 + (-0.1)*1 = 0 in exact arithmetic but ~1e-18 after the
+  // f64 roundings of 0.1 (a kernel may get either sign); z[1] = 0.1*1 + (-0.1)*0.5 = 0.05.
+  Case c;
+  c.dtype = DType::kF64;
+  c.input = {1, 1, {3}};
+  ConvParams p;
+  p.kernel = {2};
+  c.op = ConvBiasReluParams{p};
+  c.tensors["x"] = Tensor::zeros(DType::kF64, {1, 1, 3});
+  c.tensors["x"].data = {1.0, 1.0, 0.5};
+  c.tensors["w"] = Tensor::zeros(DType::kF64, {1, 1, 2});
+  c.tensors["w"].data = {0.1, -0.1 + 1e-17};
+  c.tensors["b"] = Tensor::zeros(DType::kF64, {1});
+  c.tensors["dy"] = Tensor::filled(DType::kF64, {1, 1, 2}, 1.0);
+  c.checks = {"backward"};
+  ReluThreshold tiny(1e-15);  // drops only the ambiguous z[0]
+  const CaseResult ok = check_case(c, tiny);
+  ASSERT_FALSE(ok.checks.empty());
+  EXPECT_EQ(ok.checks[0].disposition, Disposition::kPassed) << ok.checks[0].message;
+  EXPECT_NE(ok.checks[0].message.find("either side of relu'"), std::string::npos);
+  ReluThreshold wrong(0.06);  // also drops z[1] = 0.05, which is clearly positive
+  const CaseResult bad = check_case(c, wrong);
+  EXPECT_EQ(bad.checks.at(0).disposition, Disposition::kFailed);
+}
+
+}  // namespace
+}  // namespace kc
