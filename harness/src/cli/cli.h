@@ -16,10 +16,12 @@ int backends_command(const Args& args); // kcheck backends
 int gen_command(const Args& args);      // kcheck gen --op OP --count N --seed S -o DIR
 int fuzz_command(const Args& args);     // kcheck fuzz [--op OP] [--time S | --count N] ...
 
-// Helpers of the gen and fuzz commands: a whole decimal uint64, or nullopt; a file
+// Helpers shared by the commands: a whole decimal uint64, or nullopt; a file
 // written whole (its folder created), false on failure.
 std::optional<uint64_t> parse_uint(const std::string& text);
 bool write_text_file(const std::string& path, const std::string& text);
+// The current time as ISO 8601 UTC, e.g. 2026-11-21T12:05:28Z.
+std::string now_utc();
 
 // Prints "kcheck: <message>" and the usage hint to stderr; returns 2.
 int usage_error(const std::string& message);

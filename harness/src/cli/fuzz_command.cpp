@@ -134,12 +134,6 @@ void print_summary(const fuzz::Outcome& out, const fuzz::Settings& s) {
   }
 }
 
-std::string now_utc() {
-  const std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
 
 RunInfo run_info(const Args& args, const fuzz::Outcome& out, const fuzz::Settings& s, const std::string& started) {
   RunInfo info;

@@ -75,22 +75,6 @@ std::pair<std::string, std::string_view> make(const GenOptions& o, uint64_t k) {
 
 }  // namespace
 
-std::optional<uint64_t> parse_uint(const std::string& text) {
-  uint64_t v = 0;
-  const auto r = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (text.empty() || r.ec != std::errc() || r.ptr != text.data() + text.size()) return std::nullopt;
-  return v;
-}
-
-bool write_text_file(const std::string& path, const std::string& text) {
-  std::error_code ec;
-  const auto parent = std::filesystem::path(path).parent_path();
-  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
-  std::ofstream f(path, std::ios::binary);
-  f << text;
-  return static_cast<bool>(f);
-}
-
 int gen_command(const Args& args) {
   if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
     std::fputs("usage: kcheck gen [--op conv|maxpool|conv_bias_relu|all] [--count N] [--seed S] [--invalid] -o DIR\n"

@@ -139,22 +139,6 @@ std::vector<IsolatedTask> make_tasks(const std::vector<LoadedCase>& cases, const
   return tasks;
 }
 
-std::string now_utc() {
-  const std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
-
-bool write_file(const std::string& path, const std::string& text) {
-  std::error_code ec;
-  const auto parent = std::filesystem::path(path).parent_path();
-  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
-  std::ofstream f(path, std::ios::binary);
-  f << text;
-  return static_cast<bool>(f);
-}
-
 // failures/NNN.yaml next to the report: one reproducer per case that did not pass.
 void write_failures(const std::string& report, const std::vector<CaseResult>& results) {
   const auto dir = std::filesystem::path(report).parent_path() / "failures";
@@ -164,7 +148,7 @@ void write_failures(const std::string& report, const std::vector<CaseResult>& re
     if (y.empty() || r.disposition == Disposition::kPassed || r.disposition == Disposition::kSkipped) continue;
     char name[32];
     std::snprintf(name, sizeof name, "%03d-%s.yaml", ++n, r.backend.c_str());
-    write_file((dir / name).string(), y);
+    write_text_file((dir / name).string(), y);
   }
   if (n) std::printf("%d failure reproducers in %s\n", n, dir.string().c_str());
 }
@@ -198,11 +182,11 @@ int run_command(const Args& args) {
   info.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::fputs(summary_text(results, info).c_str(), stdout);
   if (!o.report.empty()) {
-    if (!write_file(o.report, report_json(results, info))) return usage_error("cannot write " + o.report);
+    if (!write_text_file(o.report, report_json(results, info))) return usage_error("cannot write " + o.report);
     write_failures(o.report, results);
     std::printf("report: %s\n", o.report.c_str());
   }
-  if (!o.junit.empty() && !write_file(o.junit, junit_xml(results, info))) return usage_error("cannot write " + o.junit);
+  if (!o.junit.empty() && !write_text_file(o.junit, junit_xml(results, info))) return usage_error("cannot write " + o.junit);
   if (results.empty()) return usage_error("no case files found under the given paths");
   return exit_code(results);
 }
