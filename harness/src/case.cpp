@@ -24,8 +24,20 @@ std::string_view op_name(const OpParams& op) {
     std::string_view operator()(const ConvParams&) const { return "conv"; }
     std::string_view operator()(const MaxPoolParams&) const { return "maxpool"; }
     std::string_view operator()(const ConvBiasReluParams&) const { return "conv_bias_relu"; }
+    std::string_view operator()(const StackParams&) const { return "stack"; }
   };
   return std::visit(Namer{}, op);
+}
+
+bool is_stack(const Case& c) { return std::holds_alternative<StackParams>(c.op); }
+
+std::string checkpoint_name(const CheckpointPolicy& p) {
+  switch (p.kind) {
+    case CheckpointKind::kNone: return "none";
+    case CheckpointKind::kEvery: return "every:" + std::to_string(p.every);
+    case CheckpointKind::kSqrt: return "sqrt";
+  }
+  return "?";
 }
 
 int64_t spatial_rank(const Case& c) { return static_cast<int64_t>(c.input.spatial.size()); }

@@ -11,7 +11,7 @@
 namespace kc::io {
 namespace {
 
-enum class OpKind { kConv, kMaxPool, kConvBiasRelu };
+enum class OpKind { kConv, kMaxPool, kConvBiasRelu, kStack };
 
 StatusOr<Value> require(const Value& v, std::string_view key) {
   if (std::optional<Value> f = v.get(key)) return *f;
@@ -120,9 +120,52 @@ StatusOr<MaxPoolParams> read_maxpool(const Value& v, size_t rank) {
   return p;
 }
 
+// `none`, `sqrt` or the string "every:K" with K >= 1.
+StatusOr<CheckpointPolicy> read_checkpoint(const Value& v) {
+  if (!v.is_scalar()) return v.type_error("none, sqrt or \"every:K\"");
+  CheckpointPolicy p;
+  const std::string t = v.text();
+  if (t == "none") return p;
+  if (t == "sqrt") return CheckpointPolicy{CheckpointKind::kSqrt, 0};
+  if (t.rfind("every:", 0) == 0) {
+    bool overflow = false;
+    const std::optional<int64_t> k = parse_int_text(t.substr(6), &overflow);
+    if (!k || *k < 1) return v.error("every:K needs an integer K >= 1, got \"" + t + "\"");
+    return CheckpointPolicy{CheckpointKind::kEvery, *k};
+  }
+  return v.type_error("none, sqrt or \"every:K\"");
+}
+
+StatusOr<StackParams> read_stack(const Value& v, size_t rank) {
+  KC_RETURN_IF_ERROR(v.check_keys({"depth", "layer", "checkpoint"}));
+  StackParams p;
+  KC_ASSIGN_OR_RETURN(Value depth, require(v, "depth"));
+  KC_ASSIGN_OR_RETURN(p.depth, read_int(depth));
+  KC_ASSIGN_OR_RETURN(Value layer, require(v, "layer"));
+  KC_RETURN_IF_ERROR(layer.check_keys({"conv", "relu", "maxpool"}));
+  KC_ASSIGN_OR_RETURN(Value conv, require(layer, "conv"));
+  KC_ASSIGN_OR_RETURN(p.conv, read_conv(conv, rank, false));
+  if (auto f = layer.get("relu")) { KC_ASSIGN_OR_RETURN(p.relu, read_bool(*f)); }
+  if (auto f = layer.get("maxpool")) {
+    KC_ASSIGN_OR_RETURN(MaxPoolParams pool, read_maxpool(*f, rank));
+    if (pool.mode != PoolMode::kTraining) return f->error("a stack's max pool runs in training mode (its backward needs indices)");
+    p.pool = std::move(pool);
+  }
+  if (auto f = v.get("checkpoint")) { KC_ASSIGN_OR_RETURN(p.checkpoint, read_checkpoint(*f)); }
+  return p;
+}
+
 // The op's params section; the other op's section is refused when the case itself
 // writes it, and ignored when it is only inherited from defaults.
 Status read_op(const Value& v, OpKind op, Case* c) {
+  if (op == OpKind::kStack) {
+    for (std::string_view other : {"conv", "maxpool"}) {
+      if (v.own(other)) return v.get(other)->error("given, but op is stack (whose layer goes under stack: layer:)");
+    }
+    KC_ASSIGN_OR_RETURN(Value p, require(v, "stack"));
+    KC_ASSIGN_OR_RETURN(c->op, read_stack(p, c->input.spatial.size()));
+    return ok_status();
+  }
   const bool pool = op == OpKind::kMaxPool;
   const std::string_view section = pool ? "maxpool" : "conv";
   const std::string_view other = pool ? "conv" : "maxpool";
@@ -181,7 +224,10 @@ StatusOr<std::vector<std::string>> read_checks(const Value& v) {
                                                            {"padding", "padding"},
                                                            {"determinism", "determinism"},
                                                            {"integrity", "integrity"},
-                                                           {"golden", "golden"}}));
+                                                           {"golden", "golden"},
+                                                           {"checkpoint", "checkpoint"},
+                                                           {"influence", "influence"},
+                                                           {"drift", "drift"}}));
     if (std::find(checks.begin(), checks.end(), name) != checks.end()) {
       return item.error("check " + std::string(name) + " is listed twice");
     }
@@ -313,7 +359,7 @@ StatusOr<Case> read_case(const Value& v, Expectation* expect) {
   // `expect` first: a case written to be refused (say, for an unknown key) must still
   // tell the runner which error it expects.
   if (auto f = v.get("expect")) { KC_ASSIGN_OR_RETURN(*expect, read_expect(*f)); }
-  KC_RETURN_IF_ERROR(v.check_keys({"name", "op", "dtype", "input", "conv", "maxpool", "data", "checks",
+  KC_RETURN_IF_ERROR(v.check_keys({"name", "op", "dtype", "input", "conv", "maxpool", "stack", "data", "checks",
                                    "tolerance", "deterministic", "tensors", "expected", "expect"}));
   Case c;
   c.expect = *expect;
@@ -321,7 +367,8 @@ StatusOr<Case> read_case(const Value& v, Expectation* expect) {
   KC_ASSIGN_OR_RETURN(Value op_value, require(v, "op"));
   KC_ASSIGN_OR_RETURN(OpKind op, read_enum<OpKind>(op_value, {{"conv", OpKind::kConv},
                                                               {"maxpool", OpKind::kMaxPool},
-                                                              {"conv_bias_relu", OpKind::kConvBiasRelu}}));
+                                                              {"conv_bias_relu", OpKind::kConvBiasRelu},
+                                                              {"stack", OpKind::kStack}}));
   if (auto f = v.get("dtype")) {
     KC_ASSIGN_OR_RETURN(c.dtype, read_enum<DType>(*f, {{"f64", DType::kF64},
                                                        {"f32", DType::kF32},

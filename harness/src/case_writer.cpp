@@ -109,6 +109,14 @@ std::string maxpool_flow(const MaxPoolParams& p) {
   return flow_map(e);
 }
 
+std::string stack_flow(const StackParams& p) {
+  Entries layer = {{"conv", conv_flow(p.conv)}, {"relu", p.relu ? "true" : "false"}};
+  if (p.pool) layer.emplace_back("maxpool", maxpool_flow(*p.pool));
+  return flow_map({{"depth", std::to_string(p.depth)},
+                   {"layer", flow_map(layer)},
+                   {"checkpoint", quote(checkpoint_name(p.checkpoint))}});
+}
+
 std::string tolerance_flow(const Tolerance& t) {
   switch (t.kind) {
     case ToleranceKind::kBound: return "bound";
@@ -131,6 +139,7 @@ Entries head_entries(const Case& c) {
   if (const auto* conv = std::get_if<ConvParams>(&c.op)) e.emplace_back("conv", conv_flow(*conv));
   if (const auto* cbr = std::get_if<ConvBiasReluParams>(&c.op)) e.emplace_back("conv", conv_flow(cbr->conv));
   if (const auto* pool = std::get_if<MaxPoolParams>(&c.op)) e.emplace_back("maxpool", maxpool_flow(*pool));
+  if (const auto* st = std::get_if<StackParams>(&c.op)) e.emplace_back("stack", stack_flow(*st));
   e.emplace_back("data", flow_map({{"seed", std::to_string(c.data.seed)},
                                    {"fill", std::string(fill_name(c.data.fill))}}));
   if (!c.checks.empty()) e.emplace_back("checks", flow_list(c.checks));

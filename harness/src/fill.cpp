@@ -93,6 +93,7 @@ double uniform01(uint64_t seed, uint64_t stream, uint64_t index) {
 
 StatusOr<OpInputs> make_inputs(const Case& c) {
   KC_RETURN_IF_ERROR(validate(c));
+  if (is_stack(c)) return invalid_argument("op: stack inputs are made per layer (use make_stack_inputs)");
   OpInputs in;
   const bool pool = std::holds_alternative<MaxPoolParams>(c.op);
   std::optional<ConvGeometry> cg;

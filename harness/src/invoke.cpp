@@ -53,6 +53,9 @@ Tensor absolute(const Tensor& t) {
 }  // namespace
 
 StatusOr<OpGeometry> op_geometry(const Case& c) {
+  if (is_stack(c)) {  // one geometry per layer: see stack.h and stack_exec.h
+    return invalid_argument("op: stack has one geometry per layer (use stack_layers)");
+  }
   if (is_pool(c)) {
     KC_ASSIGN_OR_RETURN(PoolGeometry g, pool_geometry(c));
     return OpGeometry{g};

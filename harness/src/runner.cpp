@@ -8,6 +8,7 @@
 #include "kc/checks.h"
 #include "kc/fill.h"
 #include "kc/invoke.h"
+#include "kc/stack_exec.h"
 
 namespace kc {
 namespace {
@@ -19,7 +20,10 @@ bool requested(const Case& c, std::string_view name) {
 void run_checks(const CheckContext& ctx, CaseResult& r) {
   for (const CheckDef& def : check_registry()) {
     if (!requested(ctx.c, def.name)) continue;
-    const std::string why_not = def.not_applicable(ctx);
+    const std::string why_not =
+        ctx.stack != nullptr && !def.stacks
+            ? "checks a single op; a stack is checked by shape, backward, checkpoint, influence and drift"
+            : def.not_applicable(ctx);
     if (!why_not.empty()) {
       if (!ctx.c.checks.empty()) r.checks.push_back(make_result(def.name, Disposition::kSkipped, why_not));
       continue;
@@ -32,12 +36,43 @@ void run_checks(const CheckContext& ctx, CaseResult& r) {
   }
 }
 
+// op: stack: the per-layer ops through the executor (stack_exec.h), the oracle in f64
+// without checkpointing, the backend in the case dtype under the case's policy.
+CaseResult check_stack(const Case& c, Backend& backend, CaseResult r) {
+  auto layers = stack_layers(c);
+  auto in = layers.ok() ? make_stack_inputs(c, *layers) : StatusOr<StackInputs>(layers.status());
+  if (!in.ok()) {
+    r.disposition = Disposition::kInvalid;
+    r.message = in.status().message();
+    return r;
+  }
+  if (Status s = stack_supports(backend, *layers); !s.ok()) {
+    r.disposition = Disposition::kSkipped;
+    r.message = backend.name() + " does not support this case: " + s.message();
+    return r;
+  }
+  auto oracle = make_reference_backend();
+  const StackRun ref = run_stack(*oracle, *layers, *in, {CheckpointPolicy{}, DType::kF64, true, true});
+  const StackRun cand = run_stack(backend, *layers, *in, {std::get<StackParams>(c.op).checkpoint, c.dtype, true, true});
+  const StackContext sctx{*layers, *in, ref, cand};
+  const OpGeometry geo = layers->front().conv;
+  const OpInputs none_in;
+  const OpOutputs none_out;
+  const CheckContext ctx{c, geo, none_in, backend, backend.name() == "reference", none_out, none_out, none_out, &sctx};
+  run_checks(ctx, r);
+  r.disposition = Disposition::kSkipped;
+  roll_up(r);
+  if (r.checks.empty()) r.message = "no requested check applies to this case";
+  return r;
+}
+
 CaseResult check_valid(const Case& c, Backend& backend, CaseResult r) {
   if (Status s = backend.available(); !s.ok()) {
     r.disposition = Disposition::kSkipped;
     r.message = backend.name() + ": unavailable (" + s.message() + ")";
     return r;
   }
+  if (is_stack(c)) return check_stack(c, backend, std::move(r));
   if (Status s = backend.supports(c); !s.ok()) {
     r.disposition = Disposition::kSkipped;
     r.message = backend.name() + " does not support this case: " + s.message();

@@ -166,8 +166,8 @@ int64_t max_pad_copies(const ConvGeometry& g) {
 }
 
 StatusOr<ConvGeometry> conv_geometry(const Case& c) {
-  if (std::holds_alternative<MaxPoolParams>(c.op)) {
-    return invalid_argument("op: expected a conv or conv_bias_relu case, got maxpool");
+  if (!std::holds_alternative<ConvParams>(c.op) && !std::holds_alternative<ConvBiasReluParams>(c.op)) {
+    return invalid_argument("op: expected a conv or conv_bias_relu case, got " + std::string(op_name(c.op)));
   }
   KC_RETURN_IF_ERROR(validate(c));
   return unchecked_conv_geometry(c);

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "kc/shape.h"
+#include "kc/stack.h"
 
 namespace kc {
 namespace {
@@ -165,6 +166,35 @@ Status check_tensor_shapes(const Case& c, const std::map<std::string, Dims>& wan
   return ok_status();
 }
 
+// A stack: its own fields, the memory cap over all layers, then every layer as the
+// single-op case it runs as, so that the layer that erodes to nothing is named.
+Status validate_stack(const Case& c, const StackParams& p, const Limits& limits) {
+  if (p.depth < 1 || p.depth > kMaxStackDepth) {
+    return invalid_argument("stack.depth: " + num(p.depth) + " is outside 1 to " + num(kMaxStackDepth));
+  }
+  if (!c.tensors.empty() || !c.expected.empty()) {
+    return invalid_argument(std::string(c.tensors.empty() ? "expected" : "tensors") +
+                            ": inline tensors are not supported for op stack (every layer has its own weights)");
+  }
+  KC_RETURN_IF_ERROR(check_conv_fields("stack.layer.conv", p.conv, c.input, limits));
+  if (p.pool) KC_RETURN_IF_ERROR(check_pool_fields(*p.pool, c.input, limits));
+  const std::vector<StackLayer> layers = unchecked_stack_layers(c);
+  for (size_t i = 0; i < layers.size(); ++i) {
+    const std::string where = "stack layer " + num(static_cast<int64_t>(i) + 1) + ": ";
+    if (Status s = validate(layers[i].conv_case, limits); !s.ok()) return Status(s.code(), where + s.message());
+    if (layers[i].pool_case) {
+      if (Status s = validate(*layers[i].pool_case, limits); !s.ok()) return Status(s.code(), where + s.message());
+    }
+  }
+  const int64_t bytes = estimate_case_bytes(c);
+  if (bytes > limits.max_case_bytes) {
+    return resource_exhausted("stack needs about " + num(bytes >> 20) + " MiB of host memory over its " +
+                              num(p.depth) + " layers, over the cap of " + num(limits.max_case_bytes >> 20) +
+                              " MiB (sizes too large; set KC_MAX_CASE_BYTES to raise it)");
+  }
+  return ok_status();
+}
+
 }  // namespace
 
 int64_t saturating_mul(int64_t a, int64_t b) {
@@ -197,6 +227,14 @@ int64_t estimate_case_bytes(const Case& c) {
   const int64_t planes_in = saturating_mul(c.input.batch, c.input.channels);
   const int64_t x = saturating_mul(planes_in, spatial_product(c.input.spatial));
   int64_t elems = 0;
+  if (is_stack(c)) {  // every layer's own estimate: all activations may be held at once
+    int64_t bytes = 0;
+    for (const StackLayer& l : unchecked_stack_layers(c)) {
+      bytes = saturating_add(bytes, estimate_case_bytes(l.conv_case));
+      if (l.pool_case) bytes = saturating_add(bytes, estimate_case_bytes(*l.pool_case));
+    }
+    return bytes;
+  }
   if (std::holds_alternative<MaxPoolParams>(c.op)) {
     const PoolGeometry g = unchecked_pool_geometry(c);
     const int64_t y = saturating_mul(planes_in, spatial_product(g.spatial.out_dims()));
@@ -220,6 +258,7 @@ int64_t estimate_case_bytes(const Case& c) {
 
 Status validate(const Case& c, const Limits& limits) {
   KC_RETURN_IF_ERROR(check_input(c.input, limits));
+  if (const auto* st = std::get_if<StackParams>(&c.op)) return validate_stack(c, *st, limits);
   const bool pool = std::holds_alternative<MaxPoolParams>(c.op);
   const std::string f = std::holds_alternative<ConvParams>(c.op) ? "conv" : "conv_bias_relu";
   if (pool) {

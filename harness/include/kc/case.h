@@ -8,6 +8,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -61,7 +62,30 @@ struct ConvBiasReluParams {
   bool operator==(const ConvBiasReluParams&) const = default;
 };
 
-using OpParams = std::variant<ConvParams, MaxPoolParams, ConvBiasReluParams>;
+// How a stack's backward pass keeps activations: all of them (none), only every K-th
+// layer input (every:K), or every ceil(sqrt(depth))-th (sqrt); the layers between two
+// checkpoints are recomputed from the earlier one in the backward pass.
+enum class CheckpointKind { kNone, kEvery, kSqrt };
+
+struct CheckpointPolicy {
+  CheckpointKind kind = CheckpointKind::kNone;
+  int64_t every = 0;  // K, only for kEvery
+  bool operator==(const CheckpointPolicy&) const = default;
+};
+
+// `depth` copies of one layer: conv [+ bias] [+ relu] [+ max pool]. The first layer
+// maps input.channels to conv.out_channels, the others out_channels to out_channels;
+// every layer has its own weights. The pool always runs in training mode.
+struct StackParams {
+  int64_t depth = 1;
+  ConvParams conv;
+  bool relu = false;
+  std::optional<MaxPoolParams> pool;
+  CheckpointPolicy checkpoint;
+  bool operator==(const StackParams&) const = default;
+};
+
+using OpParams = std::variant<ConvParams, MaxPoolParams, ConvBiasReluParams, StackParams>;
 
 struct InputSpec {
   int64_t batch = 1;
@@ -112,7 +136,9 @@ struct Case {
   bool operator==(const Case& o) const;
 };
 
-std::string_view op_name(const OpParams& op);  // "conv", "maxpool", "conv_bias_relu"
+std::string_view op_name(const OpParams& op);  // "conv", "maxpool", "conv_bias_relu", "stack"
+bool is_stack(const Case& c);
+std::string checkpoint_name(const CheckpointPolicy& p);  // "none", "every:4", "sqrt"
 int64_t spatial_rank(const Case& c);
 
 std::string_view pad_kind_name(PadKind kind);

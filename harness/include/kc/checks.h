@@ -13,9 +13,19 @@
 #include "kc/fill.h"
 #include "kc/invoke.h"
 #include "kc/result.h"
+#include "kc/stack_exec.h"
 #include "kc/tolerance.h"
 
 namespace kc {
+
+// What the stack checks are given (op: stack); the single-op fields of CheckContext
+// then hold the first layer's conv geometry and empty inputs and outputs.
+struct StackContext {
+  const std::vector<StackLayer>& layers;
+  const StackInputs& in;
+  const StackRun& ref;   // the oracle in f64 without checkpointing, activations kept
+  const StackRun& cand;  // the backend in the case dtype under the case's policy, activations kept
+};
 
 struct CheckContext {
   const Case& c;
@@ -26,6 +36,7 @@ struct CheckContext {
   const OpOutputs& ref;    // the oracle on these inputs (f64)
   const OpOutputs& abs;    // the oracle on absolute values (for the bound tolerance)
   const OpOutputs& cand;   // the backend on these inputs
+  const StackContext* stack = nullptr;  // op: stack only
 };
 
 struct CheckDef {
@@ -33,6 +44,7 @@ struct CheckDef {
   // Empty when the check applies to this case and backend, else the reason it does not.
   std::string (*not_applicable)(const CheckContext&);
   CheckResult (*run)(const CheckContext&);
+  bool stacks = false;  // applies to op: stack (the others say why not, uniformly)
 };
 
 // Every check, in the order they run and are reported.

@@ -24,6 +24,14 @@ KC_DECLARE_CHECK(padding)
 KC_DECLARE_CHECK(determinism)
 KC_DECLARE_CHECK(integrity)
 KC_DECLARE_CHECK(golden)
+KC_DECLARE_CHECK(checkpoint)  // stack_checkpoint.cpp
+KC_DECLARE_CHECK(influence)   // stack_influence.cpp
+KC_DECLARE_CHECK(drift)       // stack_drift.cpp
+
+// Stack halves of checks that apply to single ops too (stack_shape.cpp, stack_backward.cpp).
+CheckResult stack_shape_run(const CheckContext& ctx);
+CheckResult stack_backward_run(const CheckContext& ctx);
+std::string stack_backward_not_applicable(const CheckContext& ctx);
 
 #undef KC_DECLARE_CHECK
 

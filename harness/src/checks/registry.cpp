@@ -8,13 +8,16 @@ namespace kc {
 
 const std::vector<CheckDef>& check_registry() {
 #define KC_CHECK_DEF(NAME) CheckDef{#NAME, &checks::NAME##_not_applicable, &checks::NAME##_run}
+#define KC_STACK_CHECK_DEF(NAME) CheckDef{#NAME, &checks::NAME##_not_applicable, &checks::NAME##_run, true}
   static const std::vector<CheckDef> registry = {
-      KC_CHECK_DEF(shape),        KC_CHECK_DEF(forward), KC_CHECK_DEF(backward),
+      KC_STACK_CHECK_DEF(shape),  KC_CHECK_DEF(forward), KC_STACK_CHECK_DEF(backward),
       KC_CHECK_DEF(gradcheck),    KC_CHECK_DEF(adjoint), KC_CHECK_DEF(weight_share),
       KC_CHECK_DEF(argmax),       KC_CHECK_DEF(padding), KC_CHECK_DEF(determinism),
       KC_CHECK_DEF(integrity),    KC_CHECK_DEF(golden),
+      KC_STACK_CHECK_DEF(checkpoint), KC_STACK_CHECK_DEF(influence), KC_STACK_CHECK_DEF(drift),
   };
 #undef KC_CHECK_DEF
+#undef KC_STACK_CHECK_DEF
   return registry;
 }
 

@@ -32,6 +32,7 @@ const PadSpec& padding_of(const Case& c) {
 std::string shape_not_applicable(const CheckContext&) { return {}; }
 
 CheckResult shape_run(const CheckContext& ctx) {
+  if (ctx.stack != nullptr) return stack_shape_run(ctx);
   CheckResult r = make_result("shape", Disposition::kPassed);
   const SpatialGeometry& sg = conv_geo(ctx) ? conv_geo(ctx)->spatial : pool_geo(ctx)->spatial;
   const PadKind kind = padding_of(ctx.c).kind;

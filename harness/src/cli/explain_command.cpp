@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "kc/case_io.h"
 #include "kc/invoke.h"
+#include "kc/stack.h"
 
 namespace kc::cli {
 namespace {
@@ -45,6 +46,62 @@ void explain_conv(const Case& c, const ConvGeometry& g) {
   std::printf("  training step memory: x, w, y, dy, dx, dw = %s\n", mib((2 * x + 2 * w + 2 * y) * es).c_str());
 }
 
+std::string extent(const Dims& shape) {
+  std::string s;
+  for (size_t i = 2; i < shape.size(); ++i) s += (i > 2 ? "x" : "") + std::to_string(shape[i]);
+  return s;
+}
+
+// Receptive field per dim: rf += (extent - 1) * jump, jump *= stride, over every window.
+Dims receptive_field(const std::vector<StackLayer>& layers) {
+  const size_t rank = layers.front().conv.spatial.dims.size();
+  Dims rf(rank, 1), jump(rank, 1);
+  for (const StackLayer& l : layers) {
+    for (size_t i = 0; i < rank; ++i) {
+      for (const SpatialGeometry* g : {&l.conv.spatial, l.pool ? &l.pool->spatial : nullptr}) {
+        if (g == nullptr) continue;
+        rf[i] += (g->dims[i].extent() - 1) * jump[i];
+        jump[i] *= g->dims[i].stride;
+      }
+    }
+  }
+  return rf;
+}
+
+void explain_stack(const Case& c) {
+  const auto layers = stack_layers(c);
+  const StackParams& p = std::get<StackParams>(c.op);
+  std::printf("  depth %lld, layer: conv%s%s%s, checkpoint %s\n", (long long)p.depth, p.conv.bias ? " + bias" : "",
+              p.relu ? " + relu" : "", p.pool ? " + maxpool" : "", checkpoint_name(p.checkpoint).c_str());
+  std::printf("  %-6s %-16s %-16s\n", "layer", "in", "out");
+  for (size_t l = 0; l < layers->size(); ++l) {
+    const StackLayer& L = (*layers)[l];
+    std::printf("  %-6zu %-16s %-16s\n", l + 1, dims_to_string(L.in_shape()).c_str(), dims_to_string(L.out_shape()).c_str());
+  }
+  const Dims in = layers->front().in_shape(), out = layers->back().out_shape();
+  std::string lost;
+  for (size_t i = 2; i < in.size(); ++i) lost += (i > 2 ? ", " : "") + std::to_string(in[i] - out[i]);
+  std::printf("  extent %s -> %s after %zu layers; erosion: %s pixels lost per dimension\n", extent(in).c_str(),
+              extent(out).c_str(), layers->size(), lost.c_str());
+  std::printf("  receptive field: %s\n", dims_to_string(receptive_field(*layers)).c_str());
+  std::printf("  activation memory for training (saved for backward):\n  %-10s", "policy");
+  const DType dtypes[] = {DType::kF64, DType::kF32, DType::kF16, DType::kBF16};
+  for (DType d : dtypes) std::printf(" %12s", std::string(dtype_name(d)).c_str());
+  std::printf(" %14s\n", "recomputed");
+  std::vector<CheckpointPolicy> policies = {{CheckpointKind::kNone, 0}, {CheckpointKind::kEvery, 4}, {CheckpointKind::kSqrt, 0}};
+  if (p.checkpoint.kind == CheckpointKind::kEvery && p.checkpoint.every != 4) policies.insert(policies.begin() + 2, p.checkpoint);
+  for (const CheckpointPolicy& pol : policies) {
+    std::printf("  %-10s", checkpoint_name(pol).c_str());
+    int64_t recomputed = 0;
+    for (DType d : dtypes) {
+      const CheckpointPlan plan = plan_checkpoints(*layers, pol, d);
+      recomputed = plan.recomputations;
+      std::printf(" %12s", mib(static_cast<double>(plan.peak_bytes)).c_str());
+    }
+    std::printf(" %14lld\n", (long long)recomputed);
+  }
+}
+
 void explain_pool(const Case& c, const PoolGeometry& g) {
   const double es = storage_bytes(c.dtype);
   const double x = element_count(g.x_shape()), y = element_count(g.y_shape());
@@ -73,6 +130,11 @@ int explain_command(const Args& args) {
     const Case& c = *lc.c;
     std::printf("  %s %s%s\n", std::string(op_name(c.op)).c_str(), std::string(dtype_name(c.dtype)).c_str(),
                 c.name.empty() ? "" : ("  \"" + c.name + "\"").c_str());
+    if (is_stack(c)) {
+      explain_stack(c);
+      std::printf("  reproduce: %s\n", case_to_one_line(c).c_str());
+      continue;
+    }
     auto geo = op_geometry(c);
     if (const auto* g = std::get_if<ConvGeometry>(&*geo)) explain_conv(c, *g);
     else explain_pool(c, std::get<PoolGeometry>(*geo));

@@ -1,0 +1,123 @@
+// shape and backward for op: stack.
+//  shape: every layer's extent from the contract (SAME keeps ceil(in/s) per layer),
+//    the candidate's activations, y and dx against it; the message lists every layer's
+//    extent and names the total erosion, so that silent erosion over depth is visible.
+//  backward: the candidate's dx, dw, db (under its checkpoint policy) against the
+//    oracle's in f64, normwise: ||cand - ref|| <= tol * ||ref|| per tensor, with tol
+//    16 * depth * sqrt(n) * u, n the longest reduction of any layer (the dw/db sums
+//    over batch and positions) and u of the storage dtype: a statistical, not a
+//    worst-case, allowance (f16 and bf16 are left to drift, whose bound model follows
+//    the error through the layers). Wrong gradients miss it by orders of magnitude.
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "check_list.h"
+#include "common.h"
+
+namespace kc::checks {
+namespace {
+
+std::string extent(const Dims& shape) {
+  std::string s;
+  for (size_t i = 2; i < shape.size(); ++i) s += (i > 2 ? "x" : "") + std::to_string(shape[i]);
+  return s;
+}
+
+void expect_shape(const std::string& what, const Dims& got, const Dims& want, CheckResult& r) {
+  if (got == want) return;
+  r.disposition = Disposition::kFailed;
+  r.message += what + " has shape " + dims_to_string(got) + ", the contract says " + dims_to_string(want) + "; ";
+}
+
+PadKind padding_kind(const Case& c) { return std::get<StackParams>(c.op).conv.padding.kind; }
+
+double norm(const Tensor& t) {
+  double s = 0.0;
+  for (double v : t.data) s += v * v;
+  return std::sqrt(s);
+}
+
+double rel_diff(const Tensor& cand, const Tensor& ref) {
+  if (cand.shape != ref.shape) return INFINITY;
+  double s = 0.0;
+  for (int64_t i = 0; i < ref.size(); ++i) s += (cand[i] - ref[i]) * (cand[i] - ref[i]);
+  const double n = norm(ref);
+  return n == 0.0 ? (s == 0.0 ? 0.0 : INFINITY) : std::sqrt(s) / n;
+}
+
+}  // namespace
+
+CheckResult stack_shape_run(const CheckContext& ctx) {
+  CheckResult r = make_result("shape", Disposition::kPassed);
+  const auto& layers = ctx.stack->layers;
+  const bool same = padding_kind(ctx.c) == PadKind::kSame || padding_kind(ctx.c) == PadKind::kSameLower;
+  for (size_t l = 0; l < layers.size(); ++l) {
+    for (size_t i = 0; same && i < layers[l].conv.spatial.dims.size(); ++i) {
+      const DimGeometry& d = layers[l].conv.spatial.dims[i];
+      if (d.out != (d.in + d.stride - 1) / d.stride) {
+        r.disposition = Disposition::kFailed;
+        r.message += "layer " + std::to_string(l + 1) + " SAME dim " + std::to_string(i) + " resolves to " +
+                     std::to_string(d.out) + ", ceil(in/s) is " + std::to_string((d.in + d.stride - 1) / d.stride) + "; ";
+      }
+    }
+    const StackRun& cand = ctx.stack->cand;
+    if (l < cand.activations.size()) {
+      expect_shape("layer " + std::to_string(l + 1) + " output", cand.activations[l].shape, layers[l].out_shape(), r);
+    }
+  }
+  if (ctx.stack->cand.status.ok()) {
+    expect_shape("y", ctx.stack->cand.y.shape, layers.back().out_shape(), r);
+    expect_shape("dx", ctx.stack->cand.dx.shape, layers.front().in_shape(), r);
+  }
+  std::string extents = "layer extents: " + extent(layers.front().in_shape());
+  for (const StackLayer& l : layers) extents += " -> " + extent(l.out_shape());
+  const Dims in = layers.front().in_shape(), out = layers.back().out_shape();
+  std::string erosion;
+  for (size_t i = 2; i < in.size(); ++i) {
+    if (out[i] < in[i]) {
+      erosion += " dim " + std::to_string(i - 2) + " loses " + std::to_string(in[i] - out[i]) + " positions;";
+    }
+  }
+  extents += erosion.empty() ? " (no erosion)" : " (eroded over " + std::to_string(layers.size()) + " layers:" + erosion + ")";
+  r.message = r.message.empty() ? extents : r.message + extents;
+  return r;
+}
+
+std::string stack_backward_not_applicable(const CheckContext& ctx) {
+  if (ctx.c.dtype == DType::kF16 || ctx.c.dtype == DType::kBF16) {
+    return "f16/bf16 stacks are checked by drift (the bound model through the layers)";
+  }
+  return {};
+}
+
+CheckResult stack_backward_run(const CheckContext& ctx) {
+  const StackRun& cand = ctx.stack->cand;
+  const StackRun& ref = ctx.stack->ref;
+  if (!cand.status.ok()) return call_failed("backward", "the stack", cand.status);
+  if (!ref.status.ok()) return make_result("backward", Disposition::kFailed, "the oracle failed: " + ref.status.to_string());
+  if (std::string why = distrust("dx", ref.dx); !why.empty()) return make_result("backward", Disposition::kMistrusted, why);
+  const double u = unit_roundoff(ctx.c.dtype);
+  int64_t n = 1;
+  for (const StackLayer& l : ctx.stack->layers) {
+    n = std::max({n, l.conv.reduction_length(), l.conv.batch * l.conv.spatial.out_count()});
+  }
+  const double tol = 16.0 * static_cast<double>(ctx.stack->layers.size()) * std::sqrt(static_cast<double>(n)) * u;
+  CheckResult r = make_result("backward", Disposition::kPassed);
+  double worst = rel_diff(cand.dx, ref.dx);
+  std::string worst_name = "dx";
+  for (size_t l = 0; l < ref.dw.size(); ++l) {
+    const std::string layer = " of layer " + std::to_string(l + 1);
+    if (double d = rel_diff(cand.dw[l], ref.dw[l]); !(d <= worst)) worst = d, worst_name = "dw" + layer;
+    if (double d = rel_diff(cand.db[l], ref.db[l]); !(d <= worst)) worst = d, worst_name = "db" + layer;
+  }
+  r.max_error_ratio = worst / tol;
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "worst normwise relative error %.3g in %s (tolerance %.3g over %zu layers)", worst,
+                worst_name.c_str(), tol, ctx.stack->layers.size());
+  r.message = buf;
+  if (!(worst <= tol)) r.disposition = Disposition::kFailed;
+  return r;
+}
+
+}  // namespace kc::checks

@@ -1,0 +1,79 @@
+// checkpoint (op: stack): the backend's gradients under checkpointing are bitwise equal
+// to those without (required for the oracle and for a case that says deterministic:
+// true; otherwise a difference is reported as FAILED only when two plain runs agree,
+// i.e. when recomputation, not a race, changed the result), the recomputation count
+// is the plan's, and the peak of activation bytes is the plan's and inside the policy's
+// bound. A case with policy none is compared with sqrt.
+#include <string>
+
+#include "check_list.h"
+#include "common.h"
+
+namespace kc::checks {
+namespace {
+
+// "" when every gradient is bitwise equal, else the first that differs.
+std::string first_difference(const StackRun& a, const StackRun& b) {
+  if (!bitwise_equal(a.dx, b.dx)) return "dx";
+  for (size_t l = 0; l < a.dw.size() && l < b.dw.size(); ++l) {
+    if (!bitwise_equal(a.dw[l], b.dw[l])) return "dw of layer " + std::to_string(l + 1);
+    if (!bitwise_equal(a.db[l], b.db[l])) return "db of layer " + std::to_string(l + 1);
+  }
+  return {};
+}
+
+void check_bookkeeping(const CheckContext& ctx, const CheckpointPolicy& p, const StackRun& run, CheckResult& r) {
+  const CheckpointPlan plan = plan_checkpoints(ctx.stack->layers, p, ctx.c.dtype);
+  const std::string name = checkpoint_name(p);
+  r.message += name + ": " + std::to_string(run.recomputations) + " recomputed layer forwards, peak " +
+               std::to_string(run.peak_bytes) + " activation bytes (bound " + std::to_string(plan.bound_bytes) + "); ";
+  if (run.recomputations != plan.recomputations) {
+    r.disposition = Disposition::kFailed;
+    r.message += name + " recomputed " + std::to_string(run.recomputations) + " layer forwards, the plan says " +
+                 std::to_string(plan.recomputations) + "; ";
+  }
+  if (run.peak_bytes != plan.peak_bytes || run.peak_bytes > plan.bound_bytes) {
+    r.disposition = Disposition::kFailed;
+    r.message += name + " held " + std::to_string(run.peak_bytes) + " activation bytes at its peak, the plan says " +
+                 std::to_string(plan.peak_bytes) + " within a bound of " + std::to_string(plan.bound_bytes) + "; ";
+  }
+}
+
+}  // namespace
+
+std::string checkpoint_not_applicable(const CheckContext& ctx) {
+  return ctx.stack == nullptr ? "applies to op: stack only" : std::string();
+}
+
+CheckResult checkpoint_run(const CheckContext& ctx) {
+  CheckResult r = make_result("checkpoint", Disposition::kPassed);
+  const StackContext& s = *ctx.stack;
+  CheckpointPolicy policy = std::get<StackParams>(ctx.c.op).checkpoint;
+  if (policy.kind == CheckpointKind::kNone) policy = {CheckpointKind::kSqrt, 0};
+  const StackRun plain = run_stack(ctx.backend, s.layers, s.in, {CheckpointPolicy{}, ctx.c.dtype, true, false});
+  const StackRun kept = run_stack(ctx.backend, s.layers, s.in, {policy, ctx.c.dtype, true, false});
+  if (!plain.status.ok()) return call_failed("checkpoint", "the stack without checkpointing", plain.status);
+  if (!kept.status.ok()) return call_failed("checkpoint", "the stack with " + checkpoint_name(policy), kept.status);
+  check_bookkeeping(ctx, CheckpointPolicy{}, plain, r);
+  check_bookkeeping(ctx, policy, kept, r);
+  const std::string diff = first_difference(plain, kept);
+  if (diff.empty()) {
+    r.message += "gradients with " + checkpoint_name(policy) + " bitwise equal to those without";
+    return r;
+  }
+  const bool required = ctx.is_reference || ctx.c.deterministic;
+  const StackRun again = required ? StackRun{} : run_stack(ctx.backend, s.layers, s.in, {CheckpointPolicy{}, ctx.c.dtype, true, false});
+  const std::string race = required ? std::string() : first_difference(plain, again);
+  if (!required && !race.empty()) {
+    r.message += "gradients with " + checkpoint_name(policy) + " differ in " + diff +
+                 ", but so do two runs without checkpointing (" + race +
+                 "): the backend is nondeterministic (deterministic: false, so reported, not failed)";
+    return r;
+  }
+  r.disposition = Disposition::kFailed;
+  r.message += "gradients with " + checkpoint_name(policy) + " are not bitwise equal to those without: " + diff +
+               " differs" + (required ? " (a deterministic backend must recompute the same values)" : "");
+  return r;
+}
+
+}  // namespace kc::checks

@@ -1,0 +1,216 @@
+// run_stack(): forward, checkpointed backward with recomputation, and the bookkeeping
+// of recomputations and held activation bytes; make_stack_inputs(); stack_supports().
+#include "kc/stack_exec.h"
+
+#include <cmath>
+#include <limits>
+#include <optional>
+
+#include "kc/fill.h"
+#include "kc/invoke.h"
+
+namespace kc {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr uint64_t kStreamX = 1, kStreamDy = 4, kStreamLayer = 1000;
+
+Tensor poisoned(DType dtype, const Dims& shape) { return Tensor::filled(dtype, shape, kNaN); }
+
+void uniform_fill(Tensor& t, uint64_t seed, uint64_t stream, double scale, bool normal) {
+  for (int64_t i = 0; i < t.size(); ++i) {
+    if (normal) {  // Box-Muller from two counter-based uniforms
+      const double u1 = 1.0 - uniform01(seed, stream, 2 * static_cast<uint64_t>(i));
+      const double u2 = uniform01(seed, stream, 2 * static_cast<uint64_t>(i) + 1);
+      t[i] = scale * std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
+    } else {
+      t[i] = scale * (2.0 * uniform01(seed, stream, static_cast<uint64_t>(i)) - 1.0);
+    }
+  }
+}
+
+std::string layer_name(size_t l) { return "stack layer " + std::to_string(l + 1) + ": "; }
+
+Status named(size_t l, const char* call, const Status& s) {
+  if (s.ok()) return s;
+  return Status(s.code(), layer_name(l) + call + ": " + s.message());
+}
+
+struct Record {
+  Tensor input;
+  std::optional<IndexTensor> indices;
+};
+
+class Executor {
+ public:
+  Executor(Backend& be, const std::vector<StackLayer>& layers, const StackInputs& in, const StackRunOptions& opt,
+           StackRun& run)
+      : be_(be), layers_(layers), in_(in), opt_(opt), run_(run) {}
+
+  Status run() {
+    const int64_t depth = static_cast<int64_t>(layers_.size());
+    k_ = checkpoint_segment(opt_.checkpoint, depth);
+    segments_ = (depth + k_ - 1) / k_;
+    records_.assign(layers_.size(), {});
+    KC_RETURN_IF_ERROR(forward_all());
+    if (!opt_.backward) return ok_status();
+    Tensor g = in_.dy;
+    run_.dw.resize(layers_.size());
+    run_.db.resize(layers_.size());
+    for (int64_t seg = segments_ - 1; seg >= 0; --seg) {
+      const size_t first = static_cast<size_t>(seg * k_), last = static_cast<size_t>(std::min(depth, (seg + 1) * k_));
+      if (seg != segments_ - 1) KC_RETURN_IF_ERROR(recompute(first, last));
+      for (size_t l = last; l-- > first;) {
+        Tensor dx;
+        KC_RETURN_IF_ERROR(backward_layer(l, g, dx));
+        g = std::move(dx);
+        release(record_bytes(layers_[l], opt_.dtype));
+        records_[l] = {};
+      }
+    }
+    run_.dx = std::move(g);
+    return ok_status();
+  }
+
+ private:
+  int64_t input_bytes(size_t l) const {
+    return element_count(layers_[l].in_shape()) * static_cast<int64_t>(storage_bytes(opt_.dtype));
+  }
+  void hold(int64_t bytes) {
+    held_ += bytes;
+    run_.peak_bytes = std::max(run_.peak_bytes, held_);
+  }
+  void release(int64_t bytes) { held_ -= bytes; }
+
+  Status forward_all() {
+    Tensor a = in_.x;
+    for (size_t l = 0; l < layers_.size(); ++l) {
+      const int64_t seg = static_cast<int64_t>(l) / k_;
+      const bool full = seg == segments_ - 1;  // the last segment keeps its records
+      std::optional<IndexTensor> scratch;
+      if (full) {
+        records_[l].input = a;
+        hold(record_bytes(layers_[l], opt_.dtype));
+      } else if (static_cast<int64_t>(l) == seg * k_) {
+        records_[l].input = a;  // a checkpoint: the input activation only
+        hold(input_bytes(l));
+      }
+      Tensor out;
+      KC_RETURN_IF_ERROR(forward_layer(l, a, out, full ? records_[l].indices : scratch));
+      if (opt_.keep_activations) run_.activations.push_back(out);
+      a = std::move(out);
+    }
+    run_.y = std::move(a);
+    return ok_status();
+  }
+
+  // Layers [first, last) again from the checkpoint at first, keeping every record.
+  Status recompute(size_t first, size_t last) {
+    release(input_bytes(first));
+    Tensor t = records_[first].input;
+    for (size_t l = first; l < last; ++l) {
+      records_[l].input = t;
+      hold(record_bytes(layers_[l], opt_.dtype));
+      Tensor out;
+      KC_RETURN_IF_ERROR(forward_layer(l, t, out, records_[l].indices));
+      ++run_.recomputations;
+      t = std::move(out);
+    }
+    return ok_status();
+  }
+
+  const Tensor* bias(size_t l) const { return layers_[l].conv.bias ? &in_.b[l] : nullptr; }
+
+  Status forward_layer(size_t l, const Tensor& x, Tensor& y, std::optional<IndexTensor>& indices) {
+    const StackLayer& L = layers_[l];
+    Tensor z = poisoned(opt_.dtype, L.conv.y_shape());
+    KC_RETURN_IF_ERROR(named(l, "conv_forward", be_.conv_forward(L.conv, x, in_.w[l], bias(l), L.relu, z)));
+    z.round_to_dtype(opt_.dtype);
+    if (!L.pool) {
+      y = std::move(z);
+      return ok_status();
+    }
+    const Dims ys = L.pool->y_shape();
+    y = poisoned(opt_.dtype, ys);
+    indices = IndexTensor{ys, std::vector<int64_t>(static_cast<size_t>(element_count(ys)), kPoisonIndex)};
+    KC_RETURN_IF_ERROR(named(l, "maxpool_forward", be_.maxpool_forward(*L.pool, z, y, &*indices)));
+    y.round_to_dtype(opt_.dtype);
+    return ok_status();
+  }
+
+  Status backward_layer(size_t l, const Tensor& dy, Tensor& dx) {
+    const StackLayer& L = layers_[l];
+    Tensor dz;
+    if (L.pool) {
+      dz = poisoned(opt_.dtype, L.conv.y_shape());
+      const IndexTensor* idx = records_[l].indices ? &*records_[l].indices : nullptr;
+      KC_RETURN_IF_ERROR(named(l, "maxpool_backward", be_.maxpool_backward(*L.pool, dy, idx, dz)));
+      dz.round_to_dtype(opt_.dtype);
+    }
+    dx = poisoned(opt_.dtype, L.conv.x_shape());
+    Tensor dw = poisoned(opt_.dtype, L.conv.w_shape());
+    Tensor db = L.conv.bias ? poisoned(opt_.dtype, L.conv.b_shape()) : Tensor{};
+    KC_RETURN_IF_ERROR(named(l, "conv_backward",
+                             be_.conv_backward(L.conv, records_[l].input, in_.w[l], bias(l), L.relu,
+                                               L.pool ? dz : dy, dx, dw, L.conv.bias ? &db : nullptr)));
+    for (Tensor* t : {&dx, &dw, &db}) t->round_to_dtype(opt_.dtype);
+    run_.dw[l] = std::move(dw);
+    if (L.user_bias) run_.db[l] = std::move(db);
+    return ok_status();
+  }
+
+  Backend& be_;
+  const std::vector<StackLayer>& layers_;
+  const StackInputs& in_;
+  const StackRunOptions& opt_;
+  StackRun& run_;
+  std::vector<Record> records_;
+  int64_t k_ = 1, segments_ = 1, held_ = 0;
+};
+
+}  // namespace
+
+StatusOr<StackInputs> make_stack_inputs(const Case& c, const std::vector<StackLayer>& layers) {
+  if (layers.empty()) return invalid_argument("op: not a stack case, or a stack without layers");
+  const bool normal = c.data.fill == Fill::kNormal;
+  StackInputs in;
+  in.x = Tensor::zeros(c.dtype, layers.front().in_shape());
+  uniform_fill(in.x, c.data.seed, kStreamX, 1.0, normal);
+  in.dy = Tensor::zeros(c.dtype, layers.back().out_shape());
+  uniform_fill(in.dy, c.data.seed, kStreamDy, 1.0, normal);
+  for (size_t l = 0; l < layers.size(); ++l) {
+    const StackLayer& L = layers[l];
+    const double fan_in = static_cast<double>(L.conv.reduction_length());
+    const double scale = std::sqrt(3.0 * (L.relu ? 2.0 : 1.0) / fan_in);  // uniform: var = scale^2 / 3
+    Tensor w = Tensor::zeros(c.dtype, L.conv.w_shape());
+    uniform_fill(w, c.data.seed, kStreamLayer + 2 * l, scale, false);
+    Tensor b = L.conv.bias ? Tensor::zeros(c.dtype, L.conv.b_shape()) : Tensor{};
+    if (L.user_bias) uniform_fill(b, c.data.seed, kStreamLayer + 2 * l + 1, 0.1, false);
+    in.w.push_back(std::move(w));
+    in.b.push_back(std::move(b));
+  }
+  for (Tensor* t : {&in.x, &in.dy}) t->round_to_dtype(c.dtype);
+  for (size_t l = 0; l < layers.size(); ++l) {
+    in.w[l].round_to_dtype(c.dtype);
+    in.b[l].round_to_dtype(c.dtype);
+  }
+  return in;
+}
+
+StackRun run_stack(Backend& backend, const std::vector<StackLayer>& layers, const StackInputs& in,
+                   const StackRunOptions& options) {
+  StackRun run;
+  Executor ex(backend, layers, in, options, run);
+  run.status = ex.run();
+  return run;
+}
+
+Status stack_supports(const Backend& backend, const std::vector<StackLayer>& layers) {
+  for (size_t l = 0; l < layers.size(); ++l) {
+    KC_RETURN_IF_ERROR(named(l, "conv", backend.supports(layers[l].conv_case)));
+    if (layers[l].pool_case) KC_RETURN_IF_ERROR(named(l, "maxpool", backend.supports(*layers[l].pool_case)));
+  }
+  return ok_status();
+}
+
+}  // namespace kc

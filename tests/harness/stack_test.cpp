@@ -1,0 +1,249 @@
+// op: stack: erosion arithmetic, the executor's checkpointed gradients and bookkeeping
+// (worked by hand), the stack checks on the reference and on planted-bug backends.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "support/delegating_backend.h"
+#include "kc/case_io.h"
+#include "kc/runner.h"
+#include "kc/stack_exec.h"
+#include "kc/validate.h"
+
+namespace kc {
+namespace {
+
+Case stack_case(int64_t depth, int64_t extent, PadKind pad, bool relu, CheckpointPolicy cp = {},
+                int64_t channels = 2, DType dtype = DType::kF64) {
+  Case c;
+  c.name = "stack test";
+  c.dtype = dtype;
+  c.input = {1, 1, {extent, extent}};
+  StackParams p;
+  p.depth = depth;
+  p.conv.out_channels = channels;
+  p.conv.kernel = {3, 3};
+  p.conv.padding.kind = pad;
+  p.conv.bias = true;
+  p.relu = relu;
+  p.checkpoint = cp;
+  c.op = p;
+  c.data.seed = 11;
+  c.deterministic = true;
+  return c;
+}
+
+const CheckResult* find_check(const CaseResult& r, std::string_view name) {
+  for (const CheckResult& c : r.checks) {
+    if (c.name == name) return &c;
+  }
+  return nullptr;
+}
+
+TEST(StackShape, FiftyValidLayersOn128Erode100PerDim) {
+  auto layers = stack_layers(stack_case(50, 128, PadKind::kValid, true));
+  ASSERT_TRUE(layers.ok()) << layers.status().to_string();
+  ASSERT_EQ(layers->size(), 50u);
+  EXPECT_EQ(layers->back().out_shape(), Dims({1, 2, 28, 28}));
+  EXPECT_EQ((*layers)[36].in_shape(), Dims({1, 2, 56, 56}));
+  auto same = stack_layers(stack_case(50, 128, PadKind::kSame, true));
+  ASSERT_TRUE(same.ok());
+  EXPECT_EQ(same->back().out_shape(), Dims({1, 2, 128, 128}));
+}
+
+TEST(StackShape, LayerThatErodesToNothingIsNamed) {
+  const Status s = validate(stack_case(40, 74, PadKind::kValid, false));
+  EXPECT_NE(s.message().find("stack layer 37: "), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("empty output"), std::string::npos) << s.message();
+  EXPECT_FALSE(validate(stack_case(0, 8, PadKind::kSame, false)).ok());
+  EXPECT_FALSE(validate(stack_case(kMaxStackDepth + 1, 8, PadKind::kSame, false)).ok());
+}
+
+TEST(StackIo, RoundTripsThroughYaml) {
+  Case c = stack_case(7, 16, PadKind::kSame, true, {CheckpointKind::kEvery, 3});
+  MaxPoolParams pool;
+  pool.kernel = {3, 3};
+  pool.stride = {1, 1};
+  pool.padding.pairs = {{1, 1}, {1, 1}};
+  std::get<StackParams>(c.op).pool = pool;
+  const std::string yaml = case_to_yaml(c);
+  EXPECT_NE(yaml.find("checkpoint: \"every:3\""), std::string::npos) << yaml;
+  auto back = parse_cases(yaml, "t.yaml");
+  ASSERT_EQ(back.size(), 1u);
+  ASSERT_TRUE(back[0].c.ok()) << back[0].c.status().to_string();
+  EXPECT_EQ(*back[0].c, c);
+}
+
+TEST(StackExecutor, CheckpointedGradientsAreBitwiseEqualOnTheReference) {
+  const Case c = stack_case(9, 12, PadKind::kSame, true);
+  auto layers = stack_layers(c);
+  ASSERT_TRUE(layers.ok());
+  auto in = make_stack_inputs(c, *layers);
+  ASSERT_TRUE(in.ok());
+  auto ref = make_reference_backend();
+  const StackRun plain = run_stack(*ref, *layers, *in, {{}, DType::kF64});
+  ASSERT_TRUE(plain.status.ok());
+  for (CheckpointPolicy p : {CheckpointPolicy{CheckpointKind::kEvery, 2}, CheckpointPolicy{CheckpointKind::kSqrt, 0},
+                             CheckpointPolicy{CheckpointKind::kEvery, 1}}) {
+    const StackRun kept = run_stack(*ref, *layers, *in, {p, DType::kF64});
+    ASSERT_TRUE(kept.status.ok());
+    EXPECT_TRUE(bitwise_equal(plain.dx, kept.dx)) << checkpoint_name(p);
+    for (size_t l = 0; l < plain.dw.size(); ++l) {
+      EXPECT_TRUE(bitwise_equal(plain.dw[l], kept.dw[l])) << checkpoint_name(p) << " layer " << l;
+      EXPECT_TRUE(bitwise_equal(plain.db[l], kept.db[l])) << checkpoint_name(p) << " layer " << l;
+    }
+  }
+}
+
+// One channel, SAME, f64: every record is a 4x4 f64 input, s = 128 bytes.
+//   none, depth 5:    keeps all 5 records: 640 bytes, nothing recomputed.
+//   every:2, depth 5: segments [0,2) [2,4) [4,5): 4 layers recomputed; peak while
+//                     differentiating [2,4): checkpoint 0 + 2 records = 3s = 384.
+//   sqrt, depth 5:    K = 3, segments [0,3) [3,5): 3 recomputed; peak 3s = 384.
+//   sqrt, depth 4:    K = 2, segments [0,2) [2,4): 2 recomputed; peak s + 2s = 384.
+TEST(StackExecutor, RecomputationsAndPeakBytesWorkedByHand) {
+  struct Want {
+    int64_t depth;
+    CheckpointPolicy p;
+    int64_t recomputations, peak;
+  };
+  const Want wants[] = {{5, {}, 0, 640},
+                        {5, {CheckpointKind::kEvery, 2}, 4, 384},
+                        {5, {CheckpointKind::kSqrt, 0}, 3, 384},
+                        {4, {CheckpointKind::kSqrt, 0}, 2, 384}};
+  auto ref = make_reference_backend();
+  for (const Want& w : wants) {
+    const Case c = stack_case(w.depth, 4, PadKind::kSame, false, w.p, 1);
+    auto layers = stack_layers(c);
+    ASSERT_TRUE(layers.ok());
+    auto in = make_stack_inputs(c, *layers);
+    ASSERT_TRUE(in.ok());
+    const StackRun run = run_stack(*ref, *layers, *in, {w.p, DType::kF64});
+    const CheckpointPlan plan = plan_checkpoints(*layers, w.p, DType::kF64);
+    const std::string what = checkpoint_name(w.p) + " depth " + std::to_string(w.depth);
+    EXPECT_EQ(run.recomputations, w.recomputations) << what;
+    EXPECT_EQ(run.peak_bytes, w.peak) << what;
+    EXPECT_EQ(plan.recomputations, w.recomputations) << what;
+    EXPECT_EQ(plan.peak_bytes, w.peak) << what;
+    EXPECT_LE(plan.peak_bytes, plan.bound_bytes) << what;
+  }
+}
+
+TEST(StackChecks, ReferencePassesAndInfluenceNamesBorderBlindSpotsOnlyForValid) {
+  // Three input channels: a single channel's |dx| can cancel to near zero by chance.
+  auto ref = make_reference_backend();
+  Case valid_case = stack_case(8, 24, PadKind::kValid, false), same_case = stack_case(8, 24, PadKind::kSame, false);
+  valid_case.input.channels = same_case.input.channels = 3;
+  const CaseResult valid = check_case(valid_case, *ref);
+  const CaseResult same = check_case(same_case, *ref);
+  ASSERT_EQ(valid.disposition, Disposition::kPassed) << valid.message;
+  ASSERT_EQ(same.disposition, Disposition::kPassed) << same.message;
+  const CheckResult* vi = find_check(valid, "influence");
+  const CheckResult* si = find_check(same, "influence");
+  ASSERT_TRUE(vi && si);
+  EXPECT_NE(vi->message.find("border blind spots"), std::string::npos) << vi->message;
+  EXPECT_NE(si->message.find("no blind spots"), std::string::npos) << si->message;
+  const CheckResult* shape = find_check(valid, "shape");
+  ASSERT_TRUE(shape);
+  EXPECT_NE(shape->message.find("24x24 -> 22x22"), std::string::npos) << shape->message;
+  EXPECT_NE(shape->message.find("dim 0 loses 16 positions"), std::string::npos) << shape->message;
+  EXPECT_NE(find_check(valid, "checkpoint"), nullptr);
+}
+
+// conv_backward adds a different tiny perturbation to dx on every call: a race.
+class RacyBackward final : public test::DelegatingBackend {
+ public:
+  RacyBackward() : DelegatingBackend("racy_backward") {}
+  Status conv_backward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
+                       const Tensor& dy, Tensor& dx, Tensor& dw, Tensor* db) override {
+    KC_RETURN_IF_ERROR(reference().conv_backward(g, x, w, b, relu, dy, dx, dw, db));
+    dx[calls_ % dx.size()] *= 1.0 + 1e-12 * static_cast<double>(1 + calls_ % 7);
+    ++calls_;
+    return ok_status();
+  }
+
+ private:
+  int64_t calls_ = 0;
+};
+
+// conv_backward returns the mean of the weight gradient over batch instead of its sum.
+class HalvedWeightGradient final : public test::DelegatingBackend {
+ public:
+  HalvedWeightGradient() : DelegatingBackend("halved_dw") {}
+  Status conv_backward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
+                       const Tensor& dy, Tensor& dx, Tensor& dw, Tensor* db) override {
+    KC_RETURN_IF_ERROR(reference().conv_backward(g, x, w, b, relu, dy, dx, dw, db));
+    for (double& v : dw.data) v *= 0.5;
+    return ok_status();
+  }
+};
+
+TEST(StackChecks, NondeterministicBackwardIsCaughtByCheckpoint) {
+  RacyBackward racy;
+  const CaseResult r = check_case(stack_case(6, 12, PadKind::kSame, true, {CheckpointKind::kSqrt, 0}), racy);
+  const CheckResult* cp = find_check(r, "checkpoint");
+  ASSERT_TRUE(cp);
+  EXPECT_EQ(cp->disposition, Disposition::kFailed) << cp->message;
+  EXPECT_NE(cp->message.find("not bitwise equal"), std::string::npos) << cp->message;
+  EXPECT_EQ(r.disposition, Disposition::kFailed);
+}
+
+TEST(StackChecks, WrongBackwardIsCaughtByBackward) {
+  HalvedWeightGradient bad;
+  const CaseResult r = check_case(stack_case(6, 12, PadKind::kSame, true, {CheckpointKind::kSqrt, 0}), bad);
+  const CheckResult* bw = find_check(r, "backward");
+  ASSERT_TRUE(bw);
+  EXPECT_EQ(bw->disposition, Disposition::kFailed) << bw->message;
+  EXPECT_NE(bw->message.find("dw of layer"), std::string::npos) << bw->message;
+}
+
+// conv_backward leaves the first input row of every plane without gradient.
+class DroppedBorderRow final : public test::DelegatingBackend {
+ public:
+  DroppedBorderRow() : DelegatingBackend("dropped_border_row") {}
+  Status conv_backward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
+                       const Tensor& dy, Tensor& dx, Tensor& dw, Tensor* db) override {
+    KC_RETURN_IF_ERROR(reference().conv_backward(g, x, w, b, relu, dy, dx, dw, db));
+    const int64_t width = dx.shape.back(), plane = g.spatial.in_count();
+    for (int64_t p = 0; p < dx.size() / plane; ++p) {
+      for (int64_t i = 0; i < width; ++i) dx[p * plane + i] = 0.0;
+    }
+    return ok_status();
+  }
+};
+
+TEST(StackChecks, DroppedBorderGradientIsCaughtByInfluence) {
+  DroppedBorderRow bad;
+  Case c = stack_case(4, 12, PadKind::kSame, false);
+  c.input.channels = 3;
+  const CaseResult r = check_case(c, bad);
+  const CheckResult* inf = find_check(r, "influence");
+  ASSERT_TRUE(inf);
+  EXPECT_EQ(inf->disposition, Disposition::kFailed) << inf->message;
+  EXPECT_NE(inf->message.find("dropped"), std::string::npos) << inf->message;
+}
+
+TEST(StackChecks, SingleOpChecksSayWhyTheyDoNotApply) {
+  Case c = stack_case(3, 8, PadKind::kSame, true);
+  c.checks = {"gradcheck", "checkpoint"};
+  auto ref = make_reference_backend();
+  const CaseResult r = check_case(c, *ref);
+  const CheckResult* gc = find_check(r, "gradcheck");
+  ASSERT_TRUE(gc);
+  EXPECT_EQ(gc->disposition, Disposition::kSkipped);
+  EXPECT_NE(gc->message.find("a stack is checked by"), std::string::npos) << gc->message;
+}
+
+TEST(StackChecks, DriftStaysInsideTheBoundModelForHalfPrecision) {
+  auto ref = make_reference_backend();
+  for (DType d : {DType::kF16, DType::kBF16}) {
+    const CaseResult r = check_case(stack_case(10, 12, PadKind::kSame, true, {}, 4, d), *ref);
+    const CheckResult* drift = find_check(r, "drift");
+    ASSERT_TRUE(drift) << dtype_name(d);
+    EXPECT_EQ(drift->disposition, Disposition::kPassed) << drift->message;
+    EXPECT_NE(drift->message.find("depth 10:"), std::string::npos) << drift->message;
+  }
+}
+
+}  // namespace
+}  // namespace kc
