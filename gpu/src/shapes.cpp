@@ -14,15 +14,9 @@ namespace {
 
 int narrow(int64_t v) { return static_cast<int>(v); }
 
-}  // namespace
-
-ConvShape conv_shape(const ConvGeometry& g, bool prepadded) {
-  ConvShape s;
-  s.batch = narrow(g.batch);
-  s.in_channels = narrow(g.in_channels);
-  s.out_channels = narrow(g.out_channels);
-  s.groups = narrow(g.groups);
-  const std::array<DimGeometry, 3> d = g.spatial.as_3d();
+// The per-dim window fields; with `prepadded` the input is the explicitly padded tensor.
+void fill_window(const SpatialGeometry& g, bool prepadded, WindowShape& s) {
+  const std::array<DimGeometry, 3> d = g.as_3d();
   for (int i = 0; i < 3; ++i) {
     s.in[i] = narrow(prepadded ? d[i].padded() : d[i].in);
     s.out[i] = narrow(d[i].out);
@@ -31,6 +25,17 @@ ConvShape conv_shape(const ConvGeometry& g, bool prepadded) {
     s.dilation[i] = narrow(d[i].dilation);
     s.pad_lo[i] = prepadded ? 0 : narrow(d[i].pad_lo);
   }
+}
+
+}  // namespace
+
+ConvShape conv_shape(const ConvGeometry& g, bool prepadded) {
+  ConvShape s;
+  s.batch = narrow(g.batch);
+  s.in_channels = narrow(g.in_channels);
+  s.out_channels = narrow(g.out_channels);
+  s.groups = narrow(g.groups);
+  fill_window(g.spatial, prepadded, s);
   return s;
 }
 
@@ -55,15 +60,7 @@ PadShape pad_shape(const ConvGeometry& g) {
 PoolShape pool_shape(const PoolGeometry& g) {
   PoolShape s;
   s.planes = narrow(g.batch * g.channels);
-  const std::array<DimGeometry, 3> d = g.spatial.as_3d();
-  for (int i = 0; i < 3; ++i) {
-    s.in[i] = narrow(d[i].in);
-    s.out[i] = narrow(d[i].out);
-    s.kernel[i] = narrow(d[i].kernel);
-    s.stride[i] = narrow(d[i].stride);
-    s.dilation[i] = narrow(d[i].dilation);
-    s.pad_lo[i] = narrow(d[i].pad_lo);
-  }
+  fill_window(g.spatial, false, s);
   return s;
 }
 

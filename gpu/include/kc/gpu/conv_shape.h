@@ -32,28 +32,22 @@ KC_HD void unflatten3(int flat, const int ext[3], int c[3]) {
   c[0] = flat / ext[1];
 }
 
-struct ConvShape {
-  int batch = 1;
-  int in_channels = 1;
-  int out_channels = 1;
-  int groups = 1;
+// The sliding-window geometry conv and max pool share: per dim (three, unit outer dims
+// for lower ranks) the input and output extents, kernel, stride, dilation and low
+// padding (the high padding is implied by out: taps past `in` are padding).
+struct WindowShape {
   int in[3] = {1, 1, 1};
   int out[3] = {1, 1, 1};
   int kernel[3] = {1, 1, 1};
   int stride[3] = {1, 1, 1};
   int dilation[3] = {1, 1, 1};
-  int pad_lo[3] = {0, 0, 0};  // pad_hi is implied by out (taps past in are zeros)
+  int pad_lo[3] = {0, 0, 0};
 
-  KC_HD int cin_g() const { return in_channels / groups; }
-  KC_HD int cout_g() const { return out_channels / groups; }
   KC_HD int in_count() const { return in[0] * in[1] * in[2]; }
   KC_HD int out_count() const { return out[0] * out[1] * out[2]; }
   KC_HD int kernel_count() const { return kernel[0] * kernel[1] * kernel[2]; }
-  KC_HD int x_size() const { return batch * in_channels * in_count(); }
-  KC_HD int y_size() const { return batch * out_channels * out_count(); }
-  KC_HD int w_size() const { return out_channels * cin_g() * kernel_count(); }
 
-  // Flat input position of output o (per-dim coords) at kernel tap k, or -1.
+  // Flat input position of output o (per-dim coords) at kernel tap k, or -1 (padding).
   KC_HD int tap(const int o[3], const int k[3]) const {
     int flat = 0;
     for (int d = 0; d < 3; ++d) {
@@ -63,6 +57,20 @@ struct ConvShape {
     }
     return flat;
   }
+};
+
+struct ConvShape : WindowShape {
+  int batch = 1;
+  int in_channels = 1;
+  int out_channels = 1;
+  int groups = 1;
+
+  KC_HD int cin_g() const { return in_channels / groups; }
+  KC_HD int cout_g() const { return out_channels / groups; }
+  KC_HD int x_size() const { return batch * in_channels * in_count(); }
+  KC_HD int y_size() const { return batch * out_channels * out_count(); }
+  KC_HD int w_size() const { return out_channels * cin_g() * kernel_count(); }
+
   // Flat output position whose window puts kernel tap k on input i, or -1.
   KC_HD int tap_source(const int i[3], const int k[3]) const {
     int flat = 0;

@@ -25,29 +25,9 @@ struct PoolGeometry;
 
 namespace kc::gpu {
 
-struct PoolShape {
+// The window geometry of one (n, c) plane; tap() gives flat plane positions.
+struct PoolShape : WindowShape {
   int planes = 1;  // batch * channels
-  int in[3] = {1, 1, 1};
-  int out[3] = {1, 1, 1};
-  int kernel[3] = {1, 1, 1};
-  int stride[3] = {1, 1, 1};
-  int dilation[3] = {1, 1, 1};
-  int pad_lo[3] = {0, 0, 0};
-
-  KC_HD int in_count() const { return in[0] * in[1] * in[2]; }
-  KC_HD int out_count() const { return out[0] * out[1] * out[2]; }
-  KC_HD int kernel_count() const { return kernel[0] * kernel[1] * kernel[2]; }
-
-  // Flat plane position of tap k (per-dim kernel offsets) of output o, or -1 (padding).
-  KC_HD int tap(const int o[3], const int k[3]) const {
-    int flat = 0;
-    for (int d = 0; d < 3; ++d) {
-      const int i = o[d] * stride[d] + k[d] * dilation[d] - pad_lo[d];
-      if (i < 0 || i >= in[d]) return -1;
-      flat = flat * in[d] + i;
-    }
-    return flat;
-  }
 };
 
 PoolShape pool_shape(const PoolGeometry& g);
