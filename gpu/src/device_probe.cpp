@@ -11,6 +11,7 @@
 #include <mutex>
 #include <sstream>
 
+#include "kc/fd_io.h"
 #include "kc/gpu/device.h"
 #include "kc/gpu/device_buffer.h"
 
@@ -50,14 +51,7 @@ StatusOr<DeviceInfo> decode(const std::string& text) {
 }
 
 [[noreturn]] void probe_child(int fd) {
-  const std::string bytes = encode(query_device());
-  size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
-    if (n <= 0) _exit(3);
-    done += static_cast<size_t>(n);
-  }
-  _exit(0);
+  _exit(write_all(fd, encode(query_device())) ? 0 : 3);
 }
 
 // Reads the child's answer until EOF or the timeout; kills it on timeout.

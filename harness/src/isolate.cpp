@@ -10,6 +10,8 @@
 #include <chrono>
 #include <cstring>
 
+#include "kc/fd_io.h"
+
 namespace kc {
 namespace {
 
@@ -25,14 +27,7 @@ struct Worker {
 };
 
 [[noreturn]] void child(const IsolatedTask& t, int fd) {
-  const std::string bytes = serialize(t.work());
-  size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
-    if (n <= 0) _exit(3);
-    done += static_cast<size_t>(n);
-  }
-  _exit(0);
+  _exit(write_all(fd, serialize(t.work())) ? 0 : 3);
 }
 
 CaseResult died(const IsolatedTask& t, Disposition d, std::string why) {
