@@ -45,6 +45,8 @@
           "partial sum (db = sample 0 alone: the sum over the batch is missing)", "conv3d k3 valid on 5x5x5") \
   KC_TRAP(low_precision_accumulation, kLowPrecisionAccumulation, "forward", \
           "y: * elements outside the tolerance", "f64 conv2d k3 pad 1") \
+  KC_TRAP(truncating_conversion, kTruncatingConversion, "drift", \
+          "the error grows faster than round-to-nearest in the dtype allows", "f64 conv2d k3 pad 1") \
   KC_TRAP(writes_input, kWritesInput, "integrity", "the backend wrote into its input dy during the checked run", \
           "conv2d same k3, odd kernel") \
   /* max pool */ \
