@@ -7,13 +7,20 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstring>
+#include <thread>
 
 #include "kc/fd_io.h"
 
 namespace kc {
 namespace {
+
+int cores() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
+
+std::atomic<int> g_task_threads{0};  // 0: one per core
 
 using Clock = std::chrono::steady_clock;
 
@@ -85,6 +92,11 @@ bool drain(Worker& w) {
 
 }  // namespace
 
+int task_threads() {
+  const int n = g_task_threads.load();
+  return n > 0 ? n : cores();
+}
+
 std::vector<CaseResult> run_tasks(std::vector<IsolatedTask> tasks, const IsolateOptions& opt) {
   std::vector<CaseResult> results(tasks.size());
   size_t next = 0, done = 0;
@@ -93,6 +105,8 @@ std::vector<CaseResult> run_tasks(std::vector<IsolatedTask> tasks, const Isolate
     for (size_t i = 0; i < tasks.size(); ++i, report(i - 1)) results[i] = tasks[i].work();
     return results;
   }
+  // Read by the forked workers (the parent runs no task itself).
+  g_task_threads = std::max(1, cores() / std::max(1, opt.jobs));
   std::vector<Worker> active;
   while (next < tasks.size() || !active.empty()) {
     while (next < tasks.size() && static_cast<int>(active.size()) < std::max(1, opt.jobs)) {
@@ -127,6 +141,7 @@ std::vector<CaseResult> run_tasks(std::vector<IsolatedTask> tasks, const Isolate
       fds.erase(fds.begin() + static_cast<long>(k));
     }
   }
+  g_task_threads = 0;
   return results;
 }
 

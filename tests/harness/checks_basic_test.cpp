@@ -2,9 +2,11 @@
 // must catch, the runner's expect rules, worker isolation and the exit-code rules.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cmath>
 #include <limits>
+#include <string>
 #include <thread>
 
 #include "kc/isolate.h"
@@ -216,6 +218,27 @@ TEST(Isolation, CrashAndHangBecomeDispositionsAndTheRunGoesOn) {
   ASSERT_EQ(results[2].checks.size(), 1u);
   EXPECT_EQ(results[2].checks[0].worst.at(0).index, (std::vector<int64_t>{0, 1}));
   EXPECT_EQ(results[2].checks[0].max_error_ratio, 2.5);
+}
+
+// Each of N forked workers gets cores / N threads for its checks' probes, so that a run
+// with --jobs N holds about as many threads as cores; outside run_tasks: one per core.
+TEST(Isolation, WorkersShareTheCores) {
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  EXPECT_EQ(task_threads(), cores);
+  CaseResult label;
+  label.case_name = "t";
+  for (int jobs : {1, 2, 3 * cores}) {
+    std::vector<IsolatedTask> tasks;
+    tasks.push_back({label, [] {
+                       CaseResult r;
+                       r.message = std::to_string(task_threads());
+                       return r;
+                     }});
+    const auto results = run_tasks(tasks, IsolateOptions{jobs, 10.0, false, nullptr});
+    ASSERT_EQ(results.size(), 1u);
+    EXPECT_EQ(results[0].message, std::to_string(std::max(1, cores / jobs))) << jobs << " jobs";
+    EXPECT_EQ(task_threads(), cores);
+  }
 }
 
 TEST(Report, ExitCodesAndSummaryKeys) {

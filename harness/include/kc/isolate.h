@@ -25,8 +25,13 @@ struct IsolateOptions {
   std::function<void(size_t, size_t, const CaseResult&)> progress;
 };
 
-// Results in task order.
+// Results in task order. Each worker may use cores / jobs threads (task_threads()).
 std::vector<CaseResult> run_tasks(std::vector<IsolatedTask> tasks, const IsolateOptions& options);
+
+// Threads one task may use for independent work inside a check (gradcheck's probes):
+// one per core by default; run_tasks gives each of its forked workers cores / jobs (at
+// least one), so that `kcheck run --jobs N` does not run N times the cores.
+int task_threads();
 
 // CaseResult <-> a self-delimiting text form (used over the worker pipe).
 std::string serialize(const CaseResult& r);

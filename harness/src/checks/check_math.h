@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "kc/checks.h"
+#include "kc/isolate.h"
 #include "kc/tolerance.h"
 
 namespace kc::checks {
@@ -112,11 +113,11 @@ inline std::string nonfinite_inputs(const CheckContext& ctx) {
   return {};
 }
 
-// Runs f(k) for k in [0, count) on up to one thread per core (independent probes, each
+// Runs f(k) for k in [0, count) on up to task_threads() threads (independent probes, each
 // an oracle forward or more); rethrows the first exception here, where the runner
 // turns it into CRASHED. f must be safe to run concurrently.
 inline void parallel_for(int count, const std::function<void(int)>& f) {
-  const int threads = std::max(1, std::min<int>(count, static_cast<int>(std::thread::hardware_concurrency())));
+  const int threads = std::max(1, std::min<int>(count, task_threads()));
   std::vector<std::exception_ptr> errors(static_cast<size_t>(threads));
   std::vector<std::thread> pool;
   for (int w = 0; w < threads; ++w) {
