@@ -47,7 +47,7 @@ double unit_roundoff(DType dtype) {
 
 double underflow_unit(DType dtype) {
   switch (dtype) {
-    case DType::kF64: return std::ldexp(1.0, -1075);  // 0 in double: f64 accumulates in f64
+    case DType::kF64: return std::ldexp(1.0, -1074);  // 2^-1075 would round to 0
     case DType::kF32: return std::ldexp(1.0, -150);
     case DType::kF16: return std::ldexp(1.0, -25);
     case DType::kBF16: return std::ldexp(1.0, -134);

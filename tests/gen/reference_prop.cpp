@@ -163,5 +163,28 @@ TEST(GenReference, GradcheckOnAnAllSubnormalF64Input) {
   EXPECT_EQ(check_case(c, *reference).disposition, Disposition::kPassed);
 }
 
+// Found by the conv property: w perturbed by a normal step times x = 2^-1074 gives
+// losses on the subnormal grid, whose rounding is absolute (the loss error must carry
+// the underflow unit, or its bound is 0 and any rounding fails).
+TEST(GenReference, GradcheckOfAConvWithASubnormalInput) {
+  Case c;
+  c.dtype = DType::kF64;
+  c.input = InputSpec{1, 1, {2}};
+  ConvParams p;
+  p.out_channels = 1;
+  p.kernel = {1};
+  c.op = p;
+  Tensor x = Tensor::zeros(DType::kF64, {1, 1, 2});
+  x[1] = 0x1p-1074;
+  c.tensors["x"] = x;
+  c.checks = {"gradcheck"};
+  auto reference = make_reference_backend();
+  for (uint64_t seed = 0; seed < 16; ++seed) {
+    c.data.seed = seed;
+    const CaseResult r = check_case(c, *reference);
+    EXPECT_NE(r.disposition, Disposition::kFailed) << "seed " << seed << ": " << r.checks.at(0).message;
+  }
+}
+
 }  // namespace
 }  // namespace kc

@@ -24,7 +24,8 @@ double round_to(DType dtype, double v);
 double unit_roundoff(DType dtype);
 
 // Half the smallest subnormal: the absolute error of rounding a result that falls in
-// the subnormal range (the underflow term eta of the error model).
+// the subnormal range (the underflow term eta of the error model). For f64, whose half
+// smallest subnormal is not a double, the smallest subnormal itself (2 eta).
 double underflow_unit(DType dtype);
 
 // Bytes per element when stored on a device in this dtype.

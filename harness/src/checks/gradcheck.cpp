@@ -150,10 +150,11 @@ Problem make_problem(const CheckContext& ctx) {
   Problem p{ctx, {}, 0.0};
   // Every term of the loss is at most |y|_abs * |dy|: each y within gamma(n_y) of its
   // absolute sum, then a sum over the outputs, then the rounding of the perturbed
-  // inputs. The factor 2 covers the step's growth of |x|, |w|, |b|.
+  // inputs. The factor 2 covers the step's growth of |x|, |w|, |b|. Products that
+  // underflow err absolutely, by up to the underflow unit each (subnormal data).
   const double s = abs_dot(ctx.abs.y, ctx.in.dy);
   const int64_t n = tolerance_for(ctx, "y").n + ctx.in.dy.size() + 8;
-  p.loss_error = 2.0 * gamma_n(n, u64()) * s;
+  p.loss_error = 2.0 * (gamma_n(n, u64()) * s + static_cast<double>(n) * underflow_unit(DType::kF64));
   if (is_fused(ctx.c)) p.z0 = ref::conv_forward(*conv_geo(ctx), ctx.in.x, ctx.in.w, &ctx.in.b);
   return p;
 }
