@@ -91,13 +91,13 @@ void from_device_bytes(const unsigned char* bytes, DType dtype, Tensor& t) {
   t.dtype = dtype;
   for (size_t i = 0; i < t.data.size(); ++i) {
     if (dtype == DType::kF32) {
-      float v;
-      std::memcpy(&v, bytes + 4 * i, 4);
-      t.data[i] = v;
+      uint32_t b;
+      std::memcpy(&b, bytes + 4 * i, 4);
+      t.data[i] = b == 0xFFFFFFFFu ? poison_value() : static_cast<double>(float_of(b));
     } else {
       uint16_t h;
       std::memcpy(&h, bytes + 2 * i, 2);
-      t.data[i] = dtype == DType::kF16 ? f16_bits_to_f32(h) : bf16_bits_to_f32(h);
+      t.data[i] = h == 0xFFFF ? poison_value() : dtype == DType::kF16 ? f16_bits_to_f32(h) : bf16_bits_to_f32(h);
     }
   }
 }

@@ -2,17 +2,12 @@
 #include "kc/invoke.h"
 
 #include <cmath>
-#include <limits>
 
 #include "kc/ref/conv.h"
 #include "kc/ref/maxpool.h"
 
 namespace kc {
 namespace {
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-Tensor poisoned(DType dtype, const Dims& shape) { return Tensor::filled(dtype, shape, kNaN); }
 
 OpOutputs invoke_conv(Backend& be, const Case& c, const ConvGeometry& g, const OpInputs& in, Pass pass) {
   OpOutputs o;

@@ -3,7 +3,6 @@
 #include "kc/stack_exec.h"
 
 #include <cmath>
-#include <limits>
 #include <optional>
 
 #include "kc/fill.h"
@@ -12,10 +11,7 @@
 namespace kc {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr uint64_t kStreamX = 1, kStreamDy = 4, kStreamLayer = 1000;
-
-Tensor poisoned(DType dtype, const Dims& shape) { return Tensor::filled(dtype, shape, kNaN); }
 
 void uniform_fill(Tensor& t, uint64_t seed, uint64_t stream, double scale, bool normal) {
   for (int64_t i = 0; i < t.size(); ++i) {

@@ -5,6 +5,20 @@
 
 namespace kc {
 
+double poison_value() {
+  double v;
+  std::memcpy(&v, &kPoisonBits, sizeof v);
+  return v;
+}
+
+bool is_poison(double v) {
+  uint64_t bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  return bits == kPoisonBits;
+}
+
+Tensor poisoned(DType dtype, const Dims& shape) { return Tensor::filled(dtype, shape, poison_value()); }
+
 int64_t element_count(const Dims& dims) {
   int64_t n = 1;
   for (int64_t d : dims) n *= d;

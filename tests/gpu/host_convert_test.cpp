@@ -83,8 +83,34 @@ TEST(GpuHostConvert, TensorsRoundTripThroughDeviceBytes) {
       }
     }
     EXPECT_TRUE(std::isnan(back[3]));
+    EXPECT_FALSE(is_poison(back[3])) << "a NaN the device holds is a value, not the poison";
   }
   EXPECT_EQ(device_bytes(DType::kF64), 0);
+}
+
+// The device backends poison their output buffers with 0xFF bytes; an element left so
+// comes back as the host poison, and CUDA's own NaNs (either sign) as ordinary NaNs.
+TEST(GpuHostConvert, DevicePoisonBecomesTheHostPoison) {
+  for (DType d : {DType::kF32, DType::kF16, DType::kBF16}) {
+    const size_t w = static_cast<size_t>(device_bytes(d));
+    std::vector<unsigned char> bytes(3 * w, 0xFF);
+    const uint32_t nan32 = 0x7FFFFFFFu, neg32 = 0xFFC00000u;
+    const uint16_t nan16 = 0x7FFF, neg16 = d == DType::kF16 ? 0xFE00 : 0xFFC0;
+    if (w == 4) {
+      std::memcpy(&bytes[4], &nan32, 4);
+      std::memcpy(&bytes[8], &neg32, 4);
+    } else {
+      std::memcpy(&bytes[2], &nan16, 2);
+      std::memcpy(&bytes[4], &neg16, 2);
+    }
+    Tensor back = Tensor::zeros(DType::kF64, {3});
+    from_device_bytes(bytes.data(), d, back);
+    EXPECT_TRUE(is_poison(back[0])) << dtype_name(d);
+    for (int64_t i : {1, 2}) {
+      EXPECT_TRUE(std::isnan(back[i])) << dtype_name(d) << " " << i;
+      EXPECT_FALSE(is_poison(back[i])) << dtype_name(d) << " " << i;
+    }
+  }
 }
 
 }  // namespace

@@ -37,6 +37,14 @@ struct IndexTensor {
   int64_t size() const { return static_cast<int64_t>(data.size()); }
 };
 
+// The poison of output tensors (backend.h): a quiet NaN whose payload no arithmetic
+// produces (x86 and CUDA make NaNs with an empty or all-ones payload), so that an
+// element never written can be told from one a kernel computed as NaN.
+inline constexpr uint64_t kPoisonBits = 0x7FF80000DEADBEEFull;
+double poison_value();
+bool is_poison(double v);
+Tensor poisoned(DType dtype, const Dims& shape);
+
 // Bitwise equality of shape and values (NaN equals NaN with the same bits).
 bool bitwise_equal(const Tensor& a, const Tensor& b);
 

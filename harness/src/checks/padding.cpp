@@ -182,7 +182,7 @@ void compare_y(const CheckContext& ctx, const SpatialGeometry& sg, const Tensor&
   bool all_border = true, all_poison = true;
   for (size_t i = 0; i < bad.size(); ++i) {
     if (!bad[i]) continue;
-    all_poison = all_poison && std::isnan(ctx.cand.y[static_cast<int64_t>(i)]) && !std::isnan(yp[static_cast<int64_t>(i)]);
+    all_poison = all_poison && is_poison(ctx.cand.y[static_cast<int64_t>(i)]);
     const int64_t o = static_cast<int64_t>(i) % sg.out_count();
     set.flagged[static_cast<size_t>(o)] = 1;
     const std::vector<int64_t> oc = unravel(o, sg.out_dims());

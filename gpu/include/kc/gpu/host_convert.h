@@ -24,7 +24,9 @@ int device_bytes(DType dtype);
 std::vector<unsigned char> to_device_bytes(const Tensor& t, DType dtype);
 
 // Fills t.data (t.size() elements, its shape kept) from storage bytes of `dtype`, and
-// tags t with that dtype.
+// tags t with that dtype. The device's poison (every byte 0xFF, a NaN that kernels do
+// not compute: CUDA's NaN is 0x7FFF / 0x7FFFFFFF) becomes the host poison
+// (kc::poison_value()), so that the integrity check can name unwritten elements.
 void from_device_bytes(const unsigned char* bytes, DType dtype, Tensor& t);
 
 }  // namespace kc::gpu
