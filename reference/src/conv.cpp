@@ -9,10 +9,17 @@
 //   db[co]           = sum_n sum_o dy[n, co, o]
 // Everything is f64, so accumulation is f64 whatever the case dtype. The direct-loop
 // definition in reference/direct/ is the formula itself; tests prove the two equal.
+//
+// Bitwise reproducible: Eigen's products vectorize their sums after peeling up to the
+// first aligned element, so the rounding of a product over a Map depends on where the
+// tensor's heap buffer happens to start. Every operand and result of a product is
+// therefore an Eigen matrix of this thread (aligned by Eigen, row offsets fixed by the
+// sizes), and tensors are copied in and out with elementwise (exact) operations.
 #include "kc/ref/conv.h"
 
 #include <Eigen/Core>
 #include <algorithm>
+#include <array>
 
 #include "kc/check.h"
 #include "kc/ref/pad.h"
@@ -91,12 +98,21 @@ void col2im_add(const Layout& L, const RowMat& dcol, double* dxp_group) {
   });
 }
 
-// The im2col matrix, reused across calls on this thread: a fresh one of this size is
+// Matrices reused across calls on this thread: a fresh im2col matrix of a large case is
 // mmapped by malloc and page-faults on every call, which would cost more than the copy.
-RowMat& col_workspace(int64_t rows, int64_t cols) {
-  thread_local RowMat col;
-  col.resize(rows, cols);
-  return col;
+enum Workspace { kCol, kLhs, kRhs, kOut, kWorkspaces };
+RowMat& workspace(Workspace which, int64_t rows, int64_t cols) {
+  thread_local std::array<RowMat, kWorkspaces> w;
+  w[which].resize(rows, cols);
+  return w[which];
+}
+RowMat& col_workspace(int64_t rows, int64_t cols) { return workspace(kCol, rows, cols); }
+
+// A block of a tensor (row-major, rows x cols from `data`) copied into workspace `which`.
+const RowMat& aligned_copy(Workspace which, const double* data, int64_t rows, int64_t cols) {
+  RowMat& m = workspace(which, rows, cols);
+  m = ConstMapMat(data, rows, cols);
+  return m;
 }
 
 // Offsets of group grp of sample n in the padded input, the output, and the weights.
@@ -120,9 +136,11 @@ Tensor conv_forward(const ConvGeometry& g, const Tensor& x, const Tensor& w, con
   for (int64_t n = 0; n < g.batch; ++n) {
     for (int64_t grp = 0; grp < g.groups; ++grp) {
       im2col(L, xp.data.data() + xp_offset(g, L, n, grp), col);
-      ConstMapMat wg(w.data.data() + w_offset(L, grp), L.kpg, L.rows());
+      const RowMat& wg = aligned_copy(kLhs, w.data.data() + w_offset(L, grp), L.kpg, L.rows());
+      RowMat& out = workspace(kOut, L.kpg, L.positions);
+      out.noalias() = wg * col;
       MapMat yg(y.data.data() + y_offset(g, L, n, grp), L.kpg, L.positions);
-      yg.noalias() = wg * col;
+      yg = out;
       if (b == nullptr) continue;
       for (int64_t co = 0; co < L.kpg; ++co) yg.row(co).array() += (*b)[grp * L.kpg + co];
     }
@@ -139,8 +157,8 @@ Tensor conv_backward_data(const ConvGeometry& g, const Tensor& dy, const Tensor&
   RowMat& dcol = col_workspace(L.rows(), L.positions);  // never live with an im2col
   for (int64_t n = 0; n < g.batch; ++n) {
     for (int64_t grp = 0; grp < g.groups; ++grp) {
-      ConstMapMat wg(w.data.data() + w_offset(L, grp), L.kpg, L.rows());
-      ConstMapMat dyg(dy.data.data() + y_offset(g, L, n, grp), L.kpg, L.positions);
+      const RowMat& wg = aligned_copy(kLhs, w.data.data() + w_offset(L, grp), L.kpg, L.rows());
+      const RowMat& dyg = aligned_copy(kRhs, dy.data.data() + y_offset(g, L, n, grp), L.kpg, L.positions);
       dcol.noalias() = wg.transpose() * dyg;
       col2im_add(L, dcol, dxp.data.data() + xp_offset(g, L, n, grp));
     }
@@ -157,9 +175,11 @@ Tensor conv_backward_weight(const ConvGeometry& g, const Tensor& x, const Tensor
   for (int64_t n = 0; n < g.batch; ++n) {
     for (int64_t grp = 0; grp < g.groups; ++grp) {
       im2col(L, xp.data.data() + xp_offset(g, L, n, grp), col);
-      ConstMapMat dyg(dy.data.data() + y_offset(g, L, n, grp), L.kpg, L.positions);
+      const RowMat& dyg = aligned_copy(kLhs, dy.data.data() + y_offset(g, L, n, grp), L.kpg, L.positions);
+      RowMat& out = workspace(kOut, L.kpg, L.rows());
+      out.noalias() = dyg * col.transpose();
       MapMat dwg(dw.data.data() + w_offset(L, grp), L.kpg, L.rows());
-      dwg.noalias() += dyg * col.transpose();
+      dwg += out;
     }
   }
   return dw;
