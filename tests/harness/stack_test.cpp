@@ -216,13 +216,45 @@ class DroppedBorderRow final : public test::DelegatingBackend {
 
 TEST(StackChecks, DroppedBorderGradientIsCaughtByInfluence) {
   DroppedBorderRow bad;
-  Case c = stack_case(4, 12, PadKind::kSame, false);
-  c.input.channels = 3;
-  const CaseResult r = check_case(c, bad);
+  for (DType d : {DType::kF64, DType::kF16}) {
+    Case c = stack_case(4, 12, PadKind::kSame, false, {}, 2, d);
+    c.input.channels = 3;
+    const CaseResult r = check_case(c, bad);
+    const CheckResult* inf = find_check(r, "influence");
+    ASSERT_TRUE(inf);
+    EXPECT_EQ(inf->disposition, Disposition::kFailed) << inf->message;
+    EXPECT_NE(inf->message.find("dropped: no gradient at all in input row 0"), std::string::npos) << inf->message;
+  }
+}
+
+// In bf16 a relu input or pool maximum within rounding of its alternative flips, so the
+// gradient of a single position can land elsewhere (found by the stack generator): the
+// reference itself must pass, with the positions reported.
+TEST(StackChecks, SinglePositionsRoutedElsewhereInLowPrecisionAreNotDropped) {
+  Case c;
+  c.name = "bf16 flips";
+  c.dtype = DType::kBF16;
+  c.input = {1, 2, {13, 4}};
+  StackParams p;
+  p.depth = 2;
+  p.conv.out_channels = 2;
+  p.conv.kernel = {2, 1};
+  p.conv.stride = {2, 1};
+  p.conv.dilation = {2, 1};
+  p.conv.padding.kind = PadKind::kExplicit;
+  p.conv.padding.pairs = {{0, 0}, {0, 0}};
+  p.relu = true;
+  MaxPoolParams pool;
+  pool.kernel = {2, 1};
+  pool.padding.pairs = {{0, 1}, {0, 0}};
+  p.pool = pool;
+  c.op = p;
+  c.data = {13667, Fill::kNormal};
+  auto ref = make_reference_backend();
+  const CaseResult r = check_case(c, *ref);
   const CheckResult* inf = find_check(r, "influence");
   ASSERT_TRUE(inf);
-  EXPECT_EQ(inf->disposition, Disposition::kFailed) << inf->message;
-  EXPECT_NE(inf->message.find("dropped"), std::string::npos) << inf->message;
+  EXPECT_EQ(inf->disposition, Disposition::kPassed) << inf->message;
 }
 
 TEST(StackChecks, SingleOpChecksSayWhyTheyDoNotApply) {

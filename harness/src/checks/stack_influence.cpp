@@ -4,7 +4,11 @@
 // median influence; positions under kBlind * median are blind spots, named with how
 // far from the border they lie (a valid stack starves its border: the corner reaches
 // one output through one path). FAILED when the backend gives exactly zero gradient
-// where the oracle's is not (dropped borders); MISTRUSTED when the oracle's is all zero.
+// where the oracle's is not (dropped borders): in f64 at any position; in the other
+// dtypes only along a whole slice (a row, column or plane of the input) where the oracle
+// feeds at least kSliceFed positions, because there a relu input or a pool maximum
+// within rounding of its alternative may flip and route a single position's gradient
+// elsewhere. MISTRUSTED when the oracle's is all zero.
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -17,6 +21,7 @@ namespace kc::checks {
 namespace {
 
 constexpr double kBlind = 1e-3;
+constexpr int64_t kSliceFed = 3;
 
 std::vector<double> influence_map(const Tensor& dx) {
   const int64_t planes = dx.shape[0] * dx.shape[1];
@@ -37,6 +42,30 @@ int64_t border_distance(const Dims& shape, int64_t i) {
     d = std::min({d, c, shape[k] - 1 - c});
   }
   return d;
+}
+
+// Slices (axis, coordinate) of the spatial plane where `m` is zero at every position
+// and `mr` is nonzero at `min_fed` positions or more, named like "row 0".
+std::vector<std::string> dropped_slices(const Dims& shape, const std::vector<double>& m, const std::vector<double>& mr,
+                                        int64_t min_fed) {
+  const Dims plane(shape.begin() + 2, shape.end());
+  std::vector<std::string> out;
+  for (size_t a = 0; a < plane.size(); ++a) {
+    int64_t inner = 1;
+    for (size_t b = a + 1; b < plane.size(); ++b) inner *= plane[b];
+    std::vector<double> cand(static_cast<size_t>(plane[a]), 0.0);
+    std::vector<int64_t> fed(static_cast<size_t>(plane[a]), 0);
+    for (size_t i = 0; i < m.size(); ++i) {
+      const size_t k = static_cast<size_t>(static_cast<int64_t>(i) / inner % plane[a]);
+      cand[k] += m[i];
+      fed[k] += mr[i] != 0.0;
+    }
+    static const char* const kNames[3][3] = {{"column", "", ""}, {"row", "column", ""}, {"plane", "row", "column"}};
+    for (size_t k = 0; k < cand.size(); ++k) {
+      if (cand[k] == 0.0 && fed[k] >= min_fed) out.push_back(std::string(kNames[plane.size() - 1][a]) + " " + std::to_string(k));
+    }
+  }
+  return out;
 }
 
 }  // namespace
@@ -80,9 +109,21 @@ CheckResult influence_run(const CheckContext& ctx) {
   } else {
     r.message += "; no blind spots";
   }
-  if (dropped > 0) {
+  if (dropped == 0) return r;
+  r.message += "; " + std::to_string(dropped) + " positions get zero gradient where the oracle's is not";
+  const bool f64 = ctx.c.dtype == DType::kF64;
+  const std::vector<std::string> slices = dropped_slices(shape, m, mr, f64 ? 1 : kSliceFed);
+  if (!slices.empty()) {
     r.disposition = Disposition::kFailed;
-    r.message += "; " + std::to_string(dropped) + " positions get zero gradient where the oracle's is not (dropped)";
+    r.message += " (dropped: no gradient at all in input " + slices.front() +
+                 (slices.size() > 1 ? " and " + std::to_string(slices.size() - 1) + " more slices" : "") + ")";
+  } else if (f64) {
+    r.disposition = Disposition::kFailed;
+    r.message += " (dropped)";
+  } else {
+    r.message += " (in " + std::string(dtype_name(ctx.c.dtype)) +
+                 " a relu input or pool maximum within rounding of its alternative may route a position's "
+                 "gradient elsewhere: a failure only along a whole slice)";
   }
   return r;
 }
