@@ -4,11 +4,14 @@
 // median influence; positions under kBlind * median are blind spots, named with how
 // far from the border they lie (a valid stack starves its border: the corner reaches
 // one output through one path). FAILED when the backend gives exactly zero gradient
-// where the oracle's is not (dropped borders): in f64 at any position; in the other
-// dtypes only along a whole slice (a row, column or plane of the input) where the oracle
-// feeds at least kSliceFed positions, because there a relu input or a pool maximum
-// within rounding of its alternative may flip and route a single position's gradient
-// elsewhere. MISTRUSTED when the oracle's is all zero.
+// where the oracle's is not (dropped borders). In f64 that is the oracle's run, and any
+// such position fails. In another dtype values that differ in f64 may round equal and
+// tie in a max pool, which routes their gradient by the tie rule: the zero pattern is
+// compared with the oracle run in that dtype (every layer's output rounded like the
+// candidate's), and only a whole slice (a row, column or plane of the input) where it
+// feeds kSliceFed positions or more fails, since an f32 sum next to a rounding boundary
+// of the dtype may still flip a single relu or argmax. MISTRUSTED when the oracle's (f64)
+// gradient is all zero.
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -16,6 +19,7 @@
 
 #include "check_list.h"
 #include "common.h"
+#include "kc/stack_exec.h"
 
 namespace kc::checks {
 namespace {
@@ -68,6 +72,16 @@ std::vector<std::string> dropped_slices(const Dims& shape, const std::vector<dou
   return out;
 }
 
+// The gradient whose zeros the candidate's are compared with (see the top).
+Tensor zero_pattern_oracle(const CheckContext& ctx) {
+  const StackContext& s = *ctx.stack;
+  if (ctx.c.dtype == DType::kF64) return s.ref.dx;
+  if (ctx.is_reference) return s.cand.dx;  // the oracle in this dtype already
+  auto oracle = make_reference_backend();
+  StackRun run = run_stack(*oracle, s.layers, s.in, {CheckpointPolicy{}, ctx.c.dtype, true, false});
+  return run.status.ok() ? std::move(run.dx) : s.ref.dx;
+}
+
 }  // namespace
 
 std::string influence_not_applicable(const CheckContext& ctx) {
@@ -81,7 +95,7 @@ CheckResult influence_run(const CheckContext& ctx) {
   if (std::string why = distrust("dx", ref.dx, true); !why.empty()) {
     return make_result("influence", Disposition::kMistrusted, why);
   }
-  const std::vector<double> m = influence_map(cand.dx), mr = influence_map(ref.dx);
+  const std::vector<double> m = influence_map(cand.dx), mr = influence_map(zero_pattern_oracle(ctx));
   std::vector<double> sorted = m;
   std::sort(sorted.begin(), sorted.end());
   const double median = sorted[sorted.size() / 2], smallest = sorted.front();
@@ -110,8 +124,9 @@ CheckResult influence_run(const CheckContext& ctx) {
     r.message += "; no blind spots";
   }
   if (dropped == 0) return r;
-  r.message += "; " + std::to_string(dropped) + " positions get zero gradient where the oracle's is not";
   const bool f64 = ctx.c.dtype == DType::kF64;
+  r.message += "; " + std::to_string(dropped) + " positions get zero gradient where the oracle's" +
+               (f64 ? "" : " (in " + std::string(dtype_name(ctx.c.dtype)) + ")") + " is not";
   const std::vector<std::string> slices = dropped_slices(shape, m, mr, f64 ? 1 : kSliceFed);
   if (!slices.empty()) {
     r.disposition = Disposition::kFailed;
@@ -121,9 +136,8 @@ CheckResult influence_run(const CheckContext& ctx) {
     r.disposition = Disposition::kFailed;
     r.message += " (dropped)";
   } else {
-    r.message += " (in " + std::string(dtype_name(ctx.c.dtype)) +
-                 " a relu input or pool maximum within rounding of its alternative may route a position's "
-                 "gradient elsewhere: a failure only along a whole slice)";
+    r.message += " (single positions: an f32 sum next to a rounding boundary of " +
+                 std::string(dtype_name(ctx.c.dtype)) + " may flip a relu or an argmax; a failure only along a whole slice)";
   }
   return r;
 }
