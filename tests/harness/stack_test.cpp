@@ -257,6 +257,32 @@ TEST(StackChecks, SinglePositionsRoutedElsewhereInLowPrecisionAreNotDropped) {
   EXPECT_EQ(inf->disposition, Disposition::kPassed) << inf->message;
 }
 
+// Stacks the generator found where a correct low-precision run was judged wrong against
+// f64: a db whose sum cancels (f32), and bf16 values that round equal and tie in a max
+// pool, which moves a whole row's gradient by the tie rule. Run as a backend that is
+// not the oracle (the oracle's results under another name), so that every comparison
+// of the candidate path is made.
+TEST(StackChecks, CorrectLowPrecisionPassesWhereRoundingCancelsOrTies) {
+  const char* yaml[] = {
+      "{op: stack, dtype: f32, input: {batch: 1, channels: 1, spatial: [4]}, stack: {depth: 3, layer: {conv: "
+      "{out_channels: 1, kernel: [2], bias: true}, relu: false}}, data: {seed: 47, fill: normal}}",
+      "{op: stack, dtype: bf16, input: {batch: 1, channels: 1, spatial: [7, 10, 5]}, stack: {depth: 2, layer: {conv: "
+      "{out_channels: 1, kernel: [3, 1, 2], dilation: [1, 1, 2], padding: same, padding_mode: circular}, relu: false, "
+      "maxpool: {kernel: [3, 3, 2], stride: [2, 1, 1]}}}, data: {seed: 396767637917577, fill: normal}}",
+  };
+  test::DelegatingBackend correct("correct");
+  for (const char* text : yaml) {
+    auto cases = parse_cases(text, "found.yaml");
+    ASSERT_EQ(cases.size(), 1u);
+    ASSERT_TRUE(cases[0].c.ok()) << cases[0].c.status().to_string();
+    const CaseResult r = check_case(*cases[0].c, correct);
+    for (const CheckResult& c : r.checks) {
+      EXPECT_TRUE(c.disposition == Disposition::kPassed || c.disposition == Disposition::kMistrusted)
+          << text << "\n" << c.name << ": " << c.message;
+    }
+  }
+}
+
 TEST(StackChecks, SingleOpChecksSayWhyTheyDoNotApply) {
   Case c = stack_case(3, 8, PadKind::kSame, true);
   c.checks = {"gradcheck", "checkpoint"};
