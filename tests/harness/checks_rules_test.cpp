@@ -37,6 +37,39 @@ TEST(PaddingCheck, CatchesReflectThatRepeatsTheEdge) {
   EXPECT_DISPOSITION(run_check(zeros, be, "padding"), Disposition::kPassed);
 }
 
+// SAME with an even kernel pads one more on the high side; a kernel that puts it on the
+// low side (SAME_LOWER) computes the op with every dim's pads reversed.
+TEST(PaddingCheck, NamesPadsOnTheWrongSide) {
+  const Case c = with_fill(test::conv_case({.channels = 2, .out_channels = 2, .spatial = {8, 8}, .kernel = {4, 4},
+                                            .padding = pad_kind(PadKind::kSame)}),
+                           Fill::kRandom);
+  RepadsConv be("wrong-side", [](SpatialGeometry& g) {
+    for (DimGeometry& d : g.dims) std::swap(d.pad_lo, d.pad_hi);
+  });
+  const CheckResult r = run_check(c, be, "padding");
+  EXPECT_DISPOSITION(r, Disposition::kFailed);
+  EXPECT_MESSAGE_HAS(r, "y is the op with pads on the wrong side (each dim's [lo, hi] applied as [hi, lo]): "
+                        "zeros padding [[2, 1], [2, 1]]");
+}
+
+// Pads given as (w, h) to an (h, w) API. H [0, 2] and W [1, 1] have the same totals,
+// so the outputs keep their extents and only the values tell.
+TEST(PaddingCheck, NamesHAndWPaddingSwapped) {
+  const Case c = with_fill(test::conv_case({.channels = 2, .out_channels = 2, .spatial = {7, 6}, .kernel = {3, 3},
+                                            .padding = explicit_pad({{0, 2}, {1, 1}})}),
+                           Fill::kRandom);
+  RepadsConv be("hw-swapped", [](SpatialGeometry& g) {
+    std::swap(g.dims[0].pad_lo, g.dims[1].pad_lo);
+    std::swap(g.dims[0].pad_hi, g.dims[1].pad_hi);
+  });
+  const CheckResult r = run_check(c, be, "padding");
+  EXPECT_DISPOSITION(r, Disposition::kFailed);
+  EXPECT_MESSAGE_HAS(r, "y is the op with H and W padding swapped (the pads of the last two dims exchanged): "
+                        "zeros padding [[1, 1], [0, 2]]");
+  const std::string m = r.message;
+  EXPECT_EQ(m.find("wrong side"), std::string::npos) << m;
+}
+
 TEST(PaddingCheck, NamesTheBorderLeftByValidWhereSameWasAsked) {
   const Case c = with_fill(test::conv_case({.channels = 2, .out_channels = 2, .spatial = {8, 8}, .kernel = {3, 3},
                                             .padding = pad_kind(PadKind::kSame)}),

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include <cmath>
 #include <limits>
 #include <string>
@@ -174,6 +176,22 @@ class ReflectRepeatsEdge : public DelegatingBackend {
     gv.mode = PaddingMode::kZeros;
     return reference().conv_forward(gv, pad2d(x, g.spatial, 0.0, true), w, b, relu, y);
   }
+};
+
+// Applies other pads than the geometry's (outputs unchanged): `repad` rewrites them.
+class RepadsConv : public DelegatingBackend {
+ public:
+  RepadsConv(std::string name, std::function<void(SpatialGeometry&)> repad)
+      : DelegatingBackend(std::move(name)), repad_(std::move(repad)) {}
+  Status conv_forward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
+                      Tensor& y) override {
+    ConvGeometry alt = g;
+    repad_(alt.spatial);
+    return reference().conv_forward(alt, x, w, b, relu, y);
+  }
+
+ private:
+  std::function<void(SpatialGeometry&)> repad_;
 };
 
 // Computes a valid convolution (stride 1) and writes it into the interior of y: the

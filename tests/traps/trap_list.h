@@ -18,9 +18,9 @@
   KC_TRAP(valid_for_same, kValidForSame, "shape", "eroded", \
           "conv2d padding given as one number") \
   KC_TRAP(same_pad_wrong_side, kSamePadWrongSide, "padding", \
-          "y differs from the same op on the input padded explicitly", "conv2d SAME in 16 k4 s2") \
+          "y is the op with pads on the wrong side", "conv2d SAME in 16 k4 s2") \
   KC_TRAP(pad_hw_swapped, kPadHwSwapped, "padding", \
-          "y differs from the same op on the input padded explicitly", "conv2d same k3, odd kernel") \
+          "y is the op with H and W padding swapped", "conv2d same k3, odd kernel") \
   KC_TRAP(border_unwritten, kBorderUnwritten, "integrity", "border outputs not written", \
           "conv2d valid k3") \
   KC_TRAP(dilation_off_by_one, kDilationOffByOne, "padding", \

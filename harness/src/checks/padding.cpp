@@ -71,9 +71,15 @@ ConvParams& conv_params(Case& c) {
   return std::get<ConvBiasReluParams>(c.op).conv;
 }
 
-StatusOr<Padded> make_padded(const CheckContext& ctx) {
+const SpatialGeometry& spatial_of(const CheckContext& ctx) {
+  return pool_geo(ctx) ? pool_geo(ctx)->spatial : conv_geo(ctx)->spatial;
+}
+
+// The case on x padded explicitly with the pads of `pads` (the case's own, or another
+// hypothesis of them: the windows, strides and outputs stay the case's).
+StatusOr<Padded> make_padded(const CheckContext& ctx, const SpatialGeometry& pads) {
   const bool pool = pool_geo(ctx) != nullptr;
-  const SpatialGeometry& sg = pool ? pool_geo(ctx)->spatial : conv_geo(ctx)->spatial;
+  const SpatialGeometry& sg = pads;
   Padded r{ctx.c, ctx.geo, ctx.in, {}, {}, ctx.in.x.shape[0] * ctx.in.x.shape[1]};
   std::optional<PaddingMode> mode;
   if (!pool) mode = conv_geo(ctx)->mode;
@@ -171,6 +177,55 @@ std::string padding_words(const CheckContext& ctx, const SpatialGeometry& sg) {
   return s + "]";
 }
 
+// Pads a kernel is known to get wrong, each as the padding it applies instead:
+// every dim's [lo, hi] as [hi, lo] (SAME's odd pad on the low side, SAME_LOWER for
+// SAME), and the pads of the last two dims exchanged (an (h, w) API given (w, h)).
+struct PadHypothesis {
+  std::string name;
+  SpatialGeometry pads;
+};
+
+std::vector<PadHypothesis> pad_hypotheses(const SpatialGeometry& sg) {
+  std::vector<PadHypothesis> out;
+  SpatialGeometry sides = sg;
+  bool lopsided = false;
+  for (DimGeometry& d : sides.dims) {
+    lopsided = lopsided || d.pad_lo != d.pad_hi;
+    std::swap(d.pad_lo, d.pad_hi);
+  }
+  if (lopsided) out.push_back({"pads on the wrong side (each dim's [lo, hi] applied as [hi, lo])", sides});
+  const size_t r = sg.dims.size();
+  if (r >= 2) {
+    SpatialGeometry swapped = sg;
+    DimGeometry &h = swapped.dims[r - 2], &w = swapped.dims[r - 1];
+    if (h.pad_lo != w.pad_lo || h.pad_hi != w.pad_hi) {
+      std::swap(h.pad_lo, w.pad_lo);
+      std::swap(h.pad_hi, w.pad_hi);
+      out.push_back({"H and W padding swapped (the pads of the last two dims exchanged)", swapped});
+    }
+  }
+  return out;
+}
+
+// The hypotheses whose padding, run through the oracle, gives the candidate's y within
+// the tolerance (both, when the two pads coincide), joined by "or"; empty if none does.
+std::string matching_hypothesis(const CheckContext& ctx) {
+  auto oracle = make_reference_backend();
+  std::string found;
+  for (const PadHypothesis& h : pad_hypotheses(spatial_of(ctx))) {
+    auto pd = make_padded(ctx, h.pads);
+    if (!pd.ok()) continue;
+    const OpOutputs run = invoke(*oracle, pd->c, pd->geo, pd->in, Pass::kForward);
+    if (!run.forward.ok() || run.y.size() != ctx.cand.y.size()) continue;
+    CheckResult scratch;
+    int64_t n = 0;
+    const bool pool = pool_geo(ctx) != nullptr;
+    disagree("y", ctx.cand.y, run.y, pool ? nullptr : &ctx.abs.y, tolerance_for(ctx, "y"), scratch, n);
+    if (n == 0) found += (found.empty() ? "" : ", or ") + h.name + ": " + padding_words(ctx, h.pads);
+  }
+  return found;
+}
+
 // y of the case against y on the padded input; names the outputs that differ and
 // whether they are exactly the windows that overlap the padding.
 void compare_y(const CheckContext& ctx, const SpatialGeometry& sg, const Tensor& yp, Findings& f, CheckResult& r) {
@@ -195,6 +250,9 @@ void compare_y(const CheckContext& ctx, const SpatialGeometry& sg, const Tensor&
   if (all_poison) d += ", left NaN (the poison) on the original input: never written";
   else if (all_border) d += ", all in windows that overlap the padding: " + mode_rule(ctx);
   else d += "; not only in windows that overlap the padding";
+  if (!all_poison) {
+    if (const std::string h = matching_hypothesis(ctx); !h.empty()) d += "; y is the op with " + h;
+  }
   f.add("equivalence", d);
 }
 
@@ -263,7 +321,7 @@ void compare_conv_grads(const CheckContext& ctx, const Padded& pd, const OpOutpu
 
 // Part (a); returns whether the comparison was made (a case without padding has none).
 bool check_equivalence(const CheckContext& ctx, Findings& f, CheckResult& r) {
-  auto pd = make_padded(ctx);
+  auto pd = make_padded(ctx, spatial_of(ctx));
   if (!pd.ok()) {
     f.add("internal", "kernelcheck could not build the explicitly padded case: " + pd.status().to_string());
     return false;
