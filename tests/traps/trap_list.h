@@ -64,7 +64,8 @@
   KC_TRAP(pool_index_minus_one, kPoolIndexMinusOne, "argmax", \
           "index -1 of window * a window of only -inf must point to its first element inside the input", \
           "pool2d k2 s2, the classic downsampling") \
-  KC_TRAP(pool_ceil_extra_window, kPoolCeilExtraWindow, "shape", "y has shape * the contract says", \
+  KC_TRAP(pool_ceil_extra_window, kPoolCeilExtraWindow, "shape", \
+          "y has shape * the contract says * with ceil_mode the next window would start at * past the input", \
           "pool1d ceil k2 s2 on 7, the extra window is kept") \
   KC_TRAP(pool_index_with_batch, kPoolIndexWithBatch, "argmax", \
           "indices are positions in the plane, not in the whole tensor", "pool1d NaN first, middle and last") \
