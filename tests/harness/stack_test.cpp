@@ -322,6 +322,25 @@ class BiasedScale final : public test::DelegatingBackend {
   }
 };
 
+// Where the noise model's independence does not hold, the rms is reported, not judged:
+// replicate padding copies elements into several taps; one channel with a 3x3 kernel
+// sums 9 terms.
+TEST(StackChecks, NoiseModelIsJudgedOnlyWhereItsIndependenceHolds) {
+  BiasedScale bad;
+  Case replicate = stack_case(32, 16, PadKind::kSame, false, {}, 4, DType::kF16);
+  std::get<StackParams>(replicate.op).conv.padding_mode = PaddingMode::kReplicate;
+  Case narrow = stack_case(32, 16, PadKind::kSame, false, {}, 1, DType::kF16);
+  for (const auto& [c, why] : {std::pair{replicate, "in layer 2 replicate padding copies elements into several taps"},
+                               std::pair{narrow, "in layer 2 it sums 9 terms, fewer than 16"}}) {
+    const CaseResult r = check_case(c, bad);
+    const CheckResult* drift = find_check(r, "drift");
+    ASSERT_TRUE(drift);
+    EXPECT_NE(drift->message.find(std::string("rms judged up to layer 1: ") + why), std::string::npos)
+        << drift->message;
+    EXPECT_EQ(drift->message.find("grows faster"), std::string::npos) << drift->message;
+  }
+}
+
 double largest_noise_ratio(const std::string& message) {
   const size_t at = message.find("largest rms/model ");
   return at == std::string::npos ? -1.0 : std::stod(message.substr(at + 18));
