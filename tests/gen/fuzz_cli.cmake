@@ -1,6 +1,6 @@
 # cmake -P driver for kcheck gen and kcheck fuzz on the reference: exit codes, bad
-# usage, gen output that sorts and loads, --invalid cases refused as they expect,
-# saved regressions replayed first, and --shard splitting one run exactly.
+# usage, gen output that sorts and loads, --invalid cases refused as they expect (op:
+# stack too), saved regressions replayed first, and --shard splitting one run exactly.
 #   -DKCHECK=path -DWORK=dir
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
@@ -15,6 +15,9 @@ endfunction()
 
 # Bad usage is exit 2 and says what is wrong.
 kcheck(2 fuzz --op conv3d)
+if(NOT out MATCHES "expected conv, maxpool, conv_bias_relu, all or stack")
+  message(FATAL_ERROR "a bad --op does not list the op sets:\n${out}")
+endif()
 kcheck(2 fuzz --shard 2/2)
 kcheck(2 fuzz --time -1)
 kcheck(2 fuzz --backend no.such.backend)
@@ -35,14 +38,33 @@ if(rc EQUAL 2 OR out MATCHES "INVALID")
   message(FATAL_ERROR "generated cases do not load:\n${out}")
 endif()
 
+# gen --op stack: stack cases that load (they run; whether the oracle passes them is
+# gen_test's GenStack.ReferencePassesTheStackChecks).
+kcheck(0 gen --op stack --count 8 --seed 3 -o "${WORK}/gen_stack")
+file(GLOB files "${WORK}/gen_stack/*-stack.yaml")
+list(LENGTH files n)
+if(NOT n EQUAL 8)
+  message(FATAL_ERROR "gen --op stack wrote ${files}")
+endif()
+execute_process(COMMAND "${KCHECK}" run "${WORK}/gen_stack" --backend reference RESULT_VARIABLE rc OUTPUT_VARIABLE out)
+if(rc EQUAL 2 OR out MATCHES "INVALID" OR NOT out MATCHES "reference +[0-9]+ +[0-9]+ +[0-9]+ +0 +0 +0 +0")
+  message(FATAL_ERROR "generated stack cases do not load or run:\n${out}")
+endif()
+
 # gen --invalid: every case is refused with the error it expects, so kcheck run passes.
 kcheck(0 gen --invalid --count 40 --seed 4 -o "${WORK}/invalid")
 kcheck(0 run "${WORK}/invalid" --backend reference)
+kcheck(0 gen --op stack --invalid --count 40 --seed 4 -o "${WORK}/invalid_stack")
+kcheck(0 run "${WORK}/invalid_stack" --backend reference)
 
 # fuzz on the reference: the seed is printed first, the run passes.
 kcheck(0 fuzz --op conv --count 40 --seed 5 --save "${WORK}/none" --report "${WORK}/whole.json")
 if(NOT out MATCHES "^kcheck fuzz: seed 5 ")
   message(FATAL_ERROR "the seed is not printed at the start:\n${out}")
+endif()
+kcheck(0 fuzz --op stack --count 40 --seed 5 --save "${WORK}/none")
+if(NOT out MATCHES "op stack" OR NOT out MATCHES "40 generated")
+  message(FATAL_ERROR "fuzz --op stack did not check 40 stacks:\n${out}")
 endif()
 
 # --shard i/n: the shards together check exactly the cases of the whole run.

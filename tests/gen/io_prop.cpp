@@ -1,8 +1,8 @@
 // Properties that tie the generators to the rest of the harness: generated cases
-// survive the YAML writers unchanged (block file and one-line reproducer), generated
-// invalid cases are refused with their expected text by validate(), the runner and
-// the reader and never crash, and the shape contract agrees with a brute-force
-// enumeration of windows.
+// (op: stack too) survive the YAML writers unchanged (block file and one-line
+// reproducer), generated invalid cases are refused with their expected text by
+// validate(), the runner and the reader and never crash, and the shape contract agrees
+// with a brute-force enumeration of windows, every layer of a stack included.
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 #include <rapidcheck/gtest.h>
@@ -12,6 +12,7 @@
 #include "kc/case_io.h"
 #include "kc/runner.h"
 #include "kc/shape.h"
+#include "kc/stack.h"
 #include "kc/validate.h"
 
 namespace kc {
@@ -49,8 +50,13 @@ RC_GTEST_PROP(GenRoundTrip, GeneratedCasesSurviveTheYamlWriters, ()) {
   assert_loads_back(c, case_to_one_line(c));
 }
 
-RC_GTEST_PROP(GenInvalid, EveryInvalidCaseIsRefusedWithItsError, ()) {
-  const gen::InvalidCase bad = *gen::invalid_case(gen::OpSet::kAll);
+RC_GTEST_PROP(GenRoundTrip, GeneratedStacksSurviveTheYamlWriters, ()) {
+  const Case c = with_optional_fields(*gen::stack_case());
+  assert_loads_back(c, case_to_yaml(c));
+  assert_loads_back(c, case_to_one_line(c));
+}
+
+void assert_refused(const gen::InvalidCase& bad) {
   RC_TAG(bad.rule);
   if (!bad.reader_only) {
     const Status s = validate(bad.c);
@@ -69,6 +75,14 @@ RC_GTEST_PROP(GenInvalid, EveryInvalidCaseIsRefusedWithItsError, ()) {
   auto reference = make_reference_backend();
   const CaseResult r = check_loaded(loaded[0], *reference);
   RC_ASSERT(r.disposition == Disposition::kPassed);
+}
+
+RC_GTEST_PROP(GenInvalid, EveryInvalidCaseIsRefusedWithItsError, ()) {
+  assert_refused(*gen::invalid_case(gen::OpSet::kAll));
+}
+
+RC_GTEST_PROP(GenInvalid, EveryInvalidStackIsRefusedWithItsError, ()) {
+  assert_refused(*gen::invalid_case(gen::OpSet::kStack));
 }
 
 // Windows of one dim, placed one by one: a window is kept while it fits in the
@@ -120,6 +134,21 @@ RC_GTEST_PROP(GenShape, GeneratedGeometriesCountTheWindows, ()) {
   const bool ceil_mode = is_pool(c) && std::get<MaxPoolParams>(c.op).ceil_mode;
   for (const DimGeometry& d : g.dims) {
     RC_ASSERT(d.out == count_windows(d.in, d.kernel, d.stride, d.dilation, d.pad_lo, d.pad_hi, ceil_mode));
+  }
+}
+
+RC_GTEST_PROP(GenShape, GeneratedStackLayersCountTheWindows, ()) {
+  const Case c = *gen::stack_case();
+  const std::optional<MaxPoolParams>& pool = std::get<StackParams>(c.op).pool;
+  const std::vector<StackLayer> layers = *stack_layers(c);
+  for (const StackLayer& l : layers) {
+    for (const DimGeometry& d : l.conv.spatial.dims) {
+      RC_ASSERT(d.out == count_windows(d.in, d.kernel, d.stride, d.dilation, d.pad_lo, d.pad_hi, false));
+    }
+    if (!l.pool) continue;
+    for (const DimGeometry& d : l.pool->spatial.dims) {
+      RC_ASSERT(d.out == count_windows(d.in, d.kernel, d.stride, d.dilation, d.pad_lo, d.pad_hi, pool->ceil_mode));
+    }
   }
 }
 

@@ -1,9 +1,9 @@
 // Property-based generation (DESIGN sections 5 and 6), namespace kc::gen:
 //  - RapidCheck generators of valid cases of every op (ranks 1 to 3, every parameter
-//    of DESIGN section 3), valid by construction and sized so that the reference stays
-//    fast. Each field is its own generator, so RapidCheck shrinks every field on its
-//    own: sizes toward small, stride and dilation toward 1, padding toward none, the
-//    dtype toward f64, fills toward `random`, inline data toward ordinary values.
+//    of DESIGN section 3; op: stack too), valid by construction and sized so that the
+//    reference stays fast. Each field is its own generator, so RapidCheck shrinks every
+//    field on its own: sizes toward small, stride and dilation toward 1, padding toward
+//    none, the dtype toward f64, fills toward `random`, inline data toward ordinary values.
 //  - Generators of invalid cases, each breaking exactly one rule, with the substring
 //    the refusal must contain.
 //  - Generators of input data with the values kernels get wrong (NaN, infinities,
@@ -31,9 +31,13 @@
 
 namespace kc::gen {
 
-enum class OpSet { kConv, kMaxPool, kConvBiasRelu, kAll };
+// kAll is the three single ops, as it was before op: stack existed: a seed keeps
+// generating the cases it did (saved reproduce commands, the kAll properties, the
+// time the planted-bug fuzz tests take), and single-op bugs are found by the checks
+// that see one op. Stacks are generated only when asked for (kStack).
+enum class OpSet { kConv, kMaxPool, kConvBiasRelu, kAll, kStack };
 
-// "conv", "maxpool", "conv_bias_relu" or "all".
+// "conv", "maxpool", "conv_bias_relu", "all" or "stack".
 std::optional<OpSet> parse_op_set(std::string_view name);
 std::string_view op_set_name(OpSet ops);
 
@@ -65,6 +69,17 @@ struct Caps {
   int64_t wide_percent = 10;
   int64_t wide_channels_per_group = 40;  // with at most 2 groups and a batch of 2
   int64_t wide_extent_factor = 2;        // ranks 1 and 2
+  // op: stack. At most stack_depth layers, fewer where the layer's window would erode
+  // every input within stack_extent to nothing (a strided or valid layer shrinks the
+  // extent at each layer) or grow some layer's output past twice stack_extent; the
+  // input extent is what the depth needs plus up to stack_extent - 1. The layer's
+  // window uses kernel, dilation, stride and pad above; at most 2 groups of
+  // stack_channels_per_group channels in and out, a batch of 2. The defaults keep a
+  // full check of a stack case on the reference at about a millisecond on average
+  // (tens at most).
+  int64_t stack_depth = 8;
+  std::array<int64_t, 3> stack_extent = {32, 12, 8};  // per spatial rank 1, 2, 3
+  int64_t stack_channels_per_group = 3;
 };
 
 struct Options {
@@ -79,6 +94,16 @@ struct Options {
 rc::Gen<Case> conv_case(const Options& options = {});
 rc::Gen<Case> maxpool_case(const Options& options = {});
 rc::Gen<Case> conv_bias_relu_case(const Options& options = {});
+// op: stack: depth (shrinking to 1), the layer's conv window (its strides in about 30
+// of 100 stacks: repeated over depth they shrink the input geometrically), groups,
+// bias, relu, an optional max pool (training mode), the checkpoint policy, the dtype
+// and the fill (random or normal: a stack fills its own inputs, see stack_exec.h).
+// Never inline data (a stack takes none), whatever options.data says. No layer's
+// output is empty, and the output depends on the input (no zero padding cuts it off),
+// so a stack without relu always has a gradient; with relu the last output keeps at
+// least 8 elements a sample where the depth allows (relu still zeroes every gradient
+// of about 1 in 7 relu stacks, which the checks report MISTRUSTED).
+rc::Gen<Case> stack_case(const Options& options = {});
 rc::Gen<Case> valid_case(OpSet ops, const Options& options = {});
 
 // One value of the dtype of one of `kinds` (which must not be 0).
@@ -100,6 +125,8 @@ struct InvalidCase {
   Case c;
   std::string yaml;
 };
+// kStack breaks a stack's rules (depth out of range, a layer that erodes to nothing,
+// inline tensors, a bad checkpoint policy, ...) and the field rules it shares.
 rc::Gen<InvalidCase> invalid_case(OpSet ops);
 
 // The RapidCheck size the case `index` of a run with `seed` is generated at: spread

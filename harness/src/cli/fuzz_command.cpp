@@ -14,6 +14,9 @@
 //    saved; later ones are counted in the summary and the report.
 //  - --shard i/n takes cases k with k mod n == i, and the replayed files likewise.
 //  - --jobs defaults to the number of cores (this is a throughput command).
+//  - --op all (the default) mixes conv, maxpool and conv_bias_relu, as before op: stack
+//    existed, so that a seed generates the cases it did; stacks only with --op stack
+//    (gen.h OpSet).
 #include <unistd.h>
 
 #include <chrono>
@@ -56,7 +59,7 @@ std::string parse_value(const std::string& a, const std::string& v, FuzzArgs& o)
   };
   if (a == "--op") {
     const auto ops = gen::parse_op_set(v);
-    if (!ops) return "--op: expected conv, maxpool, conv_bias_relu or all, got '" + v + "'";
+    if (!ops) return "--op: expected conv, maxpool, conv_bias_relu, all or stack, got '" + v + "'";
     s.ops = *ops;
   } else if (a == "--time") {
     if (!seconds(s.time_budget)) return "--time: expected a positive number of seconds, got '" + v + "'";
@@ -154,13 +157,14 @@ RunInfo run_info(const Args& args, const fuzz::Outcome& out, const fuzz::Setting
 }  // namespace
 
 constexpr const char* kFuzzUsage =
-    "usage: kcheck fuzz [--op conv|maxpool|conv_bias_relu|all] [--time S | --count N] [--seed S]\n"
+    "usage: kcheck fuzz [--op conv|maxpool|conv_bias_relu|all|stack] [--time S | --count N] [--seed S]\n"
     "                   [--backend b] [--plugin lib.so]... [--save DIR] [--report r.json] [--shard i/n]\n"
     "                   [--jobs N] [--shrink-time S] [--timeout S] [--max-failures N] [--in-process]\n"
     "  replays DIR (default cases/regressions), then checks generated cases on the backend (default\n"
     "  reference) until the budget (default --time 60) is spent; the first failure of each check is\n"
-    "  shrunk and saved under DIR with the command that reproduces it. Exit 0 nothing failed, 1 a case\n"
-    "  failed, crashed, timed out or was invalid, 2 bad usage.\n";
+    "  shrunk and saved under DIR with the command that reproduces it. --op all (default): the single\n"
+    "  ops; --op stack: deep stacks (op: stack). Exit 0 nothing failed, 1 a case failed, crashed,\n"
+    "  timed out or was invalid, 2 bad usage.\n";
 
 int fuzz_command(const Args& args) {
   if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {

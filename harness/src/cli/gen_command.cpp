@@ -34,7 +34,7 @@ std::string parse(const Args& args, GenOptions& o) {
     const std::string& v = args[++i];
     if (a == "--op") {
       const auto ops = gen::parse_op_set(v);
-      if (!ops) return "--op: expected conv, maxpool, conv_bias_relu or all, got '" + v + "'";
+      if (!ops) return "--op: expected conv, maxpool, conv_bias_relu, all or stack, got '" + v + "'";
       o.ops = *ops;
     } else if (a == "--count" || a == "--seed") {
       const auto n = parse_uint(v);
@@ -77,9 +77,10 @@ std::pair<std::string, std::string_view> make(const GenOptions& o, uint64_t k) {
 
 int gen_command(const Args& args) {
   if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
-    std::fputs("usage: kcheck gen [--op conv|maxpool|conv_bias_relu|all] [--count N] [--seed S] [--invalid] -o DIR\n"
-               "  writes N generated cases (default 10), one per file, DIR/000000-OP.yaml ...; --invalid: cases\n"
-               "  that each break one rule and expect the error, which kcheck run passes when refused\n",
+    std::fputs("usage: kcheck gen [--op conv|maxpool|conv_bias_relu|all|stack] [--count N] [--seed S] [--invalid] -o DIR\n"
+               "  writes N generated cases (default 10), one per file, DIR/000000-OP.yaml ...; --op all (default):\n"
+               "  the single ops, --op stack: deep stacks; --invalid: cases that each break one rule and expect\n"
+               "  the error, which kcheck run passes when refused\n",
                stdout);
     return 0;
   }

@@ -1,8 +1,9 @@
 // Generators of valid cases: a draft drawn field by field (gen::build, one generator
 // per field, so RapidCheck shrinks each on its own), realised as a Case. Field order
 // is shrink order: the window (sizes) first, then batch and channels, then the dtype
-// and the data. Options list the simplest choice first (pick.h), which is where a
-// shrink lands: f64, fill random, no inline data, zeros padding mode.
+// and the data; a stack's depth comes before its window. Options list the simplest
+// choice first (pick.h), which is where a shrink lands: f64, fill random, no inline
+// data, zeros padding mode, no pool, checkpoint none.
 #include <algorithm>
 
 #include "kc/gen.h"
@@ -40,6 +41,23 @@ struct PoolDraft {
   TieRule tie = TieRule::kFirst;
   DType dtype = DType::kF64;
   DataDraft data;
+};
+
+// op: stack. The depth is drawn up to caps.stack_depth and lowered by realise_stack()
+// (window.h) where no input within the caps fits it. Without `strided` the window's
+// strides are all 1: a strided layer repeated over depth shrinks the input
+// geometrically, so that strided stacks are shallow ones.
+struct StackDraft {
+  int64_t depth = 1;
+  detail::WindowDraft window;
+  bool strided = false;
+  detail::StackPoolDraft pool;
+  int64_t batch = 1, groups = 1, in_per_group = 1, out_per_group = 1;
+  bool bias = false, relu = false;
+  CheckpointPolicy checkpoint;
+  DType dtype = DType::kF64;
+  Fill fill = Fill::kRandom;
+  uint64_t seed = 0;
 };
 
 Caps widened(Caps c) {
@@ -157,6 +175,69 @@ Case realise_pool(const PoolDraft& d) {
   return c;
 }
 
+// The layer's conv window is drawn as a single conv's, within the stack's extents.
+rc::Gen<StackDraft> stack_draft(const Caps& k) {
+  Caps window_caps = k;
+  window_caps.extent = k.stack_extent;
+  const auto checkpoint = rc::gen::apply(
+      [](CheckpointKind kind, int64_t every) { return CheckpointPolicy{kind, kind == CheckpointKind::kEvery ? every : 0}; },
+      pick<CheckpointKind>({{2, CheckpointKind::kNone}, {2, CheckpointKind::kEvery}, {1, CheckpointKind::kSqrt}}),
+      detail::between(1, std::max<int64_t>(1, k.stack_depth)));
+  return rc::gen::build<StackDraft>(
+      set(&StackDraft::depth, detail::between(1, std::max<int64_t>(1, k.stack_depth))),
+      set(&StackDraft::window, detail::window_draft(false, window_caps)),
+      set(&StackDraft::strided, flag(30)),
+      set(&StackDraft::pool, detail::stack_pool_draft()),
+      set(&StackDraft::batch, inRange<int64_t>(1, std::min<int64_t>(k.batch, 2) + 1)),
+      set(&StackDraft::groups, inRange<int64_t>(1, std::min<int64_t>(k.groups, 2) + 1)),
+      set(&StackDraft::in_per_group, inRange<int64_t>(1, k.stack_channels_per_group + 1)),
+      set(&StackDraft::out_per_group, inRange<int64_t>(1, k.stack_channels_per_group + 1)),
+      set(&StackDraft::bias, flag(50)), set(&StackDraft::relu, flag(50)), set(&StackDraft::checkpoint, checkpoint),
+      set(&StackDraft::dtype, dtype_gen()),
+      set(&StackDraft::fill, pick<Fill>({{2, Fill::kRandom}, {1, Fill::kNormal}})),
+      set(&StackDraft::seed, rc::gen::arbitrary<uint64_t>()));
+}
+
+// With relu, a stack whose last output has few elements often has every one of them
+// negative for the data drawn, and then no gradient at all (MISTRUSTED): where the
+// depth allows, its last output keeps at least 8 elements a sample.
+int64_t least_out(const StackDraft& d) {
+  if (!d.relu) return 1;
+  int64_t f = 1;
+  for (;; ++f) {
+    int64_t elements = d.groups * d.out_per_group;
+    for (size_t i = 0; i < d.window.keep.size(); ++i) elements *= f;
+    if (elements >= 8) return f;
+  }
+}
+
+Case realise_stack(const StackDraft& d) {
+  detail::WindowDraft window = d.window;
+  if (!d.strided) {
+    for (detail::DimDraft& dim : window.dims) dim.stride = 1;
+  }
+  const detail::StackWindow w = detail::realise_stack(window, d.pool, d.depth, least_out(d));
+  Case c;
+  c.dtype = d.dtype;
+  c.input = InputSpec{d.batch, d.groups * d.in_per_group, w.conv.spatial};
+  StackParams p;
+  p.depth = w.depth;
+  p.conv.out_channels = d.groups * d.out_per_group;
+  p.conv.kernel = w.conv.kernel;
+  p.conv.stride = w.conv.stride;
+  p.conv.dilation = w.conv.dilation;
+  p.conv.groups = d.groups;
+  p.conv.padding = w.conv.padding;
+  p.conv.padding_mode = d.window.mode;
+  p.conv.bias = d.bias;
+  p.relu = d.relu;
+  p.pool = w.pool;
+  p.checkpoint = d.checkpoint;
+  c.op = p;
+  c.data = DataSpec{d.seed, d.fill};
+  return c;
+}
+
 }  // namespace
 
 rc::Gen<Case> conv_case(const Options& options) { return conv_like(false, options); }
@@ -168,10 +249,14 @@ rc::Gen<Case> maxpool_case(const Options& options) {
   });
 }
 
+rc::Gen<Case> stack_case(const Options& options) { return rc::gen::map(stack_draft(options.caps), realise_stack); }
+
 rc::Gen<Case> valid_case(OpSet ops, const Options& options) {
+  if (ops == OpSet::kStack) return stack_case(options);
   if (ops == OpSet::kConv) return conv_case(options);
   if (ops == OpSet::kMaxPool) return maxpool_case(options);
   if (ops == OpSet::kConvBiasRelu) return conv_bias_relu_case(options);
+  // kAll: the single ops only (see OpSet).
   return rc::gen::mapcat(pick<OpSet>({{2, OpSet::kConv}, {1, OpSet::kMaxPool}, {1, OpSet::kConvBiasRelu}}),
                          [options](OpSet op) { return valid_case(op, options); });
 }
@@ -181,6 +266,7 @@ std::optional<OpSet> parse_op_set(std::string_view name) {
   if (name == "maxpool") return OpSet::kMaxPool;
   if (name == "conv_bias_relu") return OpSet::kConvBiasRelu;
   if (name == "all") return OpSet::kAll;
+  if (name == "stack") return OpSet::kStack;
   return std::nullopt;
 }
 
@@ -190,6 +276,7 @@ std::string_view op_set_name(OpSet ops) {
     case OpSet::kMaxPool: return "maxpool";
     case OpSet::kConvBiasRelu: return "conv_bias_relu";
     case OpSet::kAll: return "all";
+    case OpSet::kStack: return "stack";
   }
   return "?";
 }

@@ -4,10 +4,14 @@
 // other dims are widened so that they stay valid, and the padding is first written
 // out as the explicit pairs it resolves to, which leaves the geometry unchanged.
 // The base case has no inline data (a changed shape would break a second rule).
+// A stack's conv is edited where a single conv's is (its fields are checked as
+// stack.layer.conv before any layer); a geometry rule broken in its first layer is
+// refused as that layer's single-op case ("stack layer 1: conv: ...").
 #include <algorithm>
 
 #include "invalid.h"
 #include "kc/shape.h"
+#include "kc/stack.h"
 
 namespace kc::gen::detail {
 namespace {
@@ -19,7 +23,17 @@ bool pool(const Case& c) { return std::holds_alternative<MaxPoolParams>(c.op); }
 
 ConvParams& conv(Case& c) {
   if (auto* p = std::get_if<ConvParams>(&c.op)) return *p;
+  if (auto* p = std::get_if<StackParams>(&c.op)) return p->conv;
   return std::get<ConvBiasReluParams>(c.op).conv;
+}
+
+// The prefix of a geometry refusal: the op's field, or for a stack its first layer as
+// the single-op case it runs as (a layer with relu runs as conv_bias_relu).
+std::string geometry_field(const Case& c) {
+  if (const auto* p = std::get_if<StackParams>(&c.op)) {
+    return std::string("stack layer 1: ") + (p->relu ? "conv_bias_relu" : "conv");
+  }
+  return op_field(c);
 }
 
 struct WindowRef {
@@ -125,7 +139,7 @@ Breakage empty_output(Case& c, size_t dim, int64_t a) {
   const auto [lo, hi] = w.padding.pairs[dim];
   w.kernel[dim] = c.input.spatial[dim] + lo + hi + w.stride[dim] + a;
   w.dilation[dim] = 1;
-  return {op_field(c) + ": empty output in spatial dim " + std::to_string(dim), {}};
+  return {geometry_field(c) + ": empty output in spatial dim " + std::to_string(dim), {}};
 }
 
 Breakage out_channels_zero(Case& c, size_t, int64_t) {
@@ -165,7 +179,7 @@ Breakage pad_too_wide(Case& c, size_t dim, int64_t a, PaddingMode mode) {
   w.padding.pairs[dim][0] = c.input.spatial[dim] + a - margin;
   const std::string rule = mode == PaddingMode::kReflect ? "reflect padding must be smaller than the input extent"
                                                          : "circular padding must not exceed the input extent";
-  return {op_field(c) + ".padding: dim " + std::to_string(dim) + " pads " + num(w.padding.pairs[dim][0]) + "/" +
+  return {geometry_field(c) + ".padding: dim " + std::to_string(dim) + " pads " + num(w.padding.pairs[dim][0]) + "/" +
               num(w.padding.pairs[dim][1]) + " on input extent " + num(c.input.spatial[dim]) + ": " + rule, {}};
 }
 Breakage reflect_too_wide(Case& c, size_t dim, int64_t a) { return pad_too_wide(c, dim, a, PaddingMode::kReflect); }
@@ -219,10 +233,71 @@ Breakage expected_y_shape(Case& c, size_t, int64_t a) {
   return {"expected.y: shape [" + num(a) + "] does not match the case", {}};
 }
 
+StackParams& stack(Case& c) { return std::get<StackParams>(c.op); }
+
+Breakage stack_depth_zero(Case& c, size_t, int64_t) {
+  stack(c).depth = 0;
+  return {"stack.depth: 0 is outside 1 to " + num(kMaxStackDepth), {}};
+}
+Breakage stack_depth_negative(Case& c, size_t, int64_t a) {
+  stack(c).depth = -a;
+  return {"stack.depth: " + num(-a) + " is outside 1 to " + num(kMaxStackDepth), {}};
+}
+Breakage stack_too_deep(Case& c, size_t, int64_t a) {
+  stack(c).depth = kMaxStackDepth + a;
+  return {"stack.depth: " + num(kMaxStackDepth + a) + " is outside 1 to " + num(kMaxStackDepth), {}};
+}
+// A stack that erodes to nothing past its first layer: dim `dim` loses one element a
+// layer (kernel 2, valid), every other dim keeps its extent (kernel 1) and there is no
+// pool, so an input of m runs m - 1 layers and layer m has an empty output.
+Breakage stack_erodes(Case& c, size_t dim, int64_t a) {
+  StackParams& p = stack(c);
+  const size_t rank = c.input.spatial.size();
+  p.conv.kernel = Dims(rank, 1);
+  p.conv.kernel[dim] = 2;
+  p.conv.stride = Dims(rank, 1);
+  p.conv.dilation = Dims(rank, 1);
+  p.conv.padding = PadSpec{PadKind::kValid, {}};
+  p.pool.reset();
+  c.input.spatial[dim] += a;
+  const int64_t m = c.input.spatial[dim];
+  p.depth = m + a - 1;
+  return {"stack layer " + num(m) + ": " + (p.relu ? "conv_bias_relu" : "conv") + ": empty output in spatial dim " +
+              std::to_string(dim), {}};
+}
+// The first layer's max pool padded past half its window (its conv is left valid).
+Breakage stack_pool_pad_over_half(Case& c, size_t dim, int64_t a) {
+  MaxPoolParams& p = *stack(c).pool;
+  const int64_t half = p.kernel[dim] / 2;  // a stack's pool has no dilation
+  p.padding.pairs[dim][static_cast<size_t>(a % 2)] = half + a;
+  const auto [lo, hi] = p.padding.pairs[dim];
+  return {"stack layer 1: maxpool.padding: dim " + std::to_string(dim) + " pads " + num(lo) + "/" + num(hi) +
+              ", more than half the window extent " + num(p.kernel[dim]), {}};
+}
+Breakage stack_inline_x(Case& c, size_t, int64_t) {
+  c.tensors["x"] = Tensor::zeros(c.dtype, x_shape(c));
+  return {"tensors: inline tensors are not supported for op stack", {}};
+}
+Breakage stack_inline_expected(Case& c, size_t, int64_t a) {
+  c.expected["y"] = Tensor::zeros(DType::kF64, {a});
+  return {"expected: inline tensors are not supported for op stack", {}};
+}
+
+std::vector<Rule> stack_rules(const Case& c) {
+  std::vector<Rule> r = {
+      {"stack_depth_zero", stack_depth_zero},   {"stack_depth_negative", stack_depth_negative},
+      {"stack_too_deep", stack_too_deep},       {"stack_erodes", stack_erodes},
+      {"stack_inline_x", stack_inline_x},       {"stack_inline_expected", stack_inline_expected},
+  };
+  if (std::get<StackParams>(c.op).pool) r.push_back({"stack_pool_pad_over_half", stack_pool_pad_over_half});
+  return r;
+}
+
 }  // namespace
 
 std::string op_field(const Case& c) {
   if (pool(c)) return "maxpool";
+  if (is_stack(c)) return "stack.layer.conv";
   return std::holds_alternative<ConvBiasReluParams>(c.op) ? "conv_bias_relu" : "conv";
 }
 
@@ -235,9 +310,13 @@ std::vector<Rule> case_rules(const Case& c) {
       {"kernel_zero", kernel_zero},       {"kernel_rank", kernel_rank},
       {"stride_zero", stride_zero},       {"dilation_zero", dilation_zero},
       {"padding_negative", padding_negative}, {"padding_rank", padding_rank},
-      {"empty_output", empty_output},     {"x_shape_mismatch", x_shape_mismatch},
-      {"expected_y_shape", expected_y_shape},
+      {"empty_output", empty_output},
   };
+  if (is_stack(c)) {  // inline data is refused as a whole, before its shape is looked at
+    for (const Rule& rule : stack_rules(c)) r.push_back(rule);
+  } else {
+    r.insert(r.end(), {{"x_shape_mismatch", x_shape_mismatch}, {"expected_y_shape", expected_y_shape}});
+  }
   if (pool(c)) {
     r.insert(r.end(), {{"pool_pad_over_half", pool_pad_over_half},
                        {"pool_window_over_padding", pool_window_over_padding},

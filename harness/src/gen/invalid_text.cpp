@@ -50,7 +50,11 @@ std::string remove_entry(std::string text, std::string_view key) {
   return text.erase(k, end - k);
 }
 
-std::string section(const Case& c) { return std::holds_alternative<MaxPoolParams>(c.op) ? "maxpool" : "conv"; }
+// The path of the op's params section in reader messages.
+std::string section(const Case& c) {
+  if (is_stack(c)) return "stack.layer.conv";
+  return std::holds_alternative<MaxPoolParams>(c.op) ? "maxpool" : "conv";
+}
 bool pool(const Case& c) { return std::holds_alternative<MaxPoolParams>(c.op); }
 std::string yaml(const Case& c) { return case_to_yaml(c); }
 
@@ -77,6 +81,7 @@ Breakage quoted_batch(Case& c, size_t, int64_t) {
 Breakage bool_word(Case& c, size_t, int64_t a) {
   const char* word = a % 2 ? "yes" : "on";
   if (pool(c)) return {"maxpool.ceil_mode: expected true or false", set_value(yaml(c), "ceil_mode", word)};
+  if (is_stack(c)) return {"stack.layer.relu: expected true or false", set_value(yaml(c), "relu", word)};
   return {"conv.bias: expected true or false", set_value(yaml(c), "bias", word)};
 }
 Breakage fused_without_bias(Case& c, size_t, int64_t) {
@@ -93,6 +98,7 @@ Breakage negative_seed(Case& c, size_t, int64_t a) {
 }
 Breakage other_section(Case& c, size_t, int64_t) {
   if (pool(c)) return {"conv: given, but op is maxpool", yaml(c) + "conv: {out_channels: 1, kernel: 1}\n"};
+  if (is_stack(c)) return {"conv: given, but op is stack", yaml(c) + "conv: {out_channels: 1, kernel: 1}\n"};
   return {"maxpool: given, but op is conv", yaml(c) + "maxpool: {kernel: 2}\n"};
 }
 Breakage missing_kernel(Case& c, size_t, int64_t) {
@@ -112,6 +118,22 @@ Breakage inline_count(Case& c, size_t, int64_t a) {
           yaml(c) + "tensors:\n  x: {shape: [1], data: [" + values + "]}\n"};
 }
 
+// op: stack only.
+Breakage checkpoint_word(Case& c, size_t, int64_t a) {
+  const char* word = a % 2 ? "\"every\"" : "always";
+  return {"checkpoint: expected none, sqrt or \"every:K\"", set_value(yaml(c), "checkpoint", word)};
+}
+Breakage checkpoint_every_zero(Case& c, size_t, int64_t a) {
+  const std::string k = a % 2 ? "0" : "-" + std::to_string(a);
+  return {"every:K needs an integer K >= 1, got \"every:" + k + "\"", set_value(yaml(c), "checkpoint", "\"every:" + k + "\"")};
+}
+Breakage missing_depth(Case& c, size_t, int64_t) {
+  return {"stack.depth: missing (required)", remove_entry(yaml(c), "depth")};
+}
+Breakage stack_pool_inference(Case& c, size_t, int64_t) {
+  return {"a stack's max pool runs in training mode", set_value(yaml(c), "mode", "inference")};
+}
+
 }  // namespace
 
 std::vector<Rule> reader_rules(const Case& c) {
@@ -126,6 +148,11 @@ std::vector<Rule> reader_rules(const Case& c) {
       {"negative_tolerance", negative_tolerance}, {"inline_count", inline_count},
   };
   if (std::holds_alternative<ConvBiasReluParams>(c.op)) r.push_back({"fused_without_bias", fused_without_bias});
+  if (const auto* p = std::get_if<StackParams>(&c.op)) {
+    r.insert(r.end(), {{"checkpoint_word", checkpoint_word}, {"checkpoint_every_zero", checkpoint_every_zero},
+                       {"missing_depth", missing_depth}});
+    if (p->pool) r.push_back({"stack_pool_inference", stack_pool_inference});
+  }
   return r;
 }
 
