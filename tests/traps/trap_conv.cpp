@@ -145,19 +145,22 @@ Sum sum_for(const ConvSetup& s, const Tensor& x) {
   return {x.dtype, s.bug == Bug::kLowPrecisionAccumulation && half};
 }
 
-// conv(x, w) (+ b when b is given) per [n, co, o], before any relu.
+// conv(x, w) (+ b when b is given) per [n, co, o], before any relu; `reversed` sums the
+// input channels and taps in the opposite order.
 std::vector<double> pre_activation(const Plan& p, const std::vector<Tap>& taps, const Tensor& x, const Tensor& w,
-                                   const Tensor* b, const Sum& sum) {
+                                   const Tensor* b, const Sum& sum, bool reversed = false) {
   std::vector<double> z(static_cast<size_t>(p.N * p.Cout * p.out_count), 0.0);
   for (int64_t n = 0; n < p.N; ++n) {
     for (int64_t co = 0; co < p.Cout; ++co) {
       double* zp = &z[static_cast<size_t>((n * p.Cout + co) * p.out_count)];
       if (b != nullptr) std::fill(zp, zp + p.out_count, (*b)[co]);
-      for (int64_t ci = 0; ci < p.cin_g; ++ci) {
+      for (int64_t c = 0; c < p.cin_g; ++c) {
+        const int64_t ci = reversed ? p.cin_g - 1 - c : c;
         const int64_t cin = (co / p.cout_g) * p.cin_g + ci;
         const double* xp = &x.data[static_cast<size_t>((n * p.Cin + cin) * p.in_count)];
         const double* wp = &w.data[static_cast<size_t>((co * p.cin_g + ci) * p.k_count)];
-        for (const Tap& t : taps) {
+        for (size_t j = 0; j < taps.size(); ++j) {
+          const Tap& t = taps[reversed ? taps.size() - 1 - j : j];
           if (t.i >= 0) zp[t.o] = sum.add(zp[t.o], wp[t.k] * xp[t.i]);
         }
       }
@@ -218,7 +221,17 @@ Status trap_conv_forward(const ConvSetup& s, const ConvGeometry& g, const Tensor
   const Plan p = make_plan(s, g);
   const std::vector<Tap> taps = make_taps(p, false, s.bug == Bug::kReflectRepeatsEdge);
   const bool bias_after_relu = relu_on && s.bug == Bug::kReluBeforeBias;  // relu(conv) + b
-  const std::vector<double> z = pre_activation(p, taps, x, w, bias_after_relu ? nullptr : b, sum_for(s, x));
+  Sum sum = sum_for(s, x);
+  bool reversed = false;
+  if (s.bug == Bug::kRecomputeDiffers) {
+    // An autotuner that times the algorithms again on every call and keeps the fastest:
+    // sums in the storage dtype whose order changes from call to call, so that the
+    // activations a checkpointed backward recomputes differ from those first stored.
+    static std::atomic<uint64_t> calls{0};
+    sum = Sum{x.dtype, true};
+    reversed = calls.fetch_add(1) % 2 == 1;
+  }
+  const std::vector<double> z = pre_activation(p, taps, x, w, bias_after_relu ? nullptr : b, sum, reversed);
   reshape(y, p.y_shape());
   for (size_t i = 0; i < z.size(); ++i) {
     const int64_t o = static_cast<int64_t>(i) % p.out_count;
@@ -331,6 +344,16 @@ Status trap_conv_backward(const ConvSetup& s, const ConvGeometry& g, const Tenso
   }
   const bool unit_stride = s.bug == Bug::kDxIgnoresStride;  // dx loops written for stride 1
   data_grad(p, unit_stride ? make_taps(p, true, repeat_edge) : taps, w, dz, sum, dx);
+  if (s.bug == Bug::kBorderGradientDropped && p.rank >= 2) {
+    // A backward-data grid that starts at input row 1: row 0, which fewer windows reach,
+    // keeps no gradient (dx is written as 0 there).
+    const int64_t width = p.d[2].in, rows_per_plane = p.d[0].in * p.d[1].in;
+    for (int64_t plane = 0; plane < p.N * p.Cin; ++plane) {
+      for (int64_t r = 0; r < rows_per_plane; r += p.d[1].in) {
+        for (int64_t i = 0; i < width; ++i) dx.data[static_cast<size_t>((plane * rows_per_plane + r) * width + i)] = 0.0;
+      }
+    }
+  }
   weight_grad(p, taps, x, dz, s.bug, sum, dw);
   if (db == nullptr) return ok_status();
   // relu(conv) + b: the bias sits after the relu, so db sums the raw dy.

@@ -49,6 +49,11 @@
           "the error grows faster than round-to-nearest in the dtype allows", "f64 conv2d k3 pad 1") \
   KC_TRAP(writes_input, kWritesInput, "integrity", "the backend wrote into its input dy during the checked run", \
           "conv2d same k3, odd kernel") \
+  /* conv in deep stacks */ \
+  KC_TRAP(recompute_differs, kRecomputeDiffers, "checkpoint", \
+          "gradients with * are not bitwise equal to those without", "pool2d k2 s2, the classic downsampling") \
+  KC_TRAP(border_gradient_dropped, kBorderGradientDropped, "influence", \
+          "dropped: no gradient at all in input row 0", "pool2d k2 s2, the classic downsampling") \
   /* max pool */ \
   KC_TRAP(pool_inference_in_training, kPoolInferenceInTraining, "argmax", \
           "was never written (still the poison value)*backward without indices was not refused", \
