@@ -24,6 +24,7 @@ std::optional<DType> parse_dtype(std::string_view name) {
 }
 
 double round_to(DType dtype, double v) {
+  if (std::isnan(v)) return v;  // every NaN is a NaN of every dtype; its payload (the poison) is kept
   switch (dtype) {
     case DType::kF64: return v;
     case DType::kF32: return static_cast<double>(static_cast<float>(v));

@@ -17,7 +17,8 @@ std::optional<DType> parse_dtype(std::string_view name);   // inverse of dtype_n
 
 // Rounds v to the nearest value of `dtype` (ties to even), through Eigen's half and
 // bfloat16 for the 16-bit types. Double rounding through float is innocuous here
-// because float's 24-bit significand is at least 2p+2 for both 16-bit types.
+// because float's 24-bit significand is at least 2p+2 for both 16-bit types. A NaN is
+// returned as it is (its payload may be the poison of tensor.h).
 double round_to(DType dtype, double v);
 
 // Unit roundoff u = 2^-p of the dtype's significand (p includes the hidden bit).
