@@ -106,7 +106,7 @@ std::vector<CaseResult> run_tasks(std::vector<IsolatedTask> tasks, const Isolate
     return results;
   }
   // Read by the forked workers (the parent runs no task itself).
-  g_task_threads = std::max(1, cores() / std::max(1, opt.jobs));
+  g_task_threads = std::max(1, cores() / std::max<int>(1, std::min<int>(opt.jobs, static_cast<int>(tasks.size()))));
   std::vector<Worker> active;
   while (next < tasks.size() || !active.empty()) {
     while (next < tasks.size() && static_cast<int>(active.size()) < std::max(1, opt.jobs)) {

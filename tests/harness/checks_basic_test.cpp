@@ -221,22 +221,28 @@ TEST(Isolation, CrashAndHangBecomeDispositionsAndTheRunGoesOn) {
 }
 
 // Each of N forked workers gets cores / N threads for its checks' probes, so that a run
-// with --jobs N holds about as many threads as cores; outside run_tasks: one per core.
+// with --jobs N holds about as many threads as cores (a run with fewer tasks than jobs
+// has that many workers); outside run_tasks: one per core.
 TEST(Isolation, WorkersShareTheCores) {
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   EXPECT_EQ(task_threads(), cores);
   CaseResult label;
   label.case_name = "t";
-  for (int jobs : {1, 2, 3 * cores}) {
+  for (const auto& [jobs, count] : {std::pair{1, 3}, std::pair{2, 4}, std::pair{3 * cores, 3 * cores}, std::pair{4, 1}}) {
     std::vector<IsolatedTask> tasks;
-    tasks.push_back({label, [] {
-                       CaseResult r;
-                       r.message = std::to_string(task_threads());
-                       return r;
-                     }});
+    for (int t = 0; t < count; ++t) {
+      tasks.push_back({label, [] {
+                         CaseResult r;
+                         r.message = std::to_string(task_threads());
+                         return r;
+                       }});
+    }
     const auto results = run_tasks(tasks, IsolateOptions{jobs, 10.0, false, nullptr});
-    ASSERT_EQ(results.size(), 1u);
-    EXPECT_EQ(results[0].message, std::to_string(std::max(1, cores / jobs))) << jobs << " jobs";
+    ASSERT_EQ(results.size(), static_cast<size_t>(count));
+    const int workers = std::min(jobs, count);
+    for (const CaseResult& r : results) {
+      EXPECT_EQ(r.message, std::to_string(std::max(1, cores / workers))) << jobs << " jobs, " << count << " tasks";
+    }
     EXPECT_EQ(task_threads(), cores);
   }
 }

@@ -30,7 +30,8 @@ std::vector<CaseResult> run_tasks(std::vector<IsolatedTask> tasks, const Isolate
 
 // Threads one task may use for independent work inside a check (gradcheck's probes):
 // one per core by default; run_tasks gives each of its forked workers cores / jobs (at
-// least one), so that `kcheck run --jobs N` does not run N times the cores.
+// least one; jobs counts no more workers than tasks), so that `kcheck run --jobs N`
+// does not run N times the cores.
 int task_threads();
 
 // CaseResult <-> a self-delimiting text form (used over the worker pipe).
