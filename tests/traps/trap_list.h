@@ -46,7 +46,8 @@
   KC_TRAP(low_precision_accumulation, kLowPrecisionAccumulation, "forward", \
           "y: * elements outside the tolerance", "f64 conv2d k3 pad 1") \
   KC_TRAP(truncating_conversion, kTruncatingConversion, "drift", \
-          "the error grows faster than round-to-nearest in the dtype allows", "f64 conv2d k3 pad 1") \
+          "times that of the oracle rounding every layer to nearest in * biased rounding (toward zero)", \
+          "f64 conv2d k3 pad 1") \
   KC_TRAP(writes_input, kWritesInput, "integrity", "the backend wrote into its input dy during the checked run", \
           "conv2d same k3, odd kernel") \
   /* conv in deep stacks */ \

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "kc/plugin.h"
+#include "support/f32_accumulation.h"
 #include "trap_conv.h"
 #include "trap_list.h"
 #include "trap_pool.h"
@@ -57,6 +58,10 @@ void add(Registry& r, const std::string& name, Bug bug) {
 
 void register_traps(Registry& r) {
   add(r, "none", Bug::kNone);
+  // The second control, no bug either: the oracle's results moved by errors the size of
+  // f32 accumulation, as a correct f16/bf16 kernel with f32 accumulators computes them
+  // (the checks that compare with the oracle in the case dtype must pass it).
+  (void)r.add("trap.f32_accumulation", [] { return std::make_unique<test::F32Accumulation>("trap.f32_accumulation"); });
 #define KC_TRAP_ADD(name, bug, check, diagnosis, clean) add(r, #name, Bug::bug);
   KC_TRAPS(KC_TRAP_ADD)
 #undef KC_TRAP_ADD

@@ -2,11 +2,12 @@
 // its JSON report, as a user would run it:
 //   kc_traps_e2e run KCHECK PLUGIN CASES DIR
 //       kcheck run CASES --plugin PLUGIN --backend B --jobs 2 --report DIR/B.json for the
-//       control trap.none and every trap of trap_list.h (the fixture of the other tests)
+//       controls trap.none and trap.f32_accumulation and every trap of trap_list.h (the
+//       fixture of the other tests)
 //   kc_traps_e2e check DIR NAME
 //       trap.NAME is FAILED by its expected check with its expected diagnosis on some
-//       case, and PASSES its clean case (where its bug does not apply); NAME `none`:
-//       the control passes (or skips) every case
+//       case, and PASSES its clean case (where its bug does not apply); NAME `none` or
+//       `f32_accumulation`: the control passes (or skips) every case
 //   kc_traps_e2e score DIR
 //       prints the mutation score, traps caught over traps; fails below 100%
 // A trap the corpus misses means the corpus or a check lacks something: fix that, never
@@ -66,7 +67,7 @@ bool glob_in(const std::string& pattern, const std::string& text) {
 
 int run_all(const std::string& kcheck, const std::string& plugin, const std::string& cases, const std::string& dir) {
   std::filesystem::create_directories(dir);
-  std::vector<std::string> backends = {"trap.none"};
+  std::vector<std::string> backends = {"trap.none", "trap.f32_accumulation"};
   for (const Expectation& e : expectations()) backends.push_back(e.backend());
   int bad = 0;
   for (const std::string& b : backends) {
@@ -132,14 +133,14 @@ void print_findings(const Json& report) {
   for (const auto& [key, v] : seen) std::printf("  %s on %d cases, e.g. %s\n", key.c_str(), v.first, v.second.c_str());
 }
 
-int check_control(const Json& report) {
+int check_control(const Json& report, const std::string& backend) {
   int bad = 0;
   for (const Json& r : report["results"].items) {
     const std::string& d = r["disposition"].text;
     if (d == "PASSED" || d == "SKIPPED") continue;
     if (++bad <= 10) std::printf("  %s %s: %s\n", d.c_str(), where(r).c_str(), r["message"].text.c_str());
   }
-  std::printf("trap.none (the control, no bug): %zu results, %d not passed\n", report["results"].items.size(), bad);
+  std::printf("%s (a control, no bug): %zu results, %d not passed\n", backend.c_str(), report["results"].items.size(), bad);
   if (bad > 0) print_findings(report);
   return bad == 0 ? 0 : 1;
 }
@@ -178,7 +179,7 @@ int check(const std::string& dir, const std::string& name) {
   const std::string backend = "trap." + name;
   const std::optional<Json> report = load(dir, backend);
   if (!report) return 1;
-  if (name == "none") return check_control(*report);
+  if (name == "none" || name == "f32_accumulation") return check_control(*report, backend);
   for (const Expectation& e : expectations()) {
     if (e.name == name) return check_trap(*report, e);
   }
