@@ -53,6 +53,7 @@ class Executor {
     Tensor g = in_.dy;
     run_.dw.resize(layers_.size());
     run_.db.resize(layers_.size());
+    if (opt_.keep_conv_grads) run_.conv_grads.resize(layers_.size());
     for (int64_t seg = segments_ - 1; seg >= 0; --seg) {
       const size_t first = static_cast<size_t>(seg * k_), last = static_cast<size_t>(std::min(depth, (seg + 1) * k_));
       if (seg != segments_ - 1) KC_RETURN_IF_ERROR(recompute(first, last));
@@ -150,6 +151,7 @@ class Executor {
                              be_.conv_backward(L.conv, records_[l].input, in_.w[l], bias(l), L.relu,
                                                L.pool ? dz : dy, dx, dw, L.conv.bias ? &db : nullptr)));
     for (Tensor* t : {&dx, &dw, &db}) t->round_to_dtype(opt_.dtype);
+    if (opt_.keep_conv_grads) run_.conv_grads[l] = L.pool ? dz : dy;
     run_.dw[l] = std::move(dw);
     if (L.user_bias) run_.db[l] = std::move(db);
     return ok_status();

@@ -13,9 +13,13 @@
 #include <algorithm>
 #include <chrono>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "gen_support.h"
+#include "support/f32_accumulation.h"
 #include "kc/backend.h"
+#include "kc/case_io.h"
 #include "kc/checks.h"
 #include "kc/runner.h"
 #include "kc/stack.h"
@@ -81,27 +85,61 @@ std::string why_mistrust_is_wrong(const CheckResult& check, const Case& c) {
   return {};
 }
 
-RC_GTEST_PROP(GenStack, ReferencePassesTheStackChecks, ()) {
-  const Case c = *gen::stack_case();
-  auto reference = make_reference_backend();
-  const CaseResult r = check_case(c, *reference);
-  RC_ASSERT(r.disposition != Disposition::kInvalid);
-  RC_ASSERT(r.disposition != Disposition::kCrashed);
+// Empty when every stack check that applies ran on `backend` and passed (or was
+// MISTRUSTED where the trust rule says so), else what went wrong: backward runs on
+// candidates in f64, and in f32 without a max pool (see stack_basic.cpp), drift in
+// f16/bf16. `tags` gets each check's verdict.
+std::string stack_verdict(const Case& c, Backend& backend, std::vector<std::string>& tags) {
+  const CaseResult r = check_case(c, backend);
+  if (r.disposition == Disposition::kInvalid || r.disposition == Disposition::kCrashed) {
+    return std::string(disposition_name(r.disposition)) + ": " + r.message;
+  }
   const bool low = c.dtype == DType::kF16 || c.dtype == DType::kBF16;
   std::set<std::string> ran;
   for (const CheckResult& check : r.checks) {
-    RC_TAG(check.name + " " + std::string(disposition_name(check.disposition)));
+    tags.push_back(check.name + " " + std::string(disposition_name(check.disposition)));
     ran.insert(check.name);
     std::string wrong;
     if (check.disposition == Disposition::kMistrusted) wrong = why_mistrust_is_wrong(check, c);
     if (check.disposition != Disposition::kPassed && check.disposition != Disposition::kMistrusted) {
-      wrong = "the oracle does not pass its own check";
+      wrong = "a correct backend does not pass";
     }
-    if (!wrong.empty()) RC_FAIL(check.name + ": " + wrong + ": " + check.message);
+    if (!wrong.empty()) return check.name + ": " + wrong + ": " + check.message;
   }
-  // Every stack check that applies ran: backward for f64/f32, drift for f16/bf16.
-  const std::set<std::string> want = {"shape", "checkpoint", "influence", low ? "drift" : "backward"};
-  RC_ASSERT(ran == want);
+  std::set<std::string> want = {"shape", "checkpoint", "influence"};
+  if (low) want.insert("drift");
+  const auto& layer = std::get<StackParams>(c.op);
+  if (backend.name() != "reference" && (c.dtype == DType::kF64 || (c.dtype == DType::kF32 && !layer.pool))) {
+    want.insert("backward");
+  }
+  if (ran != want) return "the checks that ran are not the ones that apply";
+  return {};
+}
+
+RC_GTEST_PROP(GenStack, ReferencePassesTheStackChecks, ()) {
+  const Case c = *gen::stack_case();
+  auto reference = make_reference_backend();
+  std::vector<std::string> tags;
+  const std::string wrong = stack_verdict(c, *reference, tags);
+  for (const std::string& t : tags) RC_TAG(t);
+  if (!wrong.empty()) RC_FAIL(wrong);
+}
+
+// A correct kernel that is not the oracle (f32-sized accumulation errors): the checks
+// that compare a candidate with the oracle, in f64 or in the case dtype, pass it. Those
+// comparisons are statistical (two correct runs round differently): on 120,000
+// generated stacks one tiny f32 stack reached its allowance. Here a fixed sample, so
+// that the suite does not depend on the draw; `kcheck fuzz --op stack --plugin
+// libkc_traps.so --backend trap.f32_accumulation` explores further.
+TEST(GenStack, CorrectF32AccumulationPassesTheStackChecks) {
+  test::F32Accumulation correct;
+  const auto gen = gen::stack_case();
+  for (uint64_t k = 0; k < 400; ++k) {
+    const Case c = gen::generate(gen, 2026, k).value();
+    std::vector<std::string> tags;
+    const std::string wrong = stack_verdict(c, correct, tags);
+    EXPECT_TRUE(wrong.empty()) << case_to_one_line(c) << "\n" << wrong;
+  }
 }
 
 TEST(GenStack, SameSeedAndIndexGiveTheSameCase) {

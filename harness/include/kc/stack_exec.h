@@ -32,6 +32,7 @@ struct StackRunOptions {
   DType dtype = DType::kF64;
   bool backward = true;
   bool keep_activations = false;  // StackRun::activations (the first forward's outputs)
+  bool keep_conv_grads = false;   // StackRun::conv_grads
 };
 
 struct StackRun {
@@ -40,6 +41,8 @@ struct StackRun {
   std::vector<Tensor> activations;  // a[1..depth], when asked for
   Tensor dx;
   std::vector<Tensor> dw, db;       // per layer; db only where the case has a bias
+  std::vector<Tensor> conv_grads;   // per layer, when asked for: the cotangent of its conv's
+                                    // output (after the pool's backward, before the relu's)
   int64_t recomputations = 0;       // layer forwards run again in the backward pass
   int64_t peak_bytes = 0;           // most activation bytes held at once
 };

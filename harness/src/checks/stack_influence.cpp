@@ -4,14 +4,20 @@
 // median influence; positions under kBlind * median are blind spots, named with how
 // far from the border they lie (a valid stack starves its border: the corner reaches
 // one output through one path). FAILED when the backend gives exactly zero gradient
-// where the oracle's is not (dropped borders). In f64 that is the oracle's run, and any
-// such position fails. In another dtype values that differ in f64 may round equal and
-// tie in a max pool, which routes their gradient by the tie rule: the zero pattern is
-// compared with the oracle run in that dtype (every layer's output rounded like the
-// candidate's), and only a whole slice (a row, column or plane of the input) where it
-// feeds kSliceFed positions or more fails, since an f32 sum next to a rounding boundary
-// of the dtype may still flip a single relu or argmax. MISTRUSTED when the oracle's (f64)
-// gradient is all zero.
+// where the oracle's is not (dropped borders), element by element of dx. In f64 that
+// is the oracle's run, and any such element fails. In another dtype values that
+// differ in f64 may round equal and tie in a max pool, which routes their gradient by
+// the tie rule: the zero pattern is compared with the oracle run in that dtype (every
+// layer's output rounded like the candidate's). There an f32 sum next to a rounding
+// boundary may still flip a relu or an argmax, which moves some elements' gradient
+// but seldom all of a position's (summed over batch and channels): more than kFlips
+// positions fail, or a slice (row, column, plane; a position in rank 1) emptied where
+// the oracle feeds kSliceFed positions or more; with a max pool, whose flipped argmax
+// can empty a window's worth of positions, only such a slice (a rank-1 position, fed
+// once, never).
+// Dropped positions are named by the slices (rows, columns, planes) they empty. On the
+// oracle itself the comparison would be with itself and is not made. MISTRUSTED when
+// the oracle's (f64) gradient is all zero.
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -25,6 +31,7 @@ namespace kc::checks {
 namespace {
 
 constexpr double kBlind = 1e-3;
+constexpr int64_t kFlips = 2;
 constexpr int64_t kSliceFed = 3;
 
 std::vector<double> influence_map(const Tensor& dx) {
@@ -49,7 +56,8 @@ int64_t border_distance(const Dims& shape, int64_t i) {
 }
 
 // Slices (axis, coordinate) of the spatial plane where `m` is zero at every position
-// and `mr` is nonzero at `min_fed` positions or more, named like "row 0".
+// and `mr` is nonzero at `min_fed` positions or more, named like "row 0" (a position,
+// in rank 1).
 std::vector<std::string> dropped_slices(const Dims& shape, const std::vector<double>& m, const std::vector<double>& mr,
                                         int64_t min_fed) {
   const Dims plane(shape.begin() + 2, shape.end());
@@ -76,7 +84,6 @@ std::vector<std::string> dropped_slices(const Dims& shape, const std::vector<dou
 Tensor zero_pattern_oracle(const CheckContext& ctx) {
   const StackContext& s = *ctx.stack;
   if (ctx.c.dtype == DType::kF64) return s.ref.dx;
-  if (ctx.is_reference) return s.cand.dx;  // the oracle in this dtype already
   auto oracle = make_reference_backend();
   StackRun run = run_stack(*oracle, s.layers, s.in, {CheckpointPolicy{}, ctx.c.dtype, true, false});
   return run.status.ok() ? std::move(run.dx) : s.ref.dx;
@@ -95,7 +102,12 @@ CheckResult influence_run(const CheckContext& ctx) {
   if (std::string why = distrust("dx", ref.dx, true); !why.empty()) {
     return make_result("influence", Disposition::kMistrusted, why);
   }
-  const std::vector<double> m = influence_map(cand.dx), mr = influence_map(zero_pattern_oracle(ctx));
+  const Tensor pattern = ctx.is_reference ? cand.dx : zero_pattern_oracle(ctx);
+  const std::vector<double> m = influence_map(cand.dx), mr = influence_map(pattern);
+  int64_t dropped_elements = 0;
+  for (int64_t i = 0; i < cand.dx.size() && i < pattern.size(); ++i) {
+    dropped_elements += cand.dx[i] == 0.0 && pattern[i] != 0.0;
+  }
   std::vector<double> sorted = m;
   std::sort(sorted.begin(), sorted.end());
   const double median = sorted[sorted.size() / 2], smallest = sorted.front();
@@ -123,21 +135,29 @@ CheckResult influence_run(const CheckContext& ctx) {
   } else {
     r.message += "; no blind spots";
   }
-  if (dropped == 0) return r;
+  if (ctx.is_reference) {
+    r.message += "; dropped gradient is judged on candidates (here the oracle would meet itself)";
+    return r;
+  }
+  if (dropped_elements == 0) return r;
   const bool f64 = ctx.c.dtype == DType::kF64;
-  r.message += "; " + std::to_string(dropped) + " positions get zero gradient where the oracle's" +
+  r.message += "; " + std::to_string(dropped_elements) + " elements of dx (" + std::to_string(dropped) +
+               " positions) get zero gradient where the oracle's" +
                (f64 ? "" : " (in " + std::string(dtype_name(ctx.c.dtype)) + ")") + " is not";
-  const std::vector<std::string> slices = dropped_slices(shape, m, mr, f64 ? 1 : kSliceFed);
-  if (!slices.empty()) {
+  const bool pooled = std::any_of(ctx.stack->layers.begin(), ctx.stack->layers.end(),
+                                  [](const StackLayer& L) { return L.pool.has_value(); });
+  const bool rank1 = shape.size() == 3;
+  const std::vector<std::string> slices = dropped_slices(shape, m, mr, f64 || (rank1 && !pooled) ? 1 : kSliceFed);
+  const std::string where =
+      slices.empty() ? "" : ": no gradient at all in input " + slices.front() +
+                                (slices.size() > 1 ? " and " + std::to_string(slices.size() - 1) + " more slices" : "");
+  if (f64 || !slices.empty() || (!pooled && dropped > kFlips)) {
     r.disposition = Disposition::kFailed;
-    r.message += " (dropped: no gradient at all in input " + slices.front() +
-                 (slices.size() > 1 ? " and " + std::to_string(slices.size() - 1) + " more slices" : "") + ")";
-  } else if (f64) {
-    r.disposition = Disposition::kFailed;
-    r.message += " (dropped)";
+    r.message += " (dropped" + where + ")";
   } else {
-    r.message += " (single positions: an f32 sum next to a rounding boundary of " +
-                 std::string(dtype_name(ctx.c.dtype)) + " may flip a relu or an argmax; a failure only along a whole slice)";
+    r.message += " (an f32 sum next to a rounding boundary of " + std::string(dtype_name(ctx.c.dtype)) +
+                 " may flip a relu or an argmax: a failure when a slice empties" +
+                 (pooled ? "" : " or past " + std::to_string(kFlips) + " positions") + where + ")";
   }
   return r;
 }
