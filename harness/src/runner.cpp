@@ -52,9 +52,13 @@ CaseResult check_stack(const Case& c, Backend& backend, CaseResult r) {
     return r;
   }
   auto oracle = make_reference_backend();
-  const StackRun ref = run_stack(*oracle, *layers, *in, {CheckpointPolicy{}, DType::kF64, true, true});
+  StackRunOptions keep{CheckpointPolicy{}, DType::kF64, true, true};
+  keep.keep_conv_grads = true;
+  const StackRun ref = run_stack(*oracle, *layers, *in, keep);
   const StackRun cand = run_stack(backend, *layers, *in, {std::get<StackParams>(c.op).checkpoint, c.dtype, true, true});
-  const StackContext sctx{*layers, *in, ref, cand};
+  const StackRun lowered = c.dtype == DType::kF64 ? StackRun{}
+                                                  : run_stack(*oracle, *layers, *in, {CheckpointPolicy{}, c.dtype, true, true});
+  const StackContext sctx{*layers, *in, ref, cand, c.dtype == DType::kF64 ? ref : lowered};
   const OpGeometry geo = layers->front().conv;
   const OpInputs none_in;
   const OpOutputs none_out;

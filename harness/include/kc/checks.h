@@ -23,8 +23,10 @@ namespace kc {
 struct StackContext {
   const std::vector<StackLayer>& layers;
   const StackInputs& in;
-  const StackRun& ref;   // the oracle in f64 without checkpointing, activations kept
-  const StackRun& cand;  // the backend in the case dtype under the case's policy, activations kept
+  const StackRun& ref;      // the oracle in f64 without checkpointing, activations and conv cotangents kept
+  const StackRun& cand;     // the backend in the case dtype under the case's policy, activations kept
+  const StackRun& lowered;  // the oracle in the case dtype (f64 sums, every layer rounded to it),
+                            // activations kept; `ref` itself for an f64 case
 };
 
 struct CheckContext {

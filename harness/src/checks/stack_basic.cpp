@@ -28,7 +28,6 @@
 #include "check_list.h"
 #include "common.h"
 #include "kc/ref/conv.h"
-#include "kc/stack_exec.h"
 
 namespace kc::checks {
 namespace {
@@ -164,19 +163,9 @@ CheckResult stack_backward_run(const CheckContext& ctx) {
     n = std::max({n, l.conv.reduction_length(), l.conv.batch * l.conv.spatial.out_count()});
   }
   const double tol = 32.0 * static_cast<double>(ctx.stack->layers.size()) * std::sqrt(static_cast<double>(n)) * u;
-  // The oracle in the case dtype.
-  StackRun lowered;
-  if (ctx.c.dtype != DType::kF64) {
-    auto lowering = make_reference_backend();
-    lowered = run_stack(*lowering, ctx.stack->layers, ctx.stack->in, {CheckpointPolicy{}, ctx.c.dtype, true, false});
-  }
-  const StackRun& own = ctx.c.dtype == DType::kF64 ? ref : lowered;
-  auto oracle = make_reference_backend();
-  StackRunOptions keep{CheckpointPolicy{}, DType::kF64, true, false};
-  keep.keep_conv_grads = true;
-  const StackRun with_grads = run_stack(*oracle, ctx.stack->layers, ctx.stack->in, keep);
-  if (!with_grads.status.ok()) return make_result("backward", Disposition::kFailed, "the oracle failed: " + with_grads.status.to_string());
-  const AbsGrads abs = absolute_grads(*ctx.stack, with_grads);
+  const StackRun& own = ctx.stack->lowered;
+  if (!own.status.ok()) return make_result("backward", Disposition::kFailed, "the oracle in the dtype failed: " + own.status.to_string());
+  const AbsGrads abs = absolute_grads(*ctx.stack, ref);
   auto own_of = [&](const std::vector<Tensor>& v, size_t l) { return l < v.size() ? v[l] : Tensor{}; };
   CheckResult r = make_result("backward", Disposition::kPassed);
   auto abs_of = [&](const std::vector<Tensor>& v, size_t l) { return l < v.size() ? v[l] : Tensor{}; };

@@ -35,7 +35,6 @@
 #include "kc/dtype.h"
 #include "kc/ref/conv.h"
 #include "kc/ref/maxpool.h"
-#include "kc/stack_exec.h"
 #include "kc/tolerance.h"
 
 namespace kc::checks {
@@ -92,12 +91,8 @@ CheckResult drift_run(const CheckContext& ctx) {
   const StackContext& s = *ctx.stack;
   if (!s.cand.status.ok()) return call_failed("drift", "the stack", s.cand.status);
   CheckResult r = make_result("drift", Disposition::kPassed);
-  StackRun yard;
-  if (!ctx.is_reference) {
-    auto oracle = make_reference_backend();
-    yard = run_stack(*oracle, s.layers, s.in, {CheckpointPolicy{}, ctx.c.dtype, false, true});
-    if (!yard.status.ok()) return make_result("drift", Disposition::kFailed, "the oracle in the dtype failed: " + yard.status.to_string());
-  }
+  const StackRun& yard = s.lowered;
+  if (!yard.status.ok()) return make_result("drift", Disposition::kFailed, "the oracle in the dtype failed: " + yard.status.to_string());
   const double u_out = unit_roundoff(ctx.c.dtype), eta_out = underflow_unit(ctx.c.dtype);
   Tensor bound = Tensor::zeros(DType::kF64, s.in.x.shape);
   const size_t depth = s.layers.size();

@@ -25,7 +25,6 @@
 
 #include "check_list.h"
 #include "common.h"
-#include "kc/stack_exec.h"
 
 namespace kc::checks {
 namespace {
@@ -80,15 +79,6 @@ std::vector<std::string> dropped_slices(const Dims& shape, const std::vector<dou
   return out;
 }
 
-// The gradient whose zeros the candidate's are compared with (see the top).
-Tensor zero_pattern_oracle(const CheckContext& ctx) {
-  const StackContext& s = *ctx.stack;
-  if (ctx.c.dtype == DType::kF64) return s.ref.dx;
-  auto oracle = make_reference_backend();
-  StackRun run = run_stack(*oracle, s.layers, s.in, {CheckpointPolicy{}, ctx.c.dtype, true, false});
-  return run.status.ok() ? std::move(run.dx) : s.ref.dx;
-}
-
 }  // namespace
 
 std::string influence_not_applicable(const CheckContext& ctx) {
@@ -102,7 +92,7 @@ CheckResult influence_run(const CheckContext& ctx) {
   if (std::string why = distrust("dx", ref.dx, true); !why.empty()) {
     return make_result("influence", Disposition::kMistrusted, why);
   }
-  const Tensor pattern = ctx.is_reference ? cand.dx : zero_pattern_oracle(ctx);
+  const Tensor& pattern = ctx.stack->lowered.status.ok() ? ctx.stack->lowered.dx : ref.dx;
   const std::vector<double> m = influence_map(cand.dx), mr = influence_map(pattern);
   int64_t dropped_elements = 0;
   for (int64_t i = 0; i < cand.dx.size() && i < pattern.size(); ++i) {
