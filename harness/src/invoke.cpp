@@ -39,12 +39,6 @@ OpOutputs invoke_pool(Backend& be, const Case& c, const PoolGeometry& g, const O
   return o;
 }
 
-Tensor absolute(const Tensor& t) {
-  Tensor r = t;
-  for (double& v : r.data) v = std::abs(v);
-  return r;
-}
-
 }  // namespace
 
 StatusOr<OpGeometry> op_geometry(const Case& c) {

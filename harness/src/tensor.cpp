@@ -1,6 +1,7 @@
 // Host tensor helpers.
 #include "kc/tensor.h"
 
+#include <cmath>
 #include <cstring>
 
 namespace kc {
@@ -15,6 +16,11 @@ bool is_poison(double v) {
   uint64_t bits;
   std::memcpy(&bits, &v, sizeof bits);
   return bits == kPoisonBits;
+}
+
+Tensor absolute(Tensor t) {
+  for (double& v : t.data) v = std::abs(v);
+  return t;
 }
 
 Tensor poisoned(DType dtype, const Dims& shape) { return Tensor::filled(dtype, shape, poison_value()); }

@@ -45,6 +45,9 @@ double poison_value();
 bool is_poison(double v);
 Tensor poisoned(DType dtype, const Dims& shape);
 
+// |t| element by element (shape and dtype kept).
+Tensor absolute(Tensor t);
+
 // Bitwise equality of shape and values (NaN equals NaN with the same bits).
 bool bitwise_equal(const Tensor& a, const Tensor& b);
 

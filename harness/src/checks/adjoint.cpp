@@ -41,12 +41,6 @@ Side inner(const char* name, const Tensor& out, const Tensor& by, const Tensor& 
   return s;
 }
 
-Tensor absolute(const Tensor& t) {
-  Tensor a = t;
-  for (double& v : a.data) v = std::abs(v);
-  return a;
-}
-
 // The backend's outputs for conv(x, w) without bias, g = dy; the case's own run when it
 // has no bias.
 struct LinearRun {

@@ -72,11 +72,6 @@ Judged judge(const Tensor& cand, const Tensor& ref, const Tensor& own, const Ten
   return {diff_norm(cand, ref), tol * std::max(norm(ref), norm(abs)) + kOwnError * own_error};
 }
 
-Tensor absolute(Tensor t) {
-  for (double& v : t.data) v = std::abs(v);
-  return t;
-}
-
 // Per layer, the magnitudes of the terms of its dx, dw and db sums (see the top), from
 // the oracle's f64 run with its conv cotangents kept.
 struct AbsGrads {

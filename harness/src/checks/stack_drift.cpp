@@ -52,11 +52,6 @@ constexpr double kYardstick = 2.0;
 // that m overstates the independent ones.
 constexpr int64_t kMinSamples = 256;
 
-Tensor absolute(Tensor t) {
-  for (double& v : t.data) v = std::abs(v);
-  return t;
-}
-
 // Max pool of a non-negative map over the layer's windows (padding never selected).
 Tensor window_max(const StackLayer& L, const Tensor& t) {
   PoolGeometry pg = *L.pool;
