@@ -74,6 +74,10 @@ std::vector<StackLayer> unchecked_stack_layers(const Case& c) {
   return layers;
 }
 
+bool has_max_pool(const std::vector<StackLayer>& layers) {
+  return std::any_of(layers.begin(), layers.end(), [](const StackLayer& l) { return l.pool.has_value(); });
+}
+
 StatusOr<std::vector<StackLayer>> stack_layers(const Case& c) {
   KC_RETURN_IF_ERROR(validate(c));
   return unchecked_stack_layers(c);

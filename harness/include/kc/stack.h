@@ -41,6 +41,9 @@ struct StackLayer {
 // output is empty (validate() names it). For a non-stack case: empty.
 std::vector<StackLayer> unchecked_stack_layers(const Case& c);
 
+// Whether some layer has a max pool.
+bool has_max_pool(const std::vector<StackLayer>& layers);
+
 // Validates the case (every layer) and unrolls it.
 StatusOr<std::vector<StackLayer>> stack_layers(const Case& c);
 

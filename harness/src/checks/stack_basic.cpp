@@ -137,9 +137,7 @@ std::string stack_backward_not_applicable(const CheckContext& ctx) {
            "round to a tie in a max pool, or a relu input within rounding of 0, route the gradient differently in "
            "any two correct runs";
   }
-  const auto& layers = ctx.stack->layers;
-  if (ctx.c.dtype != DType::kF64 &&
-      std::any_of(layers.begin(), layers.end(), [](const StackLayer& L) { return L.pool.has_value(); })) {
+  if (ctx.c.dtype != DType::kF64 && has_max_pool(ctx.stack->layers)) {
     return "a max pool's argmax moves when sums in another order reorder near-equal values, which routes the "
            "gradient elsewhere in any two correct f32 runs: its gradients are checked op by op";
   }
@@ -161,15 +159,15 @@ CheckResult stack_backward_run(const CheckContext& ctx) {
   const StackRun& own = ctx.stack->lowered;
   if (!own.status.ok()) return make_result("backward", Disposition::kFailed, "the oracle in the dtype failed: " + own.status.to_string());
   const AbsGrads abs = absolute_grads(*ctx.stack, ref);
-  auto own_of = [&](const std::vector<Tensor>& v, size_t l) { return l < v.size() ? v[l] : Tensor{}; };
+  // Layer l's tensor of a per-layer list, or an empty one (a list without db).
+  auto at = [](const std::vector<Tensor>& v, size_t l) { return l < v.size() ? v[l] : Tensor{}; };
   CheckResult r = make_result("backward", Disposition::kPassed);
-  auto abs_of = [&](const std::vector<Tensor>& v, size_t l) { return l < v.size() ? v[l] : Tensor{}; };
   Judged worst = judge(cand.dx, ref.dx, own.dx, abs.dx, tol);
   std::string worst_name = "dx";
   for (size_t l = 0; l < ref.dw.size(); ++l) {
     const std::string layer = " of layer " + std::to_string(l + 1);
-    const Judged dw = judge(cand.dw[l], ref.dw[l], own_of(own.dw, l), abs_of(abs.dw, l), tol);
-    const Judged db = judge(cand.db[l], ref.db[l], own_of(own.db, l), abs_of(abs.db, l), tol);
+    const Judged dw = judge(cand.dw[l], ref.dw[l], at(own.dw, l), at(abs.dw, l), tol);
+    const Judged db = judge(cand.db[l], ref.db[l], at(own.db, l), at(abs.db, l), tol);
     if (!(dw.ratio() <= worst.ratio())) worst = dw, worst_name = "dw" + layer;
     if (!(db.ratio() <= worst.ratio())) worst = db, worst_name = "db" + layer;
   }

@@ -134,8 +134,7 @@ CheckResult influence_run(const CheckContext& ctx) {
   r.message += "; " + std::to_string(dropped_elements) + " elements of dx (" + std::to_string(dropped) +
                " positions) get zero gradient where the oracle's" +
                (f64 ? "" : " (in " + std::string(dtype_name(ctx.c.dtype)) + ")") + " is not";
-  const bool pooled = std::any_of(ctx.stack->layers.begin(), ctx.stack->layers.end(),
-                                  [](const StackLayer& L) { return L.pool.has_value(); });
+  const bool pooled = has_max_pool(ctx.stack->layers);
   const bool rank1 = shape.size() == 3;
   const std::vector<std::string> slices = dropped_slices(shape, m, mr, f64 || (rank1 && !pooled) ? 1 : kSliceFed);
   const std::string where =
