@@ -56,13 +56,16 @@ CaseResult check_stack(const Case& c, Backend& backend, CaseResult r) {
   keep.keep_conv_grads = true;
   const StackRun ref = run_stack(*oracle, *layers, *in, keep);
   const StackRun cand = run_stack(backend, *layers, *in, {std::get<StackParams>(c.op).checkpoint, c.dtype, true, true});
-  const StackRun lowered = c.dtype == DType::kF64 ? StackRun{}
-                                                  : run_stack(*oracle, *layers, *in, {CheckpointPolicy{}, c.dtype, true, true});
-  const StackContext sctx{*layers, *in, ref, cand, c.dtype == DType::kF64 ? ref : lowered};
+  // The oracle in the case dtype: on the oracle itself that is `cand` (its checkpointed
+  // gradients are bitwise those without), in f64 it is `ref`.
+  const bool is_reference = backend.name() == "reference";
+  const bool lower = c.dtype != DType::kF64 && !is_reference;
+  const StackRun lowered = lower ? run_stack(*oracle, *layers, *in, {CheckpointPolicy{}, c.dtype, true, true}) : StackRun{};
+  const StackContext sctx{*layers, *in, ref, cand, lower ? lowered : c.dtype == DType::kF64 ? ref : cand};
   const OpGeometry geo = layers->front().conv;
   const OpInputs none_in;
   const OpOutputs none_out;
-  const CheckContext ctx{c, geo, none_in, backend, backend.name() == "reference", none_out, none_out, none_out, &sctx};
+  const CheckContext ctx{c, geo, none_in, backend, is_reference, none_out, none_out, none_out, &sctx};
   run_checks(ctx, r);
   r.disposition = Disposition::kSkipped;
   roll_up(r);

@@ -26,7 +26,8 @@ struct StackContext {
   const StackRun& ref;      // the oracle in f64 without checkpointing, activations and conv cotangents kept
   const StackRun& cand;     // the backend in the case dtype under the case's policy, activations kept
   const StackRun& lowered;  // the oracle in the case dtype (f64 sums, every layer rounded to it),
-                            // activations kept; `ref` itself for an f64 case
+                            // activations kept; `ref` itself for an f64 case, `cand` when
+                            // the candidate is the oracle
 };
 
 struct CheckContext {
