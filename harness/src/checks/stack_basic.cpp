@@ -4,7 +4,7 @@
 //    extent and names the total erosion, so that silent erosion over depth is visible.
 //  backward: the candidate's dx, dw, db (under its checkpoint policy) against the
 //    oracle's in f64, normwise per tensor: ||cand - ref|| <= tol * ||abs|| +
-//    kOwnError * ||own - ref||, where
+//    kOwnError * ||own - ref|| + kSigmas * sqrt(sum var), where
 //      tol = 32 * depth * sqrt(n) * u_acc, n the longest reduction of any layer (the
 //        dw/db sums over batch and positions), u_acc of the accumulation dtype (f32 for
 //        f16/bf16): a statistical allowance for sums in another order, on the
@@ -14,7 +14,12 @@
 //        allowed the error its terms carry;
 //      own is the oracle run in the case dtype (f64 sums, every layer's output and
 //        gradient rounded to it as the candidate's are): the error that storage rounding
-//        alone makes, through the same propagation (cancelling sums, ties); 0 in f64.
+//        alone makes, through the same propagation (cancelling sums, ties); 0 in f64;
+//      var is the first-order variance of the error that sums in another order make once
+//        propagated through the layers (stack_noise.h): an activation that is a small
+//        difference of large terms carries its terms' error into the next layer's dw,
+//        which neither the magnitudes of that layer nor one sample of rounding (own)
+//        bound reliably.
 //    Wrong gradients miss it by orders of magnitude. Not run on the oracle, which would
 //    be compared with itself (its gradients are proved by the single-op checks, and its
 //    checkpointing by `checkpoint`), nor in f16/bf16, where rounding makes ties in max
@@ -28,6 +33,7 @@
 #include "check_list.h"
 #include "common.h"
 #include "kc/ref/conv.h"
+#include "stack_noise.h"
 
 namespace kc::checks {
 namespace {
@@ -53,6 +59,7 @@ double norm(const Tensor& t) {
 }
 
 constexpr double kOwnError = 8.0;
+constexpr double kSigmas = 6.0;  // standard deviations of the propagated rounding error
 
 double diff_norm(const Tensor& cand, const Tensor& ref) {
   if (cand.shape != ref.shape) return INFINITY;
@@ -67,9 +74,14 @@ struct Judged {
   double ratio() const { return allowed > 0.0 ? error / allowed : (error == 0.0 ? 0.0 : INFINITY); }
 };
 
-Judged judge(const Tensor& cand, const Tensor& ref, const Tensor& own, const Tensor& abs, double tol) {
+// variance: per element, of the propagated rounding error (stack_noise.h).
+Judged judge(const Tensor& cand, const Tensor& ref, const Tensor& own, const Tensor& abs, const Tensor& variance,
+             double tol) {
   const double own_error = own.shape == ref.shape ? diff_norm(own, ref) : 0.0;
-  return {diff_norm(cand, ref), tol * std::max(norm(ref), norm(abs)) + kOwnError * own_error};
+  double total_variance = 0.0;
+  for (double v : variance.data) total_variance += v;
+  return {diff_norm(cand, ref),
+          tol * std::max(norm(ref), norm(abs)) + kOwnError * own_error + kSigmas * std::sqrt(total_variance)};
 }
 
 // Per layer, the magnitudes of the terms of its dx, dw and db sums (see the top), from
@@ -159,15 +171,16 @@ CheckResult stack_backward_run(const CheckContext& ctx) {
   const StackRun& own = ctx.stack->lowered;
   if (!own.status.ok()) return make_result("backward", Disposition::kFailed, "the oracle in the dtype failed: " + own.status.to_string());
   const AbsGrads abs = absolute_grads(*ctx.stack, ref);
+  const GradVariance var = gradient_error_variance(*ctx.stack, u);
   // Layer l's tensor of a per-layer list, or an empty one (a list without db).
   auto at = [](const std::vector<Tensor>& v, size_t l) { return l < v.size() ? v[l] : Tensor{}; };
   CheckResult r = make_result("backward", Disposition::kPassed);
-  Judged worst = judge(cand.dx, ref.dx, own.dx, abs.dx, tol);
+  Judged worst = judge(cand.dx, ref.dx, own.dx, abs.dx, var.dx, tol);
   std::string worst_name = "dx";
   for (size_t l = 0; l < ref.dw.size(); ++l) {
     const std::string layer = " of layer " + std::to_string(l + 1);
-    const Judged dw = judge(cand.dw[l], ref.dw[l], at(own.dw, l), at(abs.dw, l), tol);
-    const Judged db = judge(cand.db[l], ref.db[l], at(own.db, l), at(abs.db, l), tol);
+    const Judged dw = judge(cand.dw[l], ref.dw[l], at(own.dw, l), at(abs.dw, l), var.dw[l], tol);
+    const Judged db = judge(cand.db[l], ref.db[l], at(own.db, l), at(abs.db, l), var.db[l], tol);
     if (!(dw.ratio() <= worst.ratio())) worst = dw, worst_name = "dw" + layer;
     if (!(db.ratio() <= worst.ratio())) worst = db, worst_name = "db" + layer;
   }
@@ -181,7 +194,7 @@ CheckResult stack_backward_run(const CheckContext& ctx) {
     r.message += ", plus " + std::to_string(static_cast<int>(kOwnError)) + " times the error of the oracle in " +
                  std::string(dtype_name(ctx.c.dtype));
   }
-  r.message += ")";
+  r.message += ", plus " + std::to_string(static_cast<int>(kSigmas)) + " standard deviations of the propagated rounding error)";
   if (!(worst.ratio() <= 1.0)) r.disposition = Disposition::kFailed;
   return r;
 }

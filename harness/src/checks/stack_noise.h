@@ -1,0 +1,35 @@
+// The first-order rounding-error variance of a stack's gradients, for the stack
+// `backward` check: what a correct kernel's sums in another order (errors of up to
+// sqrt(n) * u_acc times the magnitude of each sum's terms) make of dx, dw and db once
+// they have propagated through the layers, cancellation included.
+//
+// Model (f64, from the oracle's run): every layer output z gets an independent local
+// error of standard deviation at most s = u * sqrt(n) * L, L = sum of |terms| (n terms;
+// the output's rounding to the dtype is within it). Independent errors propagate
+// through a linear map by the squares of its coefficients, so with the oracle's relu
+// masks and argmaxes:
+//   forward   Vz_l   = conv(Va_{l-1}, w∘w) + s_l²,        Va_l = mask/gather of Vz_l
+//   backward  Vdz_l  = mask ∘ scatter(Vg_l),              Vg_{l-1} = conv_bd(Vdz_l, w∘w) + s_bd²
+//             Vdw_l  = conv_bw(Va_{l-1}, dz∘dz) + conv_bw(a_{l-1}∘a_{l-1}, Vdz_l) + s_bw²
+//             Vdb_l  = sum(Vdz_l) + s_db²
+// where dz is the oracle's conv-output cotangent. A relu input or a max pool's argmax
+// that an error moves is outside this first-order model (the check keeps those
+// situations out, see stack_basic.cpp). Internal to the checks.
+#pragma once
+
+#include <vector>
+
+#include "kc/checks.h"
+
+namespace kc::checks {
+
+struct GradVariance {
+  Tensor dx;                   // per element
+  std::vector<Tensor> dw, db;  // per layer; db empty-shaped without a bias
+};
+
+// u: the unit roundoff of the accumulation. Needs the oracle's activations and conv
+// cotangents in s.ref.
+GradVariance gradient_error_variance(const StackContext& s, double u);
+
+}  // namespace kc::checks
