@@ -1,54 +1,21 @@
 // The host adapter that turns an Engine into a kc::Backend: upload the inputs in the
 // case's storage dtype, allocate outputs poisoned with NaN (0xFF bytes are NaN in f32,
 // f16 and bf16; an all-ones offset is the "never written" sentinel), run, wait, check
-// every buffer's guard bands, download. Inputs are copies, so they cannot change.
-#include <initializer_list>
-
+// every buffer's guard bands, download. Inputs are copies, so they cannot change. A
+// stack runs whole on the device instead (device_stack.h).
 #include "engine.h"
 #include "kc/gpu/backends.h"
 #include "kc/gpu/device_buffer.h"
 #include "kc/gpu/host_convert.h"
 #include "kc/gpu/kernels.h"
 #include "kc/gpu/pool_shape.h"
+#include "device_stack.h"
+#include "transfer.h"
 
 namespace kc::gpu {
 namespace {
 
-StatusOr<DeviceBuffer> upload(const Tensor& t, DType dtype, const std::string& name) {
-  const std::vector<unsigned char> bytes = to_device_bytes(t, dtype);
-  KC_ASSIGN_OR_RETURN(DeviceBuffer b, DeviceBuffer::allocate(static_cast<int64_t>(bytes.size()), name));
-  KC_RETURN_IF_ERROR(b.upload(bytes.data(), static_cast<int64_t>(bytes.size())));
-  return b;
-}
-
-StatusOr<DeviceBuffer> poisoned(int64_t bytes, const std::string& name) {
-  KC_ASSIGN_OR_RETURN(DeviceBuffer b, DeviceBuffer::allocate(bytes, name));
-  KC_RETURN_IF_ERROR(b.fill(0xFF));
-  return b;
-}
-
-StatusOr<DeviceBuffer> output_for(const Tensor& t, DType dtype, const std::string& name) {
-  return poisoned(t.size() * device_bytes(dtype), name);
-}
-
-Status download(const DeviceBuffer& b, DType dtype, Tensor& t) {
-  std::vector<unsigned char> bytes(static_cast<size_t>(b.bytes()));
-  KC_RETURN_IF_ERROR(b.download(bytes.data(), b.bytes()));
-  from_device_bytes(bytes.data(), dtype, t);
-  return ok_status();
-}
-
-// After an op: wait for the device (asynchronous faults surface here), then the guards
-// of the op's buffers and of the engine's scratch.
-Status finish(const Engine& engine, const char* op, std::initializer_list<const DeviceBuffer*> buffers) {
-  KC_RETURN_IF_ERROR(device_synchronize(op));
-  for (const DeviceBuffer* b : buffers) {
-    if (b != nullptr) KC_RETURN_IF_ERROR(b->check_guards().with_context(op));
-  }
-  return engine.check_guards().with_context(op);
-}
-
-class DeviceBackend final : public Backend {
+class DeviceBackend final : public Backend, public ResidentStackRunner {
  public:
   explicit DeviceBackend(std::unique_ptr<Engine> engine) : engine_(std::move(engine)) {}
 
@@ -65,6 +32,17 @@ class DeviceBackend final : public Backend {
                        const Tensor& dy, Tensor& dx, Tensor& dw, Tensor* db) override;
   Status maxpool_forward(const PoolGeometry& g, const Tensor& x, Tensor& y, IndexTensor* indices) override;
   Status maxpool_backward(const PoolGeometry& g, const Tensor& dy, const IndexTensor* indices, Tensor& dx) override;
+
+  // The stack's step on the device (device_stack.h), its device memory measured.
+  StackRun run_stack_resident(const std::vector<StackLayer>& layers, const StackInputs& in,
+                              const StackRunOptions& options) override {
+    if (Status s = ready(options.dtype); !s.ok()) {
+      StackRun run;
+      run.status = s;
+      return run;
+    }
+    return run_device_stack(*engine_, layers, in, options);
+  }
 
  private:
   Status ready(DType dtype) const {

@@ -1,5 +1,6 @@
-// run_stack(): forward, checkpointed backward with recomputation, and the bookkeeping
-// of recomputations and held activation bytes; make_stack_inputs(); stack_supports().
+// run_stack(): the checkpoint schedule (stack_schedule.h) on host tensors through a
+// backend's per-layer calls, or the backend's own resident run; make_stack_inputs();
+// stack_supports().
 #include "kc/stack_exec.h"
 
 #include <cmath>
@@ -7,6 +8,7 @@
 
 #include "kc/fill.h"
 #include "kc/invoke.h"
+#include "kc/stack_schedule.h"
 
 namespace kc {
 namespace {
@@ -32,93 +34,27 @@ Status named(size_t l, const char* call, const Status& s) {
   return Status(s.code(), layer_name(l) + call + ": " + s.message());
 }
 
-struct Record {
-  Tensor input;
-  std::optional<IndexTensor> indices;
-};
-
-class Executor {
+// Layer calls on host tensors through a backend; every output rounded to the dtype.
+class HostRuntime {
  public:
-  Executor(Backend& be, const std::vector<StackLayer>& layers, const StackInputs& in, const StackRunOptions& opt,
-           StackRun& run)
-      : be_(be), layers_(layers), in_(in), opt_(opt), run_(run) {}
+  using Value = Tensor;
+  using Indices = IndexTensor;
 
-  Status run() {
-    const int64_t depth = static_cast<int64_t>(layers_.size());
-    k_ = checkpoint_segment(opt_.checkpoint, depth);
-    segments_ = (depth + k_ - 1) / k_;
-    records_.assign(layers_.size(), {});
-    KC_RETURN_IF_ERROR(forward_all());
-    if (!opt_.backward) return ok_status();
-    Tensor g = in_.dy;
-    run_.dw.resize(layers_.size());
-    run_.db.resize(layers_.size());
-    if (opt_.keep_conv_grads) run_.conv_grads.resize(layers_.size());
-    for (int64_t seg = segments_ - 1; seg >= 0; --seg) {
-      const size_t first = static_cast<size_t>(seg * k_), last = static_cast<size_t>(std::min(depth, (seg + 1) * k_));
-      if (seg != segments_ - 1) KC_RETURN_IF_ERROR(recompute(first, last));
-      for (size_t l = last; l-- > first;) {
-        Tensor dx;
-        KC_RETURN_IF_ERROR(backward_layer(l, g, dx));
-        g = std::move(dx);
-        release(record_bytes(layers_[l], opt_.dtype));
-        records_[l] = {};
-      }
+  HostRuntime(Backend& be, const std::vector<StackLayer>& layers, const StackInputs& in, const StackRunOptions& opt,
+              StackRun& run)
+      : be_(be), layers_(layers), in_(in), opt_(opt), run_(run) {
+    if (opt.backward) {
+      run_.dw.resize(layers_.size());
+      run_.db.resize(layers_.size());
+      if (opt_.keep_conv_grads) run_.conv_grads.resize(layers_.size());
     }
-    run_.dx = std::move(g);
-    return ok_status();
   }
 
- private:
-  int64_t input_bytes(size_t l) const {
-    return element_count(layers_[l].in_shape()) * static_cast<int64_t>(storage_bytes(opt_.dtype));
-  }
-  void hold(int64_t bytes) {
-    held_ += bytes;
-    run_.peak_bytes = std::max(run_.peak_bytes, held_);
-  }
-  void release(int64_t bytes) { held_ -= bytes; }
-
-  Status forward_all() {
-    Tensor a = in_.x;
-    for (size_t l = 0; l < layers_.size(); ++l) {
-      const int64_t seg = static_cast<int64_t>(l) / k_;
-      const bool full = seg == segments_ - 1;  // the last segment keeps its records
-      std::optional<IndexTensor> scratch;
-      if (full) {
-        records_[l].input = a;
-        hold(record_bytes(layers_[l], opt_.dtype));
-      } else if (static_cast<int64_t>(l) == seg * k_) {
-        records_[l].input = a;  // a checkpoint: the input activation only
-        hold(input_bytes(l));
-      }
-      Tensor out;
-      KC_RETURN_IF_ERROR(forward_layer(l, a, out, full ? records_[l].indices : scratch));
-      if (opt_.keep_activations) run_.activations.push_back(out);
-      a = std::move(out);
-    }
-    run_.y = std::move(a);
-    return ok_status();
+  void output(size_t, const Tensor& y) {
+    if (opt_.keep_activations) run_.activations.push_back(y);
   }
 
-  // Layers [first, last) again from the checkpoint at first, keeping every record.
-  Status recompute(size_t first, size_t last) {
-    release(input_bytes(first));
-    Tensor t = records_[first].input;
-    for (size_t l = first; l < last; ++l) {
-      records_[l].input = t;
-      hold(record_bytes(layers_[l], opt_.dtype));
-      Tensor out;
-      KC_RETURN_IF_ERROR(forward_layer(l, t, out, records_[l].indices));
-      ++run_.recomputations;
-      t = std::move(out);
-    }
-    return ok_status();
-  }
-
-  const Tensor* bias(size_t l) const { return layers_[l].conv.bias ? &in_.b[l] : nullptr; }
-
-  Status forward_layer(size_t l, const Tensor& x, Tensor& y, std::optional<IndexTensor>& indices) {
+  Status forward(size_t l, const Tensor& x, Tensor& y, std::optional<IndexTensor>* keep) {
     const StackLayer& L = layers_[l];
     Tensor z = poisoned(opt_.dtype, L.conv.y_shape());
     KC_RETURN_IF_ERROR(named(l, "conv_forward", be_.conv_forward(L.conv, x, in_.w[l], bias(l), L.relu, z)));
@@ -129,27 +65,28 @@ class Executor {
     }
     const Dims ys = L.pool->y_shape();
     y = poisoned(opt_.dtype, ys);
+    std::optional<IndexTensor> scratch;  // the Backend interface always asks for them
+    std::optional<IndexTensor>& indices = keep ? *keep : scratch;
     indices = IndexTensor{ys, std::vector<int64_t>(static_cast<size_t>(element_count(ys)), kPoisonIndex)};
     KC_RETURN_IF_ERROR(named(l, "maxpool_forward", be_.maxpool_forward(*L.pool, z, y, &*indices)));
     y.round_to_dtype(opt_.dtype);
     return ok_status();
   }
 
-  Status backward_layer(size_t l, const Tensor& dy, Tensor& dx) {
+  Status backward(size_t l, const Tensor& x, const IndexTensor* argmax, const Tensor& dy, Tensor& dx) {
     const StackLayer& L = layers_[l];
     Tensor dz;
     if (L.pool) {
       dz = poisoned(opt_.dtype, L.conv.y_shape());
-      const IndexTensor* idx = records_[l].indices ? &*records_[l].indices : nullptr;
-      KC_RETURN_IF_ERROR(named(l, "maxpool_backward", be_.maxpool_backward(*L.pool, dy, idx, dz)));
+      KC_RETURN_IF_ERROR(named(l, "maxpool_backward", be_.maxpool_backward(*L.pool, dy, argmax, dz)));
       dz.round_to_dtype(opt_.dtype);
     }
     dx = poisoned(opt_.dtype, L.conv.x_shape());
     Tensor dw = poisoned(opt_.dtype, L.conv.w_shape());
     Tensor db = L.conv.bias ? poisoned(opt_.dtype, L.conv.b_shape()) : Tensor{};
     KC_RETURN_IF_ERROR(named(l, "conv_backward",
-                             be_.conv_backward(L.conv, records_[l].input, in_.w[l], bias(l), L.relu,
-                                               L.pool ? dz : dy, dx, dw, L.conv.bias ? &db : nullptr)));
+                             be_.conv_backward(L.conv, x, in_.w[l], bias(l), L.relu, L.pool ? dz : dy, dx, dw,
+                                               L.conv.bias ? &db : nullptr)));
     for (Tensor* t : {&dx, &dw, &db}) t->round_to_dtype(opt_.dtype);
     if (opt_.keep_conv_grads) run_.conv_grads[l] = L.pool ? dz : dy;
     run_.dw[l] = std::move(dw);
@@ -157,13 +94,14 @@ class Executor {
     return ok_status();
   }
 
+ private:
+  const Tensor* bias(size_t l) const { return layers_[l].conv.bias ? &in_.b[l] : nullptr; }
+
   Backend& be_;
   const std::vector<StackLayer>& layers_;
   const StackInputs& in_;
   const StackRunOptions& opt_;
   StackRun& run_;
-  std::vector<Record> records_;
-  int64_t k_ = 1, segments_ = 1, held_ = 0;
 };
 
 }  // namespace
@@ -197,9 +135,15 @@ StatusOr<StackInputs> make_stack_inputs(const Case& c, const std::vector<StackLa
 
 StackRun run_stack(Backend& backend, const std::vector<StackLayer>& layers, const StackInputs& in,
                    const StackRunOptions& options) {
+  if (auto* resident = dynamic_cast<ResidentStackRunner*>(&backend)) {
+    return resident->run_stack_resident(layers, in, options);
+  }
   StackRun run;
-  Executor ex(backend, layers, in, options, run);
-  run.status = ex.run();
+  HostRuntime rt(backend, layers, in, options, run);
+  StackSchedule<HostRuntime> schedule(rt, layers, options, run);
+  Tensor dx = in.dy;
+  run.status = schedule.run(in.x, run.y, dx);
+  if (options.backward) run.dx = std::move(dx);
   return run;
 }
 

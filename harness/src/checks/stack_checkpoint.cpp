@@ -3,7 +3,11 @@
 // true; otherwise a difference is reported as FAILED only when two plain runs agree,
 // i.e. when recomputation, not a race, changed the result), the recomputation count
 // is the plan's, and the peak of activation bytes is the plan's and inside the policy's
-// bound. A case with policy none is compared with sqrt.
+// bound. A case with policy none is compared with sqrt. A backend that runs stacks
+// resident in its own memory (stack_run.h) also reports the peak it measured: it must
+// hold at least the activations the plan holds at once (stacks without a pool, whose
+// device records are the plan's), and checkpointing must save some of it wherever the
+// plan saves.
 #include <string>
 
 #include "check_list.h"
@@ -37,6 +41,30 @@ void check_bookkeeping(const CheckContext& ctx, const CheckpointPolicy& p, const
     r.message += name + " held " + std::to_string(run.peak_bytes) + " activation bytes at its peak, the plan says " +
                  std::to_string(plan.peak_bytes) + " within a bound of " + std::to_string(plan.bound_bytes) + "; ";
   }
+  if (run.measured_peak_bytes < 0) return;
+  r.message += name + " measured " + std::to_string(run.measured_peak_bytes) + " bytes of device memory at its peak; ";
+  if (!has_max_pool(ctx.stack->layers) && run.measured_peak_bytes < plan.peak_bytes) {
+    r.disposition = Disposition::kFailed;
+    r.message += name + " measured less memory than the activations it holds at once (" +
+                 std::to_string(plan.peak_bytes) + " bytes): the measurement misses them; ";
+  }
+}
+
+// A resident runner's measured memory: checkpointing must save some where the plan
+// saves (the rest of its peak, gradients in flight and workspace, is the same in both).
+void check_measured_saving(const CheckContext& ctx, const CheckpointPolicy& p, const StackRun& plain,
+                           const StackRun& kept, CheckResult& r) {
+  if (plain.measured_peak_bytes < 0 || kept.measured_peak_bytes < 0) return;
+  const int64_t planned = plan_checkpoints(ctx.stack->layers, CheckpointPolicy{}, ctx.c.dtype).peak_bytes -
+                          plan_checkpoints(ctx.stack->layers, p, ctx.c.dtype).peak_bytes;
+  const int64_t measured = plain.measured_peak_bytes - kept.measured_peak_bytes;
+  r.message += "measured saving of " + checkpoint_name(p) + " " + std::to_string(measured) + " bytes (the plan's " +
+               std::to_string(planned) + "); ";
+  if (planned > 0 && measured <= 0) {
+    r.disposition = Disposition::kFailed;
+    r.message += checkpoint_name(p) + " saved no measured memory where the plan saves " + std::to_string(planned) +
+                 " bytes: freed activations are still held; ";
+  }
 }
 
 }  // namespace
@@ -56,6 +84,7 @@ CheckResult checkpoint_run(const CheckContext& ctx) {
   if (!kept.status.ok()) return call_failed("checkpoint", "the stack with " + checkpoint_name(policy), kept.status);
   check_bookkeeping(ctx, CheckpointPolicy{}, plain, r);
   check_bookkeeping(ctx, policy, kept, r);
+  check_measured_saving(ctx, policy, plain, kept, r);
   const std::string diff = first_difference(plain, kept);
   if (diff.empty()) {
     r.message += "gradients with " + checkpoint_name(policy) + " bitwise equal to those without";

@@ -1,0 +1,122 @@
+// The checkpoint schedule of a stack's training step, independent of where tensors
+// live: the harness's executor runs it on host tensors through a Backend's per-layer
+// calls (stack_exec.cpp), the cuda backend on device buffers through its engine. The
+// order of calls, the records kept, the recomputations and the bookkeeping of held
+// activation bytes (the plan of stack.h) are therefore the same everywhere.
+//
+// Runtime requirements (Rt):
+//   using Value    an activation or cotangent (movable; destroying it frees it)
+//   using Indices  a max pool's argmax as the backward needs it
+//   Status forward(size_t l, const Value& x, Value& y, std::optional<Indices>* keep)
+//       layer l forward; keep == nullptr: the argmax is not needed (an inference-mode
+//       pool may run), else it is stored in *keep
+//   void output(size_t l, const Value& y)   the first forward's layer outputs, in order
+//   Status backward(size_t l, const Value& x, const Indices* argmax, const Value& dy, Value& dx)
+//       layer l backward from its record; stores dw, db (and what else it keeps) itself
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "kc/stack.h"
+#include "kc/stack_run.h"
+
+namespace kc {
+
+template <class Rt>
+class StackSchedule {
+ public:
+  using Value = typename Rt::Value;
+  using Indices = typename Rt::Indices;
+
+  StackSchedule(Rt& rt, const std::vector<StackLayer>& layers, const StackRunOptions& options, StackRun& run)
+      : rt_(rt), layers_(layers), opt_(options), run_(run) {}
+
+  // x: the stack's input; y: its output; g: the cotangent of y on entry, dx on return
+  // (untouched without a backward pass). run.recomputations and run.peak_bytes counted.
+  Status run(Value x, Value& y, Value& g) {
+    const int64_t depth = static_cast<int64_t>(layers_.size());
+    k_ = checkpoint_segment(opt_.checkpoint, depth);
+    segments_ = (depth + k_ - 1) / k_;
+    records_.clear();
+    records_.resize(layers_.size());
+    KC_RETURN_IF_ERROR(forward_all(std::move(x), y));
+    if (!opt_.backward) return ok_status();
+    for (int64_t seg = segments_ - 1; seg >= 0; --seg) {
+      const size_t first = static_cast<size_t>(seg * k_), last = static_cast<size_t>(std::min(depth, (seg + 1) * k_));
+      if (seg != segments_ - 1) KC_RETURN_IF_ERROR(recompute(first, last));
+      for (size_t l = last; l-- > first;) {
+        Value dx;
+        const Indices* argmax = records_[l].indices ? &*records_[l].indices : nullptr;
+        KC_RETURN_IF_ERROR(rt_.backward(l, *records_[l].input, argmax, g, dx));
+        g = std::move(dx);
+        release(record_bytes(layers_[l], opt_.dtype));
+        records_[l] = {};
+      }
+    }
+    return ok_status();
+  }
+
+ private:
+  struct Record {
+    std::optional<Value> input;
+    std::optional<Indices> indices;
+  };
+
+  int64_t input_bytes(size_t l) const {
+    return element_count(layers_[l].in_shape()) * static_cast<int64_t>(storage_bytes(opt_.dtype));
+  }
+  void hold(int64_t bytes) {
+    held_ += bytes;
+    run_.peak_bytes = std::max(run_.peak_bytes, held_);
+  }
+  void release(int64_t bytes) { held_ -= bytes; }
+
+  // The last segment keeps whole records; earlier segments only their checkpoint's
+  // input. An input that is not kept is freed once its layer has run.
+  Status forward_all(Value a, Value& y) {
+    for (size_t l = 0; l < layers_.size(); ++l) {
+      const int64_t seg = static_cast<int64_t>(l) / k_;
+      const bool full = seg == segments_ - 1;
+      const Value* in = &a;
+      if (full || static_cast<int64_t>(l) == seg * k_) {
+        records_[l].input = std::move(a);
+        in = &*records_[l].input;
+        hold(full ? record_bytes(layers_[l], opt_.dtype) : input_bytes(l));
+      }
+      Value out;
+      KC_RETURN_IF_ERROR(rt_.forward(l, *in, out, full ? &records_[l].indices : nullptr));
+      rt_.output(l, out);
+      a = std::move(out);
+    }
+    y = std::move(a);
+    return ok_status();
+  }
+
+  // Layers [first, last) again from the checkpoint at first, keeping every record; the
+  // segment's output is the next checkpoint, already held, and is dropped.
+  Status recompute(size_t first, size_t last) {
+    release(input_bytes(first));
+    std::optional<Value> t;
+    for (size_t l = first; l < last; ++l) {
+      if (l != first) records_[l].input = std::move(*t);
+      hold(record_bytes(layers_[l], opt_.dtype));
+      Value out;
+      KC_RETURN_IF_ERROR(rt_.forward(l, *records_[l].input, out, &records_[l].indices));
+      ++run_.recomputations;
+      t = std::move(out);
+    }
+    return ok_status();
+  }
+
+  Rt& rt_;
+  const std::vector<StackLayer>& layers_;
+  const StackRunOptions& opt_;
+  StackRun& run_;
+  std::vector<Record> records_;
+  int64_t k_ = 1, segments_ = 1, held_ = 0;
+};
+
+}  // namespace kc

@@ -1,0 +1,123 @@
+// A stack's training step resident on the device (gpu/src/device_stack.cpp), label gpu:
+// the same values as the host executor driving the same backend's per-layer calls, and
+// device memory measured: at least the activations the plan holds at once, and less
+// with sqrt checkpointing than without. Without a usable device every test is skipped
+// with the device probe's reason.
+#include <gtest/gtest.h>
+
+#include <memory>
+
+#include "kc/case_io.h"
+#include "kc/gpu/backends.h"
+#include "kc/gpu/device.h"
+#include "kc/runner.h"
+#include "kc/stack_exec.h"
+
+namespace kc {
+namespace {
+
+#define KC_REQUIRE_DEVICE()                                     \
+  do {                                                          \
+    auto device_ = gpu::probe_device();                         \
+    if (!device_.ok()) GTEST_SKIP() << device_.status().message(); \
+  } while (0)
+
+// The cuda backend's per-layer calls only: run_stack() then drives them from the host.
+class PerLayer final : public Backend {
+ public:
+  explicit PerLayer(std::unique_ptr<Backend> b) : b_(std::move(b)) {}
+  std::string name() const override { return b_->name() + "-per-layer"; }
+  Status available() const override { return b_->available(); }
+  Status supports(const Case& c) const override { return b_->supports(c); }
+  Status conv_forward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
+                      Tensor& y) override {
+    return b_->conv_forward(g, x, w, b, relu, y);
+  }
+  Status conv_backward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
+                       const Tensor& dy, Tensor& dx, Tensor& dw, Tensor* db) override {
+    return b_->conv_backward(g, x, w, b, relu, dy, dx, dw, db);
+  }
+  Status maxpool_forward(const PoolGeometry& g, const Tensor& x, Tensor& y, IndexTensor* indices) override {
+    return b_->maxpool_forward(g, x, y, indices);
+  }
+  Status maxpool_backward(const PoolGeometry& g, const Tensor& dy, const IndexTensor* indices, Tensor& dx) override {
+    return b_->maxpool_backward(g, dy, indices, dx);
+  }
+
+ private:
+  std::unique_ptr<Backend> b_;
+};
+
+Case stack(const std::string& dtype, const std::string& layer) {
+  auto cases = parse_cases("{op: stack, dtype: " + dtype + ", input: {batch: 2, channels: 3, spatial: [20, 20]}, " +
+                               "stack: {depth: 9, layer: " + layer + "}, data: {seed: 7}, deterministic: true}",
+                           "device_stack.yaml");
+  EXPECT_EQ(cases.size(), 1u);
+  EXPECT_TRUE(cases.at(0).c.ok()) << cases.at(0).c.status().to_string();
+  return *cases.at(0).c;
+}
+
+const char* kPlain = "{conv: {out_channels: 4, kernel: [3, 3], padding: same, bias: true}, relu: true}";
+const char* kPooled =
+    "{conv: {out_channels: 4, kernel: [3, 3], padding: same}, relu: true, maxpool: {kernel: [3, 3], stride: [1, 1], "
+    "padding: 1}}";
+
+TEST(GpuDevice, ResidentStackMatchesThePerLayerCallsBitwise) {
+  KC_REQUIRE_DEVICE();
+  for (const char* dtype : {"f32", "f16", "bf16"}) {
+    for (const char* layer : {kPlain, kPooled}) {
+      const Case c = stack(dtype, layer);
+      auto layers = stack_layers(c);
+      ASSERT_TRUE(layers.ok());
+      auto in = make_stack_inputs(c, *layers);
+      ASSERT_TRUE(in.ok());
+      auto resident = gpu::make_cuda_backend();
+      PerLayer per_layer(gpu::make_cuda_backend());
+      ASSERT_TRUE(stack_supports(*resident, *layers).ok());
+      ASSERT_TRUE(stack_supports(per_layer, *layers).ok());
+      const StackRunOptions opt{CheckpointPolicy{CheckpointKind::kSqrt, 0}, c.dtype};
+      const StackRun a = run_stack(*resident, *layers, *in, opt);
+      const StackRun b = run_stack(per_layer, *layers, *in, opt);
+      ASSERT_TRUE(a.status.ok()) << a.status.to_string();
+      ASSERT_TRUE(b.status.ok()) << b.status.to_string();
+      EXPECT_GT(a.measured_peak_bytes, 0);
+      EXPECT_EQ(b.measured_peak_bytes, -1);
+      EXPECT_EQ(a.recomputations, b.recomputations);
+      EXPECT_TRUE(bitwise_equal(a.y, b.y)) << dtype << " " << layer;
+      EXPECT_TRUE(bitwise_equal(a.dx, b.dx)) << dtype << " " << layer;
+      for (size_t l = 0; l < a.dw.size(); ++l) EXPECT_TRUE(bitwise_equal(a.dw[l], b.dw[l])) << dtype << " layer " << l;
+    }
+  }
+}
+
+TEST(GpuDevice, ResidentStackMeasuresTheActivationsAndTheirSaving) {
+  KC_REQUIRE_DEVICE();
+  const Case c = stack("f32", kPlain);
+  auto layers = stack_layers(c);
+  ASSERT_TRUE(layers.ok());
+  auto in = make_stack_inputs(c, *layers);
+  ASSERT_TRUE(in.ok());
+  auto cuda = gpu::make_cuda_backend();
+  ASSERT_TRUE(stack_supports(*cuda, *layers).ok());
+  const StackRun none = run_stack(*cuda, *layers, *in, {CheckpointPolicy{}, c.dtype});
+  const StackRun sqrt = run_stack(*cuda, *layers, *in, {CheckpointPolicy{CheckpointKind::kSqrt, 0}, c.dtype});
+  ASSERT_TRUE(none.status.ok() && sqrt.status.ok());
+  EXPECT_GE(none.measured_peak_bytes, none.peak_bytes);
+  EXPECT_GE(sqrt.measured_peak_bytes, sqrt.peak_bytes);
+  EXPECT_LT(sqrt.measured_peak_bytes, none.measured_peak_bytes);
+  // What the plan saves is activations; the rest of the peak (gradients in flight,
+  // workspace) is common to both, up to guard bands and the recomputed segment's output.
+  const int64_t planned = none.peak_bytes - sqrt.peak_bytes;
+  EXPECT_GE(none.measured_peak_bytes - sqrt.measured_peak_bytes, planned / 2)
+      << "none " << none.measured_peak_bytes << " sqrt " << sqrt.measured_peak_bytes << " plan saves " << planned;
+  const CaseResult r = check_case(c, *cuda);
+  for (const CheckResult& k : r.checks) {
+    if (k.name == "checkpoint") {
+      EXPECT_EQ(k.disposition, Disposition::kPassed) << k.message;
+      EXPECT_NE(k.message.find("measured saving"), std::string::npos) << k.message;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace kc
