@@ -34,77 +34,64 @@ Status named(size_t l, const char* call, const Status& s) {
   return Status(s.code(), layer_name(l) + call + ": " + s.message());
 }
 
-// Layer calls on host tensors through a backend; every output rounded to the dtype.
-class HostRuntime {
- public:
-  using Value = Tensor;
-  using Indices = IndexTensor;
-
-  HostRuntime(Backend& be, const std::vector<StackLayer>& layers, const StackInputs& in, const StackRunOptions& opt,
-              StackRun& run)
-      : be_(be), layers_(layers), in_(in), opt_(opt), run_(run) {
-    if (opt.backward) {
-      run_.dw.resize(layers_.size());
-      run_.db.resize(layers_.size());
-      if (opt_.keep_conv_grads) run_.conv_grads.resize(layers_.size());
-    }
-  }
-
-  void output(size_t, const Tensor& y) {
-    if (opt_.keep_activations) run_.activations.push_back(y);
-  }
-
-  Status forward(size_t l, const Tensor& x, Tensor& y, std::optional<IndexTensor>* keep) {
-    const StackLayer& L = layers_[l];
-    Tensor z = poisoned(opt_.dtype, L.conv.y_shape());
-    KC_RETURN_IF_ERROR(named(l, "conv_forward", be_.conv_forward(L.conv, x, in_.w[l], bias(l), L.relu, z)));
-    z.round_to_dtype(opt_.dtype);
-    if (!L.pool) {
-      y = std::move(z);
-      return ok_status();
-    }
-    const Dims ys = L.pool->y_shape();
-    y = poisoned(opt_.dtype, ys);
-    std::optional<IndexTensor> scratch;  // the Backend interface always asks for them
-    std::optional<IndexTensor>& indices = keep ? *keep : scratch;
-    indices = IndexTensor{ys, std::vector<int64_t>(static_cast<size_t>(element_count(ys)), kPoisonIndex)};
-    KC_RETURN_IF_ERROR(named(l, "maxpool_forward", be_.maxpool_forward(*L.pool, z, y, &*indices)));
-    y.round_to_dtype(opt_.dtype);
-    return ok_status();
-  }
-
-  Status backward(size_t l, const Tensor& x, const IndexTensor* argmax, const Tensor& dy, Tensor& dx) {
-    const StackLayer& L = layers_[l];
-    Tensor dz;
-    if (L.pool) {
-      dz = poisoned(opt_.dtype, L.conv.y_shape());
-      KC_RETURN_IF_ERROR(named(l, "maxpool_backward", be_.maxpool_backward(*L.pool, dy, argmax, dz)));
-      dz.round_to_dtype(opt_.dtype);
-    }
-    dx = poisoned(opt_.dtype, L.conv.x_shape());
-    Tensor dw = poisoned(opt_.dtype, L.conv.w_shape());
-    Tensor db = L.conv.bias ? poisoned(opt_.dtype, L.conv.b_shape()) : Tensor{};
-    KC_RETURN_IF_ERROR(named(l, "conv_backward",
-                             be_.conv_backward(L.conv, x, in_.w[l], bias(l), L.relu, L.pool ? dz : dy, dx, dw,
-                                               L.conv.bias ? &db : nullptr)));
-    for (Tensor* t : {&dx, &dw, &db}) t->round_to_dtype(opt_.dtype);
-    if (opt_.keep_conv_grads) run_.conv_grads[l] = L.pool ? dz : dy;
-    run_.dw[l] = std::move(dw);
-    if (L.user_bias) run_.db[l] = std::move(db);
-    return ok_status();
-  }
-
- private:
-  const Tensor* bias(size_t l) const { return layers_[l].conv.bias ? &in_.b[l] : nullptr; }
-
-  Backend& be_;
-  const std::vector<StackLayer>& layers_;
-  const StackInputs& in_;
-  const StackRunOptions& opt_;
-  StackRun& run_;
-};
-
 }  // namespace
+
+HostStackRuntime::HostStackRuntime(Backend& be, const std::vector<StackLayer>& layers, const StackInputs& in,
+                                   const StackRunOptions& opt, StackRun& run)
+    : be_(be), layers_(layers), in_(in), opt_(opt), run_(run) {
+  if (opt.backward) {
+    run_.dw.resize(layers_.size());
+    run_.db.resize(layers_.size());
+    if (opt_.keep_conv_grads) run_.conv_grads.resize(layers_.size());
+  }
+}
+
+void HostStackRuntime::output(size_t, const Tensor& y) {
+  if (opt_.keep_activations) run_.activations.push_back(y);
+}
+
+Status HostStackRuntime::forward(size_t l, const Tensor& x, Tensor& y, std::optional<IndexTensor>* keep) {
+  const StackLayer& L = layers_[l];
+  Tensor z = poisoned(opt_.dtype, L.conv.y_shape());
+  KC_RETURN_IF_ERROR(named(l, "conv_forward", be_.conv_forward(L.conv, x, in_.w[l], bias(l), L.relu, z)));
+  z.round_to_dtype(opt_.dtype);
+  if (!L.pool) {
+    y = std::move(z);
+    return ok_status();
+  }
+  const Dims ys = L.pool->y_shape();
+  y = poisoned(opt_.dtype, ys);
+  std::optional<IndexTensor> scratch;  // the Backend interface always asks for them
+  std::optional<IndexTensor>& indices = keep ? *keep : scratch;
+  indices = IndexTensor{ys, std::vector<int64_t>(static_cast<size_t>(element_count(ys)), kPoisonIndex)};
+  KC_RETURN_IF_ERROR(named(l, "maxpool_forward", be_.maxpool_forward(*L.pool, z, y, &*indices)));
+  y.round_to_dtype(opt_.dtype);
+  return ok_status();
+}
+
+Status HostStackRuntime::backward(size_t l, const Tensor& x, const IndexTensor* argmax, const Tensor& dy,
+                                  Tensor& dx) {
+  const StackLayer& L = layers_[l];
+  Tensor dz;
+  if (L.pool) {
+    dz = poisoned(opt_.dtype, L.conv.y_shape());
+    KC_RETURN_IF_ERROR(named(l, "maxpool_backward", be_.maxpool_backward(*L.pool, dy, argmax, dz)));
+    dz.round_to_dtype(opt_.dtype);
+  }
+  dx = poisoned(opt_.dtype, L.conv.x_shape());
+  Tensor dw = poisoned(opt_.dtype, L.conv.w_shape());
+  Tensor db = L.conv.bias ? poisoned(opt_.dtype, L.conv.b_shape()) : Tensor{};
+  KC_RETURN_IF_ERROR(named(l, "conv_backward",
+                           be_.conv_backward(L.conv, x, in_.w[l], bias(l), L.relu, L.pool ? dz : dy, dx, dw,
+                                             L.conv.bias ? &db : nullptr)));
+  for (Tensor* t : {&dx, &dw, &db}) t->round_to_dtype(opt_.dtype);
+  if (opt_.keep_conv_grads) run_.conv_grads[l] = L.pool ? dz : dy;
+  run_.dw[l] = std::move(dw);
+  if (L.user_bias) run_.db[l] = std::move(db);
+  return ok_status();
+}
+
+const Tensor* HostStackRuntime::bias(size_t l) const { return layers_[l].conv.bias ? &in_.b[l] : nullptr; }
 
 StatusOr<StackInputs> make_stack_inputs(const Case& c, const std::vector<StackLayer>& layers) {
   if (layers.empty()) return invalid_argument("op: not a stack case, or a stack without layers");
@@ -139,8 +126,8 @@ StackRun run_stack(Backend& backend, const std::vector<StackLayer>& layers, cons
     return resident->run_stack_resident(layers, in, options);
   }
   StackRun run;
-  HostRuntime rt(backend, layers, in, options, run);
-  StackSchedule<HostRuntime> schedule(rt, layers, options, run);
+  HostStackRuntime rt(backend, layers, in, options, run);
+  StackSchedule<HostStackRuntime> schedule(rt, layers, options, run);
   Tensor dx = in.dy;
   run.status = schedule.run(in.x, run.y, dx);
   if (options.backward) run.dx = std::move(dx);

@@ -1,134 +1,28 @@
 // The checkpoint schedule (stack_schedule.h) as a backend's resident runner runs it:
 // run_stack() hands the stack to a ResidentStackRunner, a runtime whose values are
-// move-only buffers with counted bytes (as device buffers are) gets the executor's
-// gradients and bookkeeping, and the checkpoint check judges the memory it measured:
-// a runner that never gives freed activations back saves nothing and is caught.
+// move-only buffers with counted bytes (support/counted_runner.h, as device buffers
+// are) gets the executor's gradients and bookkeeping, and the checkpoint check judges
+// the memory it measured: a runner that never gives freed activations back saves
+// nothing and is caught.
 #include <gtest/gtest.h>
 
-#include <optional>
 #include <string>
-#include <utility>
 
+#include "support/counted_runner.h"
 #include "support/delegating_backend.h"
 #include "kc/case_io.h"
-#include "kc/invoke.h"
 #include "kc/runner.h"
 #include "kc/stack_exec.h"
-#include "kc/stack_schedule.h"
 
 namespace kc {
 namespace {
-
-struct Counter {
-  int64_t current = 0, peak = 0;
-  bool leak = false;  // freed bytes stay counted
-  void add(int64_t b) {
-    current += b;
-    peak = std::max(peak, current);
-  }
-};
-
-// A tensor whose bytes are counted while it lives; move-only, like a device buffer.
-class Counted {
- public:
-  Counted() = default;
-  Counted(Tensor t, Counter* c) : t_(std::move(t)), c_(c) { c_->add(bytes()); }
-  Counted(Counted&& o) noexcept : t_(std::move(o.t_)), c_(std::exchange(o.c_, nullptr)) {}
-  Counted& operator=(Counted&& o) noexcept {
-    if (this != &o) {
-      release();
-      t_ = std::move(o.t_);
-      c_ = std::exchange(o.c_, nullptr);
-    }
-    return *this;
-  }
-  Counted(const Counted&) = delete;
-  Counted& operator=(const Counted&) = delete;
-  ~Counted() { release(); }
-  const Tensor& tensor() const { return t_; }
-
- private:
-  int64_t bytes() const { return t_.size() * static_cast<int64_t>(storage_bytes(t_.dtype)); }
-  void release() {
-    if (c_ != nullptr && !c_->leak) c_->current -= bytes();
-    c_ = nullptr;
-  }
-  Tensor t_;
-  Counter* c_ = nullptr;
-};
-
-// The reference's per-layer calls on counted buffers (f64 cases).
-class CountedRuntime {
- public:
-  using Value = Counted;
-  using Indices = IndexTensor;
-  CountedRuntime(Backend& ref, const std::vector<StackLayer>& layers, const StackInputs& in, StackRun& run,
-                 Counter& counter)
-      : ref_(ref), layers_(layers), in_(in), run_(run), counter_(counter) {
-    run_.dw.resize(layers.size());
-    run_.db.resize(layers.size());
-  }
-  Counted make(Tensor t) { return Counted(std::move(t), &counter_); }
-
-  Status forward(size_t l, const Counted& x, Counted& y, std::optional<IndexTensor>* keep) {
-    const StackLayer& L = layers_[l];
-    Tensor z = poisoned(DType::kF64, L.conv.y_shape());
-    KC_RETURN_IF_ERROR(ref_.conv_forward(L.conv, x.tensor(), in_.w[l], bias(l), L.relu, z));
-    if (!L.pool) {
-      y = make(std::move(z));
-      return ok_status();
-    }
-    Tensor out = poisoned(DType::kF64, L.pool->y_shape());
-    IndexTensor idx{L.pool->y_shape(), std::vector<int64_t>(static_cast<size_t>(out.size()), kPoisonIndex)};
-    KC_RETURN_IF_ERROR(ref_.maxpool_forward(*L.pool, z, out, &idx));
-    if (keep != nullptr) *keep = std::move(idx);
-    y = make(std::move(out));
-    return ok_status();
-  }
-  void output(size_t, const Counted&) {}
-  Status backward(size_t l, const Counted& x, const IndexTensor* argmax, const Counted& dy, Counted& dx) {
-    const StackLayer& L = layers_[l];
-    Tensor dz = dy.tensor();
-    if (L.pool) {
-      dz = poisoned(DType::kF64, L.conv.y_shape());
-      KC_RETURN_IF_ERROR(ref_.maxpool_backward(*L.pool, dy.tensor(), argmax, dz));
-    }
-    Tensor g = poisoned(DType::kF64, L.conv.x_shape()), dw = poisoned(DType::kF64, L.conv.w_shape());
-    Tensor db = L.conv.bias ? poisoned(DType::kF64, L.conv.b_shape()) : Tensor{};
-    KC_RETURN_IF_ERROR(ref_.conv_backward(L.conv, x.tensor(), in_.w[l], bias(l), L.relu, dz, g, dw,
-                                          L.conv.bias ? &db : nullptr));
-    run_.dw[l] = std::move(dw);
-    if (L.user_bias) run_.db[l] = std::move(db);
-    dx = make(std::move(g));
-    return ok_status();
-  }
-
- private:
-  const Tensor* bias(size_t l) const { return layers_[l].conv.bias ? &in_.b[l] : nullptr; }
-  Backend& ref_;
-  const std::vector<StackLayer>& layers_;
-  const StackInputs& in_;
-  StackRun& run_;
-  Counter& counter_;
-};
 
 class CountedRunner final : public test::DelegatingBackend, public ResidentStackRunner {
  public:
   CountedRunner(std::string name, bool leak) : DelegatingBackend(std::move(name)), leak_(leak) {}
   StackRun run_stack_resident(const std::vector<StackLayer>& layers, const StackInputs& in,
                               const StackRunOptions& options) override {
-    StackRun run;
-    Counter counter;
-    counter.leak = leak_;
-    CountedRuntime rt(reference(), layers, in, run, counter);
-    StackSchedule<CountedRuntime> schedule(rt, layers, options, run);
-    Counted y, g = rt.make(in.dy);
-    counter = Counter{0, 0, leak_};  // the incoming cotangent is not the step's
-    run.status = schedule.run(rt.make(in.x), y, g);
-    run.y = y.tensor();
-    run.dx = g.tensor();
-    run.measured_peak_bytes = counter.peak;
-    return run;
+    return test::run_counted(reference(), layers, in, options, leak_);
   }
 
  private:

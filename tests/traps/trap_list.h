@@ -55,6 +55,8 @@
           "gradients with * are not bitwise equal to those without", "pool2d k2 s2, the classic downsampling") \
   KC_TRAP(border_gradient_dropped, kBorderGradientDropped, "influence", \
           "dropped: no gradient at all in input row 0", "pool2d k2 s2, the classic downsampling") \
+  KC_TRAP(resident_memory_leak, kResidentMemoryLeak, "checkpoint", \
+          "saved no measured memory where the plan saves", "pool2d k2 s2, the classic downsampling") \
   /* max pool */ \
   KC_TRAP(pool_inference_in_training, kPoolInferenceInTraining, "argmax", \
           "was never written (still the poison value)*backward without indices was not refused", \

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "kc/plugin.h"
+#include "support/counted_runner.h"
 #include "support/f32_accumulation.h"
 #include "trap_conv.h"
 #include "trap_list.h"
@@ -51,8 +52,46 @@ class TrapBackend final : public Backend {
   mutable PadKind form_ = PadKind::kExplicit;
 };
 
+// A backend that runs stacks resident in its own memory, as the GPU backends do, whose
+// allocator never gives freed activations back: checkpointing recomputes as planned
+// and gets every gradient right, but its measured peak does not shrink. Per-layer
+// calls are the zoo's correct ones.
+class ResidentMemoryLeak final : public Backend, public ResidentStackRunner {
+ public:
+  explicit ResidentMemoryLeak(std::string name) : ops_(name, Bug::kNone), name_(std::move(name)) {}
+  std::string name() const override { return name_; }
+  Status supports(const Case& c) const override { return ops_.supports(c); }
+  Status conv_forward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
+                      Tensor& y) override {
+    return ops_.conv_forward(g, x, w, b, relu, y);
+  }
+  Status conv_backward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
+                       const Tensor& dy, Tensor& dx, Tensor& dw, Tensor* db) override {
+    return ops_.conv_backward(g, x, w, b, relu, dy, dx, dw, db);
+  }
+  Status maxpool_forward(const PoolGeometry& g, const Tensor& x, Tensor& y, IndexTensor* indices) override {
+    return ops_.maxpool_forward(g, x, y, indices);
+  }
+  Status maxpool_backward(const PoolGeometry& g, const Tensor& dy, const IndexTensor* indices,
+                          Tensor& dx) override {
+    return ops_.maxpool_backward(g, dy, indices, dx);
+  }
+  StackRun run_stack_resident(const std::vector<StackLayer>& layers, const StackInputs& in,
+                              const StackRunOptions& options) override {
+    return test::run_counted(ops_, layers, in, options, /*leak=*/true);  // the bug
+  }
+
+ private:
+  TrapBackend ops_;
+  std::string name_;
+};
+
 void add(Registry& r, const std::string& name, Bug bug) {
   const std::string full = "trap." + name;
+  if (bug == Bug::kResidentMemoryLeak) {
+    (void)r.add(full, [full] { return std::make_unique<ResidentMemoryLeak>(full); });
+    return;
+  }
   (void)r.add(full, [full, bug] { return std::make_unique<TrapBackend>(full, bug); });
 }
 

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "kc/backend.h"
@@ -21,6 +22,29 @@ StatusOr<StackInputs> make_stack_inputs(const Case& c, const std::vector<StackLa
 // any other runs it through the executor here.
 StackRun run_stack(Backend& backend, const std::vector<StackLayer>& layers, const StackInputs& in,
                    const StackRunOptions& options);
+
+// The schedule's runtime (stack_schedule.h) on host tensors: a backend's per-layer
+// calls, every output and gradient rounded to the run's dtype; dw, db (and conv_grads
+// when asked for) stored into `run`, activations too when asked for. run_stack() uses
+// it; a resident runner on the host may wrap it.
+class HostStackRuntime {
+ public:
+  using Value = Tensor;
+  using Indices = IndexTensor;
+  HostStackRuntime(Backend& be, const std::vector<StackLayer>& layers, const StackInputs& in,
+                   const StackRunOptions& opt, StackRun& run);
+  Status forward(size_t l, const Tensor& x, Tensor& y, std::optional<IndexTensor>* keep);
+  void output(size_t l, const Tensor& y);
+  Status backward(size_t l, const Tensor& x, const IndexTensor* argmax, const Tensor& dy, Tensor& dx);
+
+ private:
+  const Tensor* bias(size_t l) const;
+  Backend& be_;
+  const std::vector<StackLayer>& layers_;
+  const StackInputs& in_;
+  const StackRunOptions& opt_;
+  StackRun& run_;
+};
 
 // The backend's supports() for every layer's conv and pool case: a stack runs only
 // through those calls. The first refusal, named by layer.

@@ -1,0 +1,98 @@
+// A resident stack runner on the host, for tests and the trap zoo: the checkpoint
+// schedule (stack_schedule.h) on move-only buffers whose bytes are counted while they
+// live, as a GPU backend's device buffers are, around a backend's per-layer calls
+// (HostStackRuntime). `leak`: freed buffers stay counted, as with an allocator that
+// never gives memory back, so checkpointing saves nothing measurable.
+#pragma once
+
+#include <algorithm>
+#include <optional>
+#include <utility>
+
+#include "kc/stack_exec.h"
+#include "kc/stack_schedule.h"
+
+namespace kc::test {
+
+struct MemoryCounter {
+  int64_t current = 0, peak = 0;
+  bool leak = false;
+  void add(int64_t bytes) {
+    current += bytes;
+    peak = std::max(peak, current);
+  }
+};
+
+// A tensor whose storage bytes are counted while it lives; move-only.
+class Counted {
+ public:
+  Counted() = default;
+  Counted(Tensor t, MemoryCounter* c) : t_(std::move(t)), c_(c) { c_->add(bytes()); }
+  Counted(Counted&& o) noexcept : t_(std::move(o.t_)), c_(std::exchange(o.c_, nullptr)) {}
+  Counted& operator=(Counted&& o) noexcept {
+    if (this != &o) {
+      release();
+      t_ = std::move(o.t_);
+      c_ = std::exchange(o.c_, nullptr);
+    }
+    return *this;
+  }
+  Counted(const Counted&) = delete;
+  Counted& operator=(const Counted&) = delete;
+  ~Counted() { release(); }
+  const Tensor& tensor() const { return t_; }
+
+ private:
+  int64_t bytes() const { return t_.size() * static_cast<int64_t>(storage_bytes(t_.dtype)); }
+  void release() {
+    if (c_ != nullptr && !c_->leak) c_->current -= bytes();
+    c_ = nullptr;
+  }
+  Tensor t_;
+  MemoryCounter* c_ = nullptr;
+};
+
+class CountedRuntime {
+ public:
+  using Value = Counted;
+  using Indices = IndexTensor;
+  CountedRuntime(HostStackRuntime& host, MemoryCounter& counter) : host_(host), counter_(counter) {}
+  Counted make(Tensor t) { return Counted(std::move(t), &counter_); }
+  Status forward(size_t l, const Counted& x, Counted& y, std::optional<IndexTensor>* keep) {
+    Tensor out;
+    KC_RETURN_IF_ERROR(host_.forward(l, x.tensor(), out, keep));
+    y = make(std::move(out));
+    return ok_status();
+  }
+  void output(size_t l, const Counted& y) { host_.output(l, y.tensor()); }
+  Status backward(size_t l, const Counted& x, const IndexTensor* argmax, const Counted& dy, Counted& dx) {
+    Tensor g;
+    KC_RETURN_IF_ERROR(host_.backward(l, x.tensor(), argmax, dy.tensor(), g));
+    dx = make(std::move(g));
+    return ok_status();
+  }
+
+ private:
+  HostStackRuntime& host_;
+  MemoryCounter& counter_;
+};
+
+// The whole step with `ops`'s per-layer calls; measured_peak_bytes counts from x on
+// (the incoming cotangent is not the step's own), as the GPU backends measure.
+inline StackRun run_counted(Backend& ops, const std::vector<StackLayer>& layers, const StackInputs& in,
+                            const StackRunOptions& options, bool leak) {
+  StackRun run;
+  MemoryCounter counter;
+  HostStackRuntime host(ops, layers, in, options, run);
+  CountedRuntime rt(host, counter);
+  StackSchedule<CountedRuntime> schedule(rt, layers, options, run);
+  Counted y, g = rt.make(in.dy);
+  counter = MemoryCounter{0, 0, leak};
+  run.status = schedule.run(rt.make(in.x), y, g);
+  run.y = y.tensor();
+  if (options.backward) run.dx = g.tensor();
+  run.measured_peak_bytes = counter.peak;
+  return run;
+}
+
+}  // namespace kc::test
