@@ -5,8 +5,8 @@
 #include <gtest/gtest.h>
 
 #include "gpu_cases.h"
+#include "require_device.h"
 #include "kc/gpu/backends.h"
-#include "kc/gpu/device.h"
 #include "kc/gpu/device_buffer.h"
 #include "kc/gpu/prepared_run.h"
 #include "kc/invoke.h"
@@ -14,12 +14,6 @@
 
 namespace kc {
 namespace {
-
-#define KC_REQUIRE_DEVICE()                                                              \
-  do {                                                                                   \
-    auto device_ = gpu::probe_device();                                                  \
-    if (!device_.ok()) GTEST_SKIP() << device_.status().message();                          \
-  } while (0)
 
 std::string describe(const CaseResult& r) {
   std::string s = std::string(disposition_name(r.disposition)) + " " + r.message;

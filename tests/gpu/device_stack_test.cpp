@@ -7,46 +7,15 @@
 
 #include <memory>
 
+#include "support/delegating_backend.h"
+#include "require_device.h"
 #include "kc/case_io.h"
 #include "kc/gpu/backends.h"
-#include "kc/gpu/device.h"
 #include "kc/runner.h"
 #include "kc/stack_exec.h"
 
 namespace kc {
 namespace {
-
-#define KC_REQUIRE_DEVICE()                                     \
-  do {                                                          \
-    auto device_ = gpu::probe_device();                         \
-    if (!device_.ok()) GTEST_SKIP() << device_.status().message(); \
-  } while (0)
-
-// The cuda backend's per-layer calls only: run_stack() then drives them from the host.
-class PerLayer final : public Backend {
- public:
-  explicit PerLayer(std::unique_ptr<Backend> b) : b_(std::move(b)) {}
-  std::string name() const override { return b_->name() + "-per-layer"; }
-  Status available() const override { return b_->available(); }
-  Status supports(const Case& c) const override { return b_->supports(c); }
-  Status conv_forward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
-                      Tensor& y) override {
-    return b_->conv_forward(g, x, w, b, relu, y);
-  }
-  Status conv_backward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
-                       const Tensor& dy, Tensor& dx, Tensor& dw, Tensor* db) override {
-    return b_->conv_backward(g, x, w, b, relu, dy, dx, dw, db);
-  }
-  Status maxpool_forward(const PoolGeometry& g, const Tensor& x, Tensor& y, IndexTensor* indices) override {
-    return b_->maxpool_forward(g, x, y, indices);
-  }
-  Status maxpool_backward(const PoolGeometry& g, const Tensor& dy, const IndexTensor* indices, Tensor& dx) override {
-    return b_->maxpool_backward(g, dy, indices, dx);
-  }
-
- private:
-  std::unique_ptr<Backend> b_;
-};
 
 Case stack(const std::string& dtype, const std::string& layer) {
   auto cases = parse_cases("{op: stack, dtype: " + dtype + ", input: {batch: 2, channels: 3, spatial: [20, 20]}, " +
@@ -72,7 +41,8 @@ TEST(GpuDevice, ResidentStackMatchesThePerLayerCallsBitwise) {
       auto in = make_stack_inputs(c, *layers);
       ASSERT_TRUE(in.ok());
       auto resident = gpu::make_cuda_backend();
-      PerLayer per_layer(gpu::make_cuda_backend());
+      // The same backend's per-layer calls only: run_stack() then drives them from the host.
+      test::DelegatingBackend per_layer("cuda-per-layer", gpu::make_cuda_backend());
       ASSERT_TRUE(stack_supports(*resident, *layers).ok());
       ASSERT_TRUE(stack_supports(per_layer, *layers).ok());
       const StackRunOptions opt{CheckpointPolicy{CheckpointKind::kSqrt, 0}, c.dtype};

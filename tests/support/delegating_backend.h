@@ -1,5 +1,5 @@
-// A backend that forwards every call to the reference; a test overrides one method to
-// plant one bug, and the check under test must catch it.
+// A backend that forwards every call to the reference (or to another backend); a test
+// overrides one method to plant one bug, and the check under test must catch it.
 #pragma once
 
 #include <memory>
@@ -11,8 +11,11 @@ namespace kc::test {
 
 class DelegatingBackend : public Backend {
  public:
-  explicit DelegatingBackend(std::string name) : name_(std::move(name)), ref_(make_reference_backend()) {}
+  explicit DelegatingBackend(std::string name, std::unique_ptr<Backend> to = make_reference_backend())
+      : name_(std::move(name)), ref_(std::move(to)) {}
   std::string name() const override { return name_; }
+  Status available() const override { return ref_->available(); }
+  Status supports(const Case& c) const override { return ref_->supports(c); }
   Status conv_forward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
                       Tensor& y) override {
     return ref_->conv_forward(g, x, w, b, relu, y);
