@@ -35,6 +35,9 @@ class CudaEngine final : public Engine {
     for (const DeviceBuffer* b : {&xp_, &dym_, &dxp_, &workspace_}) KC_RETURN_IF_ERROR(b->check_guards());
     return ok_status();
   }
+  void release_scratch() override {
+    for (DeviceBuffer* b : {&xp_, &dym_, &dxp_, &workspace_}) *b = DeviceBuffer{};
+  }
 
  private:
   // For a non-zero padding mode, builds xp and points *x at it.

@@ -60,6 +60,9 @@ class CudnnEngine final : public Engine {
     for (const DeviceBuffer* b : {&workspace_, &xp_, &dxp_, &z_, &r_, &dz_}) KC_RETURN_IF_ERROR(b->check_guards());
     return ok_status();
   }
+  void release_scratch() override {
+    for (DeviceBuffer* b : {&workspace_, &xp_, &dxp_, &z_, &r_, &dz_}) *b = DeviceBuffer{};
+  }
 
  private:
   Status ready();

@@ -74,7 +74,7 @@ class DeviceRuntime {
     io.b = bias(l);
     io.y = z.data();
     KC_RETURN_IF_ERROR(engine_.conv_forward(L.conv, opt_.dtype, L.relu, io));
-    KC_RETURN_IF_ERROR(finish(engine_, "conv forward", {&x, &z}));
+    KC_RETURN_IF_ERROR(finish(engine_, "conv forward", {&x, &w_[l], &b_[l], &z}));
     if (!L.pool) {
       y = std::move(z);
       return ok_status();
@@ -125,7 +125,7 @@ class DeviceRuntime {
     io.dw = dw.data();
     io.db = L.conv.bias ? db.data() : nullptr;
     KC_RETURN_IF_ERROR(engine_.conv_backward(L.conv, opt_.dtype, L.relu, io));
-    KC_RETURN_IF_ERROR(finish(engine_, "conv backward", {&x, &g, &dx, &dw, &db}));
+    KC_RETURN_IF_ERROR(finish(engine_, "conv backward", {&x, &w_[l], &b_[l], &g, &dx, &dw, &db}));
     run_.dw[l] = Tensor::zeros(opt_.dtype, L.conv.w_shape());
     KC_RETURN_IF_ERROR(download(dw, opt_.dtype, run_.dw[l]));
     if (L.user_bias) {
@@ -165,7 +165,9 @@ Status run_on_device(Engine& engine, const std::vector<StackLayer>& layers, cons
   if (options.backward) {
     KC_ASSIGN_OR_RETURN(g, upload(in.dy, t, "dy"));
   }
-  // Everything from here on is the step's own memory: x is the first layer's record.
+  // Everything from here on is the step's own memory: x is the first layer's record,
+  // and the engine's workspace grows back from nothing whatever ran before.
+  engine.release_scratch();
   const int64_t base = device_memory_stats().current_bytes;
   reset_device_memory_peak();
   KC_ASSIGN_OR_RETURN(DeviceBuffer x, upload(in.x, t, "x"));

@@ -53,6 +53,9 @@ class Engine {
 
   // The guard bands of the engine's own scratch buffers (device_buffer.h).
   virtual Status check_guards() const { return ok_status(); }
+  // Frees the scratch buffers (they grow back on demand), so that a measured run
+  // counts the workspace it needs whatever ran before it.
+  virtual void release_scratch() {}
 
   // Weight gradient without float atomics (bitwise repeatable). Default: on.
   void set_deterministic(bool on) { deterministic_ = on; }

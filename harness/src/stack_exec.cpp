@@ -130,7 +130,7 @@ StackRun run_stack(Backend& backend, const std::vector<StackLayer>& layers, cons
   StackSchedule<HostStackRuntime> schedule(rt, layers, options, run);
   Tensor dx = in.dy;
   run.status = schedule.run(in.x, run.y, dx);
-  if (options.backward) run.dx = std::move(dx);
+  if (options.backward && run.status.ok()) run.dx = std::move(dx);
   return run;
 }
 

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <string>
 
 #include "support/delegating_backend.h"
 #include "require_device.h"
@@ -45,17 +46,26 @@ TEST(GpuDevice, ResidentStackMatchesThePerLayerCallsBitwise) {
       test::DelegatingBackend per_layer("cuda-per-layer", gpu::make_cuda_backend());
       ASSERT_TRUE(stack_supports(*resident, *layers).ok());
       ASSERT_TRUE(stack_supports(per_layer, *layers).ok());
-      const StackRunOptions opt{CheckpointPolicy{CheckpointKind::kSqrt, 0}, c.dtype};
+      StackRunOptions opt{CheckpointPolicy{CheckpointKind::kSqrt, 0}, c.dtype, true, true};
+      opt.keep_conv_grads = true;
       const StackRun a = run_stack(*resident, *layers, *in, opt);
       const StackRun b = run_stack(per_layer, *layers, *in, opt);
       ASSERT_TRUE(a.status.ok()) << a.status.to_string();
       ASSERT_TRUE(b.status.ok()) << b.status.to_string();
       EXPECT_GT(a.measured_peak_bytes, 0);
       EXPECT_EQ(b.measured_peak_bytes, -1);
-      EXPECT_EQ(a.recomputations, b.recomputations);
-      EXPECT_TRUE(bitwise_equal(a.y, b.y)) << dtype << " " << layer;
-      EXPECT_TRUE(bitwise_equal(a.dx, b.dx)) << dtype << " " << layer;
-      for (size_t l = 0; l < a.dw.size(); ++l) EXPECT_TRUE(bitwise_equal(a.dw[l], b.dw[l])) << dtype << " layer " << l;
+      EXPECT_EQ(a.recomputations, plan_checkpoints(*layers, opt.checkpoint, c.dtype).recomputations);
+      const std::string what = std::string(dtype) + " " + layer;
+      EXPECT_TRUE(bitwise_equal(a.y, b.y)) << what;
+      EXPECT_TRUE(bitwise_equal(a.dx, b.dx)) << what;
+      ASSERT_EQ(a.activations.size(), layers->size());
+      ASSERT_EQ(b.activations.size(), layers->size());
+      for (size_t l = 0; l < layers->size(); ++l) {
+        EXPECT_TRUE(bitwise_equal(a.activations[l], b.activations[l])) << what << " layer " << l;
+        EXPECT_TRUE(bitwise_equal(a.dw[l], b.dw[l])) << what << " layer " << l;
+        EXPECT_TRUE(bitwise_equal(a.db[l], b.db[l])) << what << " layer " << l;
+        EXPECT_TRUE(bitwise_equal(a.conv_grads[l], b.conv_grads[l])) << what << " layer " << l;
+      }
     }
   }
 }

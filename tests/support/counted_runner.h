@@ -89,6 +89,7 @@ inline StackRun run_counted(Backend& ops, const std::vector<StackLayer>& layers,
   Counted y, g = rt.make(in.dy);
   counter = MemoryCounter{0, 0, leak};
   run.status = schedule.run(rt.make(in.x), y, g);
+  if (!run.status.ok()) return run;
   run.y = y.tensor();
   if (options.backward) run.dx = g.tensor();
   run.measured_peak_bytes = counter.peak;

@@ -87,7 +87,7 @@ class StackSchedule {
         hold(full ? record_bytes(layers_[l], opt_.dtype) : input_bytes(l));
       }
       Value out;
-      KC_RETURN_IF_ERROR(rt_.forward(l, *in, out, full ? &records_[l].indices : nullptr));
+      KC_RETURN_IF_ERROR(rt_.forward(l, *in, out, full && opt_.backward ? &records_[l].indices : nullptr));
       rt_.output(l, out);
       a = std::move(out);
     }
@@ -95,8 +95,11 @@ class StackSchedule {
     return ok_status();
   }
 
-  // Layers [first, last) again from the checkpoint at first, keeping every record; the
-  // segment's output is the next checkpoint, already held, and is dropped.
+  // Layers [first, last) again from the checkpoint at first, keeping every record. The
+  // segment's output (the input of layer `last`, whose record the later segment's
+  // backward has freed) is not needed and is dropped: layer last-1 runs again for its
+  // record's argmax, and the plan counts it. On a device that output is a transient of
+  // the recomputation, in the measured peak and not in the plan's.
   Status recompute(size_t first, size_t last) {
     release(input_bytes(first));
     std::optional<Value> t;
