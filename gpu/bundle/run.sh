@@ -2,6 +2,13 @@
 # kernelcheck GPU bundle: runs on a GPU node the corpus on the cuda and cudnn backends
 # and the GPU tests, and writes every report under OUT (default ./kc-out).
 #   ./run.sh [OUT] [kcheck run options...]     e.g. ./run.sh /tmp/out --timeout 600
+# KC_STEPS picks the steps (default "backends host device corpus"), so that a lease
+# with a per-command limit can run them one call at a time; also available:
+#   sanitize  compute-sanitizer memcheck, racecheck, initcheck and synccheck on the
+#             cuda corpus files in KC_SANITIZE_CASES (in-process, so the tool sees
+#             every launch); exit 3 on any error it reports
+#   fuzz      generated single-op cases, then stacks, on cuda for KC_FUZZ_TIME
+#             seconds each (default 120); failures shrunk and saved under OUT/fuzz*
 # Exit status: 0 when every step passed, else the largest step status (kcheck: 1 for a
 # failure, 2 for bad usage or `--require cuda` unmet, i.e. no usable GPU).
 set -u
@@ -36,12 +43,36 @@ step() {  # step NAME COMMAND...: runs, logs to OUT/NAME.log, keeps the worst st
 : >"$OUT/summary.txt"
 cat "$HERE/MANIFEST" >"$OUT/manifest.txt" 2>/dev/null
 command -v nvidia-smi >/dev/null && nvidia-smi >"$OUT/nvidia-smi.txt" 2>&1
-step backends "$HERE/bin/kcheck" backends
-step gpu_host_test "$HERE/bin/gpu_host_test" --gtest_output="xml:$OUT/gpu_host_test.xml"
-step gpu_device_test "$HERE/bin/gpu_device_test" --gtest_output="xml:$OUT/gpu_device_test.xml"
+STEPS=${KC_STEPS:-backends host device corpus}
+want() { case " $STEPS " in *" $1 "*) return 0 ;; esac; return 1; }
+KCHECK="$HERE/bin/kcheck"
+
+want backends && step backends "$KCHECK" backends
+want host && step gpu_host_test "$HERE/bin/gpu_host_test" --gtest_output="xml:$OUT/gpu_host_test.xml"
+want device && step gpu_device_test "$HERE/bin/gpu_device_test" --gtest_output="xml:$OUT/gpu_device_test.xml"
 CASES=$(ls -d "$HERE"/cases/*/ | grep -v '/bench/$')
 # shellcheck disable=SC2086
-step corpus "$HERE/bin/kcheck" run $CASES --backend cuda,cudnn --require cuda --jobs "$JOBS" \
+want corpus && step corpus "$KCHECK" run $CASES --backend cuda,cudnn --require cuda --jobs "$JOBS" \
   --report "$OUT/report.json" --junit "$OUT/junit.xml" "$@"
+if want sanitize; then
+  SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  SAN_CASES=${KC_SANITIZE_CASES:-conv/conv_bias.yaml maxpool/pool2d.yaml conv_bias_relu/fused.yaml stack/checkpoint_policies.yaml}
+  if [ ! -x "$SAN" ]; then
+    step sanitize sh -c "echo 'compute-sanitizer: not found (PATH, /usr/local/cuda/bin)'; exit 2"
+    SAN_CASES=
+  fi
+  for tool in memcheck racecheck initcheck synccheck; do
+    for c in $SAN_CASES; do
+      step "sanitize_${tool}_$(echo "$c" | tr '/.' '__')" "$SAN" --tool "$tool" --error-exitcode 3 \
+        "$KCHECK" run "$HERE/cases/$c" --backend cuda --require cuda --in-process
+    done
+  done
+fi
+if want fuzz; then
+  step fuzz_ops "$KCHECK" fuzz --backend cuda --time "${KC_FUZZ_TIME:-120}" --jobs "$JOBS" --save "$OUT/fuzz_ops" \
+    --report "$OUT/fuzz_ops.json"
+  step fuzz_stack "$KCHECK" fuzz --op stack --backend cuda --time "${KC_FUZZ_TIME:-120}" --jobs "$JOBS" \
+    --save "$OUT/fuzz_stack" --report "$OUT/fuzz_stack.json"
+fi
 echo "reports in $OUT (summary.txt, report.json, junit.xml, failures/, *.log); exit $STATUS"
 exit $STATUS
