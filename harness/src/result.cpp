@@ -51,4 +51,11 @@ void roll_up(CaseResult& r) {
   r.disposition = d;
 }
 
+const CheckResult* find_check(const CaseResult& r, std::string_view name) {
+  for (const CheckResult& c : r.checks) {
+    if (c.name == name) return &c;
+  }
+  return nullptr;
+}
+
 }  // namespace kc

@@ -19,13 +19,6 @@
 namespace kc {
 namespace {
 
-const CheckResult* find(const CaseResult& r, const std::string& name) {
-  for (const CheckResult& c : r.checks) {
-    if (c.name == name) return &c;
-  }
-  return nullptr;
-}
-
 Case small_conv(bool bias = true) {
   test::ConvSpec s{.batch = 2, .channels = 3, .out_channels = 4, .spatial = {7, 6}, .kernel = {3, 3},
                    .stride = {2, 1}, .padding = test::pad_kind(PadKind::kSame), .bias = bias, .dtype = DType::kF32};
@@ -99,7 +92,7 @@ TEST(ForwardCheck, CorrectBackendPassesAndPlantedErrorIsLocated) {
   EXPECT_EQ(check_case(small_conv(), correct).disposition, Disposition::kPassed);
   ScaledForward bad;
   const CaseResult r = check_case(small_conv(), bad);
-  const CheckResult* f = find(r, "forward");
+  const CheckResult* f = find_check(r, "forward");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->disposition, Disposition::kFailed);
   ASSERT_FALSE(f->worst.empty());
@@ -114,7 +107,7 @@ TEST(ForwardCheck, AllZeroReferenceIsMistrustedNotPassed) {
   c.tensors["x"] = Tensor::zeros(DType::kF32, geo->x_shape());  // y == 0 everywhere
   test::DelegatingBackend correct("planted.none");
   const CaseResult r = check_case(c, correct);
-  const CheckResult* f = find(r, "forward");
+  const CheckResult* f = find_check(r, "forward");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->disposition, Disposition::kMistrusted);
   EXPECT_NE(f->message.find("all zero"), std::string::npos) << f->message;
@@ -139,7 +132,7 @@ class BiasGradientOfSampleZero : public test::DelegatingBackend {
 TEST(BackwardCheck, CatchesBiasGradientWithoutBatchSum) {
   BiasGradientOfSampleZero bad;
   const CaseResult r = check_case(small_conv(), bad);
-  const CheckResult* b = find(r, "backward");
+  const CheckResult* b = find_check(r, "backward");
   ASSERT_NE(b, nullptr);
   EXPECT_EQ(b->disposition, Disposition::kFailed);
   EXPECT_NE(b->message.find("db"), std::string::npos) << b->message;
@@ -159,7 +152,7 @@ class ValidForSame : public test::DelegatingBackend {
 TEST(ShapeCheck, NamesErosion) {
   ValidForSame bad;
   const CaseResult r = check_case(small_conv(), bad);
-  const CheckResult* s = find(r, "shape");
+  const CheckResult* s = find_check(r, "shape");
   ASSERT_NE(s, nullptr);
   EXPECT_EQ(s->disposition, Disposition::kFailed);
   EXPECT_NE(s->message.find("eroded by 2"), std::string::npos) << s->message;
@@ -180,8 +173,8 @@ TEST(GoldenCheck, HandWorkedExpectedValues) {
   c.expected["y"].data = {-1, -3};
   const CaseResult r = check_case(c, *ref);
   EXPECT_EQ(r.disposition, Disposition::kFailed);
-  ASSERT_NE(find(r, "golden"), nullptr);
-  EXPECT_EQ(find(r, "golden")->worst.at(0).index, (std::vector<int64_t>{0, 0, 1}));
+  ASSERT_NE(find_check(r, "golden"), nullptr);
+  EXPECT_EQ(find_check(r, "golden")->worst.at(0).index, (std::vector<int64_t>{0, 0, 1}));
 }
 
 TEST(Runner, ExpectedErrorRules) {

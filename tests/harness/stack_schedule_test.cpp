@@ -39,13 +39,6 @@ Case deep_case(const char* checkpoint) {
   return *cases.at(0).c;
 }
 
-const CheckResult* find_check(const CaseResult& r, std::string_view name) {
-  for (const CheckResult& c : r.checks) {
-    if (c.name == name) return &c;
-  }
-  return nullptr;
-}
-
 TEST(StackSchedule, ResidentRunnerGetsTheExecutorsGradientsAndBookkeeping) {
   const Case c = deep_case("sqrt");
   auto layers = stack_layers(c);

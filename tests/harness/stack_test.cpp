@@ -36,13 +36,6 @@ Case stack_case(int64_t depth, int64_t extent, PadKind pad, bool relu, Checkpoin
   return c;
 }
 
-const CheckResult* find_check(const CaseResult& r, std::string_view name) {
-  for (const CheckResult& c : r.checks) {
-    if (c.name == name) return &c;
-  }
-  return nullptr;
-}
-
 TEST(StackShape, FiftyValidLayersOn128Erode100PerDim) {
   auto layers = stack_layers(stack_case(50, 128, PadKind::kValid, true));
   ASSERT_TRUE(layers.ok()) << layers.status().to_string();

@@ -48,4 +48,7 @@ struct CaseResult {
 // Rolls the checks up into r.disposition (an empty list stays as it is).
 void roll_up(CaseResult& r);
 
+// The check of that name in r, or null when it did not run.
+const CheckResult* find_check(const CaseResult& r, std::string_view name);
+
 }  // namespace kc

@@ -45,9 +45,7 @@ std::string failure_kind(const CaseResult& r) {
 // A shrink candidate keeps the failure when the same check still fails (other checks
 // may come and go), or for a case-level failure, when it ends the same way.
 bool fails_like(const CaseResult& r, const std::string& kind) {
-  for (const CheckResult& c : r.checks) {
-    if (c.name == kind) return check_failed(c);
-  }
+  if (const CheckResult* c = find_check(r, kind)) return check_failed(*c);
   return is_failure(r.disposition) && disposition_key(r.disposition) == kind;
 }
 
@@ -57,10 +55,8 @@ std::string first_line(const std::string& s, size_t max = 300) {
 }
 
 std::string diagnosis(const CaseResult& r, const std::string& kind) {
-  for (const CheckResult& c : r.checks) {
-    if (c.name == kind) return first_line(c.message);
-  }
-  return first_line(r.message);
+  const CheckResult* c = find_check(r, kind);
+  return first_line(c ? c->message : r.message);
 }
 
 class Session {
