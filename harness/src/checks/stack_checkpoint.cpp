@@ -26,9 +26,17 @@ std::string first_difference(const StackRun& a, const StackRun& b) {
   return {};
 }
 
-void check_bookkeeping(const CheckContext& ctx, const CheckpointPolicy& p, const StackRun& run, CheckResult& r) {
-  const CheckpointPlan plan = plan_checkpoints(ctx.stack->layers, p, ctx.c.dtype);
-  const std::string name = checkpoint_name(p);
+// One policy's run against its plan.
+struct Planned {
+  std::string name;  // the policy's
+  CheckpointPlan plan;
+  const StackRun& run;
+};
+
+void check_bookkeeping(const CheckContext& ctx, const Planned& p, CheckResult& r) {
+  const std::string& name = p.name;
+  const CheckpointPlan& plan = p.plan;
+  const StackRun& run = p.run;
   r.message += name + ": " + std::to_string(run.recomputations) + " recomputed layer forwards, peak " +
                std::to_string(run.peak_bytes) + " activation bytes (bound " + std::to_string(plan.bound_bytes) + "); ";
   if (run.recomputations != plan.recomputations) {
@@ -52,17 +60,15 @@ void check_bookkeeping(const CheckContext& ctx, const CheckpointPolicy& p, const
 
 // A resident runner's measured memory: checkpointing must save some where the plan
 // saves (the rest of its peak, gradients in flight and workspace, is the same in both).
-void check_measured_saving(const CheckContext& ctx, const CheckpointPolicy& p, const StackRun& plain,
-                           const StackRun& kept, CheckResult& r) {
-  if (plain.measured_peak_bytes < 0 || kept.measured_peak_bytes < 0) return;
-  const int64_t planned = plan_checkpoints(ctx.stack->layers, CheckpointPolicy{}, ctx.c.dtype).peak_bytes -
-                          plan_checkpoints(ctx.stack->layers, p, ctx.c.dtype).peak_bytes;
-  const int64_t measured = plain.measured_peak_bytes - kept.measured_peak_bytes;
-  r.message += "measured saving of " + checkpoint_name(p) + " " + std::to_string(measured) + " bytes (the plan's " +
+void check_measured_saving(const Planned& plain, const Planned& kept, CheckResult& r) {
+  if (plain.run.measured_peak_bytes < 0 || kept.run.measured_peak_bytes < 0) return;
+  const int64_t planned = plain.plan.peak_bytes - kept.plan.peak_bytes;
+  const int64_t measured = plain.run.measured_peak_bytes - kept.run.measured_peak_bytes;
+  r.message += "measured saving of " + kept.name + " " + std::to_string(measured) + " bytes (the plan's " +
                std::to_string(planned) + "); ";
   if (planned > 0 && measured <= 0) {
     r.disposition = Disposition::kFailed;
-    r.message += checkpoint_name(p) + " saved no measured memory where the plan saves " + std::to_string(planned) +
+    r.message += kept.name + " saved no measured memory where the plan saves " + std::to_string(planned) +
                  " bytes: freed activations are still held; ";
   }
 }
@@ -82,9 +88,12 @@ CheckResult checkpoint_run(const CheckContext& ctx) {
   const StackRun kept = run_stack(ctx.backend, s.layers, s.in, {policy, ctx.c.dtype, true, false});
   if (!plain.status.ok()) return call_failed("checkpoint", "the stack without checkpointing", plain.status);
   if (!kept.status.ok()) return call_failed("checkpoint", "the stack with " + checkpoint_name(policy), kept.status);
-  check_bookkeeping(ctx, CheckpointPolicy{}, plain, r);
-  check_bookkeeping(ctx, policy, kept, r);
-  check_measured_saving(ctx, policy, plain, kept, r);
+  const Planned plain_planned{checkpoint_name(CheckpointPolicy{}),
+                              plan_checkpoints(s.layers, CheckpointPolicy{}, ctx.c.dtype), plain};
+  const Planned kept_planned{checkpoint_name(policy), plan_checkpoints(s.layers, policy, ctx.c.dtype), kept};
+  check_bookkeeping(ctx, plain_planned, r);
+  check_bookkeeping(ctx, kept_planned, r);
+  check_measured_saving(plain_planned, kept_planned, r);
   const std::string diff = first_difference(plain, kept);
   if (diff.empty()) {
     r.message += "gradients with " + checkpoint_name(policy) + " bitwise equal to those without";
