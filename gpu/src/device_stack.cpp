@@ -21,12 +21,6 @@
 namespace kc::gpu {
 namespace {
 
-std::string layer_name(size_t l) { return "stack layer " + std::to_string(l + 1) + ": "; }
-
-Status named(size_t l, const Status& s) {
-  return s.ok() ? s : Status(s.code(), layer_name(l) + s.message());
-}
-
 class DeviceRuntime {
  public:
   using Value = DeviceBuffer;
@@ -43,19 +37,19 @@ class DeviceRuntime {
   }
 
   Status forward(size_t l, const DeviceBuffer& x, DeviceBuffer& y, std::optional<DeviceBuffer>* keep) {
-    return named(l, forward_layer(layers_[l], l, x, y, keep));
+    return at_stack_layer(l, forward_layer(layers_[l], l, x, y, keep));
   }
 
   void output(size_t l, const DeviceBuffer& y) {
     if (!opt_.keep_activations || !status_.ok()) return;
     Tensor t = Tensor::zeros(opt_.dtype, layers_[l].out_shape());
-    status_ = named(l, download(y, opt_.dtype, t));
+    status_ = at_stack_layer(l, download(y, opt_.dtype, t));
     run_.activations.push_back(std::move(t));
   }
 
   Status backward(size_t l, const DeviceBuffer& x, const DeviceBuffer* argmax, const DeviceBuffer& dy,
                   DeviceBuffer& dx) {
-    return named(l, backward_layer(layers_[l], l, x, argmax, dy, dx));
+    return at_stack_layer(l, backward_layer(layers_[l], l, x, argmax, dy, dx));
   }
 
   // A failed download of a kept activation (output() cannot return it).

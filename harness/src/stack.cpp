@@ -74,6 +74,8 @@ std::vector<StackLayer> unchecked_stack_layers(const Case& c) {
   return layers;
 }
 
+Status at_stack_layer(size_t l, const Status& s) { return s.with_context("stack layer " + std::to_string(l + 1)); }
+
 bool has_max_pool(const std::vector<StackLayer>& layers) {
   return std::any_of(layers.begin(), layers.end(), [](const StackLayer& l) { return l.pool.has_value(); });
 }

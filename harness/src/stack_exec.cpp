@@ -27,12 +27,7 @@ void uniform_fill(Tensor& t, uint64_t seed, uint64_t stream, double scale, bool 
   }
 }
 
-std::string layer_name(size_t l) { return "stack layer " + std::to_string(l + 1) + ": "; }
-
-Status named(size_t l, const char* call, const Status& s) {
-  if (s.ok()) return s;
-  return Status(s.code(), layer_name(l) + call + ": " + s.message());
-}
+Status named(size_t l, const char* call, const Status& s) { return at_stack_layer(l, s.with_context(call)); }
 
 }  // namespace
 

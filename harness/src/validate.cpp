@@ -180,11 +180,8 @@ Status validate_stack(const Case& c, const StackParams& p, const Limits& limits)
   if (p.pool) KC_RETURN_IF_ERROR(check_pool_fields(*p.pool, c.input, limits));
   const std::vector<StackLayer> layers = unchecked_stack_layers(c);
   for (size_t i = 0; i < layers.size(); ++i) {
-    const std::string where = "stack layer " + num(static_cast<int64_t>(i) + 1) + ": ";
-    if (Status s = validate(layers[i].conv_case, limits); !s.ok()) return Status(s.code(), where + s.message());
-    if (layers[i].pool_case) {
-      if (Status s = validate(*layers[i].pool_case, limits); !s.ok()) return Status(s.code(), where + s.message());
-    }
+    KC_RETURN_IF_ERROR(at_stack_layer(i, validate(layers[i].conv_case, limits)));
+    if (layers[i].pool_case) KC_RETURN_IF_ERROR(at_stack_layer(i, validate(*layers[i].pool_case, limits)));
   }
   const int64_t bytes = estimate_case_bytes(c);
   if (bytes > limits.max_case_bytes) {

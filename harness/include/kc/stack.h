@@ -41,6 +41,10 @@ struct StackLayer {
 // output is empty (validate() names it). For a non-stack case: empty.
 std::vector<StackLayer> unchecked_stack_layers(const Case& c);
 
+// An error of layer l (0-based) as the stack reports it: "stack layer <l+1>: ...";
+// ok stays ok.
+Status at_stack_layer(size_t l, const Status& s);
+
 // Whether some layer has a max pool.
 bool has_max_pool(const std::vector<StackLayer>& layers);
 
