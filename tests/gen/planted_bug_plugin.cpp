@@ -8,25 +8,25 @@
 #include <cstdlib>
 
 #include "kc/plugin.h"
+#include "support/delegating_backend.h"
 
 namespace {
 
-class Planted : public kc::Backend {
+class Planted : public kc::test::DelegatingBackend {
  public:
-  explicit Planted(std::string name) : name_(std::move(name)) {}
-  std::string name() const override { return name_; }
+  explicit Planted(std::string name) : DelegatingBackend(std::move(name)) {}
   kc::Status conv_forward(const kc::ConvGeometry& g, const kc::Tensor& x, const kc::Tensor& w, const kc::Tensor* b,
                           bool relu, kc::Tensor& y) override {
     for (const kc::DimGeometry& d : g.spatial.dims) {
-      if (name_ == "gen.crash_on_stride" && d.stride > 1) std::abort();
+      if (name() == "gen.crash_on_stride" && d.stride > 1) std::abort();
     }
-    return ref_->conv_forward(g, x, w, b, relu, y);
+    return reference().conv_forward(g, x, w, b, relu, y);
   }
   kc::Status conv_backward(const kc::ConvGeometry& g, const kc::Tensor& x, const kc::Tensor& w, const kc::Tensor* b,
                            bool relu, const kc::Tensor& dy, kc::Tensor& dx, kc::Tensor& dw,
                            kc::Tensor* db) override {
-    KC_RETURN_IF_ERROR(ref_->conv_backward(g, x, w, b, relu, dy, dx, dw, db));
-    if (name_ != "gen.dw_last_position") return kc::ok_status();
+    KC_RETURN_IF_ERROR(reference().conv_backward(g, x, w, b, relu, dy, dx, dw, db));
+    if (name() != "gen.dw_last_position") return kc::ok_status();
     // dw again from dy with every output position but the last zeroed.
     const int64_t positions = g.spatial.out_count();
     kc::Tensor last = dy;
@@ -34,20 +34,8 @@ class Planted : public kc::Backend {
       if (i % positions != positions - 1) last[i] = 0.0;
     }
     kc::Tensor dx_unused = dx, db_unused = db ? *db : kc::Tensor{};
-    return ref_->conv_backward(g, x, w, b, relu, last, dx_unused, dw, db ? &db_unused : nullptr);
+    return reference().conv_backward(g, x, w, b, relu, last, dx_unused, dw, db ? &db_unused : nullptr);
   }
-  kc::Status maxpool_forward(const kc::PoolGeometry& g, const kc::Tensor& x, kc::Tensor& y,
-                             kc::IndexTensor* indices) override {
-    return ref_->maxpool_forward(g, x, y, indices);
-  }
-  kc::Status maxpool_backward(const kc::PoolGeometry& g, const kc::Tensor& dy, const kc::IndexTensor* indices,
-                              kc::Tensor& dx) override {
-    return ref_->maxpool_backward(g, dy, indices, dx);
-  }
-
- private:
-  std::string name_;
-  std::unique_ptr<kc::Backend> ref_ = kc::make_reference_backend();
 };
 
 void register_backends(kc::Registry& r) {
