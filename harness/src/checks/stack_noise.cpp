@@ -34,9 +34,12 @@ struct Routing {
   std::optional<IndexTensor> argmax;    // pooled layers only
 };
 
-Routing routing(const StackLayer& L, const Tensor& a_in, const Tensor& w, const Tensor* b) {
+// a_out: the layer's output in the oracle's run; without a pool it is relu(z), whose
+// sign pattern is z's, so z is recomputed only for a pooled layer.
+Routing routing(const StackLayer& L, const Tensor& a_in, const Tensor& a_out, const Tensor& w, const Tensor* b) {
   Routing r;
-  Tensor z = ref::conv_forward(L.conv, a_in, w, b);
+  if (!L.relu && !L.pool) return r;
+  Tensor z = L.pool ? ref::conv_forward(L.conv, a_in, w, b) : a_out;
   if (L.relu) {
     Tensor m = z;
     for (int64_t i = 0; i < z.size(); ++i) {
@@ -69,7 +72,7 @@ GradVariance gradient_error_variance(const StackContext& s, double u) {
     const StackLayer& L = s.layers[l];
     const Tensor& a_in = l == 0 ? s.in.x : s.ref.activations[l - 1];
     const Tensor* b = L.conv.bias ? &s.in.b[l] : nullptr;
-    route[l] = routing(L, a_in, s.in.w[l], b);
+    route[l] = routing(L, a_in, s.ref.activations[l], s.in.w[l], b);
     const Tensor abs_b = b ? absolute(*b) : Tensor{};
     Tensor vz = ref::conv_forward(L.conv, var, squared(s.in.w[l]), nullptr);
     add_local(vz, ref::conv_forward(L.conv, absolute(a_in), absolute(s.in.w[l]), b ? &abs_b : nullptr),
