@@ -87,17 +87,24 @@ std::string why_mistrust_is_wrong(const CheckResult& check, const Case& c) {
 
 // Empty when every stack check that applies ran on `backend` and passed (or was
 // MISTRUSTED where the trust rule says so), else what went wrong: backward runs on
-// candidates in f64, and in f32 without a max pool (see stack_basic.cpp), drift in
-// f16/bf16. `tags` gets each check's verdict.
+// candidates in f64 and f32 (with a max pool, where every argmax is forced: see
+// stack_basic.cpp), drift in f16/bf16. `tags` gets each check's verdict.
 std::string stack_verdict(const Case& c, Backend& backend, std::vector<std::string>& tags) {
-  const CaseResult r = check_case(c, backend);
+  Case every = c;  // requested by name, a check that does not apply says why (SKIPPED)
+  every.checks = {"shape", "backward", "checkpoint", "influence", "drift"};
+  const CaseResult r = check_case(every, backend);
   if (r.disposition == Disposition::kInvalid || r.disposition == Disposition::kCrashed) {
     return std::string(disposition_name(r.disposition)) + ": " + r.message;
   }
   const bool low = c.dtype == DType::kF16 || c.dtype == DType::kBF16;
   std::set<std::string> ran;
+  std::string backward_skipped;
   for (const CheckResult& check : r.checks) {
     tags.push_back(check.name + " " + std::string(disposition_name(check.disposition)));
+    if (check.disposition == Disposition::kSkipped) {
+      if (check.name == "backward") backward_skipped = check.message;
+      continue;
+    }
     ran.insert(check.name);
     std::string wrong;
     if (check.disposition == Disposition::kMistrusted) wrong = why_mistrust_is_wrong(check, c);
@@ -108,8 +115,13 @@ std::string stack_verdict(const Case& c, Backend& backend, std::vector<std::stri
   }
   std::set<std::string> want = {"shape", "checkpoint", "influence"};
   if (low) want.insert("drift");
-  const auto& layer = std::get<StackParams>(c.op);
-  if (backend.name() != "reference" && (c.dtype == DType::kF64 || (c.dtype == DType::kF32 && !layer.pool))) {
+  // f32 with a max pool: only where the oracle's values force every argmax. Generated
+  // stacks often make exact ties (windows over bias-only outputs of wide padding, or a
+  // conv over an overlapping pool's repeated maxima), which any two correct runs need
+  // not order alike: there the check says so.
+  const bool unforced = c.dtype == DType::kF32 && stack_of(c).pool &&
+                        backward_skipped.find("max-pool windows hold another value within") != std::string::npos;
+  if (backend.name() != "reference" && (c.dtype == DType::kF64 || c.dtype == DType::kF32) && !unforced) {
     want.insert("backward");
   }
   if (ran != want) return "the checks that ran are not the ones that apply";

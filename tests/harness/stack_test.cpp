@@ -12,6 +12,8 @@
 #include "kc/runner.h"
 #include "kc/stack_exec.h"
 #include "kc/validate.h"
+#include "checks/stack_noise.h"
+#include "checks/window.h"
 
 namespace kc {
 namespace {
@@ -282,6 +284,98 @@ TEST(StackChecks, CorrectLowPrecisionPassesWhereRoundingCancelsOrTies) {
       }
     }
   }
+}
+
+// A pooled f32 stack: 2x2 windows, stride 2, after a SAME conv and relu.
+Case pooled_f32_stack(int64_t depth) {
+  Case c = stack_case(depth, 12, PadKind::kSame, true, {CheckpointKind::kSqrt, 0}, 3, DType::kF32);
+  MaxPoolParams pool;
+  pool.kernel = {2, 2};
+  pool.stride = {2, 2};
+  std::get<StackParams>(c.op).pool = pool;
+  c.input.spatial = {24, 24};
+  return c;
+}
+
+// Every max pool routes each window's gradient to its first tap inside the input, not
+// to its argmax.
+class PoolGradientToFirstTap final : public test::DelegatingBackend {
+ public:
+  PoolGradientToFirstTap() : DelegatingBackend("pool_gradient_to_first_tap") {}
+  Status maxpool_backward(const PoolGeometry& g, const Tensor& dy, const IndexTensor* indices, Tensor& dx) override {
+    if (indices == nullptr) return reference().maxpool_backward(g, dy, indices, dx);
+    IndexTensor first = *indices;
+    const int64_t plane_out = g.spatial.out_count();
+    for (size_t i = 0; i < first.data.size(); ++i) {
+      const int64_t o = static_cast<int64_t>(i) % plane_out;
+      first.data[i] = checks::rules::window_taps(g.spatial, checks::rules::unravel(o, g.spatial.out_dims())).front();
+    }
+    return reference().maxpool_backward(g, dy, &first, dx);
+  }
+};
+
+// With a max pool in f32 the stack backward applies where the oracle's values force
+// every argmax (random data: all of them): a correct kernel with f32 sums in another
+// order passes, and a pool that routes the gradient to the wrong tap fails.
+TEST(StackChecks, PooledF32BackwardIsJudgedWhereEveryArgmaxIsForced) {
+  test::DelegatingBackend correct("correct");
+  test::F32Accumulation f32_sums("f32-sums");
+  PoolGradientToFirstTap wrong;
+  for (int64_t depth : {1, 3}) {
+    const Case c = pooled_f32_stack(depth);
+    for (Backend* b : {static_cast<Backend*>(&correct), static_cast<Backend*>(&f32_sums)}) {
+      const CaseResult r = check_case(c, *b);
+      const CheckResult* bw = find_check(r, "backward");
+      ASSERT_TRUE(bw);
+      EXPECT_EQ(bw->disposition, Disposition::kPassed) << b->name() << " depth " << depth << ": " << bw->message;
+      EXPECT_LT(bw->max_error_ratio, 0.1) << bw->message;
+    }
+    const CaseResult r = check_case(c, wrong);
+    const CheckResult* bw = find_check(r, "backward");
+    ASSERT_TRUE(bw);
+    EXPECT_EQ(bw->disposition, Disposition::kFailed) << "depth " << depth << ": " << bw->message;
+  }
+}
+
+// The gate itself: a window whose maximum ties another tap, or is nearer to it than
+// rounding can tell apart, is named; a clear maximum and a window of relu zeros are not.
+TEST(StackChecks, PoolWindowsWithinRoundingOfATieAreNamed) {
+  Case c;
+  c.name = "pool gate";
+  c.dtype = DType::kF32;
+  c.input = {1, 1, {8}};
+  StackParams p;
+  p.depth = 1;
+  p.conv.out_channels = 1;
+  p.conv.kernel = {1};
+  p.relu = true;
+  MaxPoolParams pool;
+  pool.kernel = {2};
+  pool.stride = {2};
+  p.pool = pool;
+  c.op = p;
+  auto layers = stack_layers(c);
+  ASSERT_TRUE(layers.ok()) << layers.status().to_string();
+  auto in = make_stack_inputs(c, *layers);
+  ASSERT_TRUE(in.ok());
+  in->w[0][0] = 1.0;  // z = x, so the windows are the pairs of x
+  auto oracle = make_reference_backend();
+  const double u = unit_roundoff(DType::kF32);
+  // x, windows (x0, x1) (x2, x3) (x4, x5) (x6, x7); relu: (-1, -2) is a window of zeros.
+  auto gate = [&](std::vector<double> x) {
+    in->x.data = std::move(x);
+    StackRunOptions keep{CheckpointPolicy{}, DType::kF64, true, true};
+    keep.keep_conv_grads = true;
+    const StackRun ref = run_stack(*oracle, *layers, *in, keep);
+    EXPECT_TRUE(ref.status.ok());
+    const StackContext s{*layers, *in, ref, ref, ref};
+    return checks::unforced_pool_windows(s, u, 6.0);
+  };
+  EXPECT_EQ(gate({1.0, 0.5, 0.25, 2.0, -1.0, -2.0, 3.0, 1.5}), "");
+  const std::string tie = gate({1.0, 1.0, 0.25, 2.0, -1.0, -2.0, 3.0, 1.5});
+  EXPECT_NE(tie.find("layer 1: 1 of 3 max-pool windows"), std::string::npos) << tie;
+  const std::string near = gate({1.0, 0.5, 2.0, 2.0 * (1.0 - 4.0 * u), -1.0, -2.0, 3.0, 3.0 + 8.0 * u});
+  EXPECT_NE(near.find("layer 1: 2 of 3 max-pool windows"), std::string::npos) << near;
 }
 
 TEST(StackChecks, SingleOpChecksSayWhyTheyDoNotApply) {

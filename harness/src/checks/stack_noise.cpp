@@ -4,9 +4,11 @@
 
 #include <cmath>
 #include <optional>
+#include <string>
 
 #include "kc/ref/conv.h"
 #include "kc/ref/maxpool.h"
+#include "window.h"
 
 namespace kc::checks {
 namespace {
@@ -32,6 +34,7 @@ void add(Tensor& v, const Tensor& other) {
 struct Routing {
   std::optional<Tensor> mask;           // 1 where z > 0; relu layers only
   std::optional<IndexTensor> argmax;    // pooled layers only
+  Tensor pool_in;                       // pooled layers only: the pool's input, relu(z) or z
 };
 
 // a_out: the layer's output in the oracle's run; without a pool it is relu(z), whose
@@ -52,6 +55,7 @@ Routing routing(const StackLayer& L, const Tensor& a_in, const Tensor& a_out, co
     PoolGeometry g = *L.pool;
     g.mode = PoolMode::kTraining;
     r.argmax = ref::maxpool_forward(g, z).indices;
+    r.pool_in = std::move(z);
   }
   return r;
 }
@@ -61,43 +65,119 @@ void apply_mask(const Routing& r, Tensor& t) {
   for (int64_t i = 0; i < t.size(); ++i) t[i] *= (*r.mask)[i];
 }
 
-}  // namespace
+// How many windows of a pool can share one input position: per dim, those whose starts
+// lie within the window's extent.
+int64_t windows_per_tap(const PoolGeometry& g) {
+  int64_t n = 1;
+  for (const DimGeometry& d : g.spatial.dims) n *= std::min(d.kernel, (d.extent() + d.stride - 1) / d.stride);
+  return n;
+}
 
-GradVariance gradient_error_variance(const StackContext& s, double u) {
+// The forward half of the model: every layer's routing and the variance of its input.
+// on_pool(l, routing, vz) sees each pooled layer's pool input variance before the relu
+// mask (an error can lift a relu input just below 0 above it).
+struct Forward {
+  std::vector<Routing> route;
+  std::vector<Tensor> var_in;
+};
+
+template <class OnPool>
+Forward forward_variance(const StackContext& s, double u, OnPool on_pool) {
   const size_t depth = s.layers.size();
-  std::vector<Routing> route(depth);
-  std::vector<Tensor> var_in(depth);  // variance of each layer's input activation
+  Forward f;
+  f.route.resize(depth);
+  f.var_in.resize(depth);
   Tensor var = Tensor::zeros(DType::kF64, s.layers.front().in_shape());  // x is exact
   for (size_t l = 0; l < depth; ++l) {
     const StackLayer& L = s.layers[l];
     const Tensor& a_in = l == 0 ? s.in.x : s.ref.activations[l - 1];
     const Tensor* b = L.conv.bias ? &s.in.b[l] : nullptr;
-    route[l] = routing(L, a_in, s.ref.activations[l], s.in.w[l], b);
+    f.route[l] = routing(L, a_in, s.ref.activations[l], s.in.w[l], b);
     const Tensor abs_b = b ? absolute(*b) : Tensor{};
     Tensor vz = ref::conv_forward(L.conv, var, squared(s.in.w[l]), nullptr);
     add_local(vz, ref::conv_forward(L.conv, absolute(a_in), absolute(s.in.w[l]), b ? &abs_b : nullptr),
               L.conv.reduction_length() + (b ? 1 : 0), u);
-    apply_mask(route[l], vz);
-    var_in[l] = std::move(var);
+    if (L.pool) on_pool(l, f.route[l], vz);
+    apply_mask(f.route[l], vz);
+    f.var_in[l] = std::move(var);
     if (L.pool) {  // y = z[argmax]: its variance is gathered the same way
       var = Tensor::zeros(DType::kF64, L.pool->y_shape());
       const int64_t plane_in = L.pool->spatial.in_count(), plane_out = L.pool->spatial.out_count();
-      for (int64_t i = 0; i < var.size(); ++i) var[i] = vz[(i / plane_out) * plane_in + route[l].argmax->data[static_cast<size_t>(i)]];
+      for (int64_t i = 0; i < var.size(); ++i) {
+        var[i] = vz[(i / plane_out) * plane_in + f.route[l].argmax->data[static_cast<size_t>(i)]];
+      }
     } else {
       var = std::move(vz);
     }
   }
+  return f;
+}
+
+}  // namespace
+
+std::string unforced_pool_windows(const StackContext& s, double u, double sigmas) {
+  std::string why;
+  forward_variance(s, u, [&](size_t l, const Routing& r, const Tensor& vz) {
+    if (!why.empty()) return;  // the first layer that has one is enough to name
+    const PoolGeometry& g = *s.layers[l].pool;
+    const Tensor& z = r.pool_in;
+    const int64_t plane_in = g.spatial.in_count(), plane_out = g.spatial.out_count();
+    const int64_t planes = z.size() / plane_in;
+    int64_t windows = 0, unforced = 0;
+    for (int64_t o = 0; o < plane_out; ++o) {
+      const std::vector<int64_t> taps = rules::window_taps(g.spatial, rules::unravel(o, g.spatial.out_dims()));
+      for (int64_t p = 0; p < planes; ++p) {
+        const int64_t base = p * plane_in;
+        const int64_t top = base + r.argmax->data[static_cast<size_t>(p * plane_out + o)];
+        // After a relu, a window of zeros routes nothing whichever tap it picks (each
+        // tap's mask is 0); its relu inputs near 0 are the relu's matter, as elsewhere.
+        if (s.layers[l].relu && !(z[top] > 0.0)) continue;
+        ++windows;
+        for (int64_t t : taps) {
+          const int64_t q = base + t;
+          // Two sums of nothing but zero terms (taps in zero padding only) are exactly 0
+          // in any run: their tie is the tie rule's, unless that allows any tap.
+          if (q == top || (vz[top] == 0.0 && vz[q] == 0.0 && z[q] == z[top] && g.tie != TieRule::kAny)) continue;
+          if (z[top] - z[q] <= sigmas * std::sqrt(vz[top] + vz[q])) {
+            ++unforced;
+            break;
+          }
+        }
+      }
+    }
+    if (unforced > 0) {
+      why = "layer " + std::to_string(l + 1) + ": " + std::to_string(unforced) + " of " + std::to_string(windows) +
+            " max-pool windows hold another value within " + std::to_string(static_cast<int>(sigmas)) +
+            " standard deviations of rounding of their maximum";
+    }
+  });
+  return why;
+}
+
+GradVariance gradient_error_variance(const StackContext& s, double u) {
+  const size_t depth = s.layers.size();
+  Forward f = forward_variance(s, u, [](size_t, const Routing&, const Tensor&) {});
+  const std::vector<Routing>& route = f.route;
+  std::vector<Tensor>& var_in = f.var_in;
   GradVariance v;
   v.dw.resize(depth);
   v.db.resize(depth);
   Tensor var_g = Tensor::zeros(DType::kF64, s.layers.back().out_shape());  // dy is exact
+  Tensor g_ref = s.in.dy;  // the oracle's cotangent of the layer's output (pooled layers)
   for (size_t l = depth; l-- > 0;) {
     const StackLayer& L = s.layers[l];
     const ConvGeometry& g = L.conv;
     const Tensor& a_in = l == 0 ? s.in.x : s.ref.activations[l - 1];
     Tensor dz = s.ref.conv_grads[l];  // after the pool's backward, before the relu's
-    Tensor vdz = L.pool ? *ref::maxpool_backward(*L.pool, var_g, route[l].argmax) : var_g;
-    add_local(vdz, dz, 1, u);  // its storage in the dtype
+    Tensor vdz = var_g;
+    if (L.pool) {
+      // dz sums the cotangents of the windows whose argmax it is: rounding on the
+      // magnitude of those terms (they may cancel), then its storage.
+      vdz = *ref::maxpool_backward(*L.pool, var_g, route[l].argmax);
+      add_local(vdz, *ref::maxpool_backward(*L.pool, absolute(g_ref), route[l].argmax), windows_per_tap(*L.pool) + 1, u);
+    } else {
+      add_local(vdz, dz, 1, u);  // its storage in the dtype
+    }
     apply_mask(route[l], vdz);
     apply_mask(route[l], dz);
     const Tensor abs_dz = absolute(dz), abs_a = absolute(a_in);
@@ -109,6 +189,7 @@ GradVariance gradient_error_variance(const StackContext& s, double u) {
       v.db[l] = ref::conv_backward_bias(g, vdz);
       add_local(v.db[l], ref::conv_backward_bias(g, abs_dz), positions, u);
     }
+    if (l > 0 && s.layers[l - 1].pool) g_ref = ref::conv_backward_data(g, dz, s.in.w[l]);
     var_g = ref::conv_backward_data(g, vdz, squared(s.in.w[l]));
     add_local(var_g, ref::conv_backward_data(g, abs_dz, absolute(s.in.w[l])),
               g.out_per_group() * g.spatial.kernel_count(), u);

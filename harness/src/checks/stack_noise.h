@@ -9,14 +9,17 @@
 // through a linear map by the squares of its coefficients, so with the oracle's relu
 // masks and argmaxes:
 //   forward   Vz_l   = conv(Va_{l-1}, w∘w) + s_l²,        Va_l = mask/gather of Vz_l
-//   backward  Vdz_l  = mask ∘ scatter(Vg_l),              Vg_{l-1} = conv_bd(Vdz_l, w∘w) + s_bd²
+//   backward  Vdz_l  = mask ∘ (scatter(Vg_l) + s_pool²),  Vg_{l-1} = conv_bd(Vdz_l, w∘w) + s_bd²
 //             Vdw_l  = conv_bw(Va_{l-1}, dz∘dz) + conv_bw(a_{l-1}∘a_{l-1}, Vdz_l) + s_bw²
 //             Vdb_l  = sum(Vdz_l) + s_db²
-// where dz is the oracle's conv-output cotangent. A relu input or a max pool's argmax
-// that an error moves is outside this first-order model (the check keeps those
-// situations out, see stack_basic.cpp). Internal to the checks.
+// where dz is the oracle's conv-output cotangent and s_pool the rounding of the sums
+// of overlapping windows' cotangents in a max pool's backward (on the scatter of the
+// oracle's |g|; without a pool, dz's storage in the dtype). A relu input or a max
+// pool's argmax that an error moves is outside this first-order model (the check keeps
+// those situations out: stack_basic.cpp, unforced_pool_windows). Internal to the checks.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "kc/checks.h"
@@ -27,6 +30,13 @@ struct GradVariance {
   Tensor dx;                   // per element
   std::vector<Tensor> dw, db;  // per layer; db empty-shaped without a bias
 };
+
+// Empty when the oracle's argmax is forced in every max-pool window of the stack: its
+// maximum exceeds each other tap by more than `sigmas` standard deviations of their
+// difference's rounding error (the forward model above), so that a correct run in the
+// dtype routes the gradient where the oracle does. Else which layer has windows that
+// are not, and how many.
+std::string unforced_pool_windows(const StackContext& s, double u, double sigmas);
 
 // u: the unit roundoff of the accumulation. Needs the oracle's activations and conv
 // cotangents in s.ref.
