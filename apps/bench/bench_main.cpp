@@ -1,9 +1,15 @@
-// kcheck-bench: Google Benchmark entries for kernelcheck, then the ratios each target
-// is stated in, between entries of the same run. Google Benchmark flags pass through
-// (e.g. --benchmark_out=r.json --benchmark_filter=Conv --benchmark_repetitions=5).
+// kcheck-bench: Google Benchmark entries for kernelcheck, then the targets (targets.h),
+// each a ratio between entries of the same run. Google Benchmark flags pass through
+// (e.g. --benchmark_out=r.json --benchmark_filter=Conv --benchmark_repetitions=5). The
+// JSON's context carries kc_commit (the source tree's commit, or $KC_COMMIT), which
+// kcheck-dashboard shows with the run.
 #include <benchmark/benchmark.h>
 
+#include <array>
 #include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
 
 #include "ratio_reporter.h"
 
@@ -21,73 +27,43 @@ void RatioReporter::ReportRuns(const std::vector<Run>& runs) {
   ConsoleReporter::ReportRuns(runs);
 }
 
-const RatioReporter::Entry* RatioReporter::entry(const std::string& name) const {
-  auto it = entries_.find(name);
-  return it == entries_.end() ? nullptr : &it->second;
-}
-
-double RatioReporter::gflops(const std::string& name) const {
-  const Entry* e = entry(name);
-  if (e == nullptr) return 0.0;
-  auto it = e->counters.find("GFLOP/s");
-  return it == e->counters.end() ? 0.0 : it->second;
-}
-
 namespace {
-const char* verdict(bool met) { return met ? "MET" : "MISSED"; }
+
+// The commit of the source tree this binary was built from ("+dirty" with uncommitted
+// changes), $KC_COMMIT when set, or "unknown" (no git, or not a checkout).
+std::string source_commit() {
+  if (const char* env = std::getenv("KC_COMMIT"); env != nullptr && *env != '\0') return env;
+  const std::string git = "git -C '" KC_SOURCE_DIR "' ";
+  auto first_line = [](const std::string& command) {
+    std::unique_ptr<FILE, int (*)(FILE*)> p(popen((command + " 2>/dev/null").c_str(), "r"), pclose);
+    if (!p) return std::string();
+    std::array<char, 128> buf{};
+    std::string line = std::fgets(buf.data(), buf.size(), p.get()) ? buf.data() : "";
+    while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.pop_back();
+    return line;
+  };
+  const std::string commit = first_line(git + "rev-parse HEAD");
+  if (commit.empty()) return "unknown";
+  return first_line(git + "status --porcelain --untracked-files=no").empty() ? commit : commit + "+dirty";
+}
+
 }  // namespace
-
-bool RatioReporter::print_ratio(const std::string& what, const std::string& a, const std::string& b,
-                                double target) const {
-  const double ga = gflops(a), gb = gflops(b);
-  if (ga <= 0.0 || gb <= 0.0) return true;  // filtered out of this run
-  const double r = ga / gb;
-  std::printf("%-44s %8.3f  (%s %.2f / %s %.2f GFLOP/s; target >= %.2f) %s\n", what.c_str(), r,
-              a.c_str(), ga, b.c_str(), gb, target, verdict(r >= target));
-  return r >= target;
-}
-
-bool RatioReporter::print_time_ratio(const std::string& what, const std::string& a, const std::string& b,
-                                     double target) const {
-  const Entry *ea = entry(a), *eb = entry(b);
-  if (ea == nullptr || eb == nullptr || eb->seconds <= 0.0) return true;
-  const double r = ea->seconds / eb->seconds;
-  std::printf("%-44s %8.3f  (%s %.2f ms / %s %.2f ms; target <= %.2f) %s\n", what.c_str(), r, a.c_str(),
-              1e3 * ea->seconds, b.c_str(), 1e3 * eb->seconds, target, verdict(r <= target));
-  return r <= target;
-}
-
-bool RatioReporter::print_time(const std::string& what, const std::string& a, double target_seconds) const {
-  const Entry* e = entry(a);
-  if (e == nullptr) return true;
-  std::printf("%-44s %8.3f s  (%s; target <= %.2f s) %s\n", what.c_str(), e->seconds, a.c_str(), target_seconds,
-              verdict(e->seconds <= target_seconds));
-  return e->seconds <= target_seconds;
-}
-
-bool RatioReporter::print_within(const std::string& what, const std::string& a, const std::string& counter,
-                                 const std::string& bound) const {
-  const Entry* e = entry(a);
-  if (e == nullptr || !e->counters.count(counter) || !e->counters.count(bound)) return true;
-  const double v = e->counters.at(counter), b = e->counters.at(bound);
-  std::printf("%-44s %8.0f  (%s %s; bound %s %.0f) %s\n", what.c_str(), v, a.c_str(), counter.c_str(), bound.c_str(),
-              b, verdict(v <= b));
-  return v <= b;
-}
-
 }  // namespace kc::bench
 
 int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
+  benchmark::AddCustomContext("kc_commit", kc::bench::source_commit());
   kc::bench::RatioReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
-  std::printf("\nratios measured in this run:\n");
-  reporter.print_ratio("reference conv fwd / Eigen GEMM (f64)", "BM_RefConvForward", "BM_EigenGemm", 0.40);
-  reporter.print_time("directional gradcheck, 1M-element conv", "BM_DirectionalGradcheck", 2.0);
-  reporter.print_time_ratio("stack step sqrt / none (reference)", "BM_StackStepSqrt", "BM_StackStepNone", 1.35);
-  reporter.print_within("stack sqrt peak activation bytes", "BM_StackStepSqrt", "peak_activation_bytes",
-                        "sqrt_bound_bytes");
+  std::printf("\ntargets, as ratios measured in this run:\n");
+  for (const kc::bench::Target& t : kc::bench::targets()) {
+    const auto m = kc::bench::evaluate(t, reporter.entries());
+    if (!m) continue;  // an entry it needs was filtered out of this run
+    std::printf("%-44s %10s  (%s; target %s) %s\n", std::string(t.what).c_str(),
+                kc::bench::format_value(t, m->value).c_str(), m->detail.c_str(), m->goal.c_str(),
+                m->met ? "MET" : "MISSED");
+  }
   benchmark::Shutdown();
   return 0;
 }
