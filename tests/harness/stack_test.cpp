@@ -8,10 +8,12 @@
 
 #include "support/delegating_backend.h"
 #include "support/f32_accumulation.h"
+#include "support/f32_direct.h"
 #include "kc/case_io.h"
 #include "kc/runner.h"
 #include "kc/stack_exec.h"
 #include "kc/validate.h"
+#include "checks/check_list.h"
 #include "checks/stack_noise.h"
 #include "checks/window.h"
 
@@ -286,11 +288,13 @@ TEST(StackChecks, CorrectLowPrecisionPassesWhereRoundingCancelsOrTies) {
   }
 }
 
-// A pooled f32 stack: 2x2 windows, stride 2, after a SAME conv and relu.
-Case pooled_f32_stack(int64_t depth) {
+// A pooled f32 stack after a SAME conv and relu: 2x2 windows of stride 2, or
+// overlapping 3x3 windows of stride 2 (whose backward sums the cotangents of the
+// windows that share a maximum).
+Case pooled_f32_stack(int64_t depth, bool overlapping = false) {
   Case c = stack_case(depth, 12, PadKind::kSame, true, {CheckpointKind::kSqrt, 0}, 3, DType::kF32);
   MaxPoolParams pool;
-  pool.kernel = {2, 2};
+  pool.kernel = overlapping ? Dims{3, 3} : Dims{2, 2};
   pool.stride = {2, 2};
   std::get<StackParams>(c.op).pool = pool;
   c.input.spatial = {24, 24};
@@ -315,67 +319,175 @@ class PoolGradientToFirstTap final : public test::DelegatingBackend {
 };
 
 // With a max pool in f32 the stack backward applies where the oracle's values force
-// every argmax (random data: all of them): a correct kernel with f32 sums in another
-// order passes, and a pool that routes the gradient to the wrong tap fails.
+// every routing decision (these random stacks: all of them): correct kernels with f32
+// sums in another order (modelled, and real f32 arithmetic) pass, and a pool that
+// routes the gradient to the wrong tap fails.
 TEST(StackChecks, PooledF32BackwardIsJudgedWhereEveryArgmaxIsForced) {
   test::DelegatingBackend correct("correct");
   test::F32Accumulation f32_sums("f32-sums");
+  test::F32Direct f32_direct;
   PoolGradientToFirstTap wrong;
-  for (int64_t depth : {1, 3}) {
-    const Case c = pooled_f32_stack(depth);
-    for (Backend* b : {static_cast<Backend*>(&correct), static_cast<Backend*>(&f32_sums)}) {
+  for (const Case& c : {pooled_f32_stack(1), pooled_f32_stack(3), pooled_f32_stack(3, true)}) {
+    SCOPED_TRACE(case_to_one_line(c));
+    for (Backend* b : {static_cast<Backend*>(&correct), static_cast<Backend*>(&f32_sums),
+                       static_cast<Backend*>(&f32_direct)}) {
       const CaseResult r = check_case(c, *b);
       const CheckResult* bw = find_check(r, "backward");
       ASSERT_TRUE(bw);
-      EXPECT_EQ(bw->disposition, Disposition::kPassed) << b->name() << " depth " << depth << ": " << bw->message;
+      EXPECT_EQ(bw->disposition, Disposition::kPassed) << b->name() << ": " << bw->message;
       EXPECT_LT(bw->max_error_ratio, 0.1) << bw->message;
     }
     const CaseResult r = check_case(c, wrong);
     const CheckResult* bw = find_check(r, "backward");
     ASSERT_TRUE(bw);
-    EXPECT_EQ(bw->disposition, Disposition::kFailed) << "depth " << depth << ": " << bw->message;
+    EXPECT_EQ(bw->disposition, Disposition::kFailed) << bw->message;
   }
 }
 
-// The gate itself: a window whose maximum ties another tap, or is nearer to it than
-// rounding can tell apart, is named; a clear maximum and a window of relu zeros are not.
-TEST(StackChecks, PoolWindowsWithinRoundingOfATieAreNamed) {
+// One layer, a 1x1 conv with w = 1 (z = x, plus b) on 8 positions of one channel, in f32;
+// optionally a max pool of 2, stride 2: windows (x0, x1) (x2, x3) (x4, x5) (x6, x7).
+struct GateCase {
   Case c;
-  c.name = "pool gate";
-  c.dtype = DType::kF32;
-  c.input = {1, 1, {8}};
+  std::vector<StackLayer> layers;
+  StackInputs in;
+};
+
+GateCase gate_case(bool relu, bool pool, bool bias = false, TieRule tie = TieRule::kFirst) {
+  GateCase g;
+  g.c.name = "routing gate";
+  g.c.dtype = DType::kF32;
+  g.c.input = {1, 1, {8}};
   StackParams p;
   p.depth = 1;
   p.conv.out_channels = 1;
   p.conv.kernel = {1};
-  p.relu = true;
-  MaxPoolParams pool;
-  pool.kernel = {2};
-  pool.stride = {2};
-  p.pool = pool;
-  c.op = p;
-  auto layers = stack_layers(c);
-  ASSERT_TRUE(layers.ok()) << layers.status().to_string();
-  auto in = make_stack_inputs(c, *layers);
-  ASSERT_TRUE(in.ok());
-  in->w[0][0] = 1.0;  // z = x, so the windows are the pairs of x
+  p.conv.bias = bias;
+  p.relu = relu;
+  if (pool) {
+    MaxPoolParams mp;
+    mp.kernel = {2};
+    mp.stride = {2};
+    mp.tie = tie;
+    p.pool = mp;
+  }
+  g.c.op = p;
+  g.layers = *stack_layers(g.c);
+  g.in = *make_stack_inputs(g.c, g.layers);
+  g.in.w[0][0] = 1.0;
+  return g;
+}
+
+// unforced_routing on x (and b) with the oracle's run, as the backward check calls it.
+std::string gate(GateCase& g, std::vector<double> x, double b = 0.0) {
+  g.in.x.data = std::move(x);
+  if (g.layers[0].user_bias) g.in.b[0][0] = b;
   auto oracle = make_reference_backend();
+  StackRunOptions keep{CheckpointPolicy{}, DType::kF64, true, true};
+  keep.keep_conv_grads = true;
+  const StackRun ref = run_stack(*oracle, g.layers, g.in, keep);
+  EXPECT_TRUE(ref.status.ok());
+  const StackContext s{g.layers, g.in, ref, ref, ref};
+  return checks::unforced_routing(s, unit_roundoff(DType::kF32), 6.0);
+}
+
+// The gate: a window whose maximum ties another tap, or is nearer to it (or, after a
+// relu, to 0) than 6 standard deviations of rounding (here about 2u per unit value), is
+// named, and so is a relu input that near 0; clear decisions, windows of relu zeros
+// that stay below 0, and ties between taps that are nothing but the bias are not.
+TEST(StackChecks, RoutingDecisionsWithinRoundingAreNamed) {
   const double u = unit_roundoff(DType::kF32);
-  // x, windows (x0, x1) (x2, x3) (x4, x5) (x6, x7); relu: (-1, -2) is a window of zeros.
-  auto gate = [&](std::vector<double> x) {
-    in->x.data = std::move(x);
+  GateCase pooled = gate_case(false, true);
+  EXPECT_EQ(gate(pooled, {1.0, 0.5, 0.25, 2.0, -1.0, -2.0, 3.0, 1.5}), "");
+  EXPECT_EQ(gate(pooled, {1.0, 1.0 - 40 * u, 0.25, 2.0, -1.0, -2.0, 3.0, 1.5}), "");  // about 14 sigma apart
+  const std::string tie = gate(pooled, {1.0, 1.0, 0.25, 2.0, -1.0, -2.0, 3.0, 1.5});
+  EXPECT_NE(tie.find("layer 1: 1 of 4 max-pool windows hold their maximum within 6 standard deviations"),
+            std::string::npos) << tie;
+  const std::string near = gate(pooled, {1.0, 1.0 - 4 * u, 2.0, 2.0 * (1.0 - 4 * u), -1.0, -2.0, 3.0, 3.0 + 8 * u});
+  EXPECT_NE(near.find("layer 1: 3 of 4 max-pool windows"), std::string::npos) << near;
+
+  // With a relu, z = x - 1 (b = -1): an input near 0 is a cancellation of terms near 1.
+  GateCase relu_pooled = gate_case(true, true, true);
+  const std::vector<double> clear = {2.0, 1.5, 1.25, 3.0, 0.0, -1.0, 4.0, 2.5};  // (-1, -2): zeros that stay
+  EXPECT_EQ(gate(relu_pooled, clear, -1.0), "");
+  std::vector<double> x = clear;
+  x[4] = 1.0 - 4 * u;  // z = -4u could round above 0 and take the window's gradient
+  const std::string lifted = gate(relu_pooled, x, -1.0);
+  EXPECT_NE(lifted.find("layer 1: 1 of 4 max-pool windows hold their maximum within 6 standard deviations of "
+                        "rounding of another tap or of 0"), std::string::npos) << lifted;
+  x = clear;
+  x[0] = 1.0 + 4 * u;  // the maximum, z = 4u, could round to 0 or below
+  x[1] = 0.0;
+  EXPECT_NE(gate(relu_pooled, x, -1.0).find("1 of 4"), std::string::npos);
+
+  GateCase relu_only = gate_case(true, false, true);
+  EXPECT_EQ(gate(relu_only, clear, -1.0), "");
+  x = clear;
+  x[4] = 1.0 + 4 * u;
+  x[6] = 1.0 - 4 * u;
+  const std::string flip = gate(relu_only, x, -1.0);
+  EXPECT_NE(flip.find("layer 1: 2 of 8 relu inputs lie within 6 standard deviations of rounding of 0"),
+            std::string::npos) << flip;
+
+  // x0 = x1 = 0: both taps are the bias alone, exactly b in any run, and their gradient
+  // reaches no dx or dw: their tie is harmless, even under the tie rule 'any'. Equal
+  // values with terms behind them are not.
+  GateCase biased = gate_case(false, true, true, TieRule::kAny);
+  EXPECT_EQ(gate(biased, {0.0, 0.0, 0.25, 2.0, -1.0, -2.0, 3.0, 1.5}, 0.3), "");
+  EXPECT_NE(gate(biased, {0.5, 0.5, 0.25, 2.0, -1.0, -2.0, 3.0, 1.5}, 0.3).find("1 of 4"), std::string::npos);
+}
+
+// A relu input that sums to -2^-27 exactly but to +2^-27 in sequential f32 (channels
+// 1, -2^-26, -1, 2^-27): a correct f32 kernel passes the gradient through where the
+// oracle's relu stops it. The backward check must not judge it (it used to fail it,
+// with and without a pool after the relu), and says why.
+TEST(StackChecks, ReluInputWithinRoundingOfZeroIsNotJudged) {
+  for (bool pool : {false, true}) {
+    Case c;
+    c.name = "relu flip";
+    c.dtype = DType::kF32;
+    c.input = {1, 4, {4}};
+    StackParams p;
+    p.depth = 1;
+    p.conv.out_channels = 1;
+    p.conv.kernel = {1};
+    p.relu = true;
+    if (pool) {
+      MaxPoolParams mp;
+      mp.kernel = {2};
+      mp.stride = {2};
+      p.pool = mp;
+    }
+    c.op = p;
+    auto layers = stack_layers(c);
+    ASSERT_TRUE(layers.ok()) << layers.status().to_string();
+    auto in = make_stack_inputs(c, *layers);
+    ASSERT_TRUE(in.ok());
+    for (int ch = 0; ch < 4; ++ch) in->w[0][ch] = 1.0;
+    const double t = std::ldexp(1.0, -26), h = std::ldexp(1.0, -27);
+    const double x[4][4] = {{1.0, -0.5, 1.0, 0.5}, {-t, 0, 0, 0}, {-1.0, 0, 0, 0}, {h, 0, 0, 0}};
+    for (int ch = 0; ch < 4; ++ch) {
+      for (int q = 0; q < 4; ++q) in->x[ch * 4 + q] = x[ch][q];
+    }
+    auto oracle = make_reference_backend();
+    test::F32Direct f32;
     StackRunOptions keep{CheckpointPolicy{}, DType::kF64, true, true};
     keep.keep_conv_grads = true;
     const StackRun ref = run_stack(*oracle, *layers, *in, keep);
-    EXPECT_TRUE(ref.status.ok());
-    const StackContext s{*layers, *in, ref, ref, ref};
-    return checks::unforced_pool_windows(s, u, 6.0);
-  };
-  EXPECT_EQ(gate({1.0, 0.5, 0.25, 2.0, -1.0, -2.0, 3.0, 1.5}), "");
-  const std::string tie = gate({1.0, 1.0, 0.25, 2.0, -1.0, -2.0, 3.0, 1.5});
-  EXPECT_NE(tie.find("layer 1: 1 of 3 max-pool windows"), std::string::npos) << tie;
-  const std::string near = gate({1.0, 0.5, 2.0, 2.0 * (1.0 - 4.0 * u), -1.0, -2.0, 3.0, 3.0 + 8.0 * u});
-  EXPECT_NE(near.find("layer 1: 2 of 3 max-pool windows"), std::string::npos) << near;
+    const StackRun cand = run_stack(f32, *layers, *in, {CheckpointPolicy{}, DType::kF32, true, true});
+    const StackRun lowered = run_stack(*oracle, *layers, *in, {CheckpointPolicy{}, DType::kF32, true, true});
+    ASSERT_TRUE(ref.status.ok() && cand.status.ok() && lowered.status.ok());
+    ASSERT_EQ(ref.activations[0][0], 0.0);  // the oracle's relu stops it,
+    ASSERT_GT(cand.activations[0][0], 0.0);  // real f32 lets it through
+    const StackContext s{*layers, *in, ref, cand, lowered};
+    const OpInputs none_in;
+    const OpOutputs none_out;
+    const CheckContext ctx{c, layers->front().conv, none_in, f32, false, none_out, none_out, none_out, &s};
+    const std::string why = checks::stack_backward_not_applicable(ctx);
+    EXPECT_NE(why.find(pool ? "max-pool windows" : "relu inputs lie within"), std::string::npos) << why;
+    // What the check would say if it judged: a failure far past its allowance.
+    const CheckResult judged = checks::stack_backward_run(ctx);
+    EXPECT_EQ(judged.disposition, Disposition::kFailed) << judged.message;
+  }
 }
 
 TEST(StackChecks, SingleOpChecksSayWhyTheyDoNotApply) {

@@ -3,6 +3,7 @@
 #include "stack_noise.h"
 
 #include <cmath>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -35,14 +36,18 @@ struct Routing {
   std::optional<Tensor> mask;           // 1 where z > 0; relu layers only
   std::optional<IndexTensor> argmax;    // pooled layers only
   Tensor pool_in;                       // pooled layers only: the pool's input, relu(z) or z
+  Tensor z;                             // the conv output before the relu, when asked for
 };
 
 // a_out: the layer's output in the oracle's run; without a pool it is relu(z), whose
-// sign pattern is z's, so z is recomputed only for a pooled layer.
-Routing routing(const StackLayer& L, const Tensor& a_in, const Tensor& a_out, const Tensor& w, const Tensor* b) {
+// sign pattern is z's, so z is recomputed only for a pooled layer or when keep_z asks.
+Routing routing(const StackLayer& L, const Tensor& a_in, const Tensor& a_out, const Tensor& w, const Tensor* b,
+                bool keep_z) {
   Routing r;
   if (!L.relu && !L.pool) return r;
-  Tensor z = L.pool ? ref::conv_forward(L.conv, a_in, w, b) : a_out;
+  const bool recompute = L.pool || (keep_z && L.relu);
+  Tensor z = recompute ? ref::conv_forward(L.conv, a_in, w, b) : a_out;
+  if (keep_z) r.z = z;
   if (L.relu) {
     Tensor m = z;
     for (int64_t i = 0; i < z.size(); ++i) {
@@ -74,15 +79,17 @@ int64_t windows_per_tap(const PoolGeometry& g) {
 }
 
 // The forward half of the model: every layer's routing and the variance of its input.
-// on_pool(l, routing, vz) sees each pooled layer's pool input variance before the relu
-// mask (an error can lift a relu input just below 0 above it).
+// With a gate (unforced_routing), on_layer(l, a_in, routing, vz) sees each layer with a
+// relu or a pool, its routing holding z, and vz its variance before the relu mask (an
+// error can lift a relu input just below 0 above it).
 struct Forward {
   std::vector<Routing> route;
   std::vector<Tensor> var_in;
 };
 
-template <class OnPool>
-Forward forward_variance(const StackContext& s, double u, OnPool on_pool) {
+using OnLayer = std::function<void(size_t, const Tensor&, const Routing&, const Tensor&)>;
+
+Forward forward_variance(const StackContext& s, double u, const OnLayer& on_layer = {}) {
   const size_t depth = s.layers.size();
   Forward f;
   f.route.resize(depth);
@@ -92,12 +99,13 @@ Forward forward_variance(const StackContext& s, double u, OnPool on_pool) {
     const StackLayer& L = s.layers[l];
     const Tensor& a_in = l == 0 ? s.in.x : s.ref.activations[l - 1];
     const Tensor* b = L.conv.bias ? &s.in.b[l] : nullptr;
-    f.route[l] = routing(L, a_in, s.ref.activations[l], s.in.w[l], b);
+    f.route[l] = routing(L, a_in, s.ref.activations[l], s.in.w[l], b, static_cast<bool>(on_layer));
     const Tensor abs_b = b ? absolute(*b) : Tensor{};
     Tensor vz = ref::conv_forward(L.conv, var, squared(s.in.w[l]), nullptr);
     add_local(vz, ref::conv_forward(L.conv, absolute(a_in), absolute(s.in.w[l]), b ? &abs_b : nullptr),
               L.conv.reduction_length() + (b ? 1 : 0), u);
-    if (L.pool) on_pool(l, f.route[l], vz);
+    if (on_layer && (L.relu || L.pool)) on_layer(l, a_in, f.route[l], vz);
+    f.route[l].z = Tensor{};
     apply_mask(f.route[l], vz);
     f.var_in[l] = std::move(var);
     if (L.pool) {  // y = z[argmax]: its variance is gathered the same way
@@ -113,42 +121,63 @@ Forward forward_variance(const StackContext& s, double u, OnPool on_pool) {
   return f;
 }
 
+// Whether `gap` (a difference of two values) is more than `sigmas` standard deviations
+// of its rounding error (variance `v`); a NaN is not.
+bool clear(double gap, double v, double sigmas) { return gap > sigmas * std::sqrt(v); }
+
 }  // namespace
 
-std::string unforced_pool_windows(const StackContext& s, double u, double sigmas) {
+std::string unforced_routing(const StackContext& s, double u, double sigmas) {
   std::string why;
-  forward_variance(s, u, [&](size_t l, const Routing& r, const Tensor& vz) {
+  forward_variance(s, u, [&](size_t l, const Tensor& a_in, const Routing& r, const Tensor& vz) {
     if (!why.empty()) return;  // the first layer that has one is enough to name
-    const PoolGeometry& g = *s.layers[l].pool;
-    const Tensor& z = r.pool_in;
+    const StackLayer& L = s.layers[l];
+    const Tensor& z = r.z;
+    const std::string layer = "layer " + std::to_string(l + 1) + ": ";
+    const std::string within = " within " + std::to_string(static_cast<int>(sigmas)) + " standard deviations of rounding of ";
+    if (!L.pool) {  // relu only: an input near 0 whose cotangent is not 0 flips its gradient on or off
+      int64_t near = 0;
+      const Tensor& dz = s.ref.conv_grads[l];
+      for (int64_t i = 0; i < z.size(); ++i) near += vz[i] > 0.0 && dz[i] != 0.0 && !clear(std::fabs(z[i]), vz[i], sigmas);
+      if (near > 0) why = layer + std::to_string(near) + " of " + std::to_string(z.size()) + " relu inputs lie" + within + "0";
+      return;
+    }
+    // Taps whose every term but the bias is 0 (zero padding, zero activations): any run
+    // gives them exactly b, and their gradient reaches neither dx nor dw (db sums the
+    // plane), so a tie among them routes nothing apart, whatever the tie rule.
+    ConvGeometry g0 = L.conv;
+    g0.bias = false;
+    const Tensor field = ref::conv_forward(g0, absolute(a_in), absolute(s.in.w[l]), nullptr);
+    const PoolGeometry& g = *L.pool;
+    const Tensor& p = r.pool_in;
     const int64_t plane_in = g.spatial.in_count(), plane_out = g.spatial.out_count();
-    const int64_t planes = z.size() / plane_in;
-    int64_t windows = 0, unforced = 0;
+    const int64_t planes = p.size() / plane_in;
+    int64_t unforced = 0;
     for (int64_t o = 0; o < plane_out; ++o) {
       const std::vector<int64_t> taps = rules::window_taps(g.spatial, rules::unravel(o, g.spatial.out_dims()));
-      for (int64_t p = 0; p < planes; ++p) {
-        const int64_t base = p * plane_in;
-        const int64_t top = base + r.argmax->data[static_cast<size_t>(p * plane_out + o)];
-        // After a relu, a window of zeros routes nothing whichever tap it picks (each
-        // tap's mask is 0); its relu inputs near 0 are the relu's matter, as elsewhere.
-        if (s.layers[l].relu && !(z[top] > 0.0)) continue;
-        ++windows;
-        for (int64_t t : taps) {
-          const int64_t q = base + t;
-          // Two sums of nothing but zero terms (taps in zero padding only) are exactly 0
-          // in any run: their tie is the tie rule's, unless that allows any tap.
-          if (q == top || (vz[top] == 0.0 && vz[q] == 0.0 && z[q] == z[top] && g.tie != TieRule::kAny)) continue;
-          if (z[top] - z[q] <= sigmas * std::sqrt(vz[top] + vz[q])) {
-            ++unforced;
-            break;
+      for (int64_t n = 0; n < planes; ++n) {
+        const int64_t base = n * plane_in;
+        const int64_t top = base + r.argmax->data[static_cast<size_t>(n * plane_out + o)];
+        bool forced = true;
+        if (L.relu && !(p[top] > 0.0)) {
+          // A window of relu zeros routes its gradient to a masked tap, unless a tap's
+          // input could round above 0.
+          for (int64_t t : taps) forced = forced && (vz[base + t] == 0.0 || clear(-z[base + t], vz[base + t], sigmas));
+        } else {
+          // The maximum must stay above 0 (relu) and above every other tap.
+          if (L.relu && vz[top] > 0.0) forced = clear(z[top], vz[top], sigmas);
+          for (int64_t t : taps) {
+            const int64_t q = base + t;
+            if (q == top || (field[top] == 0.0 && field[q] == 0.0 && p[q] == p[top])) continue;
+            forced = forced && clear(p[top] - p[q], vz[top] + vz[q], sigmas);
           }
         }
+        unforced += !forced;
       }
     }
     if (unforced > 0) {
-      why = "layer " + std::to_string(l + 1) + ": " + std::to_string(unforced) + " of " + std::to_string(windows) +
-            " max-pool windows hold another value within " + std::to_string(static_cast<int>(sigmas)) +
-            " standard deviations of rounding of their maximum";
+      why = layer + std::to_string(unforced) + " of " + std::to_string(planes * plane_out) +
+            " max-pool windows hold their maximum" + within + "another tap" + (L.relu ? " or of 0" : "");
     }
   });
   return why;
@@ -156,7 +185,7 @@ std::string unforced_pool_windows(const StackContext& s, double u, double sigmas
 
 GradVariance gradient_error_variance(const StackContext& s, double u) {
   const size_t depth = s.layers.size();
-  Forward f = forward_variance(s, u, [](size_t, const Routing&, const Tensor&) {});
+  Forward f = forward_variance(s, u);
   const std::vector<Routing>& route = f.route;
   std::vector<Tensor>& var_in = f.var_in;
   GradVariance v;

@@ -15,8 +15,8 @@
 // where dz is the oracle's conv-output cotangent and s_pool the rounding of the sums
 // of overlapping windows' cotangents in a max pool's backward (on the scatter of the
 // oracle's |g|; without a pool, dz's storage in the dtype). A relu input or a max
-// pool's argmax that an error moves is outside this first-order model (the check keeps
-// those situations out: stack_basic.cpp, unforced_pool_windows). Internal to the checks.
+// pool's argmax that an error moves is outside this first-order model: the check is not
+// judged where one could (unforced_routing). Internal to the checks.
 #pragma once
 
 #include <string>
@@ -31,12 +31,15 @@ struct GradVariance {
   std::vector<Tensor> dw, db;  // per layer; db empty-shaped without a bias
 };
 
-// Empty when the oracle's argmax is forced in every max-pool window of the stack: its
-// maximum exceeds each other tap by more than `sigmas` standard deviations of their
-// difference's rounding error (the forward model above), so that a correct run in the
-// dtype routes the gradient where the oracle does. Else which layer has windows that
-// are not, and how many.
-std::string unforced_pool_windows(const StackContext& s, double u, double sigmas);
+// Empty when the oracle's values force every routing decision of the stack, so that a
+// correct run in the dtype routes the gradient where the oracle does: every relu input
+// whose cotangent is not 0 is more than `sigmas` standard deviations of its rounding
+// error (the forward model above) away from 0, and in every max-pool window the
+// maximum exceeds each other tap (and 0, after a relu) by more than that much for
+// their difference, or a window of relu zeros has no input that could round above 0.
+// Taps whose every term but the bias is 0 tie harmlessly. Else the first layer that
+// has decisions that are not forced, and how many.
+std::string unforced_routing(const StackContext& s, double u, double sigmas);
 
 // u: the unit roundoff of the accumulation. Needs the oracle's activations and conv
 // cotangents in s.ref.

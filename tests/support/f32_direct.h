@@ -1,0 +1,144 @@
+// A correct f32 kernel that computes in real f32: direct loops over the definition with
+// float accumulators in sequential order, the relu mask from its own z, max pool with
+// the tie rule 'any' taken as 'last'. Unlike F32Accumulation (f32_accumulation.h),
+// whose errors are drawn within the model's bounds, its rounding is what f32 hardware
+// does, so that it can decide a relu input or a pool window within rounding otherwise
+// than the oracle: the control for the stack checks' routing gate. f64 cases go to the
+// reference.
+#pragma once
+
+#include <array>
+#include <vector>
+
+#include "support/delegating_backend.h"
+
+namespace kc::test {
+namespace f32_direct {
+
+// The input coordinate that padded coordinate p reads in one dim, or -1 for a zero.
+inline int64_t source(int64_t p, const DimGeometry& d, PaddingMode mode) {
+  int64_t i = p - d.pad_lo;
+  if (i >= 0 && i < d.in) return i;
+  switch (mode) {
+    case PaddingMode::kZeros: return -1;
+    case PaddingMode::kReplicate: return i < 0 ? 0 : d.in - 1;
+    case PaddingMode::kCircular: return ((i % d.in) + d.in) % d.in;
+    default: return i < 0 ? -i : 2 * (d.in - 1) - i;  // reflect
+  }
+}
+
+using Pos = std::array<int64_t, 3>;
+
+struct Conv {
+  const ConvGeometry& g;
+  std::array<DimGeometry, 3> d;
+  explicit Conv(const ConvGeometry& geo) : g(geo), d(geo.spatial.as_3d()) {}
+  int64_t cpg() const { return g.in_per_group(); }
+  int64_t kpg() const { return g.out_per_group(); }
+  int64_t x_at(int64_t n, int64_t c, const Pos& i) const {
+    return (((n * g.in_channels + c) * d[0].in + i[0]) * d[1].in + i[1]) * d[2].in + i[2];
+  }
+  int64_t y_at(int64_t n, int64_t co, const Pos& o) const {
+    return (((n * g.out_channels + co) * d[0].out + o[0]) * d[1].out + o[1]) * d[2].out + o[2];
+  }
+  int64_t w_at(int64_t co, int64_t ci, const Pos& k) const {
+    return (((co * cpg() + ci) * d[0].kernel + k[0]) * d[1].kernel + k[1]) * d[2].kernel + k[2];
+  }
+  // The input position of tap k of output o, or false where it reads a zero.
+  bool tap(const Pos& o, const Pos& k, Pos& src) const {
+    for (size_t a = 0; a < 3; ++a) {
+      src[a] = source(o[a] * d[a].stride + k[a] * d[a].dilation, d[a], g.mode);
+      if (src[a] < 0) return false;
+    }
+    return true;
+  }
+  template <class F>
+  static void each(const Pos& extent, F f) {
+    for (int64_t a = 0; a < extent[0]; ++a)
+      for (int64_t b = 0; b < extent[1]; ++b)
+        for (int64_t c = 0; c < extent[2]; ++c) f(Pos{a, b, c});
+  }
+  Pos out() const { return {d[0].out, d[1].out, d[2].out}; }
+  Pos kernel() const { return {d[0].kernel, d[1].kernel, d[2].kernel}; }
+};
+
+// z = conv(x, w) + b, summed in f32 in loop order.
+inline std::vector<float> forward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b) {
+  const Conv cv(g);
+  std::vector<float> z(static_cast<size_t>(element_count(g.y_shape())));
+  for (int64_t n = 0; n < g.batch; ++n) {
+    for (int64_t co = 0; co < g.out_channels; ++co) {
+      const int64_t grp = co / cv.kpg();
+      Conv::each(cv.out(), [&](const Pos& o) {
+        float acc = 0.0f;
+        for (int64_t ci = 0; ci < cv.cpg(); ++ci) {
+          Conv::each(cv.kernel(), [&](const Pos& k) {
+            Pos s;
+            if (cv.tap(o, k, s)) acc += float(w[cv.w_at(co, ci, k)]) * float(x[cv.x_at(n, grp * cv.cpg() + ci, s)]);
+          });
+        }
+        if (b) acc += float((*b)[co]);
+        z[static_cast<size_t>(cv.y_at(n, co, o))] = acc;
+      });
+    }
+  }
+  return z;
+}
+
+}  // namespace f32_direct
+
+class F32Direct final : public DelegatingBackend {
+ public:
+  explicit F32Direct(std::string name = "f32-direct") : DelegatingBackend(std::move(name)) {}
+
+  Status conv_forward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
+                      Tensor& y) override {
+    if (x.dtype == DType::kF64) return reference().conv_forward(g, x, w, b, relu, y);
+    const std::vector<float> z = f32_direct::forward(g, x, w, b);
+    for (size_t i = 0; i < z.size(); ++i) y.data[i] = relu && !(z[i] > 0.0f) ? 0.0f : z[i];
+    return ok_status();
+  }
+
+  Status maxpool_forward(const PoolGeometry& g, const Tensor& x, Tensor& y, IndexTensor* indices) override {
+    PoolGeometry h = g;
+    if (h.tie == TieRule::kAny) h.tie = TieRule::kLast;  // 'any' allows another tap among equals
+    return reference().maxpool_forward(h, x, y, indices);
+  }
+
+  Status conv_backward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
+                       const Tensor& dy, Tensor& dx, Tensor& dw, Tensor* db) override {
+    if (x.dtype == DType::kF64) return reference().conv_backward(g, x, w, b, relu, dy, dx, dw, db);
+    using f32_direct::Conv;
+    using f32_direct::Pos;
+    const Conv cv(g);
+    std::vector<float> gz(dy.data.begin(), dy.data.end());  // the cotangent of z
+    if (relu) {
+      const std::vector<float> z = f32_direct::forward(g, x, w, b);
+      for (size_t i = 0; i < z.size(); ++i) gz[i] = z[i] > 0.0f ? gz[i] : 0.0f;
+    }
+    std::vector<float> fdx(dx.data.size(), 0.0f), fdw(dw.data.size(), 0.0f), fdb(db ? db->data.size() : 0, 0.0f);
+    for (int64_t n = 0; n < g.batch; ++n) {
+      for (int64_t co = 0; co < g.out_channels; ++co) {
+        const int64_t grp = co / cv.kpg();
+        Conv::each(cv.out(), [&](const Pos& o) {
+          const float gy = gz[static_cast<size_t>(cv.y_at(n, co, o))];
+          if (db) fdb[static_cast<size_t>(co)] += gy;
+          for (int64_t ci = 0; ci < cv.cpg(); ++ci) {
+            Conv::each(cv.kernel(), [&](const Pos& k) {
+              Pos s;
+              if (!cv.tap(o, k, s)) return;
+              fdx[static_cast<size_t>(cv.x_at(n, grp * cv.cpg() + ci, s))] += gy * float(w[cv.w_at(co, ci, k)]);
+              fdw[static_cast<size_t>(cv.w_at(co, ci, k))] += gy * float(x[cv.x_at(n, grp * cv.cpg() + ci, s)]);
+            });
+          }
+        });
+      }
+    }
+    for (size_t i = 0; i < fdx.size(); ++i) dx.data[i] = fdx[i];
+    for (size_t i = 0; i < fdw.size(); ++i) dw.data[i] = fdw[i];
+    for (size_t i = 0; i < fdb.size(); ++i) db->data[i] = fdb[i];
+    return ok_status();
+  }
+};
+
+}  // namespace kc::test
