@@ -344,19 +344,21 @@ TEST(StackChecks, PooledF32BackwardIsJudgedWhereEveryArgmaxIsForced) {
   }
 }
 
-// One layer, a 1x1 conv with w = 1 (z = x, plus b) on 8 positions of one channel, in f32;
-// optionally a max pool of 2, stride 2: windows (x0, x1) (x2, x3) (x4, x5) (x6, x7).
+// One layer, a 1x1 conv with w = 1 (z = x summed over the channels, plus b) on 8
+// positions of one channel unless asked, in f32; optionally a max pool of 2, stride 2:
+// windows (x0, x1) (x2, x3) (x4, x5) (x6, x7).
 struct GateCase {
   Case c;
   std::vector<StackLayer> layers;
   StackInputs in;
 };
 
-GateCase gate_case(bool relu, bool pool, bool bias = false, TieRule tie = TieRule::kFirst) {
+GateCase gate_case(bool relu, bool pool, bool bias = false, TieRule tie = TieRule::kFirst, int64_t channels = 1,
+                   int64_t extent = 8) {
   GateCase g;
   g.c.name = "routing gate";
   g.c.dtype = DType::kF32;
-  g.c.input = {1, 1, {8}};
+  g.c.input = {1, channels, {extent}};
   StackParams p;
   p.depth = 1;
   p.conv.out_channels = 1;
@@ -373,18 +375,22 @@ GateCase gate_case(bool relu, bool pool, bool bias = false, TieRule tie = TieRul
   g.c.op = p;
   g.layers = *stack_layers(g.c);
   g.in = *make_stack_inputs(g.c, g.layers);
-  g.in.w[0][0] = 1.0;
+  for (double& w : g.in.w[0].data) w = 1.0;
   return g;
+}
+
+// The oracle's run as the stack checks see it: f64, activations and conv cotangents kept.
+StackRun oracle_run(const std::vector<StackLayer>& layers, const StackInputs& in) {
+  StackRunOptions keep{CheckpointPolicy{}, DType::kF64, true, true};
+  keep.keep_conv_grads = true;
+  return run_stack(*make_reference_backend(), layers, in, keep);
 }
 
 // unforced_routing on x (and b) with the oracle's run, as the backward check calls it.
 std::string gate(GateCase& g, std::vector<double> x, double b = 0.0) {
   g.in.x.data = std::move(x);
   if (g.layers[0].user_bias) g.in.b[0][0] = b;
-  auto oracle = make_reference_backend();
-  StackRunOptions keep{CheckpointPolicy{}, DType::kF64, true, true};
-  keep.keep_conv_grads = true;
-  const StackRun ref = run_stack(*oracle, g.layers, g.in, keep);
+  const StackRun ref = oracle_run(g.layers, g.in);
   EXPECT_TRUE(ref.status.ok());
   const StackContext s{g.layers, g.in, ref, ref, ref};
   return checks::unforced_routing(s, unit_roundoff(DType::kF32), 6.0);
@@ -442,46 +448,23 @@ TEST(StackChecks, RoutingDecisionsWithinRoundingAreNamed) {
 // with and without a pool after the relu), and says why.
 TEST(StackChecks, ReluInputWithinRoundingOfZeroIsNotJudged) {
   for (bool pool : {false, true}) {
-    Case c;
-    c.name = "relu flip";
-    c.dtype = DType::kF32;
-    c.input = {1, 4, {4}};
-    StackParams p;
-    p.depth = 1;
-    p.conv.out_channels = 1;
-    p.conv.kernel = {1};
-    p.relu = true;
-    if (pool) {
-      MaxPoolParams mp;
-      mp.kernel = {2};
-      mp.stride = {2};
-      p.pool = mp;
-    }
-    c.op = p;
-    auto layers = stack_layers(c);
-    ASSERT_TRUE(layers.ok()) << layers.status().to_string();
-    auto in = make_stack_inputs(c, *layers);
-    ASSERT_TRUE(in.ok());
-    for (int ch = 0; ch < 4; ++ch) in->w[0][ch] = 1.0;
+    GateCase g = gate_case(true, pool, false, TieRule::kFirst, 4, 4);
+    const std::vector<StackLayer>& layers = g.layers;
+    StackInputs& in = g.in;
     const double t = std::ldexp(1.0, -26), h = std::ldexp(1.0, -27);
-    const double x[4][4] = {{1.0, -0.5, 1.0, 0.5}, {-t, 0, 0, 0}, {-1.0, 0, 0, 0}, {h, 0, 0, 0}};
-    for (int ch = 0; ch < 4; ++ch) {
-      for (int q = 0; q < 4; ++q) in->x[ch * 4 + q] = x[ch][q];
-    }
+    in.x.data = {1.0, -0.5, 1.0, 0.5, -t, 0, 0, 0, -1.0, 0, 0, 0, h, 0, 0, 0};  // channel by channel
     auto oracle = make_reference_backend();
     test::F32Direct f32;
-    StackRunOptions keep{CheckpointPolicy{}, DType::kF64, true, true};
-    keep.keep_conv_grads = true;
-    const StackRun ref = run_stack(*oracle, *layers, *in, keep);
-    const StackRun cand = run_stack(f32, *layers, *in, {CheckpointPolicy{}, DType::kF32, true, true});
-    const StackRun lowered = run_stack(*oracle, *layers, *in, {CheckpointPolicy{}, DType::kF32, true, true});
+    const StackRun ref = oracle_run(layers, in);
+    const StackRun cand = run_stack(f32, layers, in, {CheckpointPolicy{}, DType::kF32, true, true});
+    const StackRun lowered = run_stack(*oracle, layers, in, {CheckpointPolicy{}, DType::kF32, true, true});
     ASSERT_TRUE(ref.status.ok() && cand.status.ok() && lowered.status.ok());
     ASSERT_EQ(ref.activations[0][0], 0.0);  // the oracle's relu stops it,
     ASSERT_GT(cand.activations[0][0], 0.0);  // real f32 lets it through
-    const StackContext s{*layers, *in, ref, cand, lowered};
+    const StackContext s{layers, in, ref, cand, lowered};
     const OpInputs none_in;
     const OpOutputs none_out;
-    const CheckContext ctx{c, layers->front().conv, none_in, f32, false, none_out, none_out, none_out, &s};
+    const CheckContext ctx{g.c, layers.front().conv, none_in, f32, false, none_out, none_out, none_out, &s};
     const std::string why = checks::stack_backward_not_applicable(ctx);
     EXPECT_NE(why.find(pool ? "max-pool windows" : "relu inputs lie within"), std::string::npos) << why;
     // What the check would say if it judged: a failure far past its allowance.

@@ -7,60 +7,16 @@
 // reference.
 #pragma once
 
-#include <array>
 #include <vector>
 
+#include "conv_direct_index.h"  // kc_reference_direct
 #include "support/delegating_backend.h"
 
 namespace kc::test {
 namespace f32_direct {
 
-// The input coordinate that padded coordinate p reads in one dim, or -1 for a zero.
-inline int64_t source(int64_t p, const DimGeometry& d, PaddingMode mode) {
-  int64_t i = p - d.pad_lo;
-  if (i >= 0 && i < d.in) return i;
-  switch (mode) {
-    case PaddingMode::kZeros: return -1;
-    case PaddingMode::kReplicate: return i < 0 ? 0 : d.in - 1;
-    case PaddingMode::kCircular: return ((i % d.in) + d.in) % d.in;
-    default: return i < 0 ? -i : 2 * (d.in - 1) - i;  // reflect
-  }
-}
-
-using Pos = std::array<int64_t, 3>;
-
-struct Conv {
-  const ConvGeometry& g;
-  std::array<DimGeometry, 3> d;
-  explicit Conv(const ConvGeometry& geo) : g(geo), d(geo.spatial.as_3d()) {}
-  int64_t cpg() const { return g.in_per_group(); }
-  int64_t kpg() const { return g.out_per_group(); }
-  int64_t x_at(int64_t n, int64_t c, const Pos& i) const {
-    return (((n * g.in_channels + c) * d[0].in + i[0]) * d[1].in + i[1]) * d[2].in + i[2];
-  }
-  int64_t y_at(int64_t n, int64_t co, const Pos& o) const {
-    return (((n * g.out_channels + co) * d[0].out + o[0]) * d[1].out + o[1]) * d[2].out + o[2];
-  }
-  int64_t w_at(int64_t co, int64_t ci, const Pos& k) const {
-    return (((co * cpg() + ci) * d[0].kernel + k[0]) * d[1].kernel + k[1]) * d[2].kernel + k[2];
-  }
-  // The input position of tap k of output o, or false where it reads a zero.
-  bool tap(const Pos& o, const Pos& k, Pos& src) const {
-    for (size_t a = 0; a < 3; ++a) {
-      src[a] = source(o[a] * d[a].stride + k[a] * d[a].dilation, d[a], g.mode);
-      if (src[a] < 0) return false;
-    }
-    return true;
-  }
-  template <class F>
-  static void each(const Pos& extent, F f) {
-    for (int64_t a = 0; a < extent[0]; ++a)
-      for (int64_t b = 0; b < extent[1]; ++b)
-        for (int64_t c = 0; c < extent[2]; ++c) f(Pos{a, b, c});
-  }
-  Pos out() const { return {d[0].out, d[1].out, d[2].out}; }
-  Pos kernel() const { return {d[0].kernel, d[1].kernel, d[2].kernel}; }
-};
+using ref::direct::Conv;
+using ref::direct::Pos;
 
 // z = conv(x, w) + b, summed in f32 in loop order.
 inline std::vector<float> forward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b) {
@@ -69,16 +25,16 @@ inline std::vector<float> forward(const ConvGeometry& g, const Tensor& x, const 
   for (int64_t n = 0; n < g.batch; ++n) {
     for (int64_t co = 0; co < g.out_channels; ++co) {
       const int64_t grp = co / cv.kpg();
-      Conv::each(cv.out(), [&](const Pos& o) {
+      cv.each(cv.out(), [&](const Pos& o) {
         float acc = 0.0f;
         for (int64_t ci = 0; ci < cv.cpg(); ++ci) {
-          Conv::each(cv.kernel(), [&](const Pos& k) {
+          cv.each(cv.ker(), [&](const Pos& k) {
             Pos s;
-            if (cv.tap(o, k, s)) acc += float(w[cv.w_at(co, ci, k)]) * float(x[cv.x_at(n, grp * cv.cpg() + ci, s)]);
+            if (cv.tap_source(o, k, s)) acc += float(w[cv.w_index(co, ci, k)]) * float(x[cv.x_index(n, grp * cv.cpg() + ci, s)]);
           });
         }
         if (b) acc += float((*b)[co]);
-        z[static_cast<size_t>(cv.y_at(n, co, o))] = acc;
+        z[static_cast<size_t>(cv.y_index(n, co, o))] = acc;
       });
     }
   }
@@ -120,15 +76,15 @@ class F32Direct final : public DelegatingBackend {
     for (int64_t n = 0; n < g.batch; ++n) {
       for (int64_t co = 0; co < g.out_channels; ++co) {
         const int64_t grp = co / cv.kpg();
-        Conv::each(cv.out(), [&](const Pos& o) {
-          const float gy = gz[static_cast<size_t>(cv.y_at(n, co, o))];
+        cv.each(cv.out(), [&](const Pos& o) {
+          const float gy = gz[static_cast<size_t>(cv.y_index(n, co, o))];
           if (db) fdb[static_cast<size_t>(co)] += gy;
           for (int64_t ci = 0; ci < cv.cpg(); ++ci) {
-            Conv::each(cv.kernel(), [&](const Pos& k) {
+            cv.each(cv.ker(), [&](const Pos& k) {
               Pos s;
-              if (!cv.tap(o, k, s)) return;
-              fdx[static_cast<size_t>(cv.x_at(n, grp * cv.cpg() + ci, s))] += gy * float(w[cv.w_at(co, ci, k)]);
-              fdw[static_cast<size_t>(cv.w_at(co, ci, k))] += gy * float(x[cv.x_at(n, grp * cv.cpg() + ci, s)]);
+              if (!cv.tap_source(o, k, s)) return;
+              fdx[static_cast<size_t>(cv.x_index(n, grp * cv.cpg() + ci, s))] += gy * float(w[cv.w_index(co, ci, k)]);
+              fdw[static_cast<size_t>(cv.w_index(co, ci, k))] += gy * float(x[cv.x_index(n, grp * cv.cpg() + ci, s)]);
             });
           }
         });
