@@ -2,7 +2,6 @@
 // version of a report file) judged by the bench's targets, oldest first: a table on
 // stdout and, with -o, one self-contained HTML page.
 #include <cstdio>
-#include <cstring>
 #include <fstream>
 #include <string>
 #include <vector>

@@ -39,8 +39,6 @@ std::vector<std::vector<std::optional<Measure>>> measure_all(const std::vector<B
   return m;
 }
 
-std::string value_text(const Target& t, double v) { return format_value(t, v); }
-
 // A line chart of one target over the runs, with its limit as a dashed line; points
 // are green where the target was met, red where it was missed.
 std::string chart(const Target& t, const std::vector<std::optional<Measure>>& row) {
@@ -63,8 +61,8 @@ std::string chart(const Target& t, const std::vector<std::optional<Measure>>& ro
   auto y = [&](double v) { return kTop + (kH - kTop - kBottom) * (hi - v) / (hi - lo); };
   std::string svg = format("<svg width=\"%.0f\" height=\"%.0f\" role=\"img\" aria-label=\"%s over runs\">\n", kW, kH,
                            escape(std::string(t.what)).c_str());
-  svg += format("<text x=\"4\" y=\"%.1f\" class=\"axis\">%s</text>\n", y(hi - pad) + 4, value_text(t, hi - pad).c_str());
-  svg += format("<text x=\"4\" y=\"%.1f\" class=\"axis\">%s</text>\n", y(lo + pad) + 4, value_text(t, lo + pad).c_str());
+  svg += format("<text x=\"4\" y=\"%.1f\" class=\"axis\">%s</text>\n", y(hi - pad) + 4, format_value(t, hi - pad).c_str());
+  svg += format("<text x=\"4\" y=\"%.1f\" class=\"axis\">%s</text>\n", y(lo + pad) + 4, format_value(t, lo + pad).c_str());
   std::string limit_path, value_path;
   for (size_t i = 0; i < n; ++i) {
     if (!row[i]) continue;
@@ -78,7 +76,7 @@ std::string chart(const Target& t, const std::vector<std::optional<Measure>>& ro
   for (size_t i = 0; i < n; ++i) {
     if (!row[i] || !std::isfinite(row[i]->value)) continue;
     svg += format("<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" class=\"%s\"><title>%s</title></circle>\n", x(i),
-                  y(row[i]->value), row[i]->met ? "met" : "missed", value_text(t, row[i]->value).c_str());
+                  y(row[i]->value), row[i]->met ? "met" : "missed", format_value(t, row[i]->value).c_str());
   }
   return svg + "</svg>\n";
 }
@@ -118,7 +116,7 @@ std::string render_text(const std::vector<BenchRun>& runs) {
     std::string goal, history;
     for (size_t i = 0; i < runs.size(); ++i) {
       const auto& v = m[k][i];
-      history += v ? format(" %s%s", value_text(t, v->value).c_str(), v->met ? "" : "!") : std::string(" -");
+      history += v ? format(" %s%s", format_value(t, v->value).c_str(), v->met ? "" : "!") : std::string(" -");
       if (v) goal = v->goal;
     }
     out += format("%-44s target %-36s newest %-12s history:%s\n", std::string(t.what).c_str(),
@@ -162,7 +160,7 @@ std::string render_html(const std::vector<BenchRun>& runs) {
       if (!v) continue;
       h += format("<tr><td>%zu</td><td class=\"l\">%s</td><td>%s</td><td class=\"l\">%s</td>"
                   "<td class=\"l %s\">%s</td><td class=\"l\">%s</td></tr>\n",
-                  i + 1, escape(run_label(runs[i])).c_str(), value_text(t, v->value).c_str(), escape(v->goal).c_str(),
+                  i + 1, escape(run_label(runs[i])).c_str(), format_value(t, v->value).c_str(), escape(v->goal).c_str(),
                   v->met ? "met" : "missed", v->met ? "MET" : "MISSED", escape(v->detail).c_str());
     }
     h += "</table>\n";

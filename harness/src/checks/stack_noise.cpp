@@ -35,8 +35,8 @@ void add(Tensor& v, const Tensor& other) {
 struct Routing {
   std::optional<Tensor> mask;           // 1 where z > 0; relu layers only
   std::optional<IndexTensor> argmax;    // pooled layers only
-  Tensor pool_in;                       // pooled layers only: the pool's input, relu(z) or z
-  Tensor z;                             // the conv output before the relu, when asked for
+  Tensor pool_in;                       // pooled layers: the pool's input, relu(z) or z (for the gate)
+  Tensor z;                             // the conv output before the relu, when asked for (the gate)
 };
 
 // a_out: the layer's output in the oracle's run; without a pool it is relu(z), whose
@@ -105,7 +105,8 @@ Forward forward_variance(const StackContext& s, double u, const OnLayer& on_laye
     add_local(vz, ref::conv_forward(L.conv, absolute(a_in), absolute(s.in.w[l]), b ? &abs_b : nullptr),
               L.conv.reduction_length() + (b ? 1 : 0), u);
     if (on_layer && (L.relu || L.pool)) on_layer(l, a_in, f.route[l], vz);
-    f.route[l].z = Tensor{};
+    f.route[l].z = Tensor{};  // the gate's alone: not held through the backward
+    f.route[l].pool_in = Tensor{};
     apply_mask(f.route[l], vz);
     f.var_in[l] = std::move(var);
     if (L.pool) {  // y = z[argmax]: its variance is gathered the same way
@@ -123,7 +124,7 @@ Forward forward_variance(const StackContext& s, double u, const OnLayer& on_laye
 
 // Whether `gap` (a difference of two values) is more than `sigmas` standard deviations
 // of its rounding error (variance `v`); a NaN is not.
-bool clear(double gap, double v, double sigmas) { return gap > sigmas * std::sqrt(v); }
+bool beyond_rounding(double gap, double v, double sigmas) { return gap > sigmas * std::sqrt(v); }
 
 }  // namespace
 
@@ -138,7 +139,7 @@ std::string unforced_routing(const StackContext& s, double u, double sigmas) {
     if (!L.pool) {  // relu only: an input near 0 whose cotangent is not 0 flips its gradient on or off
       int64_t near = 0;
       const Tensor& dz = s.ref.conv_grads[l];
-      for (int64_t i = 0; i < z.size(); ++i) near += vz[i] > 0.0 && dz[i] != 0.0 && !clear(std::fabs(z[i]), vz[i], sigmas);
+      for (int64_t i = 0; i < z.size(); ++i) near += vz[i] > 0.0 && dz[i] != 0.0 && !beyond_rounding(std::fabs(z[i]), vz[i], sigmas);
       if (near > 0) why = layer + std::to_string(near) + " of " + std::to_string(z.size()) + " relu inputs lie" + within + "0";
       return;
     }
@@ -162,14 +163,14 @@ std::string unforced_routing(const StackContext& s, double u, double sigmas) {
         if (L.relu && !(p[top] > 0.0)) {
           // A window of relu zeros routes its gradient to a masked tap, unless a tap's
           // input could round above 0.
-          for (int64_t t : taps) forced = forced && (vz[base + t] == 0.0 || clear(-z[base + t], vz[base + t], sigmas));
+          for (int64_t t : taps) forced = forced && (vz[base + t] == 0.0 || beyond_rounding(-z[base + t], vz[base + t], sigmas));
         } else {
           // The maximum must stay above 0 (relu) and above every other tap.
-          if (L.relu && vz[top] > 0.0) forced = clear(z[top], vz[top], sigmas);
+          if (L.relu && vz[top] > 0.0) forced = beyond_rounding(z[top], vz[top], sigmas);
           for (int64_t t : taps) {
             const int64_t q = base + t;
             if (q == top || (field[top] == 0.0 && field[q] == 0.0 && p[q] == p[top])) continue;
-            forced = forced && clear(p[top] - p[q], vz[top] + vz[q], sigmas);
+            forced = forced && beyond_rounding(p[top] - p[q], vz[top] + vz[q], sigmas);
           }
         }
         unforced += !forced;
