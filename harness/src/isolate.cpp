@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <thread>
 
@@ -51,7 +52,9 @@ CaseResult finish(const IsolatedTask& t, Worker& w, double timeout) {
   const double secs = std::chrono::duration<double>(Clock::now() - w.start).count();
   CaseResult r;
   if (w.killed) {
-    r = died(t, Disposition::kTimeout, "no result within the timeout of " + std::to_string(timeout) + " s; worker killed");
+    char limit[64];
+    std::snprintf(limit, sizeof limit, "%g", timeout);
+    r = died(t, Disposition::kTimeout, std::string("no result within the timeout of ") + limit + " s; worker killed");
   } else if (WIFSIGNALED(status)) {
     r = died(t, Disposition::kCrashed, std::string("worker killed by signal ") + std::to_string(WTERMSIG(status)) +
                                            " (" + strsignal(WTERMSIG(status)) + ")");

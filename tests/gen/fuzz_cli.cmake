@@ -1,6 +1,7 @@
 # cmake -P driver for kcheck gen and kcheck fuzz on the reference: exit codes, bad
 # usage, gen output that sorts and loads, --invalid cases refused as they expect (op:
-# stack too), saved regressions replayed first, and --shard splitting one run exactly.
+# stack too), saved regressions replayed first (cases/regressions too), --shard splitting
+# one run exactly, and kcheck run's bad numbers.
 #   -DKCHECK=path -DWORK=dir
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
@@ -23,6 +24,15 @@ kcheck(2 fuzz --time -1)
 kcheck(2 fuzz --backend no.such.backend)
 kcheck(2 gen --count 3)
 kcheck(2 gen --count x -o "${WORK}/x")
+# Numbers are whole: no NaN (which would disable the timeout), no trailing letters.
+kcheck(2 fuzz --timeout nan)
+kcheck(2 run "${WORK}" --timeout nan)
+if(NOT out MATCHES "--timeout: expected a positive number of seconds, got 'nan'")
+  message(FATAL_ERROR "run --timeout nan does not say what is wrong:\n${out}")
+endif()
+kcheck(2 run "${WORK}" --timeout 1s)
+kcheck(2 run "${WORK}" --jobs 2x)
+kcheck(2 run "${WORK}" --jobs 0)
 
 # gen: N files, named so that they sort in generation order, that load and run.
 kcheck(0 gen --op maxpool --count 12 --seed 3 -o "${WORK}/gen")
@@ -99,4 +109,11 @@ file(WRITE "${WORK}/regressions/bad.yaml" "op: conv\ninput: {spatial: [4]}\nconv
 kcheck(1 fuzz --count 0 --save "${WORK}/regressions")
 if(NOT out MATCHES "1 cases \\(1 replayed, 0 generated\\)")
   message(FATAL_ERROR "the regression was not replayed:\n${out}")
+endif()
+# The project's cases/regressions are replayed too when failures go to another folder.
+file(WRITE "${WORK}/project/cases/regressions/bad.yaml" "op: conv\ninput: {spatial: [4]}\nconv: {out_channels: 0, kernel: [3]}\n")
+execute_process(COMMAND "${KCHECK}" fuzz --count 0 --save "${WORK}/elsewhere" WORKING_DIRECTORY "${WORK}/project"
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 120)
+if(NOT rc EQUAL 1 OR NOT "${out}${err}" MATCHES "1 cases \\(1 replayed, 0 generated\\)")
+  message(FATAL_ERROR "fuzz --save elsewhere did not replay cases/regressions (exit ${rc}):\n${out}${err}")
 endif()

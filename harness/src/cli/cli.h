@@ -16,14 +16,20 @@ int backends_command(const Args& args); // kcheck backends
 int gen_command(const Args& args);      // kcheck gen --op OP --count N --seed S -o DIR
 int fuzz_command(const Args& args);     // kcheck fuzz [--op OP] [--time S | --count N] ...
 
-// Helpers shared by the commands: a whole decimal uint64, or nullopt; a file
-// written whole (its folder created), false on failure.
+// Helpers shared by the commands: a whole decimal uint64, or nullopt; a whole positive
+// decimal number of seconds below 1e9 (not NaN, not inf), or nullopt; a file written
+// whole (its folder created), false on failure.
 std::optional<uint64_t> parse_uint(const std::string& text);
+std::optional<double> parse_seconds(const std::string& text);
 bool write_text_file(const std::string& path, const std::string& text);
 // The current time as ISO 8601 UTC, e.g. 2026-11-21T12:05:28Z.
 std::string now_utc();
 
 // Prints "kcheck: <message>" and the usage hint to stderr; returns 2.
+// kcheck run's per-task limit when --timeout is not given: a hung kernel is TIMEOUT,
+// not the end of the run.
+inline constexpr double kDefaultTimeoutSeconds = 600;
+
 int usage_error(const std::string& message);
 
 }  // namespace kc::cli

@@ -53,9 +53,9 @@ std::string parse_shard(const std::string& v, fuzz::Settings& s) {
 std::string parse_value(const std::string& a, const std::string& v, FuzzArgs& o) {
   fuzz::Settings& s = o.s;
   auto seconds = [&](double& out) {
-    char* end = nullptr;
-    out = std::strtod(v.c_str(), &end);
-    return end != v.c_str() && *end == '\0' && out > 0 && out < 1e9;
+    const auto t = parse_seconds(v);
+    if (t) out = *t;
+    return t.has_value();
   };
   if (a == "--op") {
     const auto ops = gen::parse_op_set(v);
@@ -160,7 +160,7 @@ constexpr const char* kFuzzUsage =
     "usage: kcheck fuzz [--op conv|maxpool|conv_bias_relu|all|stack] [--time S | --count N] [--seed S]\n"
     "                   [--backend b] [--plugin lib.so]... [--save DIR] [--report r.json] [--shard i/n]\n"
     "                   [--jobs N] [--shrink-time S] [--timeout S] [--max-failures N] [--in-process]\n"
-    "  replays DIR (default cases/regressions), then checks generated cases on the backend (default\n"
+    "  replays cases/regressions and DIR (default cases/regressions), then checks generated cases on the backend (default\n"
     "  reference) until the budget (default --time 60) is spent; the first failure of each check is\n"
     "  shrunk and saved under DIR with the command that reproduces it. --op all (default): the single\n"
     "  ops; --op stack: deep stacks (op: stack). Exit 0 nothing failed, 1 a case failed, crashed,\n"

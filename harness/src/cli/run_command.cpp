@@ -24,7 +24,7 @@ struct RunOptions {
   std::vector<std::string> paths, backends, plugins;
   std::string report, junit, require;
   int jobs = 1;
-  double timeout = 0;
+  double timeout = kDefaultTimeoutSeconds;
   bool in_process = false;
 };
 
@@ -61,11 +61,13 @@ std::string parse(const Args& args, RunOptions& o) {
     } else if (a == "--junit" && value(o.junit)) {
     } else if (a == "--require" && value(o.require)) {
     } else if (a == "--jobs" && value(v)) {
-      o.jobs = std::atoi(v.c_str());
-      if (o.jobs < 1) return "--jobs: expected a positive integer, got '" + v + "'";
+      const auto n = parse_uint(v);
+      if (!n || *n == 0 || *n > 1024) return "--jobs: expected an integer from 1 to 1024, got '" + v + "'";
+      o.jobs = static_cast<int>(*n);
     } else if (a == "--timeout" && value(v)) {
-      o.timeout = std::atof(v.c_str());
-      if (o.timeout <= 0) return "--timeout: expected a positive number of seconds, got '" + v + "'";
+      const auto t = parse_seconds(v);
+      if (!t) return "--timeout: expected a positive number of seconds, got '" + v + "'";
+      o.timeout = *t;
     } else if (a == "--in-process") {
       o.in_process = true;
     } else {

@@ -1,5 +1,6 @@
 // Small helpers shared by the kcheck commands.
 #include <charconv>
+#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -12,6 +13,13 @@ std::optional<uint64_t> parse_uint(const std::string& text) {
   uint64_t v = 0;
   const auto r = std::from_chars(text.data(), text.data() + text.size(), v);
   if (text.empty() || r.ec != std::errc() || r.ptr != text.data() + text.size()) return std::nullopt;
+  return v;
+}
+
+std::optional<double> parse_seconds(const std::string& text) {
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size() || !(v > 0) || !(v < 1e9)) return std::nullopt;
   return v;
 }
 

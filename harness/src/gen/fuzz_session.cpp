@@ -7,6 +7,7 @@
 // every case, and one small reproducer per kind of failure is what a user can act on.
 #include "fuzz_session.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -92,9 +93,16 @@ class Session {
   }
 
   void replay() {
-    std::error_code ec;
-    if (!std::filesystem::is_directory(s_.save_dir, ec)) return;
-    const std::vector<std::string> files = find_case_files(s_.save_dir);
+    std::vector<std::string> files;
+    std::vector<std::filesystem::path> seen;
+    for (const std::string& dir : {std::string(kRegressions), s_.save_dir}) {
+      std::error_code ec;
+      if (!std::filesystem::is_directory(dir, ec)) continue;
+      const std::filesystem::path canonical = std::filesystem::canonical(dir, ec);
+      if (ec || std::find(seen.begin(), seen.end(), canonical) != seen.end()) continue;
+      seen.push_back(canonical);
+      for (std::string& f : find_case_files(dir)) files.push_back(std::move(f));
+    }
     for (size_t i = 0; i < files.size(); ++i) {
       if (static_cast<int64_t>(i) % s_.shards != s_.shard) continue;
       for (LoadedCase& lc : load_case_file(files[i])) loaded_.push_back(std::move(lc));

@@ -16,6 +16,10 @@
 
 namespace kc::fuzz {
 
+// The project's regression cases, replayed before every fuzz run (relative to the
+// working directory), whatever folder new failures are saved in.
+inline constexpr const char* kRegressions = "cases/regressions";
+
 struct Settings {
   gen::OpSet ops = gen::OpSet::kAll;
   uint64_t seed = 0;
@@ -23,7 +27,7 @@ struct Settings {
   int64_t count = -1;       // cases over all shards; < 0: no count limit
   std::string backend = "reference";
   std::vector<std::string> plugins;  // for the reproduce command
-  std::string save_dir = "cases/regressions";
+  std::string save_dir = "cases/regressions";  // replayed first, with kRegressions
   int64_t shard = 0, shards = 1;
   int jobs = 1;
   double shrink_time = 20;  // seconds per shrink
