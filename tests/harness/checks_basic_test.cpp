@@ -177,6 +177,26 @@ TEST(GoldenCheck, HandWorkedExpectedValues) {
   EXPECT_EQ(find_check(r, "golden")->worst.at(0).index, (std::vector<int64_t>{0, 0, 1}));
 }
 
+// The trust rule holds for expected values: all-zero ones, which a kernel writing zeros
+// matches, make a pass MISTRUSTED; a mismatch still fails.
+TEST(GoldenCheck, AllZeroExpectedValuesAreMistrusted) {
+  Case c = test::conv_case({.spatial = {3}, .kernel = {2}, .dtype = DType::kF32});
+  c.tensors["x"] = Tensor::zeros(DType::kF32, {1, 1, 3});
+  c.tensors["w"] = Tensor::zeros(DType::kF32, {1, 1, 2});
+  c.tensors["w"].data = {1, -1};
+  c.expected["y"] = Tensor::zeros(DType::kF64, {1, 1, 2});
+  c.checks = {"golden"};
+  auto ref = make_reference_backend();
+  CaseResult r = check_case(c, *ref);
+  ASSERT_NE(find_check(r, "golden"), nullptr);
+  EXPECT_EQ(find_check(r, "golden")->disposition, Disposition::kMistrusted);
+  EXPECT_NE(find_check(r, "golden")->message.find("expected y is all zero"), std::string::npos)
+      << find_check(r, "golden")->message;
+  c.expected["y"].data = {0, 1};
+  r = check_case(c, *ref);
+  EXPECT_EQ(find_check(r, "golden")->disposition, Disposition::kFailed);
+}
+
 TEST(Runner, ExpectedErrorRules) {
   auto ref = make_reference_backend();
   LoadedCase refused{"f.yaml", 3, invalid_argument("conv.groups: 2 does not divide input.channels 3"), {false, "does not divide"}};

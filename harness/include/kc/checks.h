@@ -61,8 +61,9 @@ ToleranceSpec tolerance_for(const CheckContext& ctx, std::string_view tensor);
 // The trust rule: a reason to mistrust a reference tensor a check relies on (all zero,
 // constant, or mostly zero), or empty when it can be trusted. A tensor that is sparse
 // by construction (a max-pool dx holds dy only at argmax positions) is mistrusted only
-// when it is all zero.
-std::string distrust(std::string_view tensor, const Tensor& ref, bool sparse_by_construction = false);
+// when it is all zero. `source` names where the tensor comes from in the reason.
+std::string distrust(std::string_view tensor, const Tensor& ref, bool sparse_by_construction = false,
+                     std::string_view source = "reference");
 
 // A CheckResult with the given name and disposition.
 CheckResult make_result(std::string_view name, Disposition d, std::string message = {});

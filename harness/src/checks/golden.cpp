@@ -1,6 +1,8 @@
 // golden: the backend's outputs against `expected:` tensors from an independent
 // implementation, within the case's tolerance. NaN in an expected tensor is never a
-// wildcard; indices must match exactly.
+// wildcard; indices must match exactly. The trust rule applies to the expected values:
+// a pass against an all-zero, constant or mostly zero expected tensor is MISTRUSTED
+// (a kernel that writes zeros would pass it); a max-pool dx is sparse by construction.
 #include "check_list.h"
 #include "common.h"
 
@@ -35,7 +37,9 @@ std::string golden_not_applicable(const CheckContext& ctx) {
 CheckResult golden_run(const CheckContext& ctx) {
   if (!ctx.cand.forward.ok()) return call_failed("golden", "forward", ctx.cand.forward);
   CheckResult r = make_result("golden", Disposition::kPassed);
+  std::string why;
   for (const auto& [name, want] : ctx.c.expected) {
+    if (name != "indices" && why.empty()) why = distrust(name, want, pool_geo(ctx) != nullptr && name == "dx", "expected");
     if (name == "indices") {
       compare_indices(want, ctx.cand, r);
       continue;
@@ -51,6 +55,7 @@ CheckResult golden_run(const CheckContext& ctx) {
     if (got == nullptr) continue;
     compare_tensors(name, *got, want, abs && abs->size() == want.size() ? abs : nullptr, tolerance_for(ctx, name), r);
   }
+  if (r.disposition == Disposition::kPassed && !why.empty()) return make_result("golden", Disposition::kMistrusted, why);
   return r;
 }
 

@@ -42,7 +42,7 @@ ToleranceSpec tolerance_for(const CheckContext& ctx, std::string_view tensor) {
   return s;
 }
 
-std::string distrust(std::string_view tensor, const Tensor& ref, bool sparse_by_construction) {
+std::string distrust(std::string_view tensor, const Tensor& ref, bool sparse_by_construction, std::string_view source) {
   int64_t finite = 0, zeros = 0;
   bool constant = true;
   double first = 0.0;
@@ -53,13 +53,13 @@ std::string distrust(std::string_view tensor, const Tensor& ref, bool sparse_by_
     ++finite;
     zeros += v == 0.0;
   }
-  const std::string t(tensor);
+  const std::string t = std::string(source) + " " + std::string(tensor);
   if (finite == 0) return {};
-  if (zeros == finite) return "reference " + t + " is all zero: a kernel that writes zeros would pass";
+  if (zeros == finite) return t + " is all zero: a kernel that writes zeros would pass";
   if (sparse_by_construction) return {};
-  if (constant && finite > 1) return "reference " + t + " is constant: it cannot tell positions apart";
+  if (constant && finite > 1) return t + " is constant: it cannot tell positions apart";
   if (finite >= 10 && zeros * 10 > finite * 9) {
-    return "reference " + t + " is mostly zero (" + std::to_string(zeros) + " of " + std::to_string(finite) + ")";
+    return t + " is mostly zero (" + std::to_string(zeros) + " of " + std::to_string(finite) + ")";
   }
   return {};
 }
