@@ -6,6 +6,37 @@
 #endif
 
 namespace kc {
+namespace {
+
+// A built-in backend this build lacks: listed, never available, with the reason, so
+// that `--backend cuda` on a build without CUDA is SKIPPED (unavailable) rather than
+// an unknown name, and `--require cuda` fails with the reason.
+class MissingBackend final : public Backend {
+ public:
+  MissingBackend(std::string name, std::string why) : name_(std::move(name)), why_(std::move(why)) {}
+  std::string name() const override { return name_; }
+  Status available() const override { return unavailable(why_); }
+  Status conv_forward(const ConvGeometry&, const Tensor&, const Tensor&, const Tensor*, bool, Tensor&) override {
+    return available();
+  }
+  Status conv_backward(const ConvGeometry&, const Tensor&, const Tensor&, const Tensor*, bool, const Tensor&, Tensor&,
+                       Tensor&, Tensor*) override {
+    return available();
+  }
+  Status maxpool_forward(const PoolGeometry&, const Tensor&, Tensor&, IndexTensor*) override { return available(); }
+  Status maxpool_backward(const PoolGeometry&, const Tensor&, const IndexTensor*, Tensor&) override {
+    return available();
+  }
+
+ private:
+  std::string name_, why_;
+};
+
+Registry::Factory missing(const char* name, const char* why) {
+  return [name, why] { return std::unique_ptr<Backend>(new MissingBackend(name, why)); };
+}
+
+}  // namespace
 
 Status Registry::add(std::string name, Factory factory) {
   if (name.empty()) return invalid_argument("backend name is empty");
@@ -46,7 +77,12 @@ Registry builtin_registry() {
   (void)r.add("cuda", &gpu::make_cuda_backend);
 #ifdef KC_HAVE_CUDNN
   (void)r.add("cudnn", &gpu::make_cudnn_backend);
+#else
+  (void)r.add("cudnn", missing("cudnn", "this build has no cuDNN (cudnn.h and libcudnn were not found at configure time)"));
 #endif
+#else
+  (void)r.add("cuda", missing("cuda", "this build has no CUDA (no CUDA compiler was found at configure time)"));
+  (void)r.add("cudnn", missing("cudnn", "this build has no CUDA (no CUDA compiler was found at configure time)"));
 #endif
   return r;
 }

@@ -5,6 +5,7 @@
 #     and `kcheck run CASE --backend cuda` exits 0 with the case SKIPPED (never FAILED or
 #     CRASHED), the reason in the report;
 #   - when cuda is available: `--require cuda` is satisfied (exit 0 or 1, not 2).
+# In a build without CUDA (or cuDNN) they are listed as unavailable with that reason.
 # cmake -DKCHECK=<path> -DCASE=<yaml> -DWORK=<dir> [-DCUDNN=ON] -P kcheck_gpu_paths.cmake
 execute_process(COMMAND "${KCHECK}" backends OUTPUT_VARIABLE out RESULT_VARIABLE rc)
 message(STATUS "kcheck backends:\n${out}")
