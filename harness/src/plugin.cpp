@@ -1,4 +1,4 @@
-// Plugin loading: dlopen, the ABI-version check, then kc_register_backends into a
+// Plugin loading: dlopen, the ABI-version check (when the plugin exports one), then kc_register_backends into a
 // scratch registry so that a clash is reported before anything is merged.
 #include "kc/plugin.h"
 
@@ -17,13 +17,16 @@ Status load_plugin(const std::string& path, Registry& registry) {
   using RegisterFn = int (*)(Registry*, int);
   auto version = reinterpret_cast<VersionFn>(dlsym(lib, "kc_plugin_abi_version"));
   auto reg = reinterpret_cast<RegisterFn>(dlsym(lib, "kc_register_backends"));
-  if (version == nullptr || reg == nullptr) {
-    return invalid_argument("--plugin " + path + ": not a kernelcheck plugin (exports no " +
-                            (reg == nullptr ? "kc_register_backends" : "kc_plugin_abi_version") +
-                            "; define it with KC_PLUGIN from kc/plugin.h)");
+  if (reg == nullptr) {
+    return invalid_argument("--plugin " + path +
+                            ": not a kernelcheck plugin (exports no kc_register_backends; define it with KC_PLUGIN "
+                            "from kc/plugin.h)");
   }
-  if (const int v = version(); v != KC_PLUGIN_ABI_VERSION) {
-    return failed_precondition("--plugin " + path + ": built for plugin ABI version " + std::to_string(v) +
+  // kc_plugin_abi_version is optional (DESIGN section 7 names kc_register_backends
+  // alone, which is given the ABI version and refuses one it was not built for); when
+  // exported, a mismatch is named before anything is registered.
+  if (version != nullptr && version() != KC_PLUGIN_ABI_VERSION) {
+    return failed_precondition("--plugin " + path + ": built for plugin ABI version " + std::to_string(version()) +
                                ", this kcheck has version " + std::to_string(KC_PLUGIN_ABI_VERSION) +
                                "; rebuild the plugin against this kernelcheck");
   }

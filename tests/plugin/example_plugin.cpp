@@ -1,6 +1,8 @@
 // A plugin for the end-to-end tests of --plugin: "example.correct" forwards to the
 // reference, "example.scaled_dw" returns dw scaled by 0.5 (the weight-share and
-// backward checks must catch it).
+// backward checks must catch it). Built with KC_EXAMPLE_BARE it is written to DESIGN
+// section 7 alone: it exports kc_register_backends and no kc_plugin_abi_version, and
+// checks the ABI version it is given itself.
 #include "kc/plugin.h"
 
 namespace {
@@ -42,4 +44,12 @@ void register_examples(kc::Registry& r) {
 
 }  // namespace
 
+#ifdef KC_EXAMPLE_BARE
+extern "C" int kc_register_backends(kc::Registry* registry, int abi_version) {
+  if (registry == nullptr || abi_version != KC_PLUGIN_ABI_VERSION) return 1;
+  register_examples(*registry);
+  return 0;
+}
+#else
 KC_PLUGIN(register_examples)
+#endif
