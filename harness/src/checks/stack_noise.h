@@ -14,7 +14,12 @@
 //             Vdb_l  = sum(Vdz_l) + s_db²
 // where dz is the oracle's conv-output cotangent and s_pool the rounding of the sums
 // of overlapping windows' cotangents in a max pool's backward (on the scatter of the
-// oracle's |g|; without a pool, dz's storage in the dtype). A relu input or a max
+// oracle's |g|; without a pool, dz's storage in the dtype). Errors of one source reach
+// an element along several paths (neighbouring outputs share inputs; an overlapping
+// pool copies one maximum into several windows), and squares of path sums are not sums
+// of squared paths; the cross terms are products of independently drawn weights of
+// either sign (the stack fill is symmetric, stack_exec.cpp), so they average to 0 and
+// the propagation by squares is the expected variance over the weights. A relu input or a max
 // pool's argmax that an error moves is outside this first-order model: the check is not
 // judged where one could (unforced_routing). Internal to the checks.
 #pragma once
