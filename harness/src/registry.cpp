@@ -78,11 +78,11 @@ Registry builtin_registry() {
 #ifdef KC_HAVE_CUDNN
   (void)r.add("cudnn", &gpu::make_cudnn_backend);
 #else
-  (void)r.add("cudnn", missing("cudnn", "this build has no cuDNN (cudnn.h and libcudnn were not found at configure time)"));
+  (void)r.add("cudnn", missing("cudnn", "built without cuDNN: cudnn.h and libcudnn were not found at configure time"));
 #endif
 #else
-  (void)r.add("cuda", missing("cuda", "this build has no CUDA (no CUDA compiler was found at configure time)"));
-  (void)r.add("cudnn", missing("cudnn", "this build has no CUDA (no CUDA compiler was found at configure time)"));
+  (void)r.add("cuda", missing("cuda", "built without CUDA: no CUDA compiler was found at configure time"));
+  (void)r.add("cudnn", missing("cudnn", "built without CUDA: no CUDA compiler was found at configure time"));
 #endif
   return r;
 }
