@@ -29,6 +29,9 @@
   X(cudnnSetConvolutionGroupCount)                                                                             \
   X(cudnnSetConvolutionMathType)                                                                               \
   X(cudnnGetConvolutionForwardAlgorithm_v7)                                                                    \
+  X(cudnnGetConvolutionForwardWorkspaceSize)                                                                   \
+  X(cudnnGetConvolutionBackwardDataWorkspaceSize)                                                              \
+  X(cudnnGetConvolutionBackwardFilterWorkspaceSize)                                                            \
   X(cudnnConvolutionForward)                                                                                   \
   X(cudnnGetConvolutionBackwardDataAlgorithm_v7)                                                               \
   X(cudnnConvolutionBackwardData)                                                                              \

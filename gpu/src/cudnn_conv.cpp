@@ -12,12 +12,29 @@ bool acceptable_math(DType dtype, cudnnMathType_t math) {
   return dtype != DType::kF32 || math != CUDNN_TENSOR_OP_MATH;        // f32: no TF32
 }
 
-// Runs run(algo, workspace_bytes) for the heuristics' candidates in order until one
-// succeeds. Perf is cudnnConvolution{Fwd,BwdData,BwdFilter}AlgoPerf_t.
-template <class Perf, class Query, class Run>
-Status with_algorithms(const CudnnCall& call, const ConvDescs& d, const char* what, Query query, Run run) {
+// Runs run(algo, workspace, bytes) with the algorithm chosen before for this problem,
+// else the heuristics' candidates in order until one succeeds, and remembers it. Perf is
+// cudnnConvolution{Fwd,BwdData,BwdFilter}AlgoPerf_t; size(algo, &bytes) asks the
+// workspace under the math type set.
+template <class Perf, class Query, class Size, class Run>
+Status with_algorithms(const CudnnCall& call, const ConvDescs& d, const char* what, Query query, Size size, Run run) {
+  using Algo = decltype(Perf{}.algo);
   const CudnnApi& api = call.api;
   const bool f32 = call.dtype == DType::kF32;
+  const std::string key = std::string(what) + "|" + d.key + (call.deterministic ? "|deterministic" : "");
+  // Sets the math type, sizes and allocates the workspace, runs.
+  auto attempt = [&](Algo algo, cudnnMathType_t math) -> Status {
+    KC_RETURN_IF_ERROR(cudnn_status(api, api.cudnnSetConvolutionMathType(d.conv.get(), math),
+                                    "cudnnSetConvolutionMathType"));
+    size_t bytes = 0;
+    KC_RETURN_IF_ERROR(cudnn_status(api, size(algo, &bytes), std::string(what) + " workspace size"));
+    KC_RETURN_IF_ERROR(ensure_size(call.workspace, static_cast<int64_t>(bytes), "cudnn workspace"));
+    return run(algo, call.workspace.data(), bytes);
+  };
+  if (auto it = call.chosen.find(key); it != call.chosen.end()) {
+    if (attempt(static_cast<Algo>(it->second.algo), it->second.math).ok()) return ok_status();
+    call.chosen.erase(it);  // search again
+  }
   KC_RETURN_IF_ERROR(cudnn_status(
       api, api.cudnnSetConvolutionMathType(d.conv.get(), f32 ? CUDNN_FMA_MATH : CUDNN_TENSOR_OP_MATH),
       "cudnnSetConvolutionMathType"));
@@ -30,11 +47,12 @@ Status with_algorithms(const CudnnCall& call, const ConvDescs& d, const char* wh
     const Perf& p = perfs[i];
     if (p.status != CUDNN_STATUS_SUCCESS || !acceptable_math(call.dtype, p.mathType)) continue;
     if (call.deterministic && p.determinism != CUDNN_DETERMINISTIC) continue;
-    KC_RETURN_IF_ERROR(cudnn_status(api, api.cudnnSetConvolutionMathType(d.conv.get(), f32 ? CUDNN_FMA_MATH : p.mathType),
-                                    "cudnnSetConvolutionMathType"));
-    KC_RETURN_IF_ERROR(ensure_size(call.workspace, static_cast<int64_t>(p.memory), "cudnn workspace"));
-    const Status s = run(p.algo, call.workspace.data(), p.memory);
-    if (s.ok()) return s;
+    const cudnnMathType_t math = f32 ? CUDNN_FMA_MATH : p.mathType;
+    const Status s = attempt(p.algo, math);  // a workspace too large to allocate falls through too
+    if (s.ok()) {
+      call.chosen[key] = AlgoChoice{static_cast<int>(p.algo), math};
+      return s;
+    }
     last = s;
   }
   return last;
@@ -47,6 +65,14 @@ StatusOr<ConvDescs> make_conv_descs(const CudnnApi& api, DType dtype, const Conv
   ConvDescs d;
   const int n = static_cast<int>(g.batch), cin = static_cast<int>(g.in_channels),
             cout = static_cast<int>(g.out_channels);
+  d.key = std::string(dtype_name(dtype)) + " n" + std::to_string(n) + " c" + std::to_string(cin) + " k" +
+          std::to_string(cout) + " g" + std::to_string(g.groups) + " x";
+  for (int e : x_spatial) d.key += " " + std::to_string(e);
+  d.key += " pad";
+  for (int e : pad) d.key += " " + std::to_string(e);
+  for (const DimGeometry& dim : g.spatial.dims) {
+    d.key += " [" + std::to_string(dim.kernel) + " " + std::to_string(dim.stride) + " " + std::to_string(dim.dilation) + "]";
+  }
   KC_ASSIGN_OR_RETURN(d.x, make_tensor(api, dtype, n, cin, x_spatial));
   KC_ASSIGN_OR_RETURN(d.y, make_tensor(api, dtype, n, cout, cudnn_spatial(g.spatial.out_dims(), 1)));
   KC_ASSIGN_OR_RETURN(d.b, make_tensor(api, dtype, 1, cout, std::vector<int>(x_spatial.size(), 1)));
@@ -67,7 +93,11 @@ Status cudnn_conv_forward(const CudnnCall& call, const ConvDescs& d, const void*
                                                     ws, bytes, &kZero, d.y.get(), y),
                         "cudnnConvolutionForward");
   };
-  return with_algorithms<cudnnConvolutionFwdAlgoPerf_t>(call, d, "conv forward", query, run);
+  auto size = [&](cudnnConvolutionFwdAlgo_t algo, size_t* bytes) {
+    return api.cudnnGetConvolutionForwardWorkspaceSize(call.handle, d.x.get(), d.w.get(), d.conv.get(), d.y.get(),
+                                                       algo, bytes);
+  };
+  return with_algorithms<cudnnConvolutionFwdAlgoPerf_t>(call, d, "conv forward", query, size, run);
 }
 
 Status cudnn_conv_backward_data(const CudnnCall& call, const ConvDescs& d, const void* dy, const void* w, void* dx) {
@@ -82,7 +112,11 @@ Status cudnn_conv_backward_data(const CudnnCall& call, const ConvDescs& d, const
                                                          algo, ws, bytes, &kZero, d.x.get(), dx),
                         "cudnnConvolutionBackwardData");
   };
-  return with_algorithms<cudnnConvolutionBwdDataAlgoPerf_t>(call, d, "conv backward-data", query, run);
+  auto size = [&](cudnnConvolutionBwdDataAlgo_t algo, size_t* bytes) {
+    return api.cudnnGetConvolutionBackwardDataWorkspaceSize(call.handle, d.w.get(), d.y.get(), d.conv.get(), d.x.get(),
+                                                            algo, bytes);
+  };
+  return with_algorithms<cudnnConvolutionBwdDataAlgoPerf_t>(call, d, "conv backward-data", query, size, run);
 }
 
 Status cudnn_conv_backward_filter(const CudnnCall& call, const ConvDescs& d, const void* x, const void* dy, void* dw) {
@@ -97,7 +131,11 @@ Status cudnn_conv_backward_filter(const CudnnCall& call, const ConvDescs& d, con
                                                            d.conv.get(), algo, ws, bytes, &kZero, d.w.get(), dw),
                         "cudnnConvolutionBackwardFilter");
   };
-  return with_algorithms<cudnnConvolutionBwdFilterAlgoPerf_t>(call, d, "conv backward-filter", query, run);
+  auto size = [&](cudnnConvolutionBwdFilterAlgo_t algo, size_t* bytes) {
+    return api.cudnnGetConvolutionBackwardFilterWorkspaceSize(call.handle, d.x.get(), d.y.get(), d.conv.get(),
+                                                              d.w.get(), algo, bytes);
+  };
+  return with_algorithms<cudnnConvolutionBwdFilterAlgoPerf_t>(call, d, "conv backward-filter", query, size, run);
 }
 
 }  // namespace kc::gpu

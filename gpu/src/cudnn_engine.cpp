@@ -66,7 +66,7 @@ class CudnnEngine final : public Engine {
 
  private:
   Status ready();
-  CudnnCall call(DType dtype) { return CudnnCall{*api_, handle_, dtype, deterministic(), workspace_}; }
+  CudnnCall call(DType dtype) { return CudnnCall{*api_, handle_, dtype, deterministic(), workspace_, chosen_}; }
   // Copies x into the interior of a buffer filled with `fill` (cuDNN order extents).
   Status prepad(DType dtype, int n, int c, const std::vector<int>& in, const std::vector<int>& padded,
                 const std::vector<int>& lo, const TypedValue& fill, const void* x, DeviceBuffer& out);
@@ -80,6 +80,7 @@ class CudnnEngine final : public Engine {
   const CudnnApi* api_ = nullptr;
   cudnnHandle_t handle_ = nullptr;
   DeviceBuffer workspace_, xp_, dxp_, z_, r_, dz_;
+  AlgoCache chosen_;  // the convolution algorithms that ran, per problem
 };
 
 Status CudnnEngine::supports(const Case& c) const {
