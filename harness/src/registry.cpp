@@ -32,7 +32,7 @@ class MissingBackend final : public Backend {
   std::string name_, why_;
 };
 
-Registry::Factory missing(const char* name, const char* why) {
+[[maybe_unused]] Registry::Factory missing(const char* name, const char* why) {
   return [name, why] { return std::unique_ptr<Backend>(new MissingBackend(name, why)); };
 }
 
