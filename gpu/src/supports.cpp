@@ -1,5 +1,6 @@
 // The refusals both GPU engines share (engine.h): no f64 storage, and no tensor of
-// 2^31 elements or more (the kernels index with int; see conv_shape.h).
+// 2^31 - 2^20 elements or more (the kernels index with int, see conv_shape.h; the
+// headroom keeps a tile's or a loop's step past the last element below 2^31).
 #include <limits>
 
 #include "engine.h"
@@ -7,13 +8,13 @@
 namespace kc::gpu {
 namespace {
 
-constexpr int64_t kMaxElements = std::numeric_limits<int>::max();
+constexpr int64_t kMaxElements = int64_t{std::numeric_limits<int>::max()} + 1 - (int64_t{1} << 20);
 
 Status check_elements(const std::string& engine, const char* what, const Dims& shape) {
   const int64_t n = element_count(shape);
   if (n < kMaxElements) return ok_status();
   return unimplemented(std::string(what) + " " + dims_to_string(shape) + " has " + std::to_string(n) +
-                       " elements; " + engine + " indexes tensors with 32-bit integers (fewer than 2^31)");
+                       " elements; " + engine + " indexes tensors with 32-bit integers (fewer than 2^31 - 2^20)");
 }
 
 Dims padded_x_shape(const ConvGeometry& g) {

@@ -4,6 +4,8 @@
 // and the fork-safe probe that leaves the calling process without a CUDA context.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include "gpu_cases.h"
 #include "kc/gpu/backends.h"
 #include "kc/gpu/device.h"
@@ -33,10 +35,11 @@ TEST(GpuAvailability, BuiltinRegistryHasTheGpuBackends) {
   const Registry r = builtin_registry();
   EXPECT_TRUE(r.contains("reference"));
   EXPECT_TRUE(r.contains("cuda"));
-#ifdef KC_HAVE_CUDNN
-  EXPECT_TRUE(r.contains("cudnn"));
-#else
-  EXPECT_FALSE(r.contains("cudnn"));
+  EXPECT_TRUE(r.contains("cudnn"));  // without cuDNN: listed, unavailable with the reason
+#ifndef KC_HAVE_CUDNN
+  const Status s = r.make("cudnn")->available();
+  EXPECT_EQ(s.code(), StatusCode::kUnavailable);
+  EXPECT_NE(s.message().find("built without cuDNN"), std::string::npos) << s.message();
 #endif
 }
 
@@ -85,6 +88,33 @@ TEST(GpuAvailability, RefusalsNeedNoDevice) {
     }
   }
 #endif
+}
+
+// Tensors of 2^31 - 2^20 elements or more are refused (the kernels index with int, and
+// a tile past the last element must stay below 2^31); one element fewer is supported.
+// Such cases pass the harness's host-memory cap only when KC_MAX_CASE_BYTES raises it.
+TEST(GpuAvailability, TensorsPastTheIndexLimitAreRefused) {
+  ASSERT_EQ(setenv("KC_MAX_CASE_BYTES", "1024G", 1), 0);
+  const int64_t limit = (int64_t{1} << 31) - (int64_t{1} << 20);
+  Case c = gpu_test::cuda_cases().front();
+  ASSERT_TRUE(std::holds_alternative<ConvParams>(c.op));
+  auto& conv = std::get<ConvParams>(c.op);
+  c.input = {1, 1, {limit}};  // 1-D, one channel: x has `limit` elements
+  conv.kernel = {1};
+  conv.stride = {1};
+  conv.dilation = {1};
+  conv.groups = 1;
+  conv.out_channels = 1;
+  conv.padding = {};
+  for (auto& b : backends()) {
+    const Status s = b->supports(c);
+    EXPECT_EQ(s.code(), StatusCode::kUnimplemented) << b->name() << ": " << s.to_string();
+    EXPECT_NE(s.message().find("32-bit"), std::string::npos) << s.message();
+    c.input.spatial = {limit - 1};
+    EXPECT_TRUE(b->supports(c).ok()) << b->name() << ": " << b->supports(c).to_string();
+    c.input.spatial = {limit};
+  }
+  unsetenv("KC_MAX_CASE_BYTES");
 }
 
 TEST(GpuAvailability, BackwardWithoutIndicesIsRefused) {

@@ -35,7 +35,8 @@ KC_HD GemmBlock gemm_block(const Map& map, int bx, int by, int bz, int group_bas
   b.m0 = bx * kTileM;
   b.n0 = by * kTileN;
   b.k_begin = b.split * k_per_split;
-  b.k_end = map.k_size() < b.k_begin + k_per_split ? map.k_size() : b.k_begin + k_per_split;
+  // Written as differences: k_begin + k_per_split may pass 2^31 when K is near it.
+  b.k_end = map.k_size() - b.k_begin < k_per_split ? map.k_size() : b.k_begin + k_per_split;
   return b;
 }
 
@@ -47,7 +48,7 @@ KC_HD void load_a_tile(const Map& map, const T* src, T zero, const GemmBlock& bl
     int mm, kk;
     a_tile_coords(Map::kAMajorM, e, mm, kk);
     T v = zero;
-    if (blk.m0 + mm < map.m_size() && k0 + kk < blk.k_end) {
+    if (mm < map.m_size() - blk.m0 && kk < blk.k_end - k0) {  // differences: no int overflow
       const int idx = map.a_index(blk.g, blk.m0 + mm, k0 + kk);
       if (idx >= 0) v = src[idx];
     }
@@ -61,7 +62,7 @@ KC_HD void load_b_tile(const Map& map, const T* src, T zero, const GemmBlock& bl
     int kk, nn;
     b_tile_coords(Map::kBMajorK, e, kk, nn);
     T v = zero;
-    if (blk.n0 + nn < map.n_size() && k0 + kk < blk.k_end) {
+    if (nn < map.n_size() - blk.n0 && kk < blk.k_end - k0) {
       const int idx = map.b_index(blk.g, k0 + kk, blk.n0 + nn);
       if (idx >= 0) v = src[idx];
     }
@@ -99,7 +100,7 @@ KC_HD void epilogue_tile(const Map& map, const GemmBlock& blk, int tid, const Ge
   for (int e = tid; e < kTileM * kTileN; e += kGemmThreads) {
     int mm, nn;
     epilogue_coords(e, mm, nn);
-    if (blk.m0 + mm < map.m_size() && blk.n0 + nn < map.n_size()) {
+    if (mm < map.m_size() - blk.m0 && nn < map.n_size() - blk.n0) {
       epi(blk.g, blk.m0 + mm, blk.n0 + nn, sm.c[nn][mm], blk.split);
     }
   }
