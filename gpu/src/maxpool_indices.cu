@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "dtype_traits.cuh"
+#include "kc/gpu/device_buffer.h"
 #include "kc/gpu/kernels.h"
 
 namespace kc::gpu {
@@ -52,20 +53,16 @@ Status launch_maxpool_expand_indices(const PoolShape& s, const void* offsets, in
 
 Status launch_maxpool_compress_indices(const PoolShape& s, const int64_t* indices, void* offsets, int offset_bytes) {
   const long long total = static_cast<long long>(s.planes) * s.out_count();
-  unsigned long long* first_bad = nullptr;
-  KC_RETURN_IF_ERROR(detail::cuda_status(cudaMalloc(&first_bad, sizeof(*first_bad)), "maxpool compress indices"));
+  // The first bad element's position: a guarded, accounted buffer like any other.
+  KC_ASSIGN_OR_RETURN(DeviceBuffer flag, DeviceBuffer::allocate(sizeof(unsigned long long), "maxpool first bad index"));
   const unsigned long long none = ULLONG_MAX;
   unsigned long long bad = none;
-  const Status st = [&]() -> Status {
-    KC_RETURN_IF_ERROR(detail::cuda_status(cudaMemcpy(first_bad, &none, sizeof(none), cudaMemcpyHostToDevice),
-                                           "maxpool compress indices"));
-    compress_kernel<<<detail::blocks_for(total, kThreads), kThreads>>>(s, indices, offsets, offset_bytes, first_bad);
-    KC_RETURN_IF_ERROR(detail::launch_status("maxpool compress indices"));
-    return detail::cuda_status(cudaMemcpy(&bad, first_bad, sizeof(bad), cudaMemcpyDeviceToHost),
-                               "maxpool compress indices");
-  }();
-  cudaFree(first_bad);
-  KC_RETURN_IF_ERROR(st);
+  KC_RETURN_IF_ERROR(flag.upload(&none, sizeof(none)));
+  auto* first_bad = static_cast<unsigned long long*>(flag.data());
+  compress_kernel<<<detail::blocks_for(total, kThreads), kThreads>>>(s, indices, offsets, offset_bytes, first_bad);
+  KC_RETURN_IF_ERROR(detail::launch_status("maxpool compress indices"));
+  KC_RETURN_IF_ERROR(flag.download(&bad, sizeof(bad)));
+  KC_RETURN_IF_ERROR(flag.check_guards());
   if (bad == none) return ok_status();
   int64_t value = 0;
   KC_RETURN_IF_ERROR(detail::cuda_status(
