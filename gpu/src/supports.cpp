@@ -1,4 +1,4 @@
-// The refusals both GPU engines share (engine.h): no f64 storage, and no tensor of
+// The refusals both GPU engines share (engine.h): no f64 storage or accumulation, and no tensor of
 // 2^31 - 2^20 elements or more (the kernels index with int, see conv_shape.h; the
 // headroom keeps a tile's or a loop's step past the last element below 2^31).
 #include <limits>
@@ -28,6 +28,9 @@ Dims padded_x_shape(const ConvGeometry& g) {
 Status common_supports(const Case& c, const std::string& engine) {
   if (c.dtype == DType::kF64) {
     return unimplemented("f64 storage: " + engine + " runs f32, f16 and bf16 (with f32 accumulation)");
+  }
+  if (c.accumulation == DType::kF64) {  // a narrower one is fine: f32 sums meet its looser bound
+    return unimplemented("accumulation: f64: " + engine + " accumulates in f32");
   }
   if (std::holds_alternative<MaxPoolParams>(c.op)) {
     auto g = pool_geometry(c);

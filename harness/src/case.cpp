@@ -14,10 +14,12 @@ bool Case::operator==(const Case& o) const {
     return true;
   };
   return name == o.name && dtype == o.dtype && input == o.input && op == o.op &&
-         data == o.data && checks == o.checks && tolerance == o.tolerance &&
+         data == o.data && checks == o.checks && tolerance == o.tolerance && accumulation == o.accumulation &&
          deterministic == o.deterministic && tensors_equal(tensors, o.tensors) &&
          tensors_equal(expected, o.expected) && expect == o.expect;
 }
+
+DType accumulation_of(const Case& c) { return c.accumulation ? *c.accumulation : default_accumulation(c.dtype); }
 
 std::string_view op_name(const OpParams& op) {
   struct Namer {

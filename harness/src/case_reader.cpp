@@ -360,7 +360,7 @@ StatusOr<Case> read_case(const Value& v, Expectation* expect) {
   // tell the runner which error it expects.
   if (auto f = v.get("expect")) { KC_ASSIGN_OR_RETURN(*expect, read_expect(*f)); }
   KC_RETURN_IF_ERROR(v.check_keys({"name", "op", "dtype", "input", "conv", "maxpool", "stack", "data", "checks",
-                                   "tolerance", "deterministic", "tensors", "expected", "expect"}));
+                                   "tolerance", "accumulation", "deterministic", "tensors", "expected", "expect"}));
   Case c;
   c.expect = *expect;
   if (auto f = v.get("name")) { KC_ASSIGN_OR_RETURN(c.name, read_string(*f)); }
@@ -369,11 +369,17 @@ StatusOr<Case> read_case(const Value& v, Expectation* expect) {
                                                               {"maxpool", OpKind::kMaxPool},
                                                               {"conv_bias_relu", OpKind::kConvBiasRelu},
                                                               {"stack", OpKind::kStack}}));
-  if (auto f = v.get("dtype")) {
-    KC_ASSIGN_OR_RETURN(c.dtype, read_enum<DType>(*f, {{"f64", DType::kF64},
-                                                       {"f32", DType::kF32},
-                                                       {"f16", DType::kF16},
-                                                       {"bf16", DType::kBF16}}));
+  const std::initializer_list<std::pair<std::string_view, DType>> dtypes = {
+      {"f64", DType::kF64}, {"f32", DType::kF32}, {"f16", DType::kF16}, {"bf16", DType::kBF16}};
+  if (auto f = v.get("dtype")) { KC_ASSIGN_OR_RETURN(c.dtype, read_enum<DType>(*f, dtypes)); }
+  if (auto f = v.get("accumulation")) {
+    KC_ASSIGN_OR_RETURN(DType acc, read_enum<DType>(*f, dtypes));
+    if (!accumulates(acc, c.dtype)) {
+      return f->error(std::string(dtype_name(acc)) + " cannot accumulate dtype " + std::string(dtype_name(c.dtype)) +
+                      " (an accumulator has at least the storage's precision and range: " +
+                      std::string(dtype_name(c.dtype)) + ", f32 or f64 for 16-bit storage)");
+    }
+    c.accumulation = acc;
   }
   KC_ASSIGN_OR_RETURN(Value input, require(v, "input"));
   KC_RETURN_IF_ERROR(read_input(input, &c.input));

@@ -144,6 +144,7 @@ Entries head_entries(const Case& c) {
                                    {"fill", std::string(fill_name(c.data.fill))}}));
   if (!c.checks.empty()) e.emplace_back("checks", flow_list(c.checks));
   e.emplace_back("tolerance", tolerance_flow(c.tolerance));
+  if (c.accumulation) e.emplace_back("accumulation", std::string(dtype_name(*c.accumulation)));
   e.emplace_back("deterministic", c.deterministic ? "true" : "false");
   return e;
 }

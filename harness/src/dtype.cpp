@@ -70,6 +70,11 @@ DType default_accumulation(DType storage) {
   return storage == DType::kF64 ? DType::kF64 : DType::kF32;
 }
 
+bool accumulates(DType acc, DType storage) {
+  if (acc == storage || acc == DType::kF64) return true;
+  return acc == DType::kF32 && storage != DType::kF64;  // f16 lacks bf16's range, bf16 f16's precision
+}
+
 int64_t exact_integer_limit(DType dtype) {
   switch (dtype) {
     case DType::kF64: return int64_t{1} << 53;

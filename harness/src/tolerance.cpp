@@ -32,7 +32,7 @@ double element_bound(const ToleranceSpec& s, double ref, double abs_sum) {
     case ToleranceKind::kExplicit: return s.tolerance.atol + s.tolerance.rtol * std::abs(ref);
     case ToleranceKind::kBound: break;
   }
-  const DType acc = default_accumulation(s.storage);
+  const DType acc = s.accumulation ? *s.accumulation : default_accumulation(s.storage);
   const double u_acc = unit_roundoff(acc);
   const double u_out = unit_roundoff(s.storage);
   const double underflow = static_cast<double>(s.n) * underflow_unit(acc) + underflow_unit(s.storage);
@@ -56,13 +56,17 @@ void compare_tensors(const std::string& tensor, const Tensor& cand, const Tensor
     return;
   }
   std::vector<WorstPoint> bad;
-  int64_t failures = 0;
+  int64_t failures = 0, unbounded = 0;
   for (int64_t i = 0; i < ref.size(); ++i) {
     const double c = cand[i], r = ref[i];
     const bool special = !std::isfinite(r) || !std::isfinite(c);
     const double bound = special ? 0.0
                                  : element_bound(spec, r, abs_pass ? (*abs_pass)[i] : std::abs(r)) +
                                        (slack ? (*slack)[i] : 0.0);
+    if (!special && !(bound < INFINITY)) {  // n * u_acc >= 1: the model allows any error here
+      ++unbounded;
+      continue;
+    }
     const double err = special ? (special_agrees(c, r) ? 0.0 : INFINITY) : std::abs(c - r);
     const bool ok = special ? special_agrees(c, r)
                             : (spec.tolerance.kind == ToleranceKind::kExact ? c == r : err <= bound);
@@ -72,6 +76,13 @@ void compare_tensors(const std::string& tensor, const Tensor& cand, const Tensor
     if (ok) continue;
     ++failures;
     bad.push_back({tensor, unflatten(i, ref.shape), c, r, bound});
+  }
+  if (failures == 0 && unbounded > 0) {
+    if (out.disposition == Disposition::kPassed) out.disposition = Disposition::kMistrusted;
+    const DType acc = spec.accumulation ? *spec.accumulation : default_accumulation(spec.storage);
+    out.message += tensor + ": the bound allows any error at " + std::to_string(unbounded) + " of " +
+                   std::to_string(ref.size()) + " elements (sums of " + std::to_string(spec.n) + " terms in " +
+                   std::string(dtype_name(acc)) + ": n * u >= 1); give an explicit tolerance: {rtol, atol}; ";
   }
   if (failures == 0) return;
   std::stable_sort(bad.begin(), bad.end(), [](const WorstPoint& a, const WorstPoint& b) {

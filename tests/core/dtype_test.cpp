@@ -160,6 +160,16 @@ TEST(DTypeStorage, BytesAndAccumulation) {
   EXPECT_EQ(default_accumulation(DType::kBF16), DType::kF32);
   EXPECT_EQ(default_accumulation(DType::kF32), DType::kF32);
   EXPECT_EQ(default_accumulation(DType::kF64), DType::kF64);
+  // An accumulator has the storage's precision and range at least.
+  for (DType s : {DType::kF64, DType::kF32, DType::kF16, DType::kBF16}) {
+    EXPECT_TRUE(accumulates(s, s));
+    EXPECT_TRUE(accumulates(DType::kF64, s));
+    EXPECT_TRUE(accumulates(default_accumulation(s), s));
+  }
+  EXPECT_FALSE(accumulates(DType::kF16, DType::kBF16));  // range
+  EXPECT_FALSE(accumulates(DType::kBF16, DType::kF16));  // precision
+  EXPECT_FALSE(accumulates(DType::kF16, DType::kF32));
+  EXPECT_FALSE(accumulates(DType::kF32, DType::kF64));
 }
 
 TEST(DTypeExactIntegers, LimitIsTwoToThePrecision) {

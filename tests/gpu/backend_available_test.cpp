@@ -69,11 +69,20 @@ TEST(GpuAvailability, UnavailableMeansSkippedWithTheReason) {
 TEST(GpuAvailability, RefusalsNeedNoDevice) {
   Case f64 = gpu_test::cuda_cases().front();
   f64.dtype = DType::kF64;
+  Case f64_sums = gpu_test::cuda_cases().front();
+  f64_sums.accumulation = DType::kF64;
+  Case f16_sums = gpu_test::cuda_cases().front();
+  f16_sums.dtype = DType::kF16;
+  f16_sums.accumulation = DType::kF16;  // f32 sums meet the looser bound
   for (auto& b : backends()) {
     const Status s = b->supports(f64);
     EXPECT_EQ(s.code(), StatusCode::kUnimplemented) << b->name();
     EXPECT_NE(s.message().find("f64"), std::string::npos) << s.message();
     EXPECT_TRUE(b->supports(gpu_test::cuda_cases().front()).ok()) << b->name();
+    const Status acc = b->supports(f64_sums);
+    EXPECT_EQ(acc.code(), StatusCode::kUnimplemented) << b->name();
+    EXPECT_NE(acc.message().find("accumulates in f32"), std::string::npos) << acc.message();
+    EXPECT_TRUE(b->supports(f16_sums).ok()) << b->name() << ": " << b->supports(f16_sums).to_string();
   }
 #ifdef KC_HAVE_CUDNN
   auto cudnn = gpu::make_cudnn_backend();

@@ -172,6 +172,9 @@ TEST(CaseIo, EveryErrorNamesFileLineAndField) {
       {"op: conv\nconv: {out_channels: 1, kernel: [1]}\n", {"t.yaml:1: input: missing (required)"}},
       {"op: conv\ninput: {spatial: 8}\n", {"t.yaml:2: input.spatial: expected a list of extents"}},
       {in + "conv: {out_channels: 4, kernel: [3]}\ndtype: f8\n", {"t.yaml:4: dtype: expected one of f64, f32, f16, bf16"}},
+      {in + "conv: {out_channels: 4, kernel: [3]}\naccumulation: f8\n", {"t.yaml:4: accumulation: expected one of f64, f32"}},
+      {in + "conv: {out_channels: 4, kernel: [3]}\ndtype: bf16\naccumulation: f16\n",
+       {"t.yaml:5: accumulation: f16 cannot accumulate dtype bf16"}},
       {in + "conv: {out_channels: 4, kernel: [3]}\ndata: {seed: -1}\n", {"t.yaml:4: data.seed: expected a non-negative integer"}},
       {in + "conv: {out_channels: 4, kernel: [3]}\nchecks: [forward, fwd]\n", {"t.yaml:4: checks[1]: expected one of shape, forward"}},
       {in + "conv: {out_channels: 4, kernel: [3]}\nchecks: [forward, forward]\n", {"t.yaml:4: checks[1]: check forward is listed twice"}},
@@ -330,6 +333,16 @@ TEST(CaseIo, WritersRoundTripAndOneLineIsOneLine) {
   const std::string yaml = case_to_yaml(c);
   EXPECT_NE(yaml.find("\nconv: {out_channels: 2"), std::string::npos) << yaml;
   EXPECT_EQ(load_ok(yaml), c);
+  // accumulation: read, written, and part of equality.
+  c = load_ok(std::string(kConv1d) + "dtype: f16\naccumulation: f16\n");
+  EXPECT_EQ(c.accumulation, DType::kF16);
+  EXPECT_EQ(accumulation_of(c), DType::kF16);
+  EXPECT_NE(case_to_one_line(c).find("accumulation: f16"), std::string::npos) << case_to_one_line(c);
+  EXPECT_EQ(load_ok(case_to_one_line(c)), c);
+  Case other = c;
+  other.accumulation.reset();
+  EXPECT_FALSE(other == c);
+  EXPECT_EQ(accumulation_of(other), DType::kF32);
   // Long data is wrapped in the block file and still reads back.
   c = load_ok(kConv1d);
   Tensor x = Tensor::zeros(DType::kF32, {1, 2, 8});

@@ -9,12 +9,15 @@
 #include <string>
 #include <thread>
 
+#include <Eigen/Core>
+
 #include "kc/isolate.h"
 #include "kc/report.h"
 #include "kc/runner.h"
 #include "kc/tolerance.h"
 #include "support/case_builders.h"
 #include "support/delegating_backend.h"
+#include "support/f32_direct.h"
 
 namespace kc {
 namespace {
@@ -26,6 +29,44 @@ Case small_conv(bool bias = true) {
   c.data.seed = 3;
   c.checks = {"shape", "forward", "backward"};
   return c;
+}
+
+// A correct kernel with 16-bit accumulators: the forward summed in f16 in loop order.
+class F16Accumulating final : public test::DelegatingBackend {
+ public:
+  F16Accumulating() : DelegatingBackend("f16-accumulating") {}
+  Status conv_forward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
+                      Tensor& y) override {
+    const std::vector<float> z = test::f32_direct::forward<Eigen::half>(g, x, w, b);
+    for (size_t i = 0; i < z.size(); ++i) y.data[i] = relu && !(z[i] > 0.0f) ? 0.0f : z[i];
+    y.round_to_dtype(y.dtype);
+    return ok_status();
+  }
+};
+
+// accumulation: f16 judges such a kernel by the bound of f16 sums: it passes there and
+// fails the default (f32 accumulation) bound; a sum too long for the f16 bound (n * u >=
+// 1) allows any error, which is MISTRUSTED rather than passed.
+TEST(Tolerance, TheCaseAccumulationSetsTheBound) {
+  test::ConvSpec s{.batch = 1, .channels = 16, .out_channels = 4, .spatial = {6, 6}, .kernel = {3, 3},
+                   .padding = test::pad_kind(PadKind::kSame), .bias = true, .dtype = DType::kF16};
+  Case c = test::conv_case(s);
+  c.data.seed = 5;
+  c.checks = {"forward"};
+  F16Accumulating f16_sums;
+  const CheckResult* fwd = nullptr;
+  CaseResult r = check_case(c, f16_sums);
+  ASSERT_NE(fwd = find_check(r, "forward"), nullptr);
+  EXPECT_EQ(fwd->disposition, Disposition::kFailed) << "f16 sums judged as f32 sums: " << fwd->message;
+  c.accumulation = DType::kF16;
+  r = check_case(c, f16_sums);
+  ASSERT_NE(fwd = find_check(r, "forward"), nullptr);
+  EXPECT_EQ(fwd->disposition, Disposition::kPassed) << fwd->message;
+  c.input.channels = 256;  // 2305 terms a sum: 2305 * 2^-11 >= 1
+  r = check_case(c, f16_sums);
+  ASSERT_NE(fwd = find_check(r, "forward"), nullptr);
+  EXPECT_EQ(fwd->disposition, Disposition::kMistrusted) << fwd->message;
+  EXPECT_NE(fwd->message.find("the bound allows any error"), std::string::npos) << fwd->message;
 }
 
 TEST(Tolerance, BoundAdmitsRoundingAndRejectsMore) {

@@ -20,6 +20,12 @@ namespace kc::test {
 class F32Accumulation final : public DelegatingBackend {
  public:
   explicit F32Accumulation(std::string name = "f32-accumulation") : DelegatingBackend(std::move(name)) {}
+  Status supports(const Case& c) const override {  // as a GPU backend, which sums in f32
+    if (c.accumulation == DType::kF64 && c.dtype != DType::kF64) {
+      return unimplemented("accumulation: f64: this kernel accumulates in f32");
+    }
+    return DelegatingBackend::supports(c);
+  }
   Status conv_forward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
                       Tensor& y) override {
     KC_RETURN_IF_ERROR(reference().conv_forward(g, x, w, b, relu, y));

@@ -18,23 +18,27 @@ namespace f32_direct {
 using ref::direct::Conv;
 using ref::direct::Pos;
 
-// z = conv(x, w) + b, summed in f32 in loop order.
-inline std::vector<float> forward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b) {
+// z = conv(x, w) + b, summed in loop order in an accumulator of type Acc (float, or
+// Eigen::half for a kernel with 16-bit accumulators): each product is formed in f32 and
+// added in f32, and the sum rounded to Acc after every term.
+template <class Acc = float>
+std::vector<float> forward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b) {
   const Conv cv(g);
   std::vector<float> z(static_cast<size_t>(element_count(g.y_shape())));
   for (int64_t n = 0; n < g.batch; ++n) {
     for (int64_t co = 0; co < g.out_channels; ++co) {
       const int64_t grp = co / cv.kpg();
       cv.each(cv.out(), [&](const Pos& o) {
-        float acc = 0.0f;
+        Acc acc(0.0f);
         for (int64_t ci = 0; ci < cv.cpg(); ++ci) {
           cv.each(cv.ker(), [&](const Pos& k) {
             Pos s;
-            if (cv.tap_source(o, k, s)) acc += float(w[cv.w_index(co, ci, k)]) * float(x[cv.x_index(n, grp * cv.cpg() + ci, s)]);
+            if (!cv.tap_source(o, k, s)) return;
+            acc = Acc(float(acc) + float(w[cv.w_index(co, ci, k)]) * float(x[cv.x_index(n, grp * cv.cpg() + ci, s)]));
           });
         }
-        if (b) acc += float((*b)[co]);
-        z[static_cast<size_t>(cv.y_index(n, co, o))] = acc;
+        if (b) acc = Acc(float(acc) + float((*b)[co]));
+        z[static_cast<size_t>(cv.y_index(n, co, o))] = float(acc);
       });
     }
   }

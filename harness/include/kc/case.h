@@ -127,6 +127,9 @@ struct Case {
   DataSpec data;
   std::vector<std::string> checks;  // empty: every check that applies
   Tolerance tolerance;
+  // The dtype the candidate's sums are accumulated in, for the tolerance model; empty:
+  // the contract's default (f32 for f16/bf16, the storage dtype otherwise).
+  std::optional<DType> accumulation;
   bool deterministic = false;
   std::map<std::string, Tensor> tensors;   // inline inputs: x, w, b, dy
   std::map<std::string, Tensor> expected;  // golden outputs: y, indices, dx, dw, db
@@ -138,6 +141,7 @@ struct Case {
 
 std::string_view op_name(const OpParams& op);  // "conv", "maxpool", "conv_bias_relu", "stack"
 bool is_stack(const Case& c);
+DType accumulation_of(const Case& c);  // c.accumulation, or default_accumulation(c.dtype)
 std::string checkpoint_name(const CheckpointPolicy& p);  // "none", "every:4", "sqrt"
 int64_t spatial_rank(const Case& c);
 

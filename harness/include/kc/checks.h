@@ -55,7 +55,8 @@ const std::vector<CheckDef>& check_registry();
 bool is_check_name(std::string_view name);
 
 // The tolerance for one output tensor ("y", "dx", "dw", "db") of the case: its
-// reduction length and the case's storage dtype and tolerance kind.
+// reduction length and the case's storage dtype and tolerance kind, and on a candidate
+// the case's accumulation dtype (the oracle's own checks keep the default).
 ToleranceSpec tolerance_for(const CheckContext& ctx, std::string_view tensor);
 
 // The trust rule: a reason to mistrust a reference tensor a check relies on (all zero,

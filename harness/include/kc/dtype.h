@@ -35,6 +35,10 @@ int storage_bytes(DType dtype);
 // The accumulation dtype the contract assumes for a storage dtype: f32 for f16/bf16.
 DType default_accumulation(DType storage);
 
+// Whether `acc` can accumulate sums of `storage` values: the storage dtype itself, or
+// one with at least its precision and range (f16 and bf16 in f32 or f64, f32 in f64).
+bool accumulates(DType acc, DType storage);
+
 // Largest integer n such that every integer in [-n, n] is exact in the dtype.
 int64_t exact_integer_limit(DType dtype);
 

@@ -4,7 +4,8 @@
 //                     + c * (n * eta_acc + eta_out)
 //   with n the reduction length, sum_i |a_i b_i| from a reference pass on absolute
 //   values, gamma(n, u) = n*u / (1 - n*u), u_acc and u_out the unit roundoffs of the
-//   accumulation and output dtypes (f32 accumulation for f16/bf16), c a small safety
+//   accumulation and output dtypes (f32 accumulation for f16/bf16 unless the case's
+//   `accumulation:` says otherwise), c a small safety
 //   constant, and eta the underflow unit (half the smallest subnormal): a product that
 //   underflows, or an output in the subnormal range, errs absolutely, not relatively;
 //   exact: bitwise equality (integer fills make every sum exact);
@@ -13,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "kc/case.h"
@@ -31,6 +33,7 @@ struct ToleranceSpec {
   Tolerance tolerance;
   DType storage = DType::kF32;
   int64_t n = 1;
+  std::optional<DType> accumulation;  // empty: default_accumulation(storage)
 };
 
 // The allowed |cand - ref| of one element: 0 for exact, atol + rtol*|ref| for explicit,
@@ -40,7 +43,8 @@ double element_bound(const ToleranceSpec& spec, double ref, double abs_sum);
 
 // Compares cand with ref element by element; fills max_abs_error, max_error_ratio,
 // worst points (up to 5) and the disposition (FAILED on any element over its bound or
-// a shape mismatch). abs_pass may be null for exact and explicit tolerances; for bound
+// a shape mismatch; MISTRUSTED, when nothing failed, if the bound model allows any
+// error somewhere: n * u_acc >= 1, a long sum in a 16-bit accumulator). abs_pass may be null for exact and explicit tolerances; for bound
 // it must have ref's shape.
 // slack, when given, adds a per-element allowance to the bound (e.g. for contributions
 // that a correct kernel may or may not include).

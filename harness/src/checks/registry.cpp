@@ -29,7 +29,9 @@ bool is_check_name(std::string_view name) {
 }
 
 ToleranceSpec tolerance_for(const CheckContext& ctx, std::string_view tensor) {
-  ToleranceSpec s{ctx.c.tolerance, ctx.c.dtype, 1};
+  // The case's accumulation describes a candidate's sums; the oracle's own checks keep
+  // the contract's default (the oracle sums in f64).
+  ToleranceSpec s{ctx.c.tolerance, ctx.c.dtype, 1, ctx.is_reference ? std::nullopt : ctx.c.accumulation};
   if (const auto* g = std::get_if<ConvGeometry>(&ctx.geo)) {
     const int64_t taps = g->spatial.kernel_count();
     if (tensor == "y") s.n = g->in_per_group() * taps + 1;

@@ -157,7 +157,7 @@ std::string stack_backward_not_applicable(const CheckContext& ctx) {
   }
   if (ctx.c.dtype == DType::kF32 && ctx.stack->ref.status.ok()) {
     const std::string why =
-        unforced_routing(*ctx.stack, unit_roundoff(default_accumulation(ctx.c.dtype)), kSigmas);
+        unforced_routing(*ctx.stack, unit_roundoff(accumulation_of(ctx.c)), kSigmas);
     if (!why.empty()) {
       return why + ": sums in another order may decide them otherwise, which routes the gradient elsewhere in two "
                    "correct f32 runs (checked op by op)";
@@ -172,7 +172,7 @@ CheckResult stack_backward_run(const CheckContext& ctx) {
   if (!cand.status.ok()) return call_failed("backward", "the stack", cand.status);
   if (!ref.status.ok()) return make_result("backward", Disposition::kFailed, "the oracle failed: " + ref.status.to_string());
   if (std::string why = distrust("dx", ref.dx); !why.empty()) return make_result("backward", Disposition::kMistrusted, why);
-  const double u = unit_roundoff(default_accumulation(ctx.c.dtype));
+  const double u = unit_roundoff(accumulation_of(ctx.c));
   int64_t n = 1;
   for (const StackLayer& l : ctx.stack->layers) {
     n = std::max({n, l.conv.reduction_length(), l.conv.batch * l.conv.spatial.out_count()});

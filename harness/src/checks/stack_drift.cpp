@@ -61,7 +61,7 @@ Tensor window_max(const StackLayer& L, const Tensor& t) {
 
 // The bound on layer l's output from the bound on its input.
 Tensor next_bound(const StackLayer& L, const Tensor& a_ref, const Tensor& bound, const Tensor& w, const Tensor& b,
-                  DType dtype) {
+                  DType dtype, DType accumulation) {
   ConvGeometry g = L.conv;
   const Tensor aw = absolute(w), ab = absolute(b);
   Tensor mag = absolute(a_ref);
@@ -69,7 +69,7 @@ Tensor next_bound(const StackLayer& L, const Tensor& a_ref, const Tensor& bound,
   const Tensor A = ref::conv_forward(g, mag, aw, g.bias ? &ab : nullptr);
   g.bias = false;
   Tensor out = ref::conv_forward(g, bound, aw, nullptr);
-  const ToleranceSpec spec{Tolerance{}, dtype, L.conv.reduction_length() + 1};
+  const ToleranceSpec spec{Tolerance{}, dtype, L.conv.reduction_length() + 1, accumulation};
   for (int64_t i = 0; i < out.size(); ++i) out[i] += element_bound(spec, A[i], A[i]);
   return L.pool ? window_max(L, out) : out;
 }
@@ -96,7 +96,7 @@ CheckResult drift_run(const CheckContext& ctx) {
   int64_t samples = 0;  // elements where the yardstick errs
   for (size_t l = 0; l < depth; ++l) {
     const Tensor& a_prev = l == 0 ? s.in.x : s.ref.activations[l - 1];
-    bound = next_bound(s.layers[l], a_prev, bound, s.in.w[l], s.in.b[l], ctx.c.dtype);
+    bound = next_bound(s.layers[l], a_prev, bound, s.in.w[l], s.in.b[l], ctx.c.dtype, accumulation_of(ctx.c));
     const Tensor& cand = s.cand.activations[l];
     const Tensor& ref = s.ref.activations[l];
     double worst = 0.0, ratio = 0.0, err2 = 0.0, yard2 = 0.0, ref2 = 0.0;

@@ -11,9 +11,13 @@
 namespace kc::cli {
 namespace {
 
+// A byte count in the largest binary unit that keeps it at 1 or more (B, KiB, MiB, GiB).
 std::string mib(double bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB"};
+  int u = 0;
+  while (u < 3 && bytes >= 1024.0) bytes /= 1024.0, ++u;
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f MiB", bytes / (1024.0 * 1024.0));
+  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.2f %s", bytes, units[u]);
   return buf;
 }
 
@@ -128,8 +132,9 @@ int explain_command(const Args& args) {
       continue;
     }
     const Case& c = *lc.c;
-    std::printf("  %s %s%s\n", std::string(op_name(c.op)).c_str(), std::string(dtype_name(c.dtype)).c_str(),
-                c.name.empty() ? "" : ("  \"" + c.name + "\"").c_str());
+    std::printf("  %s %s, accumulation %s%s%s\n", std::string(op_name(c.op)).c_str(),
+                std::string(dtype_name(c.dtype)).c_str(), std::string(dtype_name(accumulation_of(c))).c_str(),
+                c.accumulation ? "" : " (default)", c.name.empty() ? "" : ("  \"" + c.name + "\"").c_str());
     if (is_stack(c)) {
       explain_stack(c);
       std::printf("  reproduce: %s\n", case_to_one_line(c).c_str());
