@@ -5,12 +5,10 @@
 // kcheck-dashboard shows with the run.
 #include <benchmark/benchmark.h>
 
-#include <array>
 #include <cstdio>
-#include <cstdlib>
-#include <memory>
 #include <string>
 
+#include "kc/build_info.h"
 #include "ratio_reporter.h"
 
 namespace kc::bench {
@@ -27,33 +25,13 @@ void RatioReporter::ReportRuns(const std::vector<Run>& runs) {
   ConsoleReporter::ReportRuns(runs);
 }
 
-namespace {
-
-// The commit of the source tree this binary was built from ("+dirty" with uncommitted
-// changes), $KC_COMMIT when set, or "unknown" (no git, or not a checkout).
-std::string source_commit() {
-  if (const char* env = std::getenv("KC_COMMIT"); env != nullptr && *env != '\0') return env;
-  const std::string git = "git -C '" KC_SOURCE_DIR "' ";
-  auto first_line = [](const std::string& command) {
-    std::unique_ptr<FILE, int (*)(FILE*)> p(popen((command + " 2>/dev/null").c_str(), "r"), pclose);
-    if (!p) return std::string();
-    std::array<char, 128> buf{};
-    std::string line = std::fgets(buf.data(), buf.size(), p.get()) ? buf.data() : "";
-    while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.pop_back();
-    return line;
-  };
-  const std::string commit = first_line(git + "rev-parse HEAD");
-  if (commit.empty()) return "unknown";
-  return first_line(git + "status --porcelain --untracked-files=no").empty() ? commit : commit + "+dirty";
-}
-
-}  // namespace
 }  // namespace kc::bench
 
 int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
-  benchmark::AddCustomContext("kc_commit", kc::bench::source_commit());
+  benchmark::AddCustomContext("kc_commit", kc::source_commit());
+  if (const std::string gpu = kc::gpu_device_description(); !gpu.empty()) benchmark::AddCustomContext("kc_gpu", gpu);
   kc::bench::RatioReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
   std::printf("\ntargets, as ratios measured in this run:\n");

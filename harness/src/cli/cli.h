@@ -6,6 +6,10 @@
 #include <string>
 #include <vector>
 
+namespace kc {
+struct RunInfo;
+}
+
 namespace kc::cli {
 
 using Args = std::vector<std::string>;
@@ -24,6 +28,10 @@ std::optional<double> parse_seconds(const std::string& text);
 bool write_text_file(const std::string& path, const std::string& text);
 // The current time as ISO 8601 UTC, e.g. 2026-11-21T12:05:28Z.
 std::string now_utc();
+
+// Where a report's results came from, into its info: kc_version, kc_commit, and the GPU
+// (device) when one of the backends run is a built-in GPU backend.
+void add_build_info(RunInfo& info, const std::vector<std::string>& backends);
 
 // Prints "kcheck: <message>" and the usage hint to stderr; returns 2.
 // kcheck run's per-task limit when --timeout is not given: a hung kernel is TIMEOUT,

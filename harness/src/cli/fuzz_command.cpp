@@ -147,6 +147,7 @@ RunInfo run_info(const Args& args, const fuzz::Outcome& out, const fuzz::Setting
   info.extra["seed"] = std::to_string(s.seed);
   info.extra["shard"] = std::to_string(s.shard) + "/" + std::to_string(s.shards);
   info.extra["op"] = std::string(gen::op_set_name(s.ops));
+  add_build_info(info, {s.backend});
   char rate[32];
   std::snprintf(rate, sizeof rate, "%.2f", out.check_seconds > 0 ? static_cast<double>(out.generated) / out.check_seconds : 0.0);
   info.extra["cases_per_second"] = rate;

@@ -177,6 +177,7 @@ int run_command(const Args& args) {
   info.started = now_utc();
   info.command = "kcheck run";
   for (const std::string& a : args) info.command += " " + a;
+  add_build_info(info, o.backends);
   const std::vector<LoadedCase> cases = load_all(o.paths);
   IsolateOptions iso{o.jobs, o.timeout, o.in_process, nullptr};
   if (isatty(STDERR_FILENO)) iso.progress = progress_line;

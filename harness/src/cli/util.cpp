@@ -6,6 +6,8 @@
 #include <fstream>
 
 #include "cli.h"
+#include "kc/build_info.h"
+#include "kc/report.h"
 
 namespace kc::cli {
 
@@ -21,6 +23,16 @@ std::optional<double> parse_seconds(const std::string& text) {
   const double v = std::strtod(text.c_str(), &end);
   if (text.empty() || end != text.c_str() + text.size() || !(v > 0) || !(v < 1e9)) return std::nullopt;
   return v;
+}
+
+void add_build_info(RunInfo& info, const std::vector<std::string>& backends) {
+  info.extra["kc_version"] = version();
+  info.extra["kc_commit"] = source_commit();
+  for (const std::string& b : backends) {
+    if (b != "cuda" && b != "cudnn") continue;
+    if (const std::string gpu = gpu_device_description(); !gpu.empty()) info.extra["device"] = gpu;
+    break;
+  }
 }
 
 bool write_text_file(const std::string& path, const std::string& text) {

@@ -1,0 +1,47 @@
+// build_info.h: version, source commit (git, read through popen), GPU description.
+#include "kc/build_info.h"
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+
+#ifdef KC_HAVE_CUDA
+#include "kc/gpu/device.h"
+#endif
+
+namespace kc {
+namespace {
+
+// The first line a shell command prints, without its newline; empty when it fails.
+std::string first_line(const std::string& command) {
+  std::unique_ptr<FILE, int (*)(FILE*)> p(popen((command + " 2>/dev/null").c_str(), "r"), pclose);
+  if (!p) return {};
+  std::array<char, 256> buf{};
+  std::string line = std::fgets(buf.data(), buf.size(), p.get()) ? buf.data() : "";
+  while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.pop_back();
+  return line;
+}
+
+}  // namespace
+
+std::string version() { return KC_VERSION; }
+
+std::string source_commit() {
+  if (const char* env = std::getenv("KC_COMMIT"); env != nullptr && *env != '\0') return env;
+  const std::string git = "git -C '" KC_SOURCE_DIR "' ";
+  const std::string commit = first_line(git + "rev-parse HEAD");
+  if (commit.empty()) return "unknown";
+  return first_line(git + "status --porcelain --untracked-files=no").empty() ? commit : commit + "+dirty";
+}
+
+std::string gpu_device_description() {
+#ifdef KC_HAVE_CUDA
+  auto d = gpu::probe_device();
+  return d.ok() ? gpu::describe(*d) : "none: " + d.status().message();
+#else
+  return {};
+#endif
+}
+
+}  // namespace kc
