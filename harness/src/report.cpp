@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <set>
 
 #include "json_writer.h"
@@ -136,6 +137,36 @@ std::string junit_xml(const std::vector<CaseResult>& results, const RunInfo& inf
   return s + "</testsuite>\n";
 }
 
+namespace {
+
+// Why cases were skipped, per backend: the most frequent reasons with their counts (a
+// backend without a device, a case it does not support), so that a run that checked
+// less than it seems says so on the terminal, not only in the report.
+std::string skip_reasons(const std::vector<CaseResult>& results) {
+  constexpr size_t kShown = 4, kWidth = 150;
+  std::map<std::string, std::map<std::string, int>> by_backend;
+  for (const CaseResult& r : results) {
+    if (r.disposition == Disposition::kSkipped) ++by_backend[r.backend][r.message.empty() ? "(no reason given)" : r.message];
+  }
+  std::string s;
+  for (const auto& [backend, reasons] : by_backend) {
+    std::vector<std::pair<int, std::string>> sorted;
+    for (const auto& [why, n] : reasons) sorted.emplace_back(n, why);
+    std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    for (size_t i = 0; i < sorted.size() && i < kShown; ++i) {
+      std::string why = sorted[i].second;
+      if (why.size() > kWidth) why = why.substr(0, kWidth - 3) + "...";
+      s += "  skipped on " + backend + ": " + std::to_string(sorted[i].first) + " x " + why + "\n";
+    }
+    if (sorted.size() > kShown) {
+      s += "  skipped on " + backend + ": " + std::to_string(sorted.size() - kShown) + " more reasons (see the report)\n";
+    }
+  }
+  return s;
+}
+
+}  // namespace
+
 std::string summary_text(const std::vector<CaseResult>& results, const RunInfo& info) {
   std::set<std::string> backends;
   for (const CaseResult& r : results) backends.insert(r.backend);
@@ -158,6 +189,7 @@ std::string summary_text(const std::vector<CaseResult>& results, const RunInfo& 
                   n["mistrusted"], n["skipped"], n["invalid"], n["crashed"], n["timeout"]);
     s += line;
   }
+  s += skip_reasons(results);
   std::snprintf(line, sizeof line, "%zu results in %.1f s\n", results.size(), info.seconds);
   return s + line;
 }

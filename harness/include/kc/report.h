@@ -22,8 +22,9 @@ std::map<std::string, int> summary_counts(const std::vector<CaseResult>& results
 
 std::string report_json(const std::vector<CaseResult>& results, const RunInfo& info);
 std::string junit_xml(const std::vector<CaseResult>& results, const RunInfo& info);
-// The table printed at the end of a run: counts per backend and disposition, then one
-// block per case that did not pass (check, diagnosis, worst coordinates, reproducer).
+// The table printed at the end of a run: one block per case that did not pass (check,
+// diagnosis, worst coordinates, reproducer), counts per backend and disposition, and the
+// most frequent reasons cases were skipped on each backend.
 std::string summary_text(const std::vector<CaseResult>& results, const RunInfo& info);
 // A one-case YAML file for a failed result: comment lines with the diagnosis and the
 // worst coordinates, then the reproducer. Empty when the result has no reproducer.
