@@ -82,12 +82,25 @@ TEST(Tolerance, BoundAdmitsRoundingAndRejectsMore) {
   compare_tensors("y", cand, ref, &abs, spec, ok);
   EXPECT_EQ(ok.disposition, Disposition::kPassed);
   EXPECT_NEAR(ok.max_error_ratio, 0.9, 1e-6);
+  ASSERT_EQ(ok.worst.size(), 1u);  // a pass names its element nearest the bound
+  EXPECT_EQ(ok.worst[0].index, (std::vector<int64_t>{0}));
+  EXPECT_EQ(ok.worst[0].candidate, cand[0]);
   cand[0] = ref[0] + 1.1 * bound0;
   CheckResult bad;
+  compare_tensors("y", ref, ref, &abs, spec, bad);  // a first tensor that passes exactly
   compare_tensors("y", cand, ref, &abs, spec, bad);
   EXPECT_EQ(bad.disposition, Disposition::kFailed);
-  ASSERT_EQ(bad.worst.size(), 1u);
+  ASSERT_EQ(bad.worst.size(), 1u);  // the failure only
   EXPECT_EQ(bad.worst[0].index, (std::vector<int64_t>{0}));
+  EXPECT_EQ(bad.worst[0].candidate, cand[0]);
+  CheckResult later;
+  compare_tensors("dx", Tensor(ref), ref, &abs, spec, later);
+  Tensor near = ref;
+  near[1] += 0.5 * element_bound(spec, ref[1], abs[1]);
+  compare_tensors("dx", near, ref, &abs, spec, later);
+  compare_tensors("y", cand, ref, &abs, spec, later);  // a pass's closest point gives way to failures
+  ASSERT_EQ(later.worst.size(), 1u);
+  EXPECT_EQ(later.worst[0].tensor, "y");
 }
 
 TEST(Tolerance, NaNIsNeverAWildcard) {

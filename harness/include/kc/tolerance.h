@@ -42,7 +42,8 @@ struct ToleranceSpec {
 double element_bound(const ToleranceSpec& spec, double ref, double abs_sum);
 
 // Compares cand with ref element by element; fills max_abs_error, max_error_ratio,
-// worst points (up to 5) and the disposition (FAILED on any element over its bound or
+// worst points (up to 5 failing elements; while nothing has failed, the one element
+// nearest its bound over the calls on this result) and the disposition (FAILED on any element over its bound or
 // a shape mismatch; MISTRUSTED, when nothing failed, if the bound model allows any
 // error somewhere: n * u_acc >= 1, a long sum in a 16-bit accumulator). abs_pass may be null for exact and explicit tolerances; for bound
 // it must have ref's shape.
