@@ -185,7 +185,7 @@ Status validate_stack(const Case& c, const StackParams& p, const Limits& limits)
   }
   const int64_t bytes = estimate_case_bytes(c);
   if (bytes > limits.max_case_bytes) {
-    return resource_exhausted("stack needs about " + num(bytes >> 20) + " MiB of host memory over its " +
+    return resource_exhausted("input: the stack needs about " + num(bytes >> 20) + " MiB of host memory over its " +
                               num(p.depth) + " layers, over the cap of " + num(limits.max_case_bytes >> 20) +
                               " MiB (sizes too large; set KC_MAX_CASE_BYTES to raise it)");
   }
@@ -269,7 +269,7 @@ Status validate(const Case& c, const Limits& limits) {
   // (the estimate below saturates rather than overflowing).
   const int64_t bytes = estimate_case_bytes(c);
   if (bytes > limits.max_case_bytes) {
-    return resource_exhausted("case needs about " + num(bytes >> 20) + " MiB of host memory, over the cap of " +
+    return resource_exhausted("input: the case needs about " + num(bytes >> 20) + " MiB of host memory, over the cap of " +
                               num(limits.max_case_bytes >> 20) + " MiB (sizes too large; set KC_MAX_CASE_BYTES to raise it)");
   }
   if (pool) {

@@ -240,7 +240,8 @@ TEST(CaseIo, OversizedCaseKeepsItsStatusCode) {
       "conv: {out_channels: 1000, kernel: [3, 3]}\n");
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v[0].c.status().code(), StatusCode::kResourceExhausted);
-  EXPECT_NE(v[0].c.status().message().find("t.yaml:1: case needs about"), std::string::npos);
+  EXPECT_NE(v[0].c.status().message().find("t.yaml:2: input: the case needs about"), std::string::npos)
+      << v[0].c.status().message();
 }
 
 TEST(CaseIo, ExpectationIsReadEvenWhenTheCaseIsRefused) {
