@@ -26,6 +26,13 @@ for py in python3 python; do
 done
 export LD_LIBRARY_PATH="$CUDNN_DIRS${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export NVIDIA_TF32_OVERRIDE=0   # belt and braces: f32 peers must not use TF32
+# The reports' kc_commit: the commit the bundle was assembled from (its source tree is
+# not on this node).
+if [ -z "${KC_COMMIT:-}" ]; then
+  KC_COMMIT=$(sed -n 's/^commit //p' "$HERE/MANIFEST" 2>/dev/null | head -n 1)
+  grep -q "uncommitted changes" "$HERE/MANIFEST" 2>/dev/null && KC_COMMIT="$KC_COMMIT+dirty"
+fi
+export KC_COMMIT
 
 JOBS=$(nproc 2>/dev/null || echo 4)
 STATUS=0
