@@ -1,6 +1,8 @@
 // Registry of backends by name.
 #include "kc/registry.h"
 
+#include <exception>
+
 #ifdef KC_HAVE_CUDA
 #include "kc/gpu/backends.h"  // cuda, and the cudnn peer when cuDNN was found
 #endif
@@ -68,6 +70,18 @@ const Registry::Factory* Registry::factory(std::string_view name) const {
     if (n == name) return &f;
   }
   return nullptr;
+}
+
+Status backend_available(const Registry& registry, std::string_view name) {
+  try {
+    std::unique_ptr<Backend> b = registry.make(name);
+    if (!b) return not_found("no backend named '" + std::string(name) + "' (see kcheck backends)");
+    return b->available();
+  } catch (const std::exception& e) {
+    return unavailable(std::string("its available() threw: ") + e.what());
+  } catch (...) {
+    return unavailable("its available() threw a non-standard exception");
+  }
 }
 
 Registry builtin_registry() {

@@ -116,11 +116,17 @@ CaseResult check_case(const Case& c, Backend& backend) {
   r.source = c.source;
   r.backend = backend.name();
   r.reproducer = case_to_one_line(c);
+  const CaseResult label = r;  // an exception leaves the result half made: start from the label
   try {
-    r = check_valid(c, backend, std::move(r));
+    r = check_valid(c, backend, CaseResult(label));
   } catch (const std::exception& e) {
+    r = label;
     r.disposition = Disposition::kCrashed;
     r.message = std::string("exception: ") + e.what();
+  } catch (...) {
+    r = label;
+    r.disposition = Disposition::kCrashed;
+    r.message = "exception of a non-standard type";
   }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;

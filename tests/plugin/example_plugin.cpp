@@ -1,8 +1,12 @@
 // A plugin for the end-to-end tests of --plugin: "example.correct" forwards to the
 // reference, "example.scaled_dw" returns dw scaled by 0.5 (the weight-share and
-// backward checks must catch it). Built with KC_EXAMPLE_BARE it is written to DESIGN
+// backward checks must catch it), "example.throws" throws from its forward and
+// "example.throws_probe" from available() (an exception crossing the interface is a
+// plugin bug: CRASHED for its case, unavailable for the probe, never the end of a run). Built with KC_EXAMPLE_BARE it is written to DESIGN
 // section 7 alone: it exports kc_register_backends and no kc_plugin_abi_version, and
 // checks the ABI version it is given itself.
+#include <stdexcept>
+
 #include "kc/plugin.h"
 
 namespace {
@@ -37,9 +41,27 @@ class Forwarding : public kc::Backend {
   std::unique_ptr<kc::Backend> ref_ = kc::make_reference_backend();
 };
 
+class Throws final : public Forwarding {
+ public:
+  explicit Throws(std::string name, bool in_probe) : Forwarding(std::move(name), 1.0), in_probe_(in_probe) {}
+  kc::Status available() const override {
+    if (in_probe_) throw std::runtime_error("example probe throws");
+    return kc::ok_status();
+  }
+  kc::Status conv_forward(const kc::ConvGeometry&, const kc::Tensor&, const kc::Tensor&, const kc::Tensor*, bool,
+                          kc::Tensor&) override {
+    throw std::runtime_error("example forward throws");
+  }
+
+ private:
+  bool in_probe_;
+};
+
 void register_examples(kc::Registry& r) {
   (void)r.add("example.correct", [] { return std::make_unique<Forwarding>("example.correct", 1.0); });
   (void)r.add("example.scaled_dw", [] { return std::make_unique<Forwarding>("example.scaled_dw", 0.5); });
+  (void)r.add("example.throws", [] { return std::make_unique<Throws>("example.throws", false); });
+  (void)r.add("example.throws_probe", [] { return std::make_unique<Throws>("example.throws_probe", true); });
 }
 
 }  // namespace

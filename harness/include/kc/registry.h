@@ -33,4 +33,9 @@ class Registry {
 // The built-in backends of this build: reference (and the GPU backends when built).
 Registry builtin_registry();
 
+// Whether the backend registered as `name` is available: its available(), with an
+// unknown name (not_found) or an exception thrown by its factory or available() (a
+// plugin's bug, which must not end the run) turned into a Status that says so.
+Status backend_available(const Registry& registry, std::string_view name);
+
 }  // namespace kc

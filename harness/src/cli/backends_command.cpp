@@ -1,4 +1,5 @@
 // kcheck backends: every backend of this build, available or unavailable (reason).
+#include <algorithm>
 #include <cstdio>
 
 #include "cli.h"
@@ -13,9 +14,11 @@ int backends_command(const Args& args) {
     if (args[i] != "--plugin" || i + 1 == args.size()) return usage_error("backends: usage: kcheck backends [--plugin lib.so]...");
     if (Status s = load_plugin(args[++i], reg); !s.ok()) return usage_error(s.message());
   }
+  int width = 12;
+  for (const std::string& name : reg.names()) width = std::max(width, static_cast<int>(name.size()));
   for (const std::string& name : reg.names()) {
-    const Status s = reg.make(name)->available();
-    std::printf("%-12s %s\n", name.c_str(), s.ok() ? "available" : ("unavailable (" + s.message() + ")").c_str());
+    const Status s = backend_available(reg, name);
+    std::printf("%-*s %s\n", width, name.c_str(), s.ok() ? "available" : ("unavailable (" + s.message() + ")").c_str());
   }
   return 0;
 }

@@ -178,9 +178,8 @@ int fuzz_command(const Args& args) {
   for (const std::string& p : o.s.plugins) {
     if (Status st = load_plugin(p, reg); !st.ok()) return usage_error(st.message());
   }
-  const auto backend = reg.make(o.s.backend);
-  if (!backend) return usage_error("--backend: unknown backend '" + o.s.backend + "' (see kcheck backends)");
-  if (Status st = backend->available(); !st.ok()) {
+  if (!reg.contains(o.s.backend)) return usage_error("--backend: unknown backend '" + o.s.backend + "' (see kcheck backends)");
+  if (Status st = backend_available(reg, o.s.backend); !st.ok()) {
     return usage_error("--backend " + o.s.backend + ": unavailable (" + st.message() + ")");
   }
   o.s.progress = isatty(STDERR_FILENO);

@@ -109,9 +109,10 @@ std::vector<LoadedCase> load_all(const std::vector<std::string>& paths) {
 // The backends to run: the named ones, or reference plus every available candidate.
 std::string choose_backends(const Registry& reg, RunOptions& o) {
   if (!o.require.empty()) {
-    auto b = reg.make(o.require);
-    if (!b) return "--require " + o.require + ": no such backend in this build (see kcheck backends)";
-    if (Status s = b->available(); !s.ok()) return "--require " + o.require + ": unavailable (" + s.message() + ")";
+    if (!reg.contains(o.require)) return "--require " + o.require + ": no such backend in this build (see kcheck backends)";
+    if (Status s = backend_available(reg, o.require); !s.ok()) {
+      return "--require " + o.require + ": unavailable (" + s.message() + ")";
+    }
   }
   if (!o.backends.empty()) {
     for (const std::string& n : o.backends) {
@@ -120,7 +121,7 @@ std::string choose_backends(const Registry& reg, RunOptions& o) {
     return {};
   }
   for (const std::string& n : reg.names()) {
-    if (n == "reference" || reg.make(n)->available().ok()) o.backends.push_back(n);
+    if (n == "reference" || backend_available(reg, n).ok()) o.backends.push_back(n);
   }
   return {};
 }
