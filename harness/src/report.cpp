@@ -177,15 +177,17 @@ std::string summary_text(const std::vector<CaseResult>& results, const RunInfo& 
     s += diagnosis(r);
     if (!r.reproducer.empty()) s += "    reproduce: " + r.reproducer + "\n";
   }
-  char line[160];
-  std::snprintf(line, sizeof line, "\n%-12s %7s %7s %10s %7s %7s %7s %7s\n", "backend", "passed", "failed",
+  int width = 12;  // the backend column: as wide as the longest name
+  for (const std::string& b : backends) width = std::max(width, static_cast<int>(std::min<size_t>(b.size(), 64)));
+  char line[256];
+  std::snprintf(line, sizeof line, "\n%-*s %7s %7s %10s %7s %7s %7s %7s\n", width, "backend", "passed", "failed",
                 "mistrusted", "skipped", "invalid", "crashed", "timeout");
   s += line;
   for (const std::string& b : backends) {
     std::vector<CaseResult> mine;
     std::copy_if(results.begin(), results.end(), std::back_inserter(mine), [&](const CaseResult& r) { return r.backend == b; });
     auto n = summary_counts(mine);
-    std::snprintf(line, sizeof line, "%-12s %7d %7d %10d %7d %7d %7d %7d\n", b.c_str(), n["passed"], n["failed"],
+    std::snprintf(line, sizeof line, "%-*s %7d %7d %10d %7d %7d %7d %7d\n", width, b.c_str(), n["passed"], n["failed"],
                   n["mistrusted"], n["skipped"], n["invalid"], n["crashed"], n["timeout"]);
     s += line;
   }
