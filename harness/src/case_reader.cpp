@@ -64,6 +64,7 @@ StatusOr<PadSpec> read_padding(const Value& v, size_t rank) {
     return pad;
   }
   if (!v.is_sequence()) return v.type_error(kForms);
+  if (v.node().size() == 0) return v.error("an empty list: give one entry per spatial dim (or leave padding out for none)");
   for (const Value& item : v.items()) {
     KC_ASSIGN_OR_RETURN(auto pair, read_pad_pair(item));
     pad.pairs.push_back(pair);
