@@ -199,9 +199,15 @@ std::vector<LoadedCase> load_case_file(const std::string& path) {
   try {
     std::error_code ec;
     const fs::file_status st = fs::status(path, ec);
+    if (ec && ec != std::errc::no_such_file_or_directory) {  // e.g. a symlink loop
+      return {error_entry(path, 0, not_found(path + ": " + ec.message()))};
+    }
     if (ec || !fs::exists(st)) return {error_entry(path, 0, not_found(path + ": no such file"))};
     if (fs::is_directory(st)) {
       return {error_entry(path, 0, invalid_argument(path + ": is a directory, not a case file"))};
+    }
+    if (!fs::is_regular_file(st)) {  // a FIFO would block, /dev/zero never ends
+      return {error_entry(path, 0, invalid_argument(path + ": is not a regular file (a device, FIFO or socket)"))};
     }
     const uintmax_t size = fs::file_size(path, ec);
     if (!ec && size > static_cast<uintmax_t>(kMaxCaseFileBytes)) {

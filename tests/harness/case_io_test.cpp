@@ -371,6 +371,20 @@ TEST(CaseIo, Files) {
   EXPECT_EQ(find_case_files((dir / "notes.txt").string()), std::vector<std::string>{(dir / "notes.txt").string()});
   EXPECT_EQ(find_case_files((dir / "nope").string()), std::vector<std::string>{(dir / "nope").string()});
 
+  // A device (reading /dev/zero never ends) and a symlink loop are refused, with the reason.
+  fs::create_symlink("/dev/zero", dir / "zero.yaml");
+  fs::create_symlink(dir / "loop_b.yaml", dir / "loop_a.yaml");
+  fs::create_symlink(dir / "loop_a.yaml", dir / "loop_b.yaml");
+  const std::vector<LoadedCase> zero = load_case_file((dir / "zero.yaml").string());
+  ASSERT_EQ(zero.size(), 1u);
+  EXPECT_NE(zero[0].c.status().message().find("is not a regular file"), std::string::npos) << zero[0].c.status().message();
+  const std::vector<LoadedCase> loop = load_case_file((dir / "loop_a.yaml").string());
+  ASSERT_EQ(loop.size(), 1u);
+  EXPECT_EQ(loop[0].c.status().message().find("no such file"), std::string::npos) << loop[0].c.status().message();
+  fs::remove(dir / "zero.yaml");
+  fs::remove(dir / "loop_a.yaml");
+  fs::remove(dir / "loop_b.yaml");
+
   const std::vector<LoadedCase> b = load_case_file((dir / "b.yaml").string());
   ASSERT_EQ(b.size(), 1u);
   ASSERT_TRUE(b[0].c.ok());
