@@ -275,6 +275,14 @@ Status validate(const Case& c, const Limits& limits) {
   if (pool) {
     const PoolGeometry g = unchecked_pool_geometry(c);
     KC_RETURN_IF_ERROR(check_pool_geometry(g));
+    if (g.mode == PoolMode::kInference) {  // no indices, hence no backward, to compare with
+      for (const char* name : {"indices", "dx"}) {
+        if (c.expected.count(name)) {
+          return invalid_argument(std::string("expected.") + name +
+                                  ": maxpool.mode inference keeps no indices and has no backward");
+        }
+      }
+    }
     KC_RETURN_IF_ERROR(check_tensor_shapes(c, {{"x", g.x_shape()}, {"dy", g.y_shape()}}, "tensors"));
     return check_tensor_shapes(c, {{"y", g.y_shape()}, {"indices", g.y_shape()}, {"dx", g.x_shape()}}, "expected");
   }

@@ -166,6 +166,9 @@ TEST(CaseIo, EveryErrorNamesFileLineAndField) {
       {in + "conv: {out_channels: 4, kernel: [3], padding: [[1, 2, 3]]}\n", {"t.yaml:3: conv.padding[0]: expected a number or a [lo, hi] pair"}},
       {in + "conv: {out_channels: 4, kernel: [x]}\n", {"t.yaml:3: conv.kernel[0]: expected an integer"}},
       {in + "conv: {out_channels: 4, kernel: [3], padding: []}\n", {"t.yaml:3: conv.padding: an empty list"}},
+      {"op: maxpool\ninput: {spatial: [2]}\nmaxpool: {kernel: [2], mode: inference}\n"
+       "expected: {indices: {shape: [1, 1, 1], data: [1]}}\n",
+       {"expected.indices: maxpool.mode inference keeps no indices"}},
       {in + "conv: {out_channels: 4}\n", {"t.yaml:3: conv.kernel: missing (required)"}},
       {in + "conv: {out_channels: 4, kernel: [3]}\nmaxpool: {kernel: [2]}\n", {"t.yaml:4: maxpool: given, but op is conv"}},
       {"op: convv\n", {"t.yaml:1: op: expected one of conv, maxpool, conv_bias_relu, stack, got \"convv\""}},
