@@ -1,6 +1,7 @@
 // Internal to kc_io: reading the fields of one case (DESIGN section 5) from a layered
 // Value into a Case. Field rules only; geometry and sizes are validate()'s job, except
 // what must be known here: inline data must match its own shape's element count.
+#include <cmath>
 #include <algorithm>
 #include <limits>
 #include <string>
@@ -300,6 +301,10 @@ Status read_values(const Value& data, DataRule rule, DType dtype, std::vector<do
                            ? item.error(n.Scalar() + " is outside the range of a double")
                            : item.type_error(what);
       return s;
+    }
+    if (rule == DataRule::kRound && std::isinf(v) && !std::isinf(*parse_double_text(n.Scalar(), &out_of_range))) {
+      return data.item(i, n).error(n.Scalar() + " overflows " + std::string(dtype_name(dtype)) +
+                                   " (write inf for an infinity)");
     }
     out->push_back(v);
   }

@@ -157,8 +157,9 @@ void gen_tensors(Case* c) {
   if (std::holds_alternative<MaxPoolParams>(c->op)) {
     const PoolGeometry g = unchecked_pool_geometry(*c);
     inputs = {{"x", g.x_shape()}, {"dy", g.y_shape()}};
-    outputs = {{"y", g.y_shape()}, {"dx", g.x_shape()}};
-    if (*gen::arbitrary<bool>()) {
+    outputs = {{"y", g.y_shape()}};
+    if (g.mode == PoolMode::kTraining) outputs["dx"] = g.x_shape();  // inference: no indices, no backward
+    if (g.mode == PoolMode::kTraining && *gen::arbitrary<bool>()) {
       Tensor idx = Tensor::zeros(DType::kF64, g.y_shape());
       for (double& v : idx.data) v = static_cast<double>(*gen::inRange<int64_t>(0, g.spatial.in_count()));
       c->expected["indices"] = idx;

@@ -92,7 +92,6 @@ TEST(CaseIo, ReadsEveryPaddingForm) {
   EXPECT_EQ(pad("[1, 0]").pairs, (Pairs{{1, 1}, {0, 0}}));
   EXPECT_EQ(pad("[[0, 1], [1, 2]]").pairs, (Pairs{{0, 1}, {1, 2}}));
   EXPECT_EQ(pad("[[0, 1], 2]").pairs, (Pairs{{0, 1}, {2, 2}}));
-  EXPECT_EQ(pad("[]"), PadSpec{});
   EXPECT_EQ(conv_padding(load_ok(kConv1d)), PadSpec{});
   const Case c = load_ok(head + "1, stride: 2, dilation: [1, 2]}\n");
   EXPECT_EQ(std::get<ConvParams>(c.op).kernel, Dims({3, 3}));
@@ -166,6 +165,9 @@ TEST(CaseIo, EveryErrorNamesFileLineAndField) {
       {in + "conv: {out_channels: 4, kernel: [3], padding: [[1, 2, 3]]}\n", {"t.yaml:3: conv.padding[0]: expected a number or a [lo, hi] pair"}},
       {in + "conv: {out_channels: 4, kernel: [x]}\n", {"t.yaml:3: conv.kernel[0]: expected an integer"}},
       {in + "conv: {out_channels: 4, kernel: [3], padding: []}\n", {"t.yaml:3: conv.padding: an empty list"}},
+      {"op: conv\ndtype: f16\ninput: {spatial: [2]}\nconv: {out_channels: 1, kernel: [1]}\n"
+       "tensors: {x: {shape: [1, 1, 2], data: [1, 70000]}}\n",
+       {"t.yaml:5: tensors.x.data[1]: 70000 overflows f16"}},
       {"op: maxpool\ninput: {spatial: [2]}\nmaxpool: {kernel: [2], mode: inference}\n"
        "expected: {indices: {shape: [1, 1, 1], data: [1]}}\n",
        {"expected.indices: maxpool.mode inference keeps no indices"}},
