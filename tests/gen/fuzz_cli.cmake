@@ -33,6 +33,11 @@ endif()
 kcheck(2 run "${WORK}" --timeout 1s)
 kcheck(2 run "${WORK}" --jobs 2x)
 kcheck(2 run "${WORK}" --jobs 0)
+kcheck(2 run "${WORK}" --backend reference,)
+kcheck(0 --version)
+if(NOT out MATCHES "^kcheck [0-9]+\\.[0-9]+\\.[0-9]+ \\(commit ")
+  message(FATAL_ERROR "kcheck --version says:\n${out}")
+endif()
 
 # gen: N files, named so that they sort in generation order, that load and run.
 kcheck(0 gen --op maxpool --count 12 --seed 3 -o "${WORK}/gen")
@@ -46,6 +51,12 @@ endif()
 execute_process(COMMAND "${KCHECK}" run "${WORK}/gen" --backend reference RESULT_VARIABLE rc OUTPUT_VARIABLE out)
 if(rc EQUAL 2 OR out MATCHES "INVALID")
   message(FATAL_ERROR "generated cases do not load:\n${out}")
+endif()
+# A folder given twice, and a file in it again, run once each.
+execute_process(COMMAND "${KCHECK}" run "${WORK}/gen" "${WORK}/gen/" "${WORK}/gen/000000-maxpool.yaml" --backend reference
+                OUTPUT_VARIABLE out)
+if(NOT out MATCHES "\n12 results in")
+  message(FATAL_ERROR "paths given twice ran twice:\n${out}")
 endif()
 
 # gen --op stack: stack cases that load (they run; whether the oracle passes them is

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "cli.h"
+#include "kc/build_info.h"
 
 namespace kc::cli {
 
@@ -21,6 +22,7 @@ constexpr const char* kUsage =
     "      replay cases/regressions and DIR (default cases/regressions), then check generated cases on the backend\n"
     "      (default reference); shrink each kind of failure and save it under DIR\n"
     "  backends [--plugin lib.so]   every backend: available, or unavailable (reason)\n"
+    "  --version         the version and the commit built from\n"
     "exit: 0 all passed or skipped, 1 something failed, 2 bad usage or invalid input\n";
 
 int usage_error(const std::string& message) {
@@ -39,6 +41,10 @@ int main(int argc, char** argv) {
   }
   const std::string cmd = args[0];
   args.erase(args.begin());
+  if (cmd == "--version" || cmd == "version") {
+    std::printf("kcheck %s (commit %s)\n", kc::version().c_str(), kc::source_commit().c_str());
+    return 0;
+  }
   if (cmd == "run") return run_command(args);
   if (cmd == "explain") return explain_command(args);
   if (cmd == "backends") return backends_command(args);

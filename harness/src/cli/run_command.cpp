@@ -8,6 +8,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "cli.h"
 #include "kc/case_io.h"
@@ -55,6 +56,9 @@ std::string parse(const Args& args, RunOptions& o) {
       o.paths.push_back(a);
     } else if (a == "--backend" && value(v)) {
       o.backends = split(v);
+      if (o.backends.empty() || std::count(v.begin(), v.end(), ',') + 1 != static_cast<long>(o.backends.size())) {
+        return "--backend: expected names separated by commas, got '" + v + "'";
+      }
     } else if (a == "--plugin" && value(v)) {
       o.plugins.push_back(v);
     } else if (a == "--report" && value(o.report)) {
@@ -92,8 +96,13 @@ void apply_sibling_expect(const std::string& file, std::vector<LoadedCase>& load
 // Regression cases are replayed first; otherwise files keep their sorted order.
 std::vector<LoadedCase> load_all(const std::vector<std::string>& paths) {
   std::vector<std::string> files;
+  std::set<std::string> seen;  // a file named twice (or under two given folders) runs once
   for (const std::string& p : paths) {
-    for (std::string& f : find_case_files(p)) files.push_back(std::move(f));
+    for (std::string& f : find_case_files(p)) {
+      std::error_code ec;
+      const std::string key = std::filesystem::weakly_canonical(f, ec).string();
+      if (seen.insert(ec ? f : key).second) files.push_back(std::move(f));
+    }
   }
   std::stable_partition(files.begin(), files.end(),
                         [](const std::string& f) { return f.find("/regressions/") != std::string::npos; });
