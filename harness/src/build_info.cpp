@@ -29,10 +29,12 @@ std::string version() { return KC_VERSION; }
 
 std::string source_commit() {
   if (const char* env = std::getenv("KC_COMMIT"); env != nullptr && *env != '\0') return env;
-  const std::string git = "git -C '" KC_SOURCE_DIR "' ";
+  const std::string git = "git --no-optional-locks -C '" KC_SOURCE_DIR "' ";  // never takes the index lock
   const std::string commit = first_line(git + "rev-parse HEAD");
   if (commit.empty()) return "unknown";
-  return first_line(git + "status --porcelain --untracked-files=no").empty() ? commit : commit + "+dirty";
+  // "clean" only when git status itself succeeds and lists nothing
+  const std::string state = first_line(git + "status --porcelain --untracked-files=no && echo clean");
+  return state == "clean" ? commit : commit + "+dirty";
 }
 
 std::string gpu_device_description() {

@@ -132,6 +132,28 @@ CaseResult check_case(const Case& c, Backend& backend) {
   return r;
 }
 
+CaseResult check_loaded_on(const LoadedCase& loaded, const Registry& registry, const std::string& backend) {
+  std::unique_ptr<Backend> b;
+  std::string why;
+  try {
+    b = registry.make(backend);
+    if (!b) why = "no backend named '" + backend + "'";
+  } catch (const std::exception& e) {
+    why = std::string("its factory threw: ") + e.what();
+  } catch (...) {
+    why = "its factory threw a non-standard exception";
+  }
+  if (b) return check_loaded(loaded, *b);
+  CaseResult r;
+  r.source = loaded.file + ":" + std::to_string(loaded.line);
+  r.case_name = loaded.c.ok() ? case_label(*loaded.c) : r.source;
+  r.backend = backend;
+  if (loaded.c.ok()) r.reproducer = case_to_one_line(*loaded.c);
+  r.disposition = Disposition::kCrashed;
+  r.message = "backend " + backend + ": " + why;
+  return r;
+}
+
 CaseResult check_loaded(const LoadedCase& loaded, Backend& backend) {
   const std::string where = loaded.file + ":" + std::to_string(loaded.line);
   if (loaded.c.ok() && loaded.expect.pass) return check_case(*loaded.c, backend);

@@ -36,7 +36,14 @@ double element_bound(const ToleranceSpec& s, double ref, double abs_sum) {
   const double u_acc = unit_roundoff(acc);
   const double u_out = unit_roundoff(s.storage);
   const double underflow = static_cast<double>(s.n) * underflow_unit(acc) + underflow_unit(s.storage);
-  return kBoundSafety * (gamma_n(s.n, u_acc) * abs_sum + underflow) + u_out * std::abs(ref);
+  const double gamma = gamma_n(s.n, u_acc);
+  if (!(gamma < INFINITY)) return INFINITY;  // n * u >= 1 (never inf * 0 = NaN); validate refuses such cases
+  return kBoundSafety * (gamma * abs_sum + underflow) + u_out * std::abs(ref);
+}
+
+void mark_failed(CheckResult& r) {
+  if (r.disposition != Disposition::kFailed) r.worst.clear();
+  r.disposition = Disposition::kFailed;
 }
 
 double gamma_n(int64_t n, double u) {
@@ -83,9 +90,12 @@ void compare_tensors(const std::string& tensor, const Tensor& cand, const Tensor
   if (failures == 0 && unbounded > 0) {
     if (out.disposition == Disposition::kPassed) out.disposition = Disposition::kMistrusted;
     const DType acc = spec.accumulation ? *spec.accumulation : default_accumulation(spec.storage);
+    const std::string why = spec.tolerance.kind == ToleranceKind::kExplicit
+                                ? "the explicit tolerance overflows"
+                                : "sums of " + std::to_string(spec.n) + " terms in " + std::string(dtype_name(acc)) +
+                                      ": n * u >= 1; give an explicit tolerance: {rtol, atol}";
     out.message += tensor + ": the bound allows any error at " + std::to_string(unbounded) + " of " +
-                   std::to_string(ref.size()) + " elements (sums of " + std::to_string(spec.n) + " terms in " +
-                   std::string(dtype_name(acc)) + ": n * u >= 1); give an explicit tolerance: {rtol, atol}; ";
+                   std::to_string(ref.size()) + " elements (" + why + "); ";
   }
   if (failures == 0) {
     // A pass reports its worst coordinate too (DESIGN 4), as the check's one worst point:
@@ -97,7 +107,7 @@ void compare_tensors(const std::string& tensor, const Tensor& cand, const Tensor
     else if (out.worst.size() == 1 && ratio_of(out.worst[0]) < closest_ratio) out.worst[0] = p;
     return;
   }
-  if (out.disposition != Disposition::kFailed) out.worst.clear();  // a pass's closest point is not a failure
+  mark_failed(out);  // a pass's closest point is not a failure
   std::stable_sort(bad.begin(), bad.end(), [](const WorstPoint& a, const WorstPoint& b) {
     const double ea = a.bound > 0 ? std::abs(a.candidate - a.reference) / a.bound : INFINITY;
     const double eb = b.bound > 0 ? std::abs(b.candidate - b.reference) / b.bound : INFINITY;
@@ -105,7 +115,6 @@ void compare_tensors(const std::string& tensor, const Tensor& cand, const Tensor
   });
   bad.resize(std::min<size_t>(bad.size(), 5));
   out.worst.insert(out.worst.end(), bad.begin(), bad.end());
-  out.disposition = Disposition::kFailed;
   out.message += tensor + ": " + std::to_string(failures) + " of " + std::to_string(ref.size()) +
                  " elements outside the tolerance; ";
 }

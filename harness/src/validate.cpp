@@ -3,6 +3,7 @@
 #include "kc/validate.h"
 
 #include <cstdlib>
+#include <algorithm>
 #include <limits>
 #include <string>
 
@@ -168,6 +169,23 @@ Status check_tensor_shapes(const Case& c, const std::map<std::string, Dims>& wan
 
 // A stack: its own fields, the memory cap over all layers, then every layer as the
 // single-op case it runs as, so that the layer that erodes to nothing is named.
+// With `accumulation:` a 16-bit accumulator and the bound tolerance, the longest sum of
+// the case (n terms: a y, a dx, or dw/db over batch and positions) must keep n * u < 1,
+// where the worst-case bound stops allowing any error at all.
+Status check_accumulation(const Case& c, int64_t longest_sum) {
+  if (!c.accumulation || c.tolerance.kind != ToleranceKind::kBound) return ok_status();
+  const double u = unit_roundoff(*c.accumulation);
+  if (static_cast<double>(longest_sum) * u < 1.0) return ok_status();
+  return invalid_argument("accumulation: " + std::string(dtype_name(*c.accumulation)) + " sums of up to " +
+                          num(longest_sum) + " terms in this case make the bound allow any error (n * u >= 1); "
+                          "give an explicit tolerance: {rtol, atol}, or a wider accumulation");
+}
+
+int64_t longest_conv_sum(const ConvGeometry& g) {
+  const int64_t taps = g.spatial.kernel_count();
+  return std::max({g.in_per_group() * taps + 1, g.out_per_group() * taps, g.batch * g.spatial.out_count()});
+}
+
 Status validate_stack(const Case& c, const StackParams& p, const Limits& limits) {
   if (p.depth < 1 || p.depth > kMaxStackDepth) {
     return invalid_argument("stack.depth: " + num(p.depth) + " is outside 1 to " + num(kMaxStackDepth));
@@ -181,6 +199,7 @@ Status validate_stack(const Case& c, const StackParams& p, const Limits& limits)
   const std::vector<StackLayer> layers = unchecked_stack_layers(c);
   for (size_t i = 0; i < layers.size(); ++i) {
     KC_RETURN_IF_ERROR(at_stack_layer(i, validate(layers[i].conv_case, limits)));
+    KC_RETURN_IF_ERROR(at_stack_layer(i, check_accumulation(c, longest_conv_sum(layers[i].conv))));
     if (layers[i].pool_case) KC_RETURN_IF_ERROR(at_stack_layer(i, validate(*layers[i].pool_case, limits)));
   }
   const int64_t bytes = estimate_case_bytes(c);
@@ -283,11 +302,13 @@ Status validate(const Case& c, const Limits& limits) {
         }
       }
     }
+    KC_RETURN_IF_ERROR(check_accumulation(c, g.spatial.kernel_count()));
     KC_RETURN_IF_ERROR(check_tensor_shapes(c, {{"x", g.x_shape()}, {"dy", g.y_shape()}}, "tensors"));
     return check_tensor_shapes(c, {{"y", g.y_shape()}, {"indices", g.y_shape()}, {"dx", g.x_shape()}}, "expected");
   }
   const ConvGeometry g = unchecked_conv_geometry(c);
   KC_RETURN_IF_ERROR(check_conv_geometry(f, g));
+  KC_RETURN_IF_ERROR(check_accumulation(c, longest_conv_sum(g)));
   if (!g.bias && (c.tensors.count("b") || c.expected.count("db"))) {
     return invalid_argument(std::string(c.tensors.count("b") ? "tensors.b" : "expected.db") +
                             ": the case has no bias (" + f + ".bias: false)");

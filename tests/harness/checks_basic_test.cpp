@@ -45,8 +45,9 @@ class F16Accumulating final : public test::DelegatingBackend {
 };
 
 // accumulation: f16 judges such a kernel by the bound of f16 sums: it passes there and
-// fails the default (f32 accumulation) bound; a sum too long for the f16 bound (n * u >=
-// 1) allows any error, which is MISTRUSTED rather than passed.
+// fails the default (f32 accumulation) bound; a case whose sums are too long for the f16
+// bound (n * u >= 1: it allows any error) is refused, and compare_tensors given such a
+// bound says MISTRUSTED, never PASSED.
 TEST(Tolerance, TheCaseAccumulationSetsTheBound) {
   test::ConvSpec s{.batch = 1, .channels = 16, .out_channels = 4, .spatial = {6, 6}, .kernel = {3, 3},
                    .padding = test::pad_kind(PadKind::kSame), .bias = true, .dtype = DType::kF16};
@@ -64,9 +65,16 @@ TEST(Tolerance, TheCaseAccumulationSetsTheBound) {
   EXPECT_EQ(fwd->disposition, Disposition::kPassed) << fwd->message;
   c.input.channels = 256;  // 2305 terms a sum: 2305 * 2^-11 >= 1
   r = check_case(c, f16_sums);
-  ASSERT_NE(fwd = find_check(r, "forward"), nullptr);
-  EXPECT_EQ(fwd->disposition, Disposition::kMistrusted) << fwd->message;
-  EXPECT_NE(fwd->message.find("the bound allows any error"), std::string::npos) << fwd->message;
+  EXPECT_EQ(r.disposition, Disposition::kInvalid) << r.message;
+  EXPECT_NE(r.message.find("accumulation: f16 sums of up to 2305 terms"), std::string::npos) << r.message;
+  c.tolerance = {ToleranceKind::kExplicit, 1e-2, 1e-2};  // an explicit tolerance is the way out
+  EXPECT_NE(check_case(c, f16_sums).disposition, Disposition::kInvalid);
+  Tensor ref = Tensor::zeros(DType::kF64, {2});
+  ref.data = {1.0, 0.0};  // abs_sum 0 at the second: no inf * 0 = NaN bound either
+  CheckResult unbounded;
+  compare_tensors("y", ref, ref, &ref, ToleranceSpec{{}, DType::kF16, 4096, DType::kF16}, unbounded);
+  EXPECT_EQ(unbounded.disposition, Disposition::kMistrusted) << unbounded.message;
+  EXPECT_NE(unbounded.message.find("the bound allows any error at 2 of 2"), std::string::npos) << unbounded.message;
 }
 
 TEST(Tolerance, BoundAdmitsRoundingAndRejectsMore) {
@@ -86,8 +94,11 @@ TEST(Tolerance, BoundAdmitsRoundingAndRejectsMore) {
   EXPECT_EQ(ok.worst[0].index, (std::vector<int64_t>{0}));
   EXPECT_EQ(ok.worst[0].candidate, cand[0]);
   cand[0] = ref[0] + 1.1 * bound0;
+  Tensor near = ref;
+  near[1] += 0.5 * element_bound(spec, ref[1], abs[1]);
   CheckResult bad;
-  compare_tensors("y", ref, ref, &abs, spec, bad);  // a first tensor that passes exactly
+  compare_tensors("dx", near, ref, &abs, spec, bad);  // a first tensor that passes, near its bound
+  ASSERT_EQ(bad.worst.size(), 1u);
   compare_tensors("y", cand, ref, &abs, spec, bad);
   EXPECT_EQ(bad.disposition, Disposition::kFailed);
   ASSERT_EQ(bad.worst.size(), 1u);  // the failure only
@@ -95,8 +106,6 @@ TEST(Tolerance, BoundAdmitsRoundingAndRejectsMore) {
   EXPECT_EQ(bad.worst[0].candidate, cand[0]);
   CheckResult later;
   compare_tensors("dx", Tensor(ref), ref, &abs, spec, later);
-  Tensor near = ref;
-  near[1] += 0.5 * element_bound(spec, ref[1], abs[1]);
   compare_tensors("dx", near, ref, &abs, spec, later);
   compare_tensors("y", cand, ref, &abs, spec, later);  // a pass's closest point gives way to failures
   ASSERT_EQ(later.worst.size(), 1u);

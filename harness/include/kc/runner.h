@@ -8,6 +8,7 @@
 #include "kc/backend.h"
 #include "kc/case.h"
 #include "kc/case_io.h"
+#include "kc/registry.h"
 #include "kc/result.h"
 
 namespace kc {
@@ -22,6 +23,10 @@ CaseResult check_case(const Case& c, Backend& backend);
 // unless it carries `expect: {error: ...}` and the error contains that text (PASSED);
 // a case that must be refused but loads is FAILED.
 CaseResult check_loaded(const LoadedCase& loaded, Backend& backend);
+
+// check_loaded on a new backend from the registry; a factory that throws (a plugin's
+// bug) makes the case CRASHED with the reason, its labels kept.
+CaseResult check_loaded_on(const LoadedCase& loaded, const Registry& registry, const std::string& backend);
 
 // "name" of the case, or "file:line" when it has none.
 std::string case_label(const Case& c);

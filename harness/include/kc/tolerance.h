@@ -41,6 +41,10 @@ struct ToleranceSpec {
 // (abs_sum = sum_i |a_i b_i|).
 double element_bound(const ToleranceSpec& spec, double ref, double abs_sum);
 
+// Marks r FAILED; the first failure drops a pass's closest point (compare_tensors), so
+// that the worst points of a failed check are failures only. Call before adding them.
+void mark_failed(CheckResult& r);
+
 // Compares cand with ref element by element; fills max_abs_error, max_error_ratio,
 // worst points (up to 5 failing elements; while nothing has failed, the one element
 // nearest its bound over the calls on this result) and the disposition (FAILED on any element over its bound or

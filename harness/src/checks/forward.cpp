@@ -18,6 +18,7 @@ void compare_indices(const CheckContext& ctx, const PoolGeometry& g, CheckResult
   const IndexTensor& got = *ctx.cand.indices;
   const IndexTensor& want = *ctx.ref.indices;
   int64_t bad = 0;
+  std::vector<WorstPoint> worst;
   for (int64_t i = 0; i < want.size(); ++i) {
     const int64_t gi = got.data[static_cast<size_t>(i)], wi = want.data[static_cast<size_t>(i)];
     bool ok = gi == wi;
@@ -26,10 +27,11 @@ void compare_indices(const CheckContext& ctx, const PoolGeometry& g, CheckResult
       ok = v == y || (std::isnan(v) && std::isnan(y));
     }
     if (ok) continue;
-    if (++bad <= 5) r.worst.push_back({"indices", {i}, static_cast<double>(gi), static_cast<double>(wi), 0.0});
+    if (++bad <= 5) worst.push_back({"indices", {i}, static_cast<double>(gi), static_cast<double>(wi), 0.0});
   }
   if (bad == 0) return;
-  r.disposition = Disposition::kFailed;
+  mark_failed(r);
+  r.worst.insert(r.worst.end(), worst.begin(), worst.end());
   r.message += "indices: " + std::to_string(bad) + " of " + std::to_string(want.size()) + " differ (tie " +
                std::string(tie_rule_name(g.tie)) + "); ";
 }
@@ -44,7 +46,7 @@ CheckResult forward_run(const CheckContext& ctx) {
   compare_tensors("y", ctx.cand.y, ctx.ref.y, &ctx.abs.y, tolerance_for(ctx, "y"), r);
   if (const PoolGeometry* g = pool_geo(ctx); g && ctx.ref.indices) {
     if (!ctx.cand.indices) {
-      r.disposition = Disposition::kFailed;
+      mark_failed(r);
       r.message += "training mode but the backend returned no indices; ";
     } else {
       compare_indices(ctx, *g, r);

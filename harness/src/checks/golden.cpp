@@ -19,7 +19,7 @@ const Tensor* output(const OpOutputs& o, const std::string& name) {
 
 void compare_indices(const Tensor& want, const OpOutputs& cand, CheckResult& r) {
   if (!cand.indices) {
-    r.disposition = Disposition::kFailed;
+    mark_failed(r);
     r.message += "indices: expected, but the backend kept none; ";
     return;
   }
@@ -46,7 +46,7 @@ CheckResult golden_run(const CheckContext& ctx) {
     }
     const bool grad = name != "y";
     if (grad && !ctx.cand.backward.ok()) {
-      r.disposition = Disposition::kFailed;
+      mark_failed(r);
       r.message += name + ": expected, but the backward returned " + ctx.cand.backward.to_string() + "; ";
       continue;
     }

@@ -56,6 +56,11 @@ void expect_shape(const std::string& what, const Dims& got, const Dims& want, Ch
   r.message += what + " has shape " + dims_to_string(got) + ", the contract says " + dims_to_string(want) + "; ";
 }
 
+// The unit of the rounding model (stack_noise.h): the accumulation's, and never below the
+// storage dtype's, whose rounding of every layer's output and gradient the model puts
+// within it (an f64 accumulator still stores f32).
+double stack_unit(const Case& c) { return std::max(unit_roundoff(accumulation_of(c)), unit_roundoff(c.dtype)); }
+
 PadKind padding_kind(const Case& c) { return std::get<StackParams>(c.op).conv.padding.kind; }
 
 double norm(const Tensor& t) {
@@ -157,7 +162,7 @@ std::string stack_backward_not_applicable(const CheckContext& ctx) {
   }
   if (ctx.c.dtype == DType::kF32 && ctx.stack->ref.status.ok()) {
     const std::string why =
-        unforced_routing(*ctx.stack, unit_roundoff(accumulation_of(ctx.c)), kSigmas);
+        unforced_routing(*ctx.stack, stack_unit(ctx.c), kSigmas);
     if (!why.empty()) {
       return why + ": sums in another order may decide them otherwise, which routes the gradient elsewhere in two "
                    "correct f32 runs (checked op by op)";
@@ -172,7 +177,7 @@ CheckResult stack_backward_run(const CheckContext& ctx) {
   if (!cand.status.ok()) return call_failed("backward", "the stack", cand.status);
   if (!ref.status.ok()) return make_result("backward", Disposition::kFailed, "the oracle failed: " + ref.status.to_string());
   if (std::string why = distrust("dx", ref.dx); !why.empty()) return make_result("backward", Disposition::kMistrusted, why);
-  const double u = unit_roundoff(accumulation_of(ctx.c));
+  const double u = stack_unit(ctx.c);
   int64_t n = 1;
   for (const StackLayer& l : ctx.stack->layers) {
     n = std::max({n, l.conv.reduction_length(), l.conv.batch * l.conv.spatial.out_count()});

@@ -33,11 +33,11 @@ std::string now_utc();
 // (device) when one of the backends run is a built-in GPU backend.
 void add_build_info(RunInfo& info, const std::vector<std::string>& backends);
 
-// Prints "kcheck: <message>" and the usage hint to stderr; returns 2.
 // kcheck run's per-task limit when --timeout is not given: a hung kernel is TIMEOUT,
 // not the end of the run.
 inline constexpr double kDefaultTimeoutSeconds = 600;
 
+// Prints "kcheck: <message>" and the usage hint to stderr; returns 2.
 int usage_error(const std::string& message);
 
 }  // namespace kc::cli

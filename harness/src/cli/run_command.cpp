@@ -145,7 +145,7 @@ std::vector<IsolatedTask> make_tasks(const std::vector<LoadedCase>& cases, const
       label.case_name = lc.c.ok() ? case_label(*lc.c) : label.source;
       label.backend = b;
       if (lc.c.ok()) label.reproducer = case_to_one_line(*lc.c);
-      tasks.push_back({label, [&lc, &reg, b] { return check_loaded(lc, *reg.make(b)); }});
+      tasks.push_back({label, [&lc, &reg, b] { return check_loaded_on(lc, reg, b); }});
     }
   }
   return tasks;

@@ -113,7 +113,7 @@ class Session {
       label.source = lc.file + ":" + std::to_string(lc.line);
       label.case_name = lc.c.ok() ? case_label(*lc.c) : label.source;
       label.backend = s_.backend;
-      tasks.push_back({label, [this, &lc] { return check_loaded(lc, *reg_.make(s_.backend)); }});
+      tasks.push_back({label, [this, &lc] { return check_loaded_on(lc, reg_, s_.backend); }});
     }
     for (CaseResult& r : run_tasks(std::move(tasks), isolation(true))) record(std::move(r), false);
     out_.replayed = static_cast<int64_t>(loaded_.size());
