@@ -2,8 +2,8 @@
 // then the geometry rules of DESIGN section 3, then the memory cap.
 #include "kc/validate.h"
 
-#include <cstdlib>
 #include <algorithm>
+#include <cstdlib>
 #include <limits>
 #include <string>
 
@@ -167,8 +167,6 @@ Status check_tensor_shapes(const Case& c, const std::map<std::string, Dims>& wan
   return ok_status();
 }
 
-// A stack: its own fields, the memory cap over all layers, then every layer as the
-// single-op case it runs as, so that the layer that erodes to nothing is named.
 // With `accumulation:` a 16-bit accumulator and the bound tolerance, the longest sum of
 // the case (n terms: a y, a dx, or dw/db over batch and positions) must keep n * u < 1,
 // where the worst-case bound stops allowing any error at all.
@@ -186,6 +184,8 @@ int64_t longest_conv_sum(const ConvGeometry& g) {
   return std::max({g.in_per_group() * taps + 1, g.out_per_group() * taps, g.batch * g.spatial.out_count()});
 }
 
+// A stack: its own fields, the memory cap over all layers, then every layer as the
+// single-op case it runs as, so that the layer that erodes to nothing is named.
 Status validate_stack(const Case& c, const StackParams& p, const Limits& limits) {
   if (p.depth < 1 || p.depth > kMaxStackDepth) {
     return invalid_argument("stack.depth: " + num(p.depth) + " is outside 1 to " + num(kMaxStackDepth));
