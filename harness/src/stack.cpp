@@ -19,6 +19,7 @@ Case layer_base(const Case& c, const Dims& shape) {
   l.input = {shape[0], shape[1], Dims(shape.begin() + 2, shape.end())};
   l.data = c.data;
   l.tolerance = c.tolerance;
+  l.accumulation = c.accumulation;
   l.deterministic = c.deterministic;
   l.source = c.source;
   return l;

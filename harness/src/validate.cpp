@@ -198,8 +198,7 @@ Status validate_stack(const Case& c, const StackParams& p, const Limits& limits)
   if (p.pool) KC_RETURN_IF_ERROR(check_pool_fields(*p.pool, c.input, limits));
   const std::vector<StackLayer> layers = unchecked_stack_layers(c);
   for (size_t i = 0; i < layers.size(); ++i) {
-    KC_RETURN_IF_ERROR(at_stack_layer(i, validate(layers[i].conv_case, limits)));
-    KC_RETURN_IF_ERROR(at_stack_layer(i, check_accumulation(c, longest_conv_sum(layers[i].conv))));
+    KC_RETURN_IF_ERROR(at_stack_layer(i, validate(layers[i].conv_case, limits)));  // accumulation included
     if (layers[i].pool_case) KC_RETURN_IF_ERROR(at_stack_layer(i, validate(*layers[i].pool_case, limits)));
   }
   const int64_t bytes = estimate_case_bytes(c);

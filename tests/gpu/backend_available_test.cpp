@@ -12,6 +12,7 @@
 #include "kc/gpu/device_buffer.h"
 #include "kc/registry.h"
 #include "kc/runner.h"
+#include "kc/stack_exec.h"
 
 namespace kc {
 namespace {
@@ -83,6 +84,23 @@ TEST(GpuAvailability, RefusalsNeedNoDevice) {
     EXPECT_EQ(acc.code(), StatusCode::kUnimplemented) << b->name();
     EXPECT_NE(acc.message().find("accumulates in f32"), std::string::npos) << acc.message();
     EXPECT_TRUE(b->supports(f16_sums).ok()) << b->name() << ": " << b->supports(f16_sums).to_string();
+  }
+  // A stack's layers carry its accumulation, so the layer ops decline f64 sums too.
+  Case stack;
+  stack.dtype = DType::kF32;
+  stack.accumulation = DType::kF64;
+  stack.input = {1, 2, {8, 8}};
+  StackParams sp;
+  sp.depth = 2;
+  sp.conv.out_channels = 2;
+  sp.conv.kernel = {3, 3};
+  stack.op = sp;
+  const auto layers = stack_layers(stack);
+  ASSERT_TRUE(layers.ok()) << layers.status().to_string();
+  for (auto& b : backends()) {
+    const Status s = stack_supports(*b, *layers);
+    EXPECT_EQ(s.code(), StatusCode::kUnimplemented) << b->name() << ": " << s.to_string();
+    EXPECT_NE(s.message().find("accumulates in f32"), std::string::npos) << s.message();
   }
 #ifdef KC_HAVE_CUDNN
   auto cudnn = gpu::make_cudnn_backend();
