@@ -26,13 +26,15 @@ bool special_agrees(double cand, double ref) {
 
 }  // namespace
 
+DType accumulation_of(const ToleranceSpec& s) { return s.accumulation ? *s.accumulation : default_accumulation(s.storage); }
+
 double element_bound(const ToleranceSpec& s, double ref, double abs_sum) {
   switch (s.tolerance.kind) {
     case ToleranceKind::kExact: return 0.0;
     case ToleranceKind::kExplicit: return s.tolerance.atol + s.tolerance.rtol * std::abs(ref);
     case ToleranceKind::kBound: break;
   }
-  const DType acc = s.accumulation ? *s.accumulation : default_accumulation(s.storage);
+  const DType acc = accumulation_of(s);
   const double u_acc = unit_roundoff(acc);
   const double u_out = unit_roundoff(s.storage);
   const double underflow = static_cast<double>(s.n) * underflow_unit(acc) + underflow_unit(s.storage);
@@ -89,7 +91,7 @@ void compare_tensors(const std::string& tensor, const Tensor& cand, const Tensor
   }
   if (failures == 0 && unbounded > 0) {
     if (out.disposition == Disposition::kPassed) out.disposition = Disposition::kMistrusted;
-    const DType acc = spec.accumulation ? *spec.accumulation : default_accumulation(spec.storage);
+    const DType acc = accumulation_of(spec);
     const std::string why = spec.tolerance.kind == ToleranceKind::kExplicit
                                 ? "the explicit tolerance overflows"
                                 : "sums of " + std::to_string(spec.n) + " terms in " + std::string(dtype_name(acc)) +

@@ -41,6 +41,9 @@ struct ToleranceSpec {
 // (abs_sum = sum_i |a_i b_i|).
 double element_bound(const ToleranceSpec& spec, double ref, double abs_sum);
 
+// spec.accumulation, or default_accumulation(spec.storage).
+DType accumulation_of(const ToleranceSpec& spec);
+
 // Marks r FAILED; the first failure drops a pass's closest point (compare_tensors), so
 // that the worst points of a failed check are failures only. Call before adding them.
 void mark_failed(CheckResult& r);

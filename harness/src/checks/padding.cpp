@@ -81,7 +81,7 @@ const SpatialGeometry& spatial_of(const CheckContext& ctx) {
 StatusOr<Padded> make_padded(const CheckContext& ctx, const SpatialGeometry& pads, bool with_input = true) {
   const bool pool = pool_geo(ctx) != nullptr;
   const SpatialGeometry& sg = pads;
-  Padded r{ctx.c, ctx.geo, ctx.in, {}, {}, ctx.in.x.shape[0] * ctx.in.x.shape[1]};
+  Padded r{ctx.c, ctx.geo, with_input ? ctx.in : OpInputs{}, {}, {}, ctx.in.x.shape[0] * ctx.in.x.shape[1]};
   std::optional<PaddingMode> mode;
   if (!pool) mode = conv_geo(ctx)->mode;
   for (const DimGeometry& d : sg.dims) {
