@@ -73,15 +73,64 @@ TEST(GradcheckCheck, CatchesDxBugsOnBothPaths) {
     PlantedBackward be(plant);
     const CheckResult full = run_check(small, be, "gradcheck");
     EXPECT_EQ(full.disposition, Disposition::kFailed) << describe(full);
-    EXPECT_THAT(full.message, HasSubstr("dx: "));
+    EXPECT_THAT(full.message, HasSubstr("dx: "));  // for the case's dy
+    EXPECT_THAT(full.message, HasSubstr("J(y,x), the backward of one output's unit dy"));
+    EXPECT_THAT(full.message, ::testing::Not(HasSubstr("J(y,w)")));
     ASSERT_FALSE(full.worst.empty());
-    EXPECT_EQ(full.worst[0].tensor, "dx");
+    EXPECT_THAT(full.worst[0].tensor, ::testing::AnyOf("dx", "J(y,x)"));
     EXPECT_GT(full.max_error_ratio, 1.0);
     const CheckResult dir = run_check(large, be, "gradcheck");
     EXPECT_EQ(dir.disposition, Disposition::kFailed) << describe(dir);
     EXPECT_THAT(dir.message, HasSubstr("the disagreement is in dx"));
     EXPECT_THAT(dir.message, ::testing::Not(HasSubstr("in dx, ")));  // dw and db are right
   }
+}
+
+// dx from dy read as if it were [N, out..., Cout] (channels last): the same values in
+// the wrong places, invisible under a constant dy.
+void dx_reading_dy_channels_last(const ConvGeometry& g, const Tensor&, const Tensor& w, const Tensor& dy, Tensor& dx,
+                                 Tensor&, Tensor*) {
+  Tensor moved = dy;
+  const int64_t C = dy.shape[1], P = g.spatial.out_count();
+  for (int64_t n = 0; n < dy.shape[0]; ++n) {
+    for (int64_t c = 0; c < C; ++c) {
+      for (int64_t q = 0; q < P; ++q) moved[(n * C + c) * P + q] = dy[(n * P + q) * C + c];
+    }
+  }
+  dx.data = ref::conv_backward_data(g, moved, w).data;
+}
+
+TEST(GradcheckCheck, FullJacobianCatchesWhatTheCasesDyHides) {
+  // dy = 1 everywhere (the loss sum(y)): reading it in the wrong layout changes nothing
+  // for this dy, so backward, adjoint and dy^T J all pass; row j of J, from the unit dy
+  // of output j alone, does not.
+  Case c = seeded(conv_case({.batch = 1, .channels = 2, .out_channels = 3, .spatial = {4, 4}, .kernel = {3, 3},
+                             .padding = pad_kind(PadKind::kSame)}), 18);
+  c.tensors["dy"] = Tensor::filled(DType::kF64, {1, 3, 4, 4}, 1.0);
+  PlantedBackward be(dx_reading_dy_channels_last);
+  const CheckResult r = run_check(c, be, "gradcheck");
+  EXPECT_EQ(r.disposition, Disposition::kFailed) << describe(r);
+  EXPECT_THAT(r.message, HasSubstr("as the full Jacobian (48 rows)"));
+  EXPECT_THAT(r.message, HasSubstr("J(y,x), the backward of one output's unit dy at a time"));
+  EXPECT_THAT(r.message, HasSubstr("the gradients for the case's dy agree, the Jacobian's rows do not"));
+  ASSERT_FALSE(r.worst.empty());
+  EXPECT_EQ(r.worst[0].tensor, "J(y,x)");
+  EXPECT_EQ(r.worst[0].index.size(), 8u);  // the output's coordinates, then x's
+
+  for (const char* hidden : {"backward", "adjoint"}) {
+    EXPECT_EQ(run_check(c, be, hidden).disposition, Disposition::kPassed) << hidden;
+  }
+  const OpGeometry geo = *op_geometry(c);
+  const OpInputs in = *make_inputs(c);
+  auto oracle = make_reference_backend();
+  const OpOutputs ref = invoke(*oracle, c, geo, in);
+  const OpOutputs abs = absolute_pass(c, geo, in, ref);
+  const OpOutputs bad = invoke(be, c, geo, in);
+  const CheckResult dy_only = checks::gradcheck_with({c, geo, in, be, false, ref, abs, bad}, {.row_limit = 0});
+  EXPECT_EQ(dy_only.disposition, Disposition::kPassed) << describe(dy_only);
+  EXPECT_THAT(dy_only.message, HasSubstr("too many for the full Jacobian"));
+  const CheckResult oracle_rows = run_check(c, *oracle, "gradcheck");
+  EXPECT_EQ(oracle_rows.disposition, Disposition::kPassed) << describe(oracle_rows);
 }
 
 TEST(GradcheckCheck, AimedDirectionCatchesWhatRandomProjectionsAverageOut) {

@@ -68,6 +68,15 @@ class Tally {
     worst_.push_back({tensor, std::move(index), cand, ref, bound});
     if (worst_.size() > 64) trim();
   }
+  // Adds another tally's comparisons to this one.
+  void merge(const Tally& o) {
+    count_ += o.count_;
+    failures_ += o.failures_;
+    max_ratio_ = std::max(max_ratio_, o.max_ratio_);
+    max_abs_ = std::max(max_abs_, o.max_abs_);
+    worst_.insert(worst_.end(), o.worst_.begin(), o.worst_.end());
+    if (worst_.size() > 64) trim();
+  }
   int64_t count() const { return count_; }
   int64_t failures() const { return failures_; }
   double max_ratio() const { return max_ratio_; }

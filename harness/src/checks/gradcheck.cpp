@@ -3,7 +3,12 @@
 // noisy to difference), for the loss L(x, w, b) = <f(x, w, b), dy>.
 //
 //  - Small cases (GradcheckOptions::full_limit): every element of x, w, b is
-//    differenced and compared with its gradient. Larger ones: directional derivatives
+//    differenced and compared with its gradient for the case's dy (dy^T J). With at
+//    most GradcheckOptions::row_limit outputs, the full Jacobian too: the backend's
+//    backward is run once per output j with the unit cotangent dy = e_j (row j of J),
+//    and every entry is compared with the same differences of y_j. One dy can hide a
+//    backward that reads dy wrongly (a constant dy hides a layout mix-up); the rows
+//    cannot. Larger cases: directional derivatives
 //    v^T J u along random directions u over x, w and b at once (seeded by the case
 //    seed), compared with <grad, u>. Each tensor's part of u is scaled so that it
 //    carries the same share of the tolerance (sum_i |u_i| bound_i = 1): a large dw
@@ -40,6 +45,7 @@ namespace kc::checks {
 namespace {
 
 constexpr std::array<const char*, 3> kGrad = {"dx", "dw", "db"};
+constexpr std::array<const char*, 3> kWrt = {"x", "w", "b"};
 constexpr double kStep = 0x1p-4;        // first step, relative to the tensor's scale
 constexpr double kStepFloor = 0x1p-26;  // a probe needing a smaller fraction is at a kink
 constexpr int kMaxTries = 8;
@@ -61,8 +67,15 @@ double scale_of(const Tensor& t) {
 // The oracle's loss at some inputs, and what decides where its kinks are.
 struct Eval {
   double loss = 0.0;
+  Tensor out;                        // the op's output y, kept for the Jacobian's rows
   Tensor z;                          // conv_bias_relu: the relu's input
   std::optional<IndexTensor> index;  // max pool: the argmax
+};
+
+// Row j of the Jacobian: the backward of the backend and of the oracle (values and the
+// absolute pass) for the unit cotangent dy = e_j.
+struct Row {
+  OpOutputs cand, ref, abs;
 };
 
 struct Problem {
@@ -70,24 +83,33 @@ struct Problem {
   Tensor z0;                // conv_bias_relu: the relu's input at the case's inputs
   double loss_error = 0.0;  // bound on the f64 rounding of one loss
   int aimed = -1;           // the index of the aimed direction, -1 without one
+  std::vector<Row> rows;    // the Jacobian's rows, empty when only dy^T J is checked
+  std::vector<double> output_error;  // with rows: bound on the f64 rounding of each y_j
 };
 
 Eval evaluate(const Problem& p, const Params& q) {
   Eval e;
   const Tensor& dy = p.ctx.in.dy;
+  const bool keep = !p.rows.empty();
   if (const PoolGeometry* g = pool_geo(p.ctx)) {
     ref::PoolForward f = ref::maxpool_forward(*g, q[0]);
     e.loss = dot(f.y, dy);
     e.index = std::move(f.indices);
+    if (keep) e.out = std::move(f.y);
     return e;
   }
   const ConvGeometry& g = *conv_geo(p.ctx);
   Tensor y = ref::conv_forward(g, q[0], q[1], g.bias ? &q[2] : nullptr);
   if (!is_fused(p.ctx.c)) {
     e.loss = dot(y, dy);
+    if (keep) e.out = std::move(y);
     return e;
   }
   for (int64_t i = 0; i < y.size(); ++i) e.loss += y[i] > 0.0 ? y[i] * dy[i] : 0.0;
+  if (keep) {  // y = relu(z)
+    e.out = y;
+    for (double& v : e.out.data) v = std::max(v, 0.0);
+  }
   e.z = std::move(y);
   return e;
 }
@@ -116,6 +138,7 @@ double smaller_step(const Problem& p, const Eval& plus, const Eval& minus, doubl
 struct Probe {
   bool kink = true;
   double h = 0.0, d = 0.0, d_half = 0.0, value = 0.0;
+  std::vector<double> row_d, row_d_half;  // with rows: D(h) and D(h/2) of every y_j
 };
 
 // The Richardson-extrapolated central difference of the loss along at(s) = inputs + s*u.
@@ -133,8 +156,12 @@ Probe probe(const Problem& p, const std::function<Params(double)>& at, double h)
       h /= 16.0;
       continue;
     }
-    r = Probe{false, h, (plus.loss - minus.loss) / (2.0 * h), (plus2.loss - minus2.loss) / h, 0.0};
+    r = Probe{false, h, (plus.loss - minus.loss) / (2.0 * h), (plus2.loss - minus2.loss) / h, 0.0, {}, {}};
     r.value = (4.0 * r.d_half - r.d) / 3.0;
+    for (int64_t j = 0; j < plus.out.size(); ++j) {
+      r.row_d.push_back((plus.out[j] - minus.out[j]) / (2.0 * h));
+      r.row_d_half.push_back((plus2.out[j] - minus2.out[j]) / h);
+    }
     return r;
   }
   return r;
@@ -147,7 +174,7 @@ double difference_error(const Problem& p, const Probe& r) {
 }
 
 Problem make_problem(const CheckContext& ctx) {
-  Problem p{ctx, {}, 0.0};
+  Problem p{ctx, {}, 0.0, -1, {}, {}};
   // Every term of the loss is at most |y|_abs * |dy|: each y within gamma(n_y) of its
   // absolute sum, then a sum over the outputs, then the rounding of the perturbed
   // inputs. The factor 2 covers the step's growth of |x|, |w|, |b|. Products that
@@ -162,6 +189,7 @@ Problem make_problem(const CheckContext& ctx) {
 struct Outcome {
   Tally tally;
   int64_t probes = 0, kinks = 0;
+  int64_t row_failures = 0;  // of them in the Jacobian's rows
   std::vector<std::string> notes;  // which tensors disagree
 };
 
@@ -169,6 +197,23 @@ std::string joined(const std::vector<std::string>& parts) {
   std::string s;
   for (const std::string& p : parts) s += (s.empty() ? "" : "; ") + p;
   return s;
+}
+
+// Entry (j, i) of row j against the difference of y_j along element i of tensor t: the
+// tolerance model on the row's gradient plus the difference's own error for y_j.
+void compare_row_entries(const Problem& p, int t, int64_t i, const Probe& r, const ToleranceSpec& spec,
+                         Tally& tally) {
+  const Tensor& y = p.ctx.ref.y;
+  for (size_t j = 0; j < p.rows.size(); ++j) {
+    const Row& row = p.rows[j];
+    const double value = (4.0 * r.row_d_half[j] - r.row_d[j]) / 3.0;
+    const double error = 6.0 * p.output_error[j] / r.h + std::abs(r.row_d[j] - r.row_d_half[j]);
+    const double bound = element_bound(spec, std::abs(grad_of(row.ref, t)[i]), grad_of(row.abs, t)[i]) + error;
+    std::vector<int64_t> at = unflatten(static_cast<int64_t>(j), y.shape);
+    const std::vector<int64_t> in = unflatten(i, grad_of(row.cand, t).shape);
+    at.insert(at.end(), in.begin(), in.end());
+    tally.add(std::string("J(y,") + kWrt[t] + ")", std::move(at), grad_of(row.cand, t)[i], value, bound);
+  }
 }
 
 void full_jacobian(const Problem& p, Outcome& out) {
@@ -179,6 +224,7 @@ void full_jacobian(const Problem& p, Outcome& out) {
     const Tensor &cand = grad_of(ctx.cand, t), &ref = grad_of(ctx.ref, t), &abs = grad_of(ctx.abs, t);
     const ToleranceSpec spec = tolerance_for(ctx, kGrad[t]);
     const double h = kStep * scale_of(theta[t]);
+    Tally rows;  // the Jacobian's entries for this tensor
     const int64_t failed_before = out.tally.failures();
     for (int64_t i = 0; i < theta[t].size(); ++i) {
       auto at = [&](double s) {
@@ -194,11 +240,24 @@ void full_jacobian(const Problem& p, Outcome& out) {
       }
       const double bound = element_bound(spec, std::abs(ref[i]), abs[i]) + difference_error(p, r);
       out.tally.add(kGrad[t], unflatten(i, cand.shape), cand[i], r.value, bound);
+      compare_row_entries(p, t, i, r, spec, rows);
     }
     if (const int64_t bad = out.tally.failures() - failed_before; bad > 0) {
       out.notes.push_back(std::string(kGrad[t]) + ": " + std::to_string(bad) + " of " +
                           std::to_string(theta[t].size()) + " elements disagree");
     }
+    if (rows.failures() > 0) {
+      out.notes.push_back(std::string("J(y,") + kWrt[t] + "), the backward of one output's unit dy at a time: " +
+                          std::to_string(rows.failures()) + " of " + std::to_string(rows.count()) +
+                          " entries disagree");
+      out.row_failures += rows.failures();
+    }
+    out.tally.merge(rows);
+  }
+  if (out.row_failures > 0 && out.row_failures == out.tally.failures()) {
+    out.notes.push_back("the gradients for the case's dy agree, the Jacobian's rows do not: the backward "
+                        "combines dy wrongly in a way this dy hides (a constant dy hides dy read in the "
+                        "wrong layout or position)");
   }
 }
 
@@ -324,16 +383,46 @@ bool aimed_direction_applies(const CheckContext& ctx) {
   return false;
 }
 
-std::string shape_problem(const CheckContext& ctx) {
+// Why the backend's gradients in o cannot be compared element by element, or empty.
+std::string shape_problem(const CheckContext& ctx, const OpOutputs& o) {
   const std::array<const Tensor*, 3> inputs = {&ctx.in.x, &ctx.in.w, &ctx.in.b};
   for (int t = 0; t < 3; ++t) {
-    const Tensor& g = grad_of(ctx.cand, t);
+    const Tensor& g = grad_of(o, t);
     if (inputs[t]->size() > 0 && g.shape != inputs[t]->shape) {
       return std::string(kGrad[t]) + " has shape " + dims_to_string(g.shape) + ", its input " +
              dims_to_string(inputs[t]->shape);
     }
   }
   return {};
+}
+
+// The Jacobian's rows: every output's unit cotangent through the oracle and the backend.
+// A failed call or a wrong shape ends the check with that result.
+std::optional<CheckResult> add_rows(Problem& p) {
+  const CheckContext& ctx = p.ctx;
+  auto oracle = make_reference_backend();
+  OpInputs in = ctx.in;  // a small case: the copies are cheap
+  in.dy = Tensor::zeros(ctx.in.dy.dtype, ctx.in.dy.shape);
+  const int64_t n = tolerance_for(ctx, "y").n + 8;
+  for (int64_t j = 0; j < in.dy.size(); ++j) {
+    in.dy[j] = 1.0;
+    Row row;
+    row.ref = invoke(*oracle, ctx.c, ctx.geo, in);
+    row.abs = absolute_pass(ctx.c, ctx.geo, in, row.ref);
+    row.cand = ctx.is_reference ? row.ref : invoke(ctx.backend, ctx.c, ctx.geo, in);
+    in.dy[j] = 0.0;
+    const std::string which = " for the unit dy of output " + dims_to_string(unflatten(j, in.dy.shape));
+    if (!row.cand.forward.ok()) return call_failed("gradcheck", "forward" + which, row.cand.forward);
+    if (!row.cand.backward.ok()) return call_failed("gradcheck", "backward" + which, row.cand.backward);
+    if (std::string bad = shape_problem(ctx, row.cand); !bad.empty()) {
+      return make_result("gradcheck", Disposition::kFailed, bad + which);
+    }
+    p.rows.push_back(std::move(row));
+    // y_j's own f64 rounding, as for the loss (make_problem) with one term.
+    p.output_error.push_back(2.0 * (gamma_n(n, u64()) * ctx.abs.y[j] +
+                                    static_cast<double>(n) * underflow_unit(DType::kF64)));
+  }
+  return std::nullopt;
 }
 
 CheckResult conclude(const CheckContext& ctx, Outcome& out, const std::string& how) {
@@ -375,15 +464,23 @@ std::string gradcheck_not_applicable(const CheckContext& ctx) {
 CheckResult gradcheck_with(const CheckContext& ctx, const GradcheckOptions& options) {
   if (!ctx.cand.forward.ok()) return call_failed("gradcheck", "forward", ctx.cand.forward);
   if (!ctx.cand.backward.ok()) return call_failed("gradcheck", "backward", ctx.cand.backward);
-  if (std::string bad = shape_problem(ctx); !bad.empty()) {
+  if (std::string bad = shape_problem(ctx, ctx.cand); !bad.empty()) {
     return make_result("gradcheck", Disposition::kFailed, bad + " (the shape check says more)");
   }
   Problem p = make_problem(ctx);
   Outcome out;
   const int64_t elements = ctx.in.x.size() + ctx.in.w.size() + ctx.in.b.size();
   if (elements <= options.full_limit) {
+    const int64_t outputs = ctx.in.dy.size();
+    std::string how = "every element of x, w, b (" + std::to_string(elements) + ")";
+    if (outputs <= options.row_limit) {
+      if (std::optional<CheckResult> stop = add_rows(p)) return *stop;
+      how += ", for the case's dy and as the full Jacobian (" + std::to_string(outputs) + " rows)";
+    } else {
+      how += " for the case's dy (" + std::to_string(outputs) + " outputs: too many for the full Jacobian)";
+    }
     full_jacobian(p, out);
-    return conclude(ctx, out, "every element of x, w, b (" + std::to_string(elements) + ")");
+    return conclude(ctx, out, how);
   }
   const int count = std::max(4, options.directions);
   p.aimed = aimed_direction_applies(ctx) ? count : -1;

@@ -10,8 +10,11 @@ namespace kc::checks {
 
 struct GradcheckOptions {
   // Cases with at most this many elements in x, w and b together have every element
-  // differenced (the full Jacobian-free small form); larger ones use directions.
+  // differenced; larger ones use directions.
   int64_t full_limit = 512;
+  // Such a case with at most this many outputs is checked as the full Jacobian: the
+  // backward run once per output with a unit dy. With more, dy^T J for the case's dy.
+  int64_t row_limit = 256;
   // Random directions u for v^T J u on large cases (at least 4 are used).
   int directions = 4;
 };
