@@ -48,6 +48,9 @@
   KC_TRAP(truncating_conversion, kTruncatingConversion, "drift", \
           "times that of the oracle rounding every layer to nearest in * biased rounding (toward zero)", \
           "f64 conv2d k3 pad 1") \
+  KC_TRAP(dy_channels_last, kDyChannelsLast, "gradcheck", \
+          "the gradients for the case's dy agree, the Jacobian's rows do not", \
+          "pool2d k2 s2, the classic downsampling") \
   KC_TRAP(writes_input, kWritesInput, "integrity", "the backend wrote into its input dy during the checked run", \
           "conv2d same k3, odd kernel") \
   /* conv in deep stacks */ \

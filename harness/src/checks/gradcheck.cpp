@@ -437,7 +437,7 @@ CheckResult conclude(const CheckContext& ctx, Outcome& out, const std::string& h
   if (r.disposition == Disposition::kFailed) {
     if (!kinks.empty()) out.notes.push_back(kinks);
     r.message = how + ": " + std::to_string(out.tally.failures()) + " of " + std::to_string(out.tally.count()) +
-                " probes disagree with f64 finite differences of the oracle (max error/bound " +
+                " comparisons disagree with f64 finite differences of the oracle (max error/bound " +
                 num(r.max_error_ratio) + "); " + joined(out.notes);
     return r;
   }
