@@ -1,6 +1,10 @@
 // kcheck gen: writes generated cases, one per file, named so that they sort in
 // generation order (DIR/000000-conv.yaml, ...). Case k is the fuzzer's case k for the
 // same seed and op (gen::generate), so `kcheck gen` shows what `kcheck fuzz` checks.
+// A valid case is written only when its data can judge a kernel: one on which the oracle,
+// run as a candidate, is MISTRUSTED (a relu that zeroes every output, a constant dw, ...)
+// would make `kcheck run` exit 1 on the data, not on a kernel, so it is left out, its
+// number skipped, and the next one drawn until N are written.
 // With --invalid it writes cases that each break one rule and carry
 // `expect: {error: ...}`, which `kcheck run` passes exactly when refused with that text.
 #include <charconv>
@@ -12,6 +16,7 @@
 #include "cli.h"
 #include "kc/case_io.h"
 #include "kc/gen.h"
+#include "kc/runner.h"
 
 namespace kc::cli {
 namespace {
@@ -63,14 +68,30 @@ std::string header(const GenOptions& o, uint64_t k) {
 }
 
 // The valid case k, or the invalid case k (with the rule it breaks in a comment).
-std::pair<std::string, std::string_view> make(const GenOptions& o, uint64_t k) {
+struct Made {
+  std::string text;
+  std::string_view op;
+  std::string mistrusted;  // a valid case the oracle cannot trust: why (the case is not written)
+};
+
+// Why a candidate's results on c cannot be trusted ("check: reason"), or empty.
+std::string mistrusted_on_reference(const Case& c, Backend& oracle) {
+  const CaseResult r = check_case(c, oracle);
+  if (r.disposition != Disposition::kMistrusted) return {};
+  for (const CheckResult& check : r.checks) {
+    if (check.disposition == Disposition::kMistrusted) return check.name + ": " + check.message;
+  }
+  return r.message;
+}
+
+Made make(const GenOptions& o, uint64_t k, Backend& oracle) {
   if (!o.invalid) {
     Case c = gen::generate(gen::valid_case(o.ops), o.seed, k).value();
     c.name = "gen " + std::string(gen::op_set_name(o.ops)) + " seed " + std::to_string(o.seed) + " case " + std::to_string(k);
-    return {header(o, k) + case_to_yaml(c), op_name(c.op)};
+    return {header(o, k) + case_to_yaml(c), op_name(c.op), mistrusted_on_reference(c, oracle)};
   }
   const gen::InvalidCase bad = gen::generate(gen::invalid_case(o.ops), o.seed, k).value();
-  return {header(o, k) + "# breaks rule " + bad.rule + "\n" + bad.yaml, op_name(bad.c.op)};
+  return {header(o, k) + "# breaks rule " + bad.rule + "\n" + bad.yaml, op_name(bad.c.op), {}};
 }
 
 }  // namespace
@@ -80,7 +101,8 @@ int gen_command(const Args& args) {
     std::fputs("usage: kcheck gen [--op conv|maxpool|conv_bias_relu|all|stack] [--count N] [--seed S] [--invalid] -o DIR\n"
                "  writes N generated cases (default 10), one per file, DIR/000000-OP.yaml ...; --op all (default):\n"
                "  the single ops, --op stack: deep stacks; --invalid: cases that each break one rule and expect\n"
-               "  the error, which kcheck run passes when refused\n",
+               "  the error, which kcheck run passes when refused. Valid cases whose data cannot judge a kernel\n"
+               "  (MISTRUSTED) are left out, their numbers skipped, and more drawn so that N are written\n",
                stdout);
     return 0;
   }
@@ -88,13 +110,36 @@ int gen_command(const Args& args) {
   if (std::string err = parse(args, o); !err.empty()) return usage_error(err);
   if (!o.seed_given) o.seed = (static_cast<uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
   std::printf("kcheck gen: seed %llu\n", static_cast<unsigned long long>(o.seed));
-  for (uint64_t k = 0; k < o.count; ++k) {
-    const auto [text, op] = make(o, k);
-    const std::string path = (std::filesystem::path(o.dir) / file_name(k, op)).string();
-    if (!write_text_file(path, text)) return usage_error("cannot write " + path);
+  // The oracle as a candidate: every check runs, so every check's trust rule is asked.
+  auto oracle = make_reference_as_candidate("oracle (as a candidate)");
+  // Draws past the requested count, for the cases left out: far more than data ever needs.
+  const uint64_t draws = o.count + std::max<uint64_t>(100, o.count * 4);
+  uint64_t written = 0, skipped = 0;
+  std::string example;
+  for (uint64_t k = 0; written < o.count && k < draws; ++k) {
+    const Made m = make(o, k, *oracle);
+    if (!m.mistrusted.empty()) {
+      ++skipped;
+      if (example.empty()) example = "case " + std::to_string(k) + ": " + m.mistrusted;
+      continue;
+    }
+    const std::string path = (std::filesystem::path(o.dir) / file_name(k, m.op)).string();
+    if (!write_text_file(path, m.text)) return usage_error("cannot write " + path);
+    ++written;
   }
-  std::printf("%llu %s cases in %s\n", static_cast<unsigned long long>(o.count), o.invalid ? "invalid" : "generated",
+  std::printf("%llu %s cases in %s\n", static_cast<unsigned long long>(written), o.invalid ? "invalid" : "generated",
               o.dir.c_str());
+  if (skipped > 0) {
+    std::printf("%llu left out: the oracle run as a candidate is MISTRUSTED on them, so their data cannot tell a right kernel "
+                "from a wrong one (first: %s)\n",
+                static_cast<unsigned long long>(skipped), example.c_str());
+  }
+  if (written < o.count) {
+    std::fprintf(stderr, "kcheck gen: only %llu of %llu cases written in %llu draws\n",
+                 static_cast<unsigned long long>(written), static_cast<unsigned long long>(o.count),
+                 static_cast<unsigned long long>(draws));
+    return 1;
+  }
   return 0;
 }
 
