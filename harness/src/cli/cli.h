@@ -26,6 +26,10 @@ int fuzz_command(const Args& args);     // kcheck fuzz [--op OP] [--time S | --c
 std::optional<uint64_t> parse_uint(const std::string& text);
 std::optional<double> parse_seconds(const std::string& text);
 bool write_text_file(const std::string& path, const std::string& text);
+// Why the file an option names (flag: "--report", ...) could not be written after the
+// work is done (it is a folder, a folder on its way is a file, no permission), or empty:
+// asked before a run, so that a long run is not lost to a typo.
+std::string output_file_problem(const std::string& flag, const std::string& path);
 // The current time as ISO 8601 UTC, e.g. 2026-11-21T12:05:28Z.
 std::string now_utc();
 

@@ -78,7 +78,12 @@ std::string parse(const Args& args, RunOptions& o) {
       return "run: unknown option or missing value: '" + a + "'";
     }
   }
-  return o.paths.empty() ? "run: give at least one case file or folder" : "";
+  if (o.paths.empty()) return "run: give at least one case file or folder";
+  if (!o.report.empty()) {
+    if (std::string bad = output_file_problem("--report", o.report); !bad.empty()) return bad;
+  }
+  if (!o.junit.empty()) return output_file_problem("--junit", o.junit);
+  return "";
 }
 
 // A file that cannot carry `expect:` (not YAML, empty, not a map) may have a sibling

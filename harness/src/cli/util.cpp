@@ -1,4 +1,6 @@
 // Small helpers shared by the kcheck commands.
+#include <unistd.h>
+
 #include <charconv>
 #include <cstdlib>
 #include <ctime>
@@ -42,6 +44,24 @@ bool write_text_file(const std::string& path, const std::string& text) {
   std::ofstream f(path, std::ios::binary);
   f << text;
   return static_cast<bool>(f);
+}
+
+std::string output_file_problem(const std::string& flag, const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (path.empty()) return flag + ": expected a file name, got ''";
+  if (fs::is_directory(path, ec)) return flag + ": '" + path + "' is a folder; give a file name";
+  fs::path parent = fs::path(path).parent_path();
+  if (parent.empty()) parent = ".";
+  // The nearest folder that exists: the missing ones below it are created on writing.
+  while (!fs::exists(parent, ec) && parent.has_parent_path() && parent != parent.parent_path()) {
+    parent = parent.parent_path();
+  }
+  if (fs::exists(parent, ec) && !fs::is_directory(parent, ec)) {
+    return flag + ": '" + parent.string() + "' is not a folder, so '" + path + "' cannot be written";
+  }
+  if (::access(parent.c_str(), W_OK) != 0) return flag + ": cannot write in '" + parent.string() + "'";
+  return {};
 }
 
 std::string now_utc() {
