@@ -213,6 +213,8 @@ Status read_data(const Value& v, DataSpec* data) {
 
 StatusOr<std::vector<std::string>> read_checks(const Value& v) {
   if (!v.is_sequence()) return v.type_error("a list of check names");
+  // Empty would read as "every check" (a case without `checks:`), the opposite of what it says.
+  if (v.node().size() == 0) return v.error("an empty list checks nothing: name the checks, or leave `checks` out for every one that applies");
   std::vector<std::string> checks;
   for (const Value& item : v.items()) {
     KC_ASSIGN_OR_RETURN(std::string_view name,
