@@ -212,6 +212,23 @@ Status validate_stack(const Case& c, const StackParams& p, const Limits& limits)
 
 }  // namespace
 
+std::vector<StackLayer> stack_layers_up_to_refused(const Case& c, const Limits& limits) {
+  const auto* p = std::get_if<StackParams>(&c.op);
+  if (p == nullptr || p->depth < 1 || p->depth > kMaxStackDepth || !c.tensors.empty() || !c.expected.empty()) return {};
+  if (!check_conv_fields("stack.layer.conv", p->conv, c.input, limits).ok()) return {};
+  if (p->pool && !check_pool_fields(*p->pool, c.input, limits).ok()) return {};
+  std::vector<StackLayer> layers = unchecked_stack_layers(c);
+  for (size_t i = 0; i < layers.size(); ++i) {
+    const bool refused = !validate(layers[i].conv_case, limits).ok() ||
+                         (layers[i].pool_case && !validate(*layers[i].pool_case, limits).ok());
+    if (refused) {
+      layers.resize(i + 1);
+      return layers;
+    }
+  }
+  return {};
+}
+
 int64_t saturating_mul(int64_t a, int64_t b) {
   if (a == 0 || b == 0) return 0;
   return a > kMax / b ? kMax : a * b;

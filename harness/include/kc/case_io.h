@@ -42,6 +42,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -66,6 +67,9 @@ struct LoadedCase {
   int line = 0;  // 1-based line where the case starts
   StatusOr<Case> c = internal_error("case not loaded");
   Expectation expect;
+  // An op: stack case that read but failed validate(), without inline tensors: what
+  // `kcheck explain` shows of it (the layers up to the one that is refused).
+  std::optional<Case> unvalidated;
 };
 
 // Reads and parses a case file. Never throws; a file that cannot be read (missing,

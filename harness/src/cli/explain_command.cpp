@@ -1,5 +1,6 @@
 // kcheck explain CASE: what a case asks for, resolved: shapes, padding per dim, FLOPs,
 // bytes moved, memory for a training step, receptive field and border erosion.
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -7,6 +8,7 @@
 #include "kc/case_io.h"
 #include "kc/invoke.h"
 #include "kc/stack.h"
+#include "kc/validate.h"
 
 namespace kc::cli {
 namespace {
@@ -72,16 +74,28 @@ Dims receptive_field(const std::vector<StackLayer>& layers) {
   return rf;
 }
 
+// Every layer's input and output shape; `last_note` follows the last row.
+void print_layers(const std::vector<StackLayer>& layers, const char* last_note = "") {
+  std::printf("  %-6s %-16s %-16s\n", "layer", "in", "out");
+  for (size_t l = 0; l < layers.size(); ++l) {
+    const StackLayer& L = layers[l];
+    const Dims out = L.out_shape();
+    const bool empty = std::any_of(out.begin() + 2, out.end(), [](int64_t d) { return d < 1; });
+    std::printf("  %-6zu %-16s %-16s%s\n", l + 1, dims_to_string(L.in_shape()).c_str(),
+                empty ? "empty" : dims_to_string(out).c_str(), l + 1 == layers.size() ? last_note : "");
+  }
+}
+
+void print_stack_params(const StackParams& p) {
+  std::printf("  depth %lld, layer: conv%s%s%s, checkpoint %s\n", (long long)p.depth, p.conv.bias ? " + bias" : "",
+              p.relu ? " + relu" : "", p.pool ? " + maxpool" : "", checkpoint_name(p.checkpoint).c_str());
+}
+
 void explain_stack(const Case& c) {
   const auto layers = stack_layers(c);
   const StackParams& p = std::get<StackParams>(c.op);
-  std::printf("  depth %lld, layer: conv%s%s%s, checkpoint %s\n", (long long)p.depth, p.conv.bias ? " + bias" : "",
-              p.relu ? " + relu" : "", p.pool ? " + maxpool" : "", checkpoint_name(p.checkpoint).c_str());
-  std::printf("  %-6s %-16s %-16s\n", "layer", "in", "out");
-  for (size_t l = 0; l < layers->size(); ++l) {
-    const StackLayer& L = (*layers)[l];
-    std::printf("  %-6zu %-16s %-16s\n", l + 1, dims_to_string(L.in_shape()).c_str(), dims_to_string(L.out_shape()).c_str());
-  }
+  print_stack_params(p);
+  print_layers(*layers);
   const Dims in = layers->front().in_shape(), out = layers->back().out_shape();
   std::string lost;
   for (size_t i = 2; i < in.size(); ++i) lost += (i > 2 ? ", " : "") + std::to_string(in[i] - out[i]);
@@ -128,6 +142,12 @@ int explain_command(const Args& args) {
     std::printf("%s:%d\n", lc.file.c_str(), lc.line);
     if (!lc.c.ok()) {
       std::printf("  INVALID: %s\n", lc.c.status().message().c_str());
+      if (lc.unvalidated) {  // a stack: how its extent got to the layer that is refused
+        if (const std::vector<StackLayer> layers = stack_layers_up_to_refused(*lc.unvalidated); !layers.empty()) {
+          print_stack_params(std::get<StackParams>(lc.unvalidated->op));
+          print_layers(layers, "  <- refused");
+        }
+      }
       code = 2;
       continue;
     }
