@@ -139,9 +139,9 @@ int explain_command(const Args& args) {
   if (args.size() != 1) return usage_error("explain: give exactly one case file");
   int code = 0;
   for (const LoadedCase& lc : load_case_file(args[0])) {
-    std::printf("%s:%d\n", lc.file.c_str(), lc.line);
+    std::printf("%s:%d\n", terminal_safe(lc.file).c_str(), lc.line);
     if (!lc.c.ok()) {
-      std::printf("  INVALID: %s\n", lc.c.status().message().c_str());
+      std::printf("  INVALID: %s\n", terminal_safe(lc.c.status().message()).c_str());
       if (lc.unvalidated) {  // a stack: how its extent got to the layer that is refused
         if (const std::vector<StackLayer> layers = stack_layers_up_to_refused(*lc.unvalidated); !layers.empty()) {
           print_stack_params(std::get<StackParams>(lc.unvalidated->op));
@@ -154,7 +154,7 @@ int explain_command(const Args& args) {
     const Case& c = *lc.c;
     std::printf("  %s %s, accumulation %s%s%s\n", std::string(op_name(c.op)).c_str(),
                 std::string(dtype_name(c.dtype)).c_str(), std::string(dtype_name(accumulation_of(c))).c_str(),
-                c.accumulation ? "" : " (default)", c.name.empty() ? "" : ("  \"" + c.name + "\"").c_str());
+                c.accumulation ? "" : " (default)", c.name.empty() ? "" : ("  \"" + terminal_safe(c.name) + "\"").c_str());
     if (is_stack(c)) {
       explain_stack(c);
       std::printf("  reproduce: %s\n", case_to_one_line(c).c_str());

@@ -26,7 +26,7 @@ constexpr const char* kUsage =
     "exit: 0 all passed or skipped, 1 something failed, 2 bad usage or invalid input\n";
 
 int usage_error(const std::string& message) {
-  std::fprintf(stderr, "kcheck: %s\n(see kcheck --help)\n", message.c_str());
+  std::fprintf(stderr, "kcheck: %s\n(see kcheck --help)\n", terminal_safe(message).c_str());
   return 2;
 }
 

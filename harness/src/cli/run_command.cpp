@@ -172,8 +172,8 @@ void write_failures(const std::string& report, const std::vector<CaseResult>& re
 
 void progress_line(size_t done, size_t total, const CaseResult& r) {
   std::fprintf(stderr, "\r\033[K[%zu/%zu] %-10s %s [%s]", done, total,
-               std::string(disposition_name(r.disposition)).c_str(), r.case_name.substr(0, 60).c_str(),
-               r.backend.c_str());
+               std::string(disposition_name(r.disposition)).c_str(), terminal_safe(r.case_name.substr(0, 60)).c_str(),
+               terminal_safe(r.backend).c_str());
   if (done == total) std::fputc('\n', stderr);
 }
 
@@ -198,7 +198,7 @@ int run_command(const Args& args) {
   if (isatty(STDERR_FILENO)) iso.progress = progress_line;
   const std::vector<CaseResult> results = run_tasks(make_tasks(cases, o, reg), iso);
   info.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::fputs(summary_text(results, info).c_str(), stdout);
+  std::fputs(terminal_safe(summary_text(results, info)).c_str(), stdout);
   if (!o.report.empty()) {
     if (!write_text_file(o.report, report_json(results, info))) return usage_error("cannot write " + o.report);
     write_failures(o.report, results);

@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <charconv>
+#include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
@@ -62,6 +63,22 @@ std::string output_file_problem(const std::string& flag, const std::string& path
   }
   if (::access(parent.c_str(), W_OK) != 0) return flag + ": cannot write in '" + parent.string() + "'";
   return {};
+}
+
+std::string terminal_safe(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      out += buf;
+    } else {
+      out += ch;
+    }
+  }
+  return out;
 }
 
 std::string now_utc() {
