@@ -4,7 +4,8 @@
 //   input coordinate i is in window o  <=>  i + lo == o*s + k*d for some 0 <= k < kernel,
 // then places the members at their kernel scan-order slot (row-major over kernel offsets)
 // and applies the tie rule on that ordered list: a NaN wins (the first NaN, or the last
-// for `last`), otherwise the first (last) member equal to the maximum. `any` is `first`.
+// for `last`), otherwise the first (last) member equal to the maximum; a window of only
+// -inf takes its first member under every rule. `any` is `first`.
 // Padding is never a member, so it is never selected. Backward gathers, per input element,
 // dy over the outputs whose index names it. Slow by design.
 #include <algorithm>
@@ -60,9 +61,14 @@ std::vector<int64_t> window_members(const SpatialGeometry& s, const Dims& o) {
 }
 
 // The chosen member: the first NaN, else the first element equal to the maximum, where
-// "first" is in scan order for tie first/any and in reverse scan order for tie last.
+// "first" is in scan order for tie first/any and in reverse scan order for tie last;
+// a window of only -inf (no NaN, nothing larger) always takes its first member.
 int64_t choose(std::vector<int64_t> members, const double* plane, TieRule tie) {
   KC_CHECK(!members.empty());
+  const bool only_minus_inf = std::all_of(members.begin(), members.end(), [&](int64_t i) {
+    return plane[i] == -std::numeric_limits<double>::infinity();
+  });
+  if (only_minus_inf) return members.front();
   if (tie == TieRule::kLast) std::reverse(members.begin(), members.end());
   for (int64_t i : members) {
     if (std::isnan(plane[i])) return i;

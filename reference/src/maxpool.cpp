@@ -12,7 +12,8 @@
 // elements are visited in scan order (row-major over kernel offsets) and the choice
 // follows the tie rule: `first` (and `any`, computed as `first`) keeps the earliest
 // maximum, `last` the latest; a NaN beats every number, and among NaNs the same rule
-// applies. A window of only -inf therefore points to its first (last) input element.
+// applies. A window of only -inf points to its first input element under every rule
+// (DESIGN section 3): -inf never replaces -inf.
 #include "kc/ref/maxpool.h"
 
 #include <array>
@@ -44,8 +45,8 @@ int64_t input_coord(const DimGeometry& d, int64_t o, int64_t k) {
 bool inside(const DimGeometry& d, int64_t i) { return i >= 0 && i < d.in; }
 
 // Whether candidate v, met after the current choice in scan order, replaces it.
-//   NaN beats every number; between two NaNs, or two equal numbers, only `last` moves.
-//   -inf == -inf, so an all -inf window behaves like any other tie.
+//   NaN beats every number; between two NaNs, or two equal numbers, only `last` moves,
+//   except between two -inf: a window of only -inf keeps its first element.
 bool replaces(const Choice& cur, double v, TieRule tie) {
   if (cur.index < 0) return true;
   const bool later_wins_tie = tie == TieRule::kLast;  // kAny is computed as kFirst
@@ -54,7 +55,7 @@ bool replaces(const Choice& cur, double v, TieRule tie) {
   if (cur_nan) return v_nan && later_wins_tie;
   if (v_nan) return true;
   if (v > cur.value) return true;
-  return v == cur.value && later_wins_tie;
+  return v == cur.value && later_wins_tie && v != -INFINITY;
 }
 
 // Chooses the maximum of window (od, oh, ow) of one input plane (row-major, in_count long).

@@ -98,6 +98,32 @@ TEST(ArgmaxCheck, CatchesIndexMinusOneForAnAllMinusInfWindow) {
   EXPECT_DISPOSITION(run_check(c, *oracle, "argmax"), Disposition::kPassed);
 }
 
+TEST(ArgmaxCheck, CatchesAnAllMinusInfWindowTreatedAsATieUnderTieLast) {
+  // Windows [0, 2), [2, 4), ...: the first two hold only -inf, the third a tie of 0.5s.
+  Case c = pool_case({.spatial = {8}, .kernel = {2}, .stride = {2}, .tie = TieRule::kLast});
+  c.tensors["x"] = Tensor{DType::kF64, {1, 1, 8}, {-kInf, -kInf, -kInf, -kInf, 0.5, 0.5, -1.0, 3.0}};
+  // `>=` in the scan: -inf ties move like any other under tie last.
+  class MinusInfMoves : public DelegatingBackend {
+   public:
+    MinusInfMoves() : DelegatingBackend("pool-minus-inf-moves") {}
+    Status maxpool_forward(const PoolGeometry& g, const Tensor& x, Tensor& y, IndexTensor* idx) override {
+      KC_RETURN_IF_ERROR(reference().maxpool_forward(g, x, y, idx));
+      for (int64_t w = 0; w < y.size(); ++w) {
+        if (idx != nullptr && y[w] == -kInf) idx->data[static_cast<size_t>(w)] = 2 * w + 1;  // the window's last
+      }
+      return ok_status();
+    }
+  } be;
+  const CheckResult r = run_check(c, be, "argmax");
+  EXPECT_DISPOSITION(r, Disposition::kFailed);
+  EXPECT_MESSAGE_HAS(r, "index 1 of window (0, 0, 0) points to the 2nd of its 2 elements: a window of only -inf "
+                        "must point to its first element inside the input (input (0)) under every tie rule");
+  auto oracle = make_reference_backend();
+  EXPECT_DISPOSITION(run_check(c, *oracle, "argmax"), Disposition::kPassed);
+  PassThrough pass;
+  EXPECT_DISPOSITION(run_check(c, pass, "argmax"), Disposition::kPassed);
+}
+
 TEST(ArgmaxCheck, CatchesIndicesCountingThePlaneOffset) {
   const Case c = pool_case({.batch = 2, .channels = 2, .spatial = {4, 4}, .kernel = {2, 2}});
   PoolBatchOffset be;

@@ -244,14 +244,17 @@ TEST(MaxPoolNaN, NaNOnlyAffectsItsOwnWindows) {
   expect_forward(g, tensor({1, 1, 6}, {1, 2, kNaN, 0, 4, 3}), {2, kNaN, 4}, {1, 2, 4});
 }
 
-TEST(MaxPoolPadding, AllMinusInfWindowPointsToItsFirstOrLastInputElement) {
+TEST(MaxPoolPadding, AllMinusInfWindowPointsToItsFirstInputElementUnderEveryTieRule) {
   // in 3, kernel 3, stride 1, pad [1, 1]: windows [-1, 1], [0, 2], [1, 3].
   Spec s{{3}, {3}, {1}, {{1, 1}}};
   const Tensor x = tensor({1, 1, 3}, {-kInf, -kInf, -kInf});
-  s.tie = TieRule::kFirst;
-  expect_forward(geometry(s), x, {-kInf, -kInf, -kInf}, {0, 0, 1});
+  for (TieRule tie : {TieRule::kFirst, TieRule::kLast, TieRule::kAny}) {
+    s.tie = tie;
+    expect_forward(geometry(s), x, {-kInf, -kInf, -kInf}, {0, 0, 1});
+  }
+  // A tie of finite values still moves under `last`.
   s.tie = TieRule::kLast;
-  expect_forward(geometry(s), x, {-kInf, -kInf, -kInf}, {1, 2, 2});
+  expect_forward(geometry(s), tensor({1, 1, 3}, {-kInf, -2, -2}), {-2, -2, -2}, {1, 2, 2});
 }
 
 TEST(MaxPoolPadding, AllMinusInf2DWindowIndexInsideThePlane) {

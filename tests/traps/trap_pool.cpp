@@ -91,7 +91,7 @@ Best scan(Bug bug, const Plan& p, TieRule tie, const double* plane, int64_t o) {
     // The first element inside the input starts the scan, so a window of only -inf
     // points to it; initialising with index -1 and comparing `>` never takes a -inf.
     const bool first = b.index < 0 && bug != Bug::kPoolIndexMinusOne;
-    if (first || v > b.y || (last && v == b.y)) b = {v, flat};
+    if (first || v > b.y || (last && v == b.y && v != -kInf)) b = {v, flat};
   }
   if (nan) b.y = std::numeric_limits<double>::quiet_NaN();
   // Padding materialised as zeros (a zero-padded buffer reused from conv), not -inf.

@@ -4,7 +4,8 @@
 //    from the geometry), and points to the element y was taken from;
 //  - y is the window maximum; a window holding a NaN gives NaN and points to a NaN;
 //  - ties: `first` (`last`) means no earlier (later) element of the window in scan order
-//    holds the maximum (a NaN when y is NaN); `any` accepts any holder;
+//    holds the maximum (a NaN when y is NaN); `any` accepts any holder; a window of
+//    only -inf points to its first element under every rule;
 //  - gradient routing: dx is dy scattered through the backend's own indices
 //    (overlapping windows add), nothing lands elsewhere, sum(dx) == sum(dy) per plane;
 //  - modes: an inference-mode forward gives bitwise the training y, and a backward
@@ -154,9 +155,17 @@ void check_value_and_tie(const PoolView& v, int64_t w, const std::vector<int64_t
     last = t;
     if (t == i) rank = holders;
   }
-  const bool want_first = v.g.tie == TieRule::kFirst;
+  // A window of only -inf points to its first element whatever the tie rule.
+  const bool only_minus_inf = !m.nan() && m.value == -std::numeric_limits<double>::infinity();
+  const bool want_first = v.g.tie == TieRule::kFirst || only_minus_inf;
   const int64_t want = want_first ? first : last;
   if (i == want) return;
+  if (only_minus_inf) {
+    f.add("tie", "index " + num(i) + " of " + v.window(w) + " points to the " + ordinal(rank) + " of its " +
+                     num(holders) + " elements: a window of only -inf must point to its first element inside the "
+                     "input (" + v.input(want) + ") under every tie rule");
+    return;
+  }
   f.add("tie", "tie rule " + std::string(tie_rule_name(v.g.tie)) + ": the index of " + v.window(w) +
                    " points to the " + ordinal(rank) + " of " + num(holders) + (m.nan() ? " NaNs" : " maxima") +
                    " of the window (" + v.input(i) + "), the " + (want_first ? "first" : "last") + " is at " +
