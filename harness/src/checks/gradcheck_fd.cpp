@@ -1,0 +1,128 @@
+// Finite differences for gradcheck: see gradcheck_fd.h; the method and its error model
+// are described in gradcheck.cpp.
+#include "gradcheck_fd.h"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include "common.h"
+#include "kc/ref/conv.h"
+#include "kc/ref/maxpool.h"
+
+namespace kc::checks::fd {
+namespace {
+
+constexpr double kStepFloor = 0x1p-26;  // a probe needing a smaller fraction is at a kink
+constexpr int kMaxTries = 8;
+
+// The oracle's loss at some inputs, and what decides where its kinks are.
+struct Eval {
+  double loss = 0.0;
+  Tensor out;                        // the op's output y, kept for the Jacobian's rows
+  Tensor z;                          // conv_bias_relu: the relu's input
+  std::optional<IndexTensor> index;  // max pool: the argmax
+};
+
+Eval evaluate(const Problem& p, const Params& q) {
+  Eval e;
+  const Tensor& dy = p.ctx.in.dy;
+  const bool keep = !p.rows.empty();
+  if (const PoolGeometry* g = pool_geo(p.ctx)) {
+    ref::PoolForward f = ref::maxpool_forward(*g, q[0]);
+    e.loss = dot(f.y, dy);
+    e.index = std::move(f.indices);
+    if (keep) e.out = std::move(f.y);
+    return e;
+  }
+  const ConvGeometry& g = *conv_geo(p.ctx);
+  Tensor y = ref::conv_forward(g, q[0], q[1], g.bias ? &q[2] : nullptr);
+  if (!is_fused(p.ctx.c)) {
+    e.loss = dot(y, dy);
+    if (keep) e.out = std::move(y);
+    return e;
+  }
+  for (int64_t i = 0; i < y.size(); ++i) e.loss += y[i] > 0.0 ? y[i] * dy[i] : 0.0;
+  if (keep) {  // y = relu(z)
+    e.out = y;
+    for (double& v : e.out.data) v = std::max(v, 0.0);
+  }
+  e.z = std::move(y);
+  return e;
+}
+
+bool same_piece(const Eval& a, const Eval& b) {
+  if (a.index) return a.index->data == b.index->data;
+  for (int64_t i = 0; i < a.z.size(); ++i) {
+    if ((a.z[i] > 0.0) != (b.z[i] > 0.0)) return false;
+  }
+  return true;
+}
+
+// A step that should keep every relu input on its side: z moves about linearly with the
+// step, so the inputs that changed side bound it (0 when one sits exactly at the kink).
+// Max-pool gaps are not tracked: the step just shrinks.
+double smaller_step(const Problem& p, const Eval& plus, const Eval& minus, double h) {
+  if (plus.index) return h / 16.0;
+  double safe = h;
+  for (int64_t i = 0; i < plus.z.size(); ++i) {
+    if ((plus.z[i] > 0.0) == (minus.z[i] > 0.0)) continue;
+    safe = std::min(safe, std::abs(p.z0[i]) * 2.0 * h / std::abs(plus.z[i] - minus.z[i]));
+  }
+  return std::min(safe / 4.0, h / 2.0);
+}
+
+}  // namespace
+
+double scale_of(const Tensor& t) {
+  double m = 0.0;
+  for (double v : t.data) m = std::max(m, std::abs(v));
+  return m > 0x1p-900 ? m : 1.0;
+}
+
+// The Richardson-extrapolated central difference of the loss along at(s) = inputs + s*u.
+Probe probe(const Problem& p, const std::function<Params(double)>& at, double h) {
+  const double floor = h * kStepFloor;
+  Probe r;
+  for (int tries = 0; tries < kMaxTries && h >= floor; ++tries) {
+    const Eval plus = evaluate(p, at(h)), minus = evaluate(p, at(-h));
+    if (!same_piece(plus, minus)) {
+      h = smaller_step(p, plus, minus, h);
+      continue;
+    }
+    const Eval plus2 = evaluate(p, at(h / 2.0)), minus2 = evaluate(p, at(-h / 2.0));
+    if (!same_piece(plus2, minus2) || !same_piece(plus, plus2)) {  // z is quadratic along mixed u
+      h /= 16.0;
+      continue;
+    }
+    r = Probe{false, h, (plus.loss - minus.loss) / (2.0 * h), (plus2.loss - minus2.loss) / h, 0.0, {}, {}};
+    r.value = (4.0 * r.d_half - r.d) / 3.0;
+    for (int64_t j = 0; j < plus.out.size(); ++j) {
+      r.row_d.push_back((plus.out[j] - minus.out[j]) / (2.0 * h));
+      r.row_d_half.push_back((plus2.out[j] - minus2.out[j]) / h);
+    }
+    return r;
+  }
+  return r;
+}
+
+// The difference's own error: R weighs each loss's rounding by at most 3/h (times 2 for
+// safety), plus the truncation estimate.
+double difference_error(const Problem& p, const Probe& r) {
+  return 6.0 * p.loss_error / r.h + std::abs(r.d - r.d_half);
+}
+
+Problem make_problem(const CheckContext& ctx) {
+  Problem p{ctx, {}, 0.0, -1, {}, {}};
+  // Every term of the loss is at most |y|_abs * |dy|: each y within gamma(n_y) of its
+  // absolute sum, then a sum over the outputs, then the rounding of the perturbed
+  // inputs. The factor 2 covers the step's growth of |x|, |w|, |b|. Products that
+  // underflow err absolutely, by up to the underflow unit each (subnormal data).
+  const double s = abs_dot(ctx.abs.y, ctx.in.dy);
+  const int64_t n = tolerance_for(ctx, "y").n + ctx.in.dy.size() + 8;
+  p.loss_error = 2.0 * (gamma_n(n, u64()) * s + static_cast<double>(n) * underflow_unit(DType::kF64));
+  if (is_fused(ctx.c)) p.z0 = ref::conv_forward(*conv_geo(ctx), ctx.in.x, ctx.in.w, &ctx.in.b);
+  return p;
+}
+
+}  // namespace kc::checks::fd

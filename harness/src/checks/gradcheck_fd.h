@@ -1,0 +1,75 @@
+// Finite differences for gradcheck (the method: gradcheck.cpp): the oracle's loss and
+// outputs at perturbed inputs, Richardson-extrapolated probes that shrink their step
+// until it crosses no relu or argmax kink, their error bounds, and the directional path
+// for large cases.
+#pragma once
+
+#include <array>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "check_math.h"
+#include "kc/checks.h"
+#include "kc/invoke.h"
+
+namespace kc::checks::fd {
+
+inline constexpr std::array<const char*, 3> kGrad = {"dx", "dw", "db"};
+inline constexpr std::array<const char*, 3> kWrt = {"x", "w", "b"};
+inline constexpr double kStep = 0x1p-4;  // first step, relative to the tensor's scale
+
+using Params = std::array<Tensor, 3>;  // x, w, b; w and b empty where the op has none
+
+inline const Tensor& grad_of(const OpOutputs& o, int t) { return t == 0 ? o.dx : t == 1 ? o.dw : o.db; }
+
+// The scale steps are taken relative to. Below 2^-900 (all zero, or subnormal data) it
+// is 1: the smallest step, scale * kStep * kStepFloor, must stay a normal number, or the
+// step underflows to 0 and every difference quotient is 0/0.
+double scale_of(const Tensor& t);
+
+// Row j of the Jacobian: the backward of the backend and of the oracle (values and the
+// absolute pass) for the unit cotangent dy = e_j.
+struct Row {
+  OpOutputs cand, ref, abs;
+};
+
+struct Problem {
+  const CheckContext& ctx;
+  Tensor z0;                // conv_bias_relu: the relu's input at the case's inputs
+  double loss_error = 0.0;  // bound on the f64 rounding of one loss
+  int aimed = -1;           // the index of the aimed direction, -1 without one
+  std::vector<Row> rows;    // the Jacobian's rows, empty when only dy^T J is checked
+  std::vector<double> output_error;  // with rows: bound on the f64 rounding of each y_j
+};
+
+struct Probe {
+  bool kink = true;
+  double h = 0.0, d = 0.0, d_half = 0.0, value = 0.0;
+  std::vector<double> row_d, row_d_half;  // with rows: D(h) and D(h/2) of every y_j
+};
+
+// The Richardson-extrapolated central difference of the loss (and with rows, of every
+// output) along at(s) = inputs + s*u; kink when no usable step was found.
+Probe probe(const Problem& p, const std::function<Params(double)>& at, double h);
+
+// The difference's own error: the losses' rounding over the step plus the truncation estimate.
+double difference_error(const Problem& p, const Probe& r);
+
+// The problem of a check context, without rows (gradcheck.cpp adds them).
+Problem make_problem(const CheckContext& ctx);
+
+struct Outcome {
+  Tally tally;
+  int64_t probes = 0, kinks = 0;
+  int64_t row_failures = 0;  // of them in the Jacobian's rows
+  std::vector<std::string> notes;  // which tensors disagree
+};
+
+// v^T J u along `count` directions (the aimed one included when p.aimed >= 0).
+void directional(const Problem& p, int count, Outcome& out);
+
+// The aimed direction needs a candidate whose gradients differ from the oracle's somewhere.
+bool aimed_direction_applies(const CheckContext& ctx);
+
+}  // namespace kc::checks::fd
