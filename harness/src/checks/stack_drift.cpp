@@ -74,6 +74,89 @@ Tensor next_bound(const StackLayer& L, const Tensor& a_ref, const Tensor& bound,
   return L.pool ? window_max(L, out) : out;
 }
 
+// One layer's error against f64, and the yardstick's (with `yard`).
+struct LayerDrift {
+  double worst = 0.0, ratio = 0.0, err2 = 0.0, yard2 = 0.0, ref2 = 0.0;
+  int64_t over = 0, samples = 0;  // elements over the bound; elements where the yardstick errs
+};
+
+LayerDrift measure_layer(const Tensor& cand, const Tensor& ref, const Tensor* yard, const Tensor& bound) {
+  LayerDrift d;
+  for (int64_t i = 0; i < ref.size(); ++i) {
+    const double e = std::abs(cand[i] - ref[i]);
+    const double q = bound[i] > 0.0 ? e / bound[i] : (e == 0.0 ? 0.0 : INFINITY);
+    if (!(e <= bound[i])) ++d.over;
+    d.worst = std::max(d.worst, e);
+    d.ratio = std::max(d.ratio, std::isnan(q) ? INFINITY : q);
+    d.err2 += e * e;
+    d.ref2 += ref[i] * ref[i];
+    if (yard != nullptr) {
+      const double y = (*yard)[i] - ref[i];
+      d.yard2 += y * y;
+      d.samples += y != 0.0;
+    }
+  }
+  return d;
+}
+
+// The layers so far: sums of squares over all of them, the first layer over the bound,
+// and the table of a few depths for the message.
+struct DriftTotals {
+  double worst_yard = 0.0, err2 = 0.0, yard2 = 0.0, floor2 = 0.0;
+  int64_t samples = 0;
+  std::string table, over_bound;
+};
+
+void add_layer(size_t l, size_t depth, int64_t elements, const LayerDrift& d, DType dtype, bool judged_by_yard,
+               DriftTotals& t) {
+  const double count = static_cast<double>(std::max<int64_t>(1, elements));
+  const double rms = std::sqrt(d.err2 / count), yard_rms = std::sqrt(d.yard2 / count);
+  const double floor = 0.1 * unit_roundoff(dtype) * std::sqrt(d.ref2 / count) + underflow_unit(dtype);
+  const double to_yard = judged_by_yard ? rms / (yard_rms + floor) : 0.0;
+  t.err2 += d.err2;
+  t.yard2 += d.yard2;
+  t.floor2 += floor * floor * count;
+  t.samples += d.samples;
+  t.worst_yard = std::max(t.worst_yard, std::isnan(to_yard) ? INFINITY : to_yard);
+  if (t.over_bound.empty() && d.over > 0) {
+    t.over_bound = "layer " + std::to_string(l + 1) + ": " + std::to_string(d.over) +
+                   " elements over the worst-case bound carried through the layers; ";
+  }
+  if (l == 0 || l + 1 == depth || (l + 1) % std::max<size_t>(1, depth / 4) == 0) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "%sdepth %zu: max |err| %.3g (%.3g of bound), rms %.3g", t.table.empty() ? "" : ", ",
+                  l + 1, d.worst, d.ratio, rms);
+    t.table += buf;
+    if (judged_by_yard) {
+      std::snprintf(buf, sizeof buf, " (%.3g of the yardstick's)", to_yard);
+      t.table += buf;
+    }
+  }
+}
+
+// The verdict against the yardstick over all layers, into r (candidates only).
+void judge_against_yardstick(const DriftTotals& t, DType dtype, CheckResult& r) {
+  const double overall = std::sqrt(t.err2) / (std::sqrt(t.yard2) + std::sqrt(t.floor2));
+  const bool judged = t.samples >= kMinSamples;
+  if (judged && !(overall <= kYardstick)) {
+    char buf[320];
+    std::snprintf(buf, sizeof buf,
+                  "error over all layers %.3g times that of the oracle rounding every layer to nearest in %s (limit "
+                  "%.3g times): biased rounding (toward zero) or a coarser dtype; ",
+                  overall, std::string(dtype_name(dtype)).c_str(), kYardstick);
+    r.message = buf + r.message;
+    r.disposition = Disposition::kFailed;
+  }
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "; over all layers %.3g of the yardstick's (largest at one layer %.3g)", overall,
+                t.worst_yard);
+  r.message += buf;
+  if (!judged) {
+    r.message += " (not judged: " + std::to_string(t.samples) + " elements carry a rounding error, fewer than " +
+                 std::to_string(kMinSamples) + " to compare two runs' rounding; the bound is)";
+  }
+}
+
 }  // namespace
 
 std::string drift_not_applicable(const CheckContext& ctx) {
@@ -85,86 +168,29 @@ std::string drift_not_applicable(const CheckContext& ctx) {
 CheckResult drift_run(const CheckContext& ctx) {
   const StackContext& s = *ctx.stack;
   if (!s.cand.status.ok()) return call_failed("drift", "the stack", s.cand.status);
-  CheckResult r = make_result("drift", Disposition::kPassed);
   const StackRun& yard = s.lowered;
   if (!yard.status.ok()) return make_result("drift", Disposition::kFailed, "the oracle in the dtype failed: " + yard.status.to_string());
-  const double u_out = unit_roundoff(ctx.c.dtype), eta_out = underflow_unit(ctx.c.dtype);
+  CheckResult r = make_result("drift", Disposition::kPassed);
   Tensor bound = Tensor::zeros(DType::kF64, s.in.x.shape);
-  const size_t depth = s.layers.size();
-  std::string table, over_bound, over_yard;
-  double worst_yard = 0.0, all_err2 = 0.0, all_yard2 = 0.0, all_floor2 = 0.0;
-  int64_t samples = 0;  // elements where the yardstick errs
-  for (size_t l = 0; l < depth; ++l) {
+  DriftTotals totals;
+  for (size_t l = 0; l < s.layers.size(); ++l) {
     const Tensor& a_prev = l == 0 ? s.in.x : s.ref.activations[l - 1];
     bound = next_bound(s.layers[l], a_prev, bound, s.in.w[l], s.in.b[l], ctx.c.dtype, accumulation_of(ctx.c));
-    const Tensor& cand = s.cand.activations[l];
     const Tensor& ref = s.ref.activations[l];
-    double worst = 0.0, ratio = 0.0, err2 = 0.0, yard2 = 0.0, ref2 = 0.0;
-    int64_t over = 0;
-    for (int64_t i = 0; i < ref.size(); ++i) {
-      const double e = std::abs(cand[i] - ref[i]);
-      const double q = bound[i] > 0.0 ? e / bound[i] : (e == 0.0 ? 0.0 : INFINITY);
-      if (!(e <= bound[i])) ++over;
-      worst = std::max(worst, e);
-      ratio = std::max(ratio, std::isnan(q) ? INFINITY : q);
-      err2 += e * e;
-      ref2 += ref[i] * ref[i];
-      if (!ctx.is_reference) {
-        const double d = yard.activations[l][i] - ref[i];
-        yard2 += d * d;
-        samples += d != 0.0;
-      }
-    }
-    r.max_error_ratio = std::max(r.max_error_ratio, ratio);
-    r.max_abs_error = std::max(r.max_abs_error, worst);
-    const double count = static_cast<double>(std::max<int64_t>(1, ref.size()));
-    const double rms = std::sqrt(err2 / count), yard_rms = std::sqrt(yard2 / count);
-    const double floor = 0.1 * u_out * std::sqrt(ref2 / count) + eta_out;
-    const double to_yard = ctx.is_reference ? 0.0 : rms / (yard_rms + floor);
-    all_err2 += err2;
-    all_yard2 += yard2;
-    all_floor2 += floor * floor * count;
-    worst_yard = std::max(worst_yard, std::isnan(to_yard) ? INFINITY : to_yard);
-    const std::string layer = "layer " + std::to_string(l + 1) + ": ";
-    if (over_bound.empty() && over > 0) {
-      over_bound = layer + std::to_string(over) + " elements over the worst-case bound carried through the layers; ";
-    }
-    if (l == 0 || l + 1 == depth || (l + 1) % std::max<size_t>(1, depth / 4) == 0) {
-      char buf[160];
-      std::snprintf(buf, sizeof buf, "%sdepth %zu: max |err| %.3g (%.3g of bound), rms %.3g", table.empty() ? "" : ", ",
-                    l + 1, worst, ratio, rms);
-      table += buf;
-      if (!ctx.is_reference) {
-        std::snprintf(buf, sizeof buf, " (%.3g of the yardstick's)", to_yard);
-        table += buf;
-      }
-    }
+    const LayerDrift d = measure_layer(s.cand.activations[l], ref, ctx.is_reference ? nullptr : &yard.activations[l], bound);
+    r.max_error_ratio = std::max(r.max_error_ratio, d.ratio);
+    r.max_abs_error = std::max(r.max_abs_error, d.worst);
+    add_layer(l, s.layers.size(), ref.size(), d, ctx.c.dtype, !ctx.is_reference, totals);
   }
-  const double overall = std::sqrt(all_err2) / (std::sqrt(all_yard2) + std::sqrt(all_floor2));
-  const bool judged = !ctx.is_reference && samples >= kMinSamples;
-  if (judged && !(overall <= kYardstick)) {
-    char buf[320];
-    std::snprintf(buf, sizeof buf,
-                  "error over all layers %.3g times that of the oracle rounding every layer to nearest in %s (limit "
-                  "%.3g times): biased rounding (toward zero) or a coarser dtype; ",
-                  overall, std::string(dtype_name(ctx.c.dtype)).c_str(), kYardstick);
-    over_yard = buf;
-  }
-  if (!over_bound.empty() || !over_yard.empty()) r.disposition = Disposition::kFailed;
-  r.message = over_bound + over_yard + "error against f64 per depth: " + table;
+  if (!totals.over_bound.empty()) r.disposition = Disposition::kFailed;
+  r.message = "error against f64 per depth: " + totals.table;
   if (ctx.is_reference) {
     r.message += "; the oracle in " + std::string(dtype_name(ctx.c.dtype)) +
                  " is the yardstick of candidates: only the bound is judged here";
   } else {
-    char buf[96];
-    std::snprintf(buf, sizeof buf, "; over all layers %.3g of the yardstick's (largest at one layer %.3g)", overall,
-                  worst_yard);
-    r.message += buf;
-    if (!judged) {
-      r.message += " (not judged: " + std::to_string(samples) + " elements carry a rounding error, fewer than " +
-                   std::to_string(kMinSamples) + " to compare two runs' rounding; the bound is)";
-    }
+    judge_against_yardstick(totals, ctx.c.dtype, r);
   }
+  r.message = totals.over_bound + r.message;
   return r;
 }
 
