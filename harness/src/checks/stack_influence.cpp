@@ -79,6 +79,69 @@ std::vector<std::string> dropped_slices(const Dims& shape, const std::vector<dou
   return out;
 }
 
+// The influence map's statistics: zeros, those the oracle's map feeds (dropped), and
+// the blind spots (under kBlind of the median) with their distance to the border.
+struct InfluenceStats {
+  double median = 0.0, smallest = 0.0;
+  int64_t zeros = 0, blind = 0, dropped = 0, farthest = 0, on_border = 0;
+};
+
+InfluenceStats influence_stats(const Dims& shape, const std::vector<double>& m, const std::vector<double>& mr) {
+  InfluenceStats st;
+  std::vector<double> sorted = m;
+  std::sort(sorted.begin(), sorted.end());
+  st.median = sorted[sorted.size() / 2];
+  st.smallest = sorted.front();
+  for (size_t i = 0; i < m.size(); ++i) {
+    st.zeros += m[i] == 0.0;
+    st.dropped += m[i] == 0.0 && mr[i] != 0.0;
+    if (m[i] < kBlind * st.median) {
+      ++st.blind;
+      st.on_border += border_distance(shape, static_cast<int64_t>(i)) == 0;
+      st.farthest = std::max(st.farthest, border_distance(shape, static_cast<int64_t>(i)));
+    }
+  }
+  return st;
+}
+
+std::string describe(const InfluenceStats& st, size_t positions) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "zero-gradient positions %.4g%% (%lld of %zu); smallest/median influence %.3g",
+                100.0 * static_cast<double>(st.zeros) / static_cast<double>(positions),
+                static_cast<long long>(st.zeros), positions, st.median > 0.0 ? st.smallest / st.median : 0.0);
+  std::string s = buf;
+  if (st.blind == 0) return s + "; no blind spots";
+  return s + "; blind spots: " + std::to_string(st.blind) + " positions under 0.1% of the median influence, " +
+         std::to_string(st.on_border) + " of them on the border, all within " + std::to_string(st.farthest) +
+         " of it" + (st.on_border > 0 ? " (border blind spots)" : "");
+}
+
+// A candidate with dropped_elements elements of dx zero where the oracle's are not:
+// FAILED when it is a real drop (f64, a whole slice empties, or too many positions
+// without max pool), else noted as a possible rounding flip.
+void judge_dropped(const CheckContext& ctx, int64_t dropped_elements, const InfluenceStats& st,
+                   const std::vector<double>& m, const std::vector<double>& mr, CheckResult& r) {
+  const Dims& shape = ctx.stack->cand.dx.shape;
+  const bool f64 = ctx.c.dtype == DType::kF64;
+  r.message += "; " + std::to_string(dropped_elements) + " elements of dx (" + std::to_string(st.dropped) +
+               " positions) get zero gradient where the oracle's" +
+               (f64 ? "" : " (in " + std::string(dtype_name(ctx.c.dtype)) + ")") + " is not";
+  const bool pooled = has_max_pool(ctx.stack->layers);
+  const bool rank1 = shape.size() == 3;
+  const std::vector<std::string> slices = dropped_slices(shape, m, mr, f64 || (rank1 && !pooled) ? 1 : kSliceFed);
+  const std::string where =
+      slices.empty() ? "" : ": no gradient at all in input " + slices.front() +
+                                (slices.size() > 1 ? " and " + std::to_string(slices.size() - 1) + " more slices" : "");
+  if (f64 || !slices.empty() || (!pooled && st.dropped > kFlips)) {
+    r.disposition = Disposition::kFailed;
+    r.message += " (dropped" + where + ")";
+  } else {
+    r.message += " (an f32 sum next to a rounding boundary of " + std::string(dtype_name(ctx.c.dtype)) +
+                 " may flip a relu or an argmax: a failure when a slice empties" +
+                 (pooled ? "" : " or past " + std::to_string(kFlips) + " positions") + where + ")";
+  }
+}
+
 }  // namespace
 
 std::string influence_not_applicable(const CheckContext& ctx) {
@@ -98,56 +161,13 @@ CheckResult influence_run(const CheckContext& ctx) {
   for (int64_t i = 0; i < cand.dx.size() && i < pattern.size(); ++i) {
     dropped_elements += cand.dx[i] == 0.0 && pattern[i] != 0.0;
   }
-  std::vector<double> sorted = m;
-  std::sort(sorted.begin(), sorted.end());
-  const double median = sorted[sorted.size() / 2], smallest = sorted.front();
-  int64_t zeros = 0, blind = 0, dropped = 0, farthest = 0, on_border = 0;
-  const Dims& shape = cand.dx.shape;
-  for (size_t i = 0; i < m.size(); ++i) {
-    zeros += m[i] == 0.0;
-    dropped += m[i] == 0.0 && mr[i] != 0.0;
-    if (m[i] < kBlind * median) {
-      ++blind;
-      on_border += border_distance(shape, static_cast<int64_t>(i)) == 0;
-      farthest = std::max(farthest, border_distance(shape, static_cast<int64_t>(i)));
-    }
-  }
-  CheckResult r = make_result("influence", Disposition::kPassed);
-  char buf[256];
-  std::snprintf(buf, sizeof buf, "zero-gradient positions %.4g%% (%lld of %zu); smallest/median influence %.3g",
-                100.0 * static_cast<double>(zeros) / static_cast<double>(m.size()), static_cast<long long>(zeros),
-                m.size(), median > 0.0 ? smallest / median : 0.0);
-  r.message = buf;
-  if (blind > 0) {
-    r.message += "; blind spots: " + std::to_string(blind) + " positions under 0.1% of the median influence, " +
-                 std::to_string(on_border) + " of them on the border, all within " + std::to_string(farthest) +
-                 " of it" + (on_border > 0 ? " (border blind spots)" : "");
-  } else {
-    r.message += "; no blind spots";
-  }
+  const InfluenceStats st = influence_stats(cand.dx.shape, m, mr);
+  CheckResult r = make_result("influence", Disposition::kPassed, describe(st, m.size()));
   if (ctx.is_reference) {
     r.message += "; dropped gradient is judged on candidates (here the oracle would meet itself)";
     return r;
   }
-  if (dropped_elements == 0) return r;
-  const bool f64 = ctx.c.dtype == DType::kF64;
-  r.message += "; " + std::to_string(dropped_elements) + " elements of dx (" + std::to_string(dropped) +
-               " positions) get zero gradient where the oracle's" +
-               (f64 ? "" : " (in " + std::string(dtype_name(ctx.c.dtype)) + ")") + " is not";
-  const bool pooled = has_max_pool(ctx.stack->layers);
-  const bool rank1 = shape.size() == 3;
-  const std::vector<std::string> slices = dropped_slices(shape, m, mr, f64 || (rank1 && !pooled) ? 1 : kSliceFed);
-  const std::string where =
-      slices.empty() ? "" : ": no gradient at all in input " + slices.front() +
-                                (slices.size() > 1 ? " and " + std::to_string(slices.size() - 1) + " more slices" : "");
-  if (f64 || !slices.empty() || (!pooled && dropped > kFlips)) {
-    r.disposition = Disposition::kFailed;
-    r.message += " (dropped" + where + ")";
-  } else {
-    r.message += " (an f32 sum next to a rounding boundary of " + std::string(dtype_name(ctx.c.dtype)) +
-                 " may flip a relu or an argmax: a failure when a slice empties" +
-                 (pooled ? "" : " or past " + std::to_string(kFlips) + " positions") + where + ")";
-  }
+  if (dropped_elements > 0) judge_dropped(ctx, dropped_elements, st, m, mr, r);
   return r;
 }
 
