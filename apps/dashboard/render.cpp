@@ -126,46 +126,43 @@ std::string render_text(const std::vector<BenchRun>& runs) {
   return out;
 }
 
-std::string render_html(const std::vector<BenchRun>& runs) {
-  const auto m = measure_all(runs);
-  std::string h =
-      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>kcheck-bench dashboard</title>\n"
-      "<style>body{font-family:sans-serif;margin:2em;max-width:70em}table{border-collapse:collapse;margin:.5em 0 1.5em}"
-      "td,th{border:1px solid #ccc;padding:.2em .6em;text-align:right}th{background:#f4f4f4}td.l,th.l{text-align:left}"
-      ".met{fill:#2a8a2a;color:#2a8a2a}.missed{fill:#c62828;color:#c62828;font-weight:bold}"
-      "path.value{fill:none;stroke:#333;stroke-width:1.5}path.limit{fill:none;stroke:#888;stroke-dasharray:6 4}"
-      ".axis{font-size:11px;fill:#555}</style></head><body>\n<h1>kcheck-bench dashboard</h1>\n";
-  h += format("<p>%zu run%s, oldest first. Every target is a ratio between entries of the same run (DESIGN "
-              "section 8); the dashed line is its limit.</p>\n",
-              runs.size(), runs.size() == 1 ? "" : "s");
-  h += "<table><tr><th>#</th><th class=\"l\">commit</th><th class=\"l\">date</th><th class=\"l\">host</th>"
-       "<th class=\"l\">source</th></tr>\n";
+namespace {
+
+// The runs, oldest first.
+std::string runs_table(const std::vector<BenchRun>& runs) {
+  std::string h = "<table><tr><th>#</th><th class=\"l\">commit</th><th class=\"l\">date</th><th class=\"l\">host</th>"
+                  "<th class=\"l\">source</th></tr>\n";
   for (size_t i = 0; i < runs.size(); ++i) {
     h += format("<tr><td>%zu</td><td class=\"l\">%s</td><td class=\"l\">%s</td><td class=\"l\">%s</td>"
                 "<td class=\"l\">%s</td></tr>\n",
                 i + 1, escape(run_label(runs[i])).c_str(), escape(runs[i].date).c_str(), escape(runs[i].host).c_str(),
                 escape(runs[i].source).c_str());
   }
-  h += "</table>\n";
-  for (size_t k = 0; k < targets().size(); ++k) {
-    const Target& t = targets()[k];
-    const std::string verdict = newest_verdict(m[k]);
-    h += format("<h2 id=\"%s\">%s: <span class=\"%s\">%s</span></h2>\n", std::string(t.key).c_str(),
-                escape(std::string(t.what)).c_str(), verdict == "MET" ? "met" : "missed", verdict.c_str());
-    h += chart(t, m[k]);
-    h += "<table><tr><th>#</th><th class=\"l\">commit</th><th>value</th><th class=\"l\">target</th>"
-         "<th class=\"l\">verdict</th><th class=\"l\">from</th></tr>\n";
-    for (size_t i = 0; i < runs.size(); ++i) {
-      const auto& v = m[k][i];
-      if (!v) continue;
-      h += format("<tr><td>%zu</td><td class=\"l\">%s</td><td>%s</td><td class=\"l\">%s</td>"
-                  "<td class=\"l %s\">%s</td><td class=\"l\">%s</td></tr>\n",
-                  i + 1, escape(run_label(runs[i])).c_str(), format_value(t, v->value).c_str(), escape(v->goal).c_str(),
-                  v->met ? "met" : "missed", v->met ? "MET" : "MISSED", escape(v->detail).c_str());
-    }
-    h += "</table>\n";
+  return h + "</table>\n";
+}
+
+// One target: its newest verdict, its chart, and its value in every run that has it.
+std::string target_section(const Target& t, const std::vector<BenchRun>& runs,
+                           const std::vector<std::optional<Measure>>& m) {
+  const std::string verdict = newest_verdict(m);
+  std::string h = format("<h2 id=\"%s\">%s: <span class=\"%s\">%s</span></h2>\n", std::string(t.key).c_str(),
+                         escape(std::string(t.what)).c_str(), verdict == "MET" ? "met" : "missed", verdict.c_str());
+  h += chart(t, m);
+  h += "<table><tr><th>#</th><th class=\"l\">commit</th><th>value</th><th class=\"l\">target</th>"
+       "<th class=\"l\">verdict</th><th class=\"l\">from</th></tr>\n";
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const auto& v = m[i];
+    if (!v) continue;
+    h += format("<tr><td>%zu</td><td class=\"l\">%s</td><td>%s</td><td class=\"l\">%s</td>"
+                "<td class=\"l %s\">%s</td><td class=\"l\">%s</td></tr>\n",
+                i + 1, escape(run_label(runs[i])).c_str(), format_value(t, v->value).c_str(), escape(v->goal).c_str(),
+                v->met ? "met" : "missed", v->met ? "MET" : "MISSED", escape(v->detail).c_str());
   }
-  // Every entry of any run, per run: real time and GFLOP/s where it has them.
+  return h + "</table>\n";
+}
+
+// Every entry of any run, per run: real time and GFLOP/s where it has them.
+std::string entries_table(const std::vector<BenchRun>& runs) {
   std::vector<std::string> names;
   for (const BenchRun& r : runs) {
     for (const auto& [name, e] : r.entries) {
@@ -173,7 +170,7 @@ std::string render_html(const std::vector<BenchRun>& runs) {
     }
   }
   std::sort(names.begin(), names.end());
-  h += "<h2>entries</h2>\n<table><tr><th class=\"l\">entry</th>";
+  std::string h = "<h2>entries</h2>\n<table><tr><th class=\"l\">entry</th>";
   for (size_t i = 0; i < runs.size(); ++i) h += format("<th>[%zu] %s</th>", i + 1, escape(run_label(runs[i])).c_str());
   h += "</tr>\n";
   for (const std::string& name : names) {
@@ -190,7 +187,26 @@ std::string render_html(const std::vector<BenchRun>& runs) {
     }
     h += "</tr>\n";
   }
-  return h + "</table>\n</body></html>\n";
+  return h + "</table>\n";
+}
+
+}  // namespace
+
+std::string render_html(const std::vector<BenchRun>& runs) {
+  const auto m = measure_all(runs);
+  std::string h =
+      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>kcheck-bench dashboard</title>\n"
+      "<style>body{font-family:sans-serif;margin:2em;max-width:70em}table{border-collapse:collapse;margin:.5em 0 1.5em}"
+      "td,th{border:1px solid #ccc;padding:.2em .6em;text-align:right}th{background:#f4f4f4}td.l,th.l{text-align:left}"
+      ".met{fill:#2a8a2a;color:#2a8a2a}.missed{fill:#c62828;color:#c62828;font-weight:bold}"
+      "path.value{fill:none;stroke:#333;stroke-width:1.5}path.limit{fill:none;stroke:#888;stroke-dasharray:6 4}"
+      ".axis{font-size:11px;fill:#555}</style></head><body>\n<h1>kcheck-bench dashboard</h1>\n";
+  h += format("<p>%zu run%s, oldest first. Every target is a ratio between entries of the same run (DESIGN "
+              "section 8); the dashed line is its limit.</p>\n",
+              runs.size(), runs.size() == 1 ? "" : "s");
+  h += runs_table(runs);
+  for (size_t k = 0; k < targets().size(); ++k) h += target_section(targets()[k], runs, m[k]);
+  return h + entries_table(runs) + "</body></html>\n";
 }
 
 }  // namespace kc::bench
