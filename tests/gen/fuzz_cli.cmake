@@ -45,6 +45,12 @@ if(NOT out MATCHES "--junit: '[^']*a_file' is not a folder")
   message(FATAL_ERROR "run --junit under a file is not refused up front:\n${out}")
 endif()
 kcheck(2 fuzz --count 1 --report "${WORK}")
+# A relative report path under folders that do not exist yet is written, as it always was.
+execute_process(COMMAND "${KCHECK}" run "${CMAKE_CURRENT_LIST_DIR}/../../cases/conv/conv1d.yaml" --backend reference --report new/sub/r.json
+                WORKING_DIRECTORY "${WORK}" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0 OR NOT EXISTS "${WORK}/new/sub/r.json")
+  message(FATAL_ERROR "run --report new/sub/r.json (relative) was refused or not written: ${rc}\n${out}${err}")
+endif()
 # Control characters from input reach the terminal escaped, never as escape sequences.
 string(ASCII 27 esc)
 kcheck(2 run "${WORK}/no${esc}csuch.yaml" --backend reference)  # ESC c resets a terminal

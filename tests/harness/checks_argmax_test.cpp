@@ -122,6 +122,12 @@ TEST(ArgmaxCheck, CatchesAnAllMinusInfWindowTreatedAsATieUnderTieLast) {
   EXPECT_DISPOSITION(run_check(c, *oracle, "argmax"), Disposition::kPassed);
   PassThrough pass;
   EXPECT_DISPOSITION(run_check(c, pass, "argmax"), Disposition::kPassed);
+  // `any` accepts any holder of a finite maximum, but not for a window of only -inf.
+  std::get<MaxPoolParams>(c.op).tie = TieRule::kAny;
+  const CheckResult any = run_check(c, be, "argmax");
+  EXPECT_DISPOSITION(any, Disposition::kFailed);
+  EXPECT_MESSAGE_HAS(any, "a window of only -inf must point to its first element inside the input");
+  EXPECT_DISPOSITION(run_check(c, *oracle, "argmax"), Disposition::kPassed);
 }
 
 TEST(ArgmaxCheck, CatchesIndicesCountingThePlaneOffset) {

@@ -50,7 +50,7 @@
           "f64 conv2d k3 pad 1") \
   KC_TRAP(dy_channels_last, kDyChannelsLast, "gradcheck", \
           "the gradients for the case's dy agree, the Jacobian's rows do not", \
-          "pool2d k2 s2, the classic downsampling") \
+          "conv1d single channel in and out, batch 1") \
   KC_TRAP(writes_input, kWritesInput, "integrity", "the backend wrote into its input dy during the checked run", \
           "conv2d same k3, odd kernel") \
   /* conv in deep stacks */ \

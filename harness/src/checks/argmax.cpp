@@ -146,7 +146,9 @@ void check_value_and_tie(const PoolView& v, int64_t w, const std::vector<int64_t
                        " but y is " + num(y) + ": it must point to the element y was taken from");
     return;
   }
-  if (v.g.tie == TieRule::kAny) return;
+  // A window of only -inf points to its first element whatever the tie rule, `any` too.
+  const bool only_minus_inf = !m.nan() && m.value == -std::numeric_limits<double>::infinity();
+  if (v.g.tie == TieRule::kAny && !only_minus_inf) return;
   int64_t rank = 0, holders = 0, first = -1, last = -1;
   for (int64_t t : taps) {
     if (!m.held_by(plane[t])) continue;
@@ -155,8 +157,6 @@ void check_value_and_tie(const PoolView& v, int64_t w, const std::vector<int64_t
     last = t;
     if (t == i) rank = holders;
   }
-  // A window of only -inf points to its first element whatever the tie rule.
-  const bool only_minus_inf = !m.nan() && m.value == -std::numeric_limits<double>::infinity();
   const bool want_first = v.g.tie == TieRule::kFirst || only_minus_inf;
   const int64_t want = want_first ? first : last;
   if (i == want) return;

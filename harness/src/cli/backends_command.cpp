@@ -18,7 +18,8 @@ int backends_command(const Args& args) {
   for (const std::string& name : reg.names()) width = std::max(width, static_cast<int>(name.size()));
   for (const std::string& name : reg.names()) {
     const Status s = backend_available(reg, name);
-    std::printf("%-*s %s\n", width, name.c_str(), s.ok() ? "available" : ("unavailable (" + s.message() + ")").c_str());
+    std::printf("%-*s %s\n", width, terminal_safe(name).c_str(),
+                s.ok() ? "available" : terminal_safe("unavailable (" + s.message() + ")").c_str());
   }
   return 0;
 }

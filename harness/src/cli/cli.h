@@ -30,9 +30,9 @@ bool write_text_file(const std::string& path, const std::string& text);
 // work is done (it is a folder, a folder on its way is a file, no permission), or empty:
 // asked before a run, so that a long run is not lost to a typo.
 std::string output_file_problem(const std::string& flag, const std::string& path);
-// Text for the terminal: control characters other than newline and tab (an escape
-// sequence in a case name or a path, say) written as \xNN, so that input cannot
-// repaint or clear the screen.
+// Text for the terminal: control characters other than newline and tab (C0, DEL and
+// C1: an escape sequence in a case name or a path, say) and bytes that are not UTF-8
+// written as \xNN, so that input cannot repaint or clear the screen; other UTF-8 is kept.
 std::string terminal_safe(std::string_view text);
 // The current time as ISO 8601 UTC, e.g. 2026-11-21T12:05:28Z.
 std::string now_utc();

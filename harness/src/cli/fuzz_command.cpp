@@ -201,7 +201,7 @@ int fuzz_command(const Args& args) {
     if (!write_text_file(o.report, report_json(out.results, run_info(args, out, o.s, started)))) {
       return usage_error("cannot write " + o.report);
     }
-    std::printf("report: %s\n", o.report.c_str());
+    std::printf("report: %s\n", terminal_safe(o.report).c_str());
   }
   return out.failed ? 1 : 0;
 }

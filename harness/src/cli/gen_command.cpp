@@ -128,11 +128,11 @@ int gen_command(const Args& args) {
     ++written;
   }
   std::printf("%llu %s cases in %s\n", static_cast<unsigned long long>(written), o.invalid ? "invalid" : "generated",
-              o.dir.c_str());
+              terminal_safe(o.dir).c_str());
   if (skipped > 0) {
     std::printf("%llu left out: the oracle run as a candidate is MISTRUSTED on them, so their data cannot tell a right kernel "
                 "from a wrong one (first: %s)\n",
-                static_cast<unsigned long long>(skipped), example.c_str());
+                static_cast<unsigned long long>(skipped), terminal_safe(example).c_str());
   }
   if (written < o.count) {
     std::fprintf(stderr, "kcheck gen: only %llu of %llu cases written in %llu draws\n",

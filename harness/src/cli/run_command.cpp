@@ -167,7 +167,7 @@ void write_failures(const std::string& report, const std::vector<CaseResult>& re
     std::snprintf(name, sizeof name, "%03d-%s.yaml", ++n, r.backend.c_str());
     write_text_file((dir / name).string(), y);
   }
-  if (n) std::printf("%d failure reproducers in %s\n", n, dir.string().c_str());
+  if (n) std::printf("%d failure reproducers in %s\n", n, terminal_safe(dir.string()).c_str());
 }
 
 void progress_line(size_t done, size_t total, const CaseResult& r) {
@@ -202,7 +202,7 @@ int run_command(const Args& args) {
   if (!o.report.empty()) {
     if (!write_text_file(o.report, report_json(results, info))) return usage_error("cannot write " + o.report);
     write_failures(o.report, results);
-    std::printf("report: %s\n", o.report.c_str());
+    std::printf("report: %s\n", terminal_safe(o.report).c_str());
   }
   if (!o.junit.empty() && !write_text_file(o.junit, junit_xml(results, info))) return usage_error("cannot write " + o.junit);
   if (results.empty()) return usage_error("no case files found under the given paths");

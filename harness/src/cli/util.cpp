@@ -1,6 +1,7 @@
 // Small helpers shared by the kcheck commands.
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
@@ -52,31 +53,59 @@ std::string output_file_problem(const std::string& flag, const std::string& path
   std::error_code ec;
   if (path.empty()) return flag + ": expected a file name, got ''";
   if (fs::is_directory(path, ec)) return flag + ": '" + path + "' is a folder; give a file name";
-  fs::path parent = fs::path(path).parent_path();
-  if (parent.empty()) parent = ".";
-  // The nearest folder that exists: the missing ones below it are created on writing.
-  while (!fs::exists(parent, ec) && parent.has_parent_path() && parent != parent.parent_path()) {
-    parent = parent.parent_path();
+  if (fs::exists(path, ec)) {
+    return ::access(path.c_str(), W_OK) == 0 ? "" : flag + ": '" + path + "' exists and cannot be written";
   }
-  if (fs::exists(parent, ec) && !fs::is_directory(parent, ec)) {
+  // The nearest folder that exists (the missing ones below it are created on writing),
+  // from the absolute path so that a relative one ends at the working folder.
+  fs::path parent = fs::absolute(path, ec).lexically_normal().parent_path();
+  while (!fs::exists(parent, ec) && parent.has_relative_path()) parent = parent.parent_path();
+  if (!fs::is_directory(parent, ec)) {
     return flag + ": '" + parent.string() + "' is not a folder, so '" + path + "' cannot be written";
   }
   if (::access(parent.c_str(), W_OK) != 0) return flag + ": cannot write in '" + parent.string() + "'";
   return {};
 }
 
+namespace {
+
+// The length of the well-formed UTF-8 sequence at text[i] (1 to 4), 0 when there is none.
+size_t utf8_length(std::string_view text, size_t i, uint32_t& code) {
+  const auto b = [&](size_t k) { return static_cast<unsigned char>(text[i + k]); };
+  const unsigned char lead = b(0);
+  const size_t n = lead < 0x80 ? 1 : (lead >> 5) == 0x6 ? 2 : (lead >> 4) == 0xe ? 3 : (lead >> 3) == 0x1e ? 4 : 0;
+  if (n == 0 || i + n > text.size()) return 0;
+  code = n == 1 ? lead : lead & (0x7f >> n);
+  for (size_t k = 1; k < n; ++k) {
+    if ((b(k) & 0xc0) != 0x80) return 0;
+    code = code << 6 | (b(k) & 0x3f);
+  }
+  static constexpr uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};  // shortest forms only
+  return code >= kMin[n] && code <= 0x10ffff && !(code >= 0xd800 && code <= 0xdfff) ? n : 0;
+}
+
+}  // namespace
+
 std::string terminal_safe(std::string_view text) {
   std::string out;
   out.reserve(text.size());
-  for (const char ch : text) {
-    const auto c = static_cast<unsigned char>(ch);
-    if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02x", c);
-      out += buf;
-    } else {
-      out += ch;
+  for (size_t i = 0; i < text.size();) {
+    uint32_t code = 0;
+    const size_t n = utf8_length(text, i, code);
+    // C0 controls but newline and tab, DEL, C1 controls (U+0080..U+009F: U+009B is a
+    // CSI on some terminals) and bytes that are not UTF-8 are escaped byte by byte.
+    const bool control = (code < 0x20 && code != '\n' && code != '\t') || (code >= 0x7f && code <= 0x9f);
+    if (n > 0 && !control) {
+      out.append(text.substr(i, n));
+      i += n;
+      continue;
     }
+    for (size_t k = 0; k < std::max<size_t>(n, 1); ++k) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned char>(text[i + k]));
+      out += buf;
+    }
+    i += std::max<size_t>(n, 1);
   }
   return out;
 }
