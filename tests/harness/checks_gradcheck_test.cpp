@@ -133,6 +133,46 @@ TEST(GradcheckCheck, FullJacobianCatchesWhatTheCasesDyHides) {
   EXPECT_EQ(oracle_rows.disposition, Disposition::kPassed) << describe(oracle_rows);
 }
 
+TEST(GradcheckCheck, PreActivationRoundingToZeroMayTakeEitherSideOfTheRelu) {
+  // A correct f16 conv_bias_relu: y is stored in f16 and the backward masks with the
+  // stored y. z[0] = 2^-26 in f64 rounds to 0 in f16, so this kernel masks output 0
+  // where the f64 differences do not; the backward check allows either side, and so
+  // must gradcheck, for the case's dy and for row 0 of the Jacobian.
+  class MaskFromStoredY : public test::DelegatingBackend {
+   public:
+    MaskFromStoredY() : DelegatingBackend("mask-from-stored-y") {}
+    Status conv_forward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
+                        Tensor& y) override {
+      const DType d = y.dtype;
+      KC_RETURN_IF_ERROR(reference().conv_forward(g, x, w, b, relu, y));
+      y.round_to_dtype(d);
+      return ok_status();
+    }
+    Status conv_backward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool,
+                         const Tensor& dy, Tensor& dx, Tensor& dw, Tensor* db) override {
+      Tensor y = ref::conv_forward(g, x, w, b);
+      y.round_to_dtype(dx.dtype);
+      Tensor dz = dy;
+      for (int64_t i = 0; i < dz.size(); ++i) dz[i] = y[i] > 0.0 ? dz[i] : 0.0;
+      return reference().conv_backward(g, x, w, b, false, dz, dx, dw, db);
+    }
+  } be;
+  Case c = fused(conv_case({.batch = 1, .channels = 1, .out_channels = 1, .spatial = {4}, .kernel = {3}}));
+  c.dtype = DType::kF16;
+  const double e = std::ldexp(1.0, -13);
+  c.tensors["x"] = Tensor{DType::kF16, {1, 1, 4}, {1.0, e, 1.0, -0.5}};
+  c.tensors["w"] = Tensor{DType::kF16, {1, 1, 3}, {1.0, e, -1.0}};
+  c.tensors["b"] = Tensor{DType::kF16, {1}, {0.0}};
+  for (const std::vector<double>& dy : {std::vector<double>{0.0, 1.0}, std::vector<double>{1.0, 1.0}}) {
+    c.tensors["dy"] = Tensor{DType::kF16, {1, 1, 2}, dy};
+    EXPECT_EQ(run_check(c, be, "backward").disposition, Disposition::kPassed);
+    const CheckResult r = run_check(c, be, "gradcheck");
+    EXPECT_EQ(r.disposition, Disposition::kPassed) << describe(r);
+    EXPECT_THAT(r.message, HasSubstr("as the full Jacobian (1 rows)"));
+    EXPECT_THAT(r.message, HasSubstr("1 pre-activations within rounding of 0 may take either side of relu'"));
+  }
+}
+
 TEST(GradcheckCheck, AimedDirectionCatchesWhatRandomProjectionsAverageOut) {
   // dx rounded to bf16 in an f32 case: every element a few bounds off, in random signs,
   // so random projections average it out; the aimed direction adds it up.

@@ -10,6 +10,7 @@
 #include "common.h"
 #include "kc/ref/conv.h"
 #include "kc/ref/maxpool.h"
+#include "relu_ambiguity.h"
 
 namespace kc::checks {
 namespace {
@@ -24,28 +25,16 @@ struct FusedExpectation {
 
 FusedExpectation fused_expectation(const CheckContext& ctx, const ConvGeometry& g) {
   FusedExpectation e;
-  const Tensor z = ref::conv_forward(g, ctx.in.x, ctx.in.w, &ctx.in.b);
-  const ToleranceSpec spec = tolerance_for(ctx, "y");
-  Tensor dz = Tensor::zeros(DType::kF64, z.shape), dy_amb = dz;
-  for (int64_t i = 0; i < z.size(); ++i) {
-    // An exact 0 is not ambiguous: relu'(0) = 0 is the contract, and a sum that is
-    // exactly 0 in f64 here is one a kernel gets exactly too unless its terms cancel
-    // inexactly, which shows as a small nonzero z.
-    if (z[i] != 0.0 && std::abs(z[i]) < element_bound(spec, z[i], ctx.abs.y[i])) {
-      dy_amb[i] = std::abs(ctx.in.dy[i]);
-      ++e.ambiguous;
-    } else if (z[i] > 0.0) {
-      dz[i] = ctx.in.dy[i];
-    }
+  const ReluAmbiguity a = relu_ambiguity(ctx, g);
+  e.ambiguous = a.count;
+  if (a.count == 0) return e;
+  Tensor dz = Tensor::zeros(DType::kF64, a.z.shape);
+  for (int64_t i = 0; i < a.z.size(); ++i) {
+    if (!a.ambiguous[static_cast<size_t>(i)] && a.z[i] > 0.0) dz[i] = ctx.in.dy[i];
   }
-  if (e.ambiguous == 0) return e;
   e.want = ref::conv_backward(g, ctx.in.x, ctx.in.w, dz);
   e.want.db = ref::conv_backward_bias(g, dz);
-  Tensor ax = ctx.in.x, aw = ctx.in.w;
-  for (double& v : ax.data) v = std::abs(v);
-  for (double& v : aw.data) v = std::abs(v);
-  e.slack = ref::conv_backward(g, ax, aw, dy_amb);
-  e.slack.db = ref::conv_backward_bias(g, dy_amb);
+  e.slack = ambiguity_slack(ctx, g, a);
   return e;
 }
 

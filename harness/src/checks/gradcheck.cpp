@@ -40,6 +40,7 @@
 #include "check_math.h"
 #include "common.h"
 #include "gradcheck_fd.h"
+#include "relu_ambiguity.h"
 
 namespace kc::checks {
 namespace {
@@ -57,12 +58,13 @@ std::string joined(const std::vector<std::string>& parts) {
 void compare_row_entries(const Problem& p, int t, int64_t i, const Probe& r, const ToleranceSpec& spec,
                          Tally& tally) {
   const Tensor& y = p.ctx.ref.y;
-  for (size_t j = 0; j < p.rows.size(); ++j) {
-    const Row& row = p.rows[j];
+  for (size_t k = 0; k < p.rows.size(); ++k) {
+    const Row& row = p.rows[k];
+    const auto j = static_cast<size_t>(row.output);  // the probe differences every output
     const double value = (4.0 * r.row_d_half[j] - r.row_d[j]) / 3.0;
-    const double error = 6.0 * p.output_error[j] / r.h + std::abs(r.row_d[j] - r.row_d_half[j]);
+    const double error = 6.0 * p.output_error[k] / r.h + std::abs(r.row_d[j] - r.row_d_half[j]);
     const double bound = element_bound(spec, std::abs(grad_of(row.ref, t)[i]), grad_of(row.abs, t)[i]) + error;
-    std::vector<int64_t> at = unflatten(static_cast<int64_t>(j), y.shape);
+    std::vector<int64_t> at = unflatten(row.output, y.shape);
     const std::vector<int64_t> in = unflatten(i, grad_of(row.cand, t).shape);
     at.insert(at.end(), in.begin(), in.end());
     tally.add(std::string("J(y,") + kWrt[t] + ")", std::move(at), grad_of(row.cand, t)[i], value, bound);
@@ -91,7 +93,8 @@ void full_jacobian(const Problem& p, Outcome& out) {
         ++out.kinks;
         continue;
       }
-      const double bound = element_bound(spec, std::abs(ref[i]), abs[i]) + difference_error(p, r);
+      const double slack = p.slack[t].size() > 0 ? p.slack[t][i] : 0.0;
+      const double bound = element_bound(spec, std::abs(ref[i]), abs[i]) + slack + difference_error(p, r);
       out.tally.add(kGrad[t], unflatten(i, cand.shape), cand[i], r.value, bound);
       compare_row_entries(p, t, i, r, spec, rows);
     }
@@ -114,6 +117,19 @@ void full_jacobian(const Problem& p, Outcome& out) {
   }
 }
 
+// conv_bias_relu on a candidate: outputs whose relu' is ambiguous (relu_ambiguity.h).
+// What their dy may move each gradient by is allowed (p.slack); returns which they are.
+std::vector<bool> allow_relu_ambiguity(Problem& p) {
+  const ConvGeometry* g = conv_geo(p.ctx);
+  if (p.ctx.is_reference || g == nullptr || !is_fused(p.ctx.c)) return {};
+  ReluAmbiguity a = relu_ambiguity(p.ctx, *g);
+  if (a.count == 0) return {};
+  ref::ConvGrads s = ambiguity_slack(p.ctx, *g, a);
+  p.slack = {std::move(s.dx), std::move(s.dw), std::move(s.db)};
+  p.ambiguous = a.count;
+  return std::move(a.ambiguous);
+}
+
 // Why the backend's gradients in o cannot be compared element by element, or empty.
 std::string shape_problem(const CheckContext& ctx, const OpOutputs& o) {
   const std::array<const Tensor*, 3> inputs = {&ctx.in.x, &ctx.in.w, &ctx.in.b};
@@ -129,19 +145,21 @@ std::string shape_problem(const CheckContext& ctx, const OpOutputs& o) {
 
 // The Jacobian's rows: every output's unit cotangent through the oracle and the backend.
 // A failed call or a wrong shape ends the check with that result.
-std::optional<CheckResult> add_rows(Problem& p) {
+// Outputs whose relu' is ambiguous (`skip`) have no row: either side is right there.
+std::optional<CheckResult> add_rows(Problem& p, const std::vector<bool>& skip) {
   const CheckContext& ctx = p.ctx;
   auto oracle = make_reference_backend();
   OpInputs in = ctx.in;  // a small case: the copies are cheap
-  in.dy = Tensor::zeros(ctx.in.dy.dtype, ctx.in.dy.shape);
   const int64_t n = tolerance_for(ctx, "y").n + 8;
-  for (int64_t j = 0; j < in.dy.size(); ++j) {
+  for (int64_t j = 0; j < ctx.in.dy.size(); ++j) {
+    if (!skip.empty() && skip[static_cast<size_t>(j)]) continue;
+    in.dy = Tensor::zeros(ctx.in.dy.dtype, ctx.in.dy.shape);  // anew: a backend may have written into it
     in.dy[j] = 1.0;
     Row row;
+    row.output = j;
     row.ref = invoke(*oracle, ctx.c, ctx.geo, in);
     row.abs = absolute_pass(ctx.c, ctx.geo, in, row.ref);
     row.cand = ctx.is_reference ? row.ref : invoke(ctx.backend, ctx.c, ctx.geo, in);
-    in.dy[j] = 0.0;
     const std::string which = " for the unit dy of output " + dims_to_string(unflatten(j, in.dy.shape));
     if (!row.cand.forward.ok()) return call_failed("gradcheck", "forward" + which, row.cand.forward);
     if (!row.cand.backward.ok()) return call_failed("gradcheck", "backward" + which, row.cand.backward);
@@ -199,25 +217,30 @@ CheckResult gradcheck_with(const CheckContext& ctx, const GradcheckOptions& opti
     return make_result("gradcheck", Disposition::kFailed, bad + " (the shape check says more)");
   }
   Problem p = make_problem(ctx);
+  const std::vector<bool> ambiguous = allow_relu_ambiguity(p);
+  const std::string relu_note =
+      p.ambiguous == 0 ? "" : "; " + std::to_string(p.ambiguous) + " pre-activations within rounding of 0 may take "
+                              "either side of relu' (their dy allowed for, their Jacobian rows left out)";
   Outcome out;
   const int64_t elements = ctx.in.x.size() + ctx.in.w.size() + ctx.in.b.size();
   if (elements <= options.full_limit) {
     const int64_t outputs = ctx.in.dy.size();
     std::string how = "every element of x, w, b (" + std::to_string(elements) + ")";
     if (outputs <= options.row_limit) {
-      if (std::optional<CheckResult> stop = add_rows(p)) return *stop;
-      how += ", for the case's dy and as the full Jacobian (" + std::to_string(outputs) + " rows)";
+      if (std::optional<CheckResult> stop = add_rows(p, ambiguous)) return *stop;
+      how += ", for the case's dy and as the full Jacobian (" + std::to_string(p.rows.size()) + " rows)";
     } else {
       how += " for the case's dy (" + std::to_string(outputs) + " outputs: too many for the full Jacobian)";
     }
     full_jacobian(p, out);
-    return conclude(ctx, out, how);
+    return conclude(ctx, out, how + relu_note);
   }
   const int count = std::max(4, options.directions);
   p.aimed = aimed_direction_applies(ctx) ? count : -1;
   directional(p, count + (p.aimed >= 0), out);
   return conclude(ctx, out, std::to_string(count) + " random directions v^T J u" +
-                                (p.aimed >= 0 ? " and 1 aimed at the backend's departure from the oracle's backward" : ""));
+                                (p.aimed >= 0 ? " and 1 aimed at the backend's departure from the oracle's backward" : "") +
+                                relu_note);
 }
 
 CheckResult gradcheck_run(const CheckContext& ctx) { return gradcheck_with(ctx, GradcheckOptions{}); }

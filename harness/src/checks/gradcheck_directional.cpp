@@ -50,7 +50,8 @@ struct Projection {
   double value = 0.0, bound = 0.0;
 };
 
-Projection project(const CheckContext& ctx, const Params& u) {
+Projection project(const Problem& p, const Params& u) {
+  const CheckContext& ctx = p.ctx;
   Projection pr;
   double magnitude = 0.0;
   int64_t terms = 0;
@@ -61,6 +62,7 @@ Projection project(const CheckContext& ctx, const Params& u) {
     for (int64_t i = 0; i < u[t].size(); ++i) {
       pr.value += cand[i] * u[t][i];
       pr.bound += std::abs(u[t][i]) * element_bound(spec, std::abs(ref[i]), abs[i]);
+      if (p.slack[t].size() > 0) pr.bound += std::abs(u[t][i]) * p.slack[t][i];
       magnitude += std::abs(cand[i] * u[t][i]);
     }
     terms += u[t].size();
@@ -90,7 +92,7 @@ DirectionResult run_direction(const Problem& p, int k, unsigned which) {
     }
     return q;
   };
-  return {probe(p, at, h), project(p.ctx, u)};
+  return {probe(p, at, h), project(p, u)};
 }
 
 bool direction_passes(const Problem& p, const DirectionResult& d) {

@@ -31,6 +31,7 @@ double scale_of(const Tensor& t);
 // Row j of the Jacobian: the backward of the backend and of the oracle (values and the
 // absolute pass) for the unit cotangent dy = e_j.
 struct Row {
+  int64_t output = 0;  // j
   OpOutputs cand, ref, abs;
 };
 
@@ -40,7 +41,11 @@ struct Problem {
   double loss_error = 0.0;  // bound on the f64 rounding of one loss
   int aimed = -1;           // the index of the aimed direction, -1 without one
   std::vector<Row> rows;    // the Jacobian's rows, empty when only dy^T J is checked
-  std::vector<double> output_error;  // with rows: bound on the f64 rounding of each y_j
+  std::vector<double> output_error;  // with rows: bound on the f64 rounding of each row's y_j
+  // conv_bias_relu on a candidate: what outputs whose relu' is ambiguous may move each
+  // gradient by (relu_ambiguity.h), and how many there are; empty tensors without any.
+  Params slack;
+  int64_t ambiguous = 0;
 };
 
 struct Probe {

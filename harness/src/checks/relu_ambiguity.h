@@ -1,0 +1,27 @@
+// conv_bias_relu on a candidate: a nonzero pre-activation z within its own error bound
+// of 0 may land on either side of the relu in a correct kernel (its z rounds to 0 or
+// crosses it), so relu'(z) there is ambiguous. The backward and gradcheck checks leave
+// such outputs' dy out of what they expect and allow its whole possible contribution.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "kc/checks.h"
+#include "kc/ref/conv.h"
+
+namespace kc::checks {
+
+struct ReluAmbiguity {
+  Tensor z;                     // the pre-activation conv(x, w) + b in f64
+  std::vector<bool> ambiguous;  // per output: within the rounding of y of 0, not 0
+  int64_t count = 0;
+};
+
+ReluAmbiguity relu_ambiguity(const CheckContext& ctx, const ConvGeometry& g);
+
+// What the ambiguous outputs' dy can move each gradient by: the conv backward of |x|
+// and |w| for |dy| at the ambiguous outputs (db: the sum of those |dy|).
+ref::ConvGrads ambiguity_slack(const CheckContext& ctx, const ConvGeometry& g, const ReluAmbiguity& a);
+
+}  // namespace kc::checks
