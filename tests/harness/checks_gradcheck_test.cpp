@@ -173,6 +173,31 @@ TEST(GradcheckCheck, PreActivationRoundingToZeroMayTakeEitherSideOfTheRelu) {
   }
 }
 
+TEST(GradcheckCheck, AmbiguityThatSwampsTheGradientsIsMistrustedNotPassed) {
+  // A bf16 fused conv with bf16 sums of 28 terms: the bound covers most pre-activations,
+  // so either side of relu' is right nearly everywhere and a backward without any relu
+  // mask cannot be told from a right one: MISTRUSTED (backward too), never PASSED. With
+  // 4-term sums (pointwise) the same bug is FAILED.
+  PlantedBackward no_mask([](const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor& dy, Tensor& dx,
+                             Tensor& dw, Tensor* db) {
+    const ref::ConvGrads r = ref::conv_backward(g, x, w, dy);  // relu' taken as 1 everywhere
+    dx.data = r.dx.data;
+    dw.data = r.dw.data;
+    db->data = ref::conv_backward_bias(g, dy).data;
+  });
+  for (const int64_t k : {3, 1}) {
+    Case c = seeded(fused(conv_case({.batch = 2, .channels = 3, .out_channels = 4, .spatial = {8, 8}, .kernel = {k, k},
+                                     .padding = pad_kind(PadKind::kSame), .dtype = DType::kBF16})), 4301);
+    c.accumulation = DType::kBF16;
+    const Disposition want = k == 3 ? Disposition::kMistrusted : Disposition::kFailed;
+    for (const char* check : {"backward", "gradcheck"}) {
+      const CheckResult r = run_check(c, no_mask, check);
+      EXPECT_EQ(r.disposition, want) << "k " << k << " " << check << ": " << describe(r);
+      if (k == 3) EXPECT_THAT(r.message, HasSubstr("cannot judge the relu mask at this precision"));
+    }
+  }
+}
+
 TEST(GradcheckCheck, AimedDirectionCatchesWhatRandomProjectionsAverageOut) {
   // dx rounded to bf16 in an f32 case: every element a few bounds off, in random signs,
   // so random projections average it out; the aimed direction adds it up.

@@ -21,6 +21,7 @@ struct FusedExpectation {
   ref::ConvGrads want;
   ref::ConvGrads slack;
   int64_t ambiguous = 0;
+  std::string swamped;  // why the ambiguity leaves the gradients unjudged, or empty
 };
 
 FusedExpectation fused_expectation(const CheckContext& ctx, const ConvGeometry& g) {
@@ -35,6 +36,7 @@ FusedExpectation fused_expectation(const CheckContext& ctx, const ConvGeometry& 
   e.want = ref::conv_backward(g, ctx.in.x, ctx.in.w, dz);
   e.want.db = ref::conv_backward_bias(g, dz);
   e.slack = ambiguity_slack(ctx, g, a);
+  e.swamped = ambiguity_swamps(a, e.slack, ctx.ref);
   return e;
 }
 
@@ -62,6 +64,7 @@ CheckResult backward_run(const CheckContext& ctx) {
   };
   if (const ConvGeometry* g = conv_geo(ctx); g && is_fused(ctx.c)) {
     const FusedExpectation e = fused_expectation(ctx, *g);
+    if (!e.swamped.empty()) return make_result("backward", Disposition::kMistrusted, e.swamped);
     const bool amb = e.ambiguous > 0;
     compare("dx", ctx.cand.dx, amb ? e.want.dx : ctx.ref.dx, ctx.abs.dx, amb ? &e.slack.dx : nullptr);
     compare("dw", ctx.cand.dw, amb ? e.want.dw : ctx.ref.dw, ctx.abs.dw, amb ? &e.slack.dw : nullptr);

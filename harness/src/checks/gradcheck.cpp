@@ -118,16 +118,23 @@ void full_jacobian(const Problem& p, Outcome& out) {
 }
 
 // conv_bias_relu on a candidate: outputs whose relu' is ambiguous (relu_ambiguity.h).
-// What their dy may move each gradient by is allowed (p.slack); returns which they are.
-std::vector<bool> allow_relu_ambiguity(Problem& p) {
+// What their dy may move each gradient by is allowed (p.slack); their rows are left out.
+struct Ambiguity {
+  std::vector<bool> outputs;  // which they are; empty when none
+  std::string swamped;        // why the slack leaves the case's dy unjudged, or empty
+};
+
+Ambiguity allow_relu_ambiguity(Problem& p) {
   const ConvGeometry* g = conv_geo(p.ctx);
   if (p.ctx.is_reference || g == nullptr || !is_fused(p.ctx.c)) return {};
   ReluAmbiguity a = relu_ambiguity(p.ctx, *g);
   if (a.count == 0) return {};
   ref::ConvGrads s = ambiguity_slack(p.ctx, *g, a);
+  Ambiguity out{{}, ambiguity_swamps(a, s, p.ctx.ref)};
   p.slack = {std::move(s.dx), std::move(s.dw), std::move(s.db)};
   p.ambiguous = a.count;
-  return std::move(a.ambiguous);
+  out.outputs = std::move(a.ambiguous);
+  return out;
 }
 
 // Why the backend's gradients in o cannot be compared element by element, or empty.
@@ -217,7 +224,7 @@ CheckResult gradcheck_with(const CheckContext& ctx, const GradcheckOptions& opti
     return make_result("gradcheck", Disposition::kFailed, bad + " (the shape check says more)");
   }
   Problem p = make_problem(ctx);
-  const std::vector<bool> ambiguous = allow_relu_ambiguity(p);
+  const Ambiguity ambiguous = allow_relu_ambiguity(p);
   const std::string relu_note =
       p.ambiguous == 0 ? "" : "; " + std::to_string(p.ambiguous) + " pre-activations within rounding of 0 may take "
                               "either side of relu' (their dy allowed for, their Jacobian rows left out)";
@@ -226,15 +233,22 @@ CheckResult gradcheck_with(const CheckContext& ctx, const GradcheckOptions& opti
   if (elements <= options.full_limit) {
     const int64_t outputs = ctx.in.dy.size();
     std::string how = "every element of x, w, b (" + std::to_string(elements) + ")";
+    // With rows, the unambiguous outputs' rows judge the relu mask whatever the slack on
+    // the case's dy; without, a slack that swamps the gradients leaves nothing judged.
     if (outputs <= options.row_limit) {
-      if (std::optional<CheckResult> stop = add_rows(p, ambiguous)) return *stop;
+      if (std::optional<CheckResult> stop = add_rows(p, ambiguous.outputs)) return *stop;
+      if (p.rows.empty() && !ambiguous.swamped.empty()) {
+        return make_result("gradcheck", Disposition::kMistrusted, ambiguous.swamped + "; every output is");
+      }
       how += ", for the case's dy and as the full Jacobian (" + std::to_string(p.rows.size()) + " rows)";
     } else {
+      if (!ambiguous.swamped.empty()) return make_result("gradcheck", Disposition::kMistrusted, ambiguous.swamped);
       how += " for the case's dy (" + std::to_string(outputs) + " outputs: too many for the full Jacobian)";
     }
     full_jacobian(p, out);
     return conclude(ctx, out, how + relu_note);
   }
+  if (!ambiguous.swamped.empty()) return make_result("gradcheck", Disposition::kMistrusted, ambiguous.swamped);
   const int count = std::max(4, options.directions);
   p.aimed = aimed_direction_applies(ctx) ? count : -1;
   directional(p, count + (p.aimed >= 0), out);

@@ -1,7 +1,10 @@
 // Ambiguous relu derivatives of conv_bias_relu: see relu_ambiguity.h.
 #include "relu_ambiguity.h"
 
+#include <algorithm>
 #include <cmath>
+#include <string>
+#include <utility>
 
 #include "kc/tolerance.h"
 
@@ -36,6 +39,26 @@ ref::ConvGrads ambiguity_slack(const CheckContext& ctx, const ConvGeometry& g, c
   ref::ConvGrads s = ref::conv_backward(g, ax, aw, dy);
   s.db = ref::conv_backward_bias(g, dy);
   return s;
+}
+
+std::string ambiguity_swamps(const ReluAmbiguity& a, const ref::ConvGrads& slack, const OpOutputs& ref) {
+  const std::pair<const Tensor*, const Tensor*> grads[] = {
+      {&slack.dx, &ref.dx}, {&slack.dw, &ref.dw}, {&slack.db, &ref.db}};
+  int64_t judged = 0, elements = 0;
+  for (const auto& [moved, want] : grads) {
+    if (moved->size() == 0 || moved->size() != want->size()) continue;
+    // An element is judged where the ambiguity may move it by less than half its size.
+    int64_t clear = 0;
+    for (int64_t i = 0; i < moved->size(); ++i) clear += (*moved)[i] < 0.5 * std::abs((*want)[i]);
+    if (4 * clear >= moved->size()) return {};  // a quarter of one gradient is enough to see a wrong mask
+    judged += clear;
+    elements += moved->size();
+  }
+  return std::to_string(a.count) + " of " + std::to_string(a.z.size()) +
+         " pre-activations are within rounding of 0, where either side of relu' is right; they may move all but " +
+         std::to_string(judged) + " of the " + std::to_string(elements) +
+         " gradient elements by half their size or more, so the data cannot judge the relu mask at this precision "
+         "(use data further from 0, a smaller reduction or a wider accumulation)";
 }
 
 }  // namespace kc::checks

@@ -24,4 +24,10 @@ ReluAmbiguity relu_ambiguity(const CheckContext& ctx, const ConvGeometry& g);
 // and |w| for |dy| at the ambiguous outputs (db: the sum of those |dy|).
 ref::ConvGrads ambiguity_slack(const CheckContext& ctx, const ConvGeometry& g, const ReluAmbiguity& a);
 
+// Why the ambiguity swamps the gradients, or empty: in each of dx, dw and db, fewer than
+// a quarter of the elements lie out of its reach (the ambiguous outputs may move them by
+// half their size or more), so a wrong relu mask could pass. Such data cannot judge the
+// mask at this precision: the verdict is MISTRUSTED, never PASSED.
+std::string ambiguity_swamps(const ReluAmbiguity& a, const ref::ConvGrads& slack, const OpOutputs& ref);
+
 }  // namespace kc::checks
