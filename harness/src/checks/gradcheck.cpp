@@ -58,11 +58,10 @@ std::string joined(const std::vector<std::string>& parts) {
 void compare_row_entries(const Problem& p, int t, int64_t i, const Probe& r, const ToleranceSpec& spec,
                          Tally& tally) {
   const Tensor& y = p.ctx.ref.y;
-  for (size_t k = 0; k < p.rows.size(); ++k) {
-    const Row& row = p.rows[k];
+  for (const Row& row : p.rows) {
     const auto j = static_cast<size_t>(row.output);  // the probe differences every output
     const double value = (4.0 * r.row_d_half[j] - r.row_d[j]) / 3.0;
-    const double error = 6.0 * p.output_error[k] / r.h + std::abs(r.row_d[j] - r.row_d_half[j]);
+    const double error = 6.0 * row.output_error / r.h + std::abs(r.row_d[j] - r.row_d_half[j]);
     const double bound = element_bound(spec, std::abs(grad_of(row.ref, t)[i]), grad_of(row.abs, t)[i]) + error;
     std::vector<int64_t> at = unflatten(row.output, y.shape);
     const std::vector<int64_t> in = unflatten(i, grad_of(row.cand, t).shape);
@@ -173,10 +172,9 @@ std::optional<CheckResult> add_rows(Problem& p, const std::vector<bool>& skip) {
     if (std::string bad = shape_problem(ctx, row.cand); !bad.empty()) {
       return make_result("gradcheck", Disposition::kFailed, bad + which);
     }
-    p.rows.push_back(std::move(row));
     // y_j's own f64 rounding, as for the loss (make_problem) with one term.
-    p.output_error.push_back(2.0 * (gamma_n(n, u64()) * ctx.abs.y[j] +
-                                    static_cast<double>(n) * underflow_unit(DType::kF64)));
+    row.output_error = 2.0 * (gamma_n(n, u64()) * ctx.abs.y[j] + static_cast<double>(n) * underflow_unit(DType::kF64));
+    p.rows.push_back(std::move(row));
   }
   return std::nullopt;
 }

@@ -113,7 +113,7 @@ double difference_error(const Problem& p, const Probe& r) {
 }
 
 Problem make_problem(const CheckContext& ctx) {
-  Problem p{ctx, {}, 0.0, -1, {}, {}, {}, 0};
+  Problem p{ctx, {}, 0.0, -1, {}, {}, 0};
   // Every term of the loss is at most |y|_abs * |dy|: each y within gamma(n_y) of its
   // absolute sum, then a sum over the outputs, then the rounding of the perturbed
   // inputs. The factor 2 covers the step's growth of |x|, |w|, |b|. Products that

@@ -31,7 +31,8 @@ double scale_of(const Tensor& t);
 // Row j of the Jacobian: the backward of the backend and of the oracle (values and the
 // absolute pass) for the unit cotangent dy = e_j.
 struct Row {
-  int64_t output = 0;  // j
+  int64_t output = 0;         // j
+  double output_error = 0.0;  // bound on the f64 rounding of y_j
   OpOutputs cand, ref, abs;
 };
 
@@ -41,7 +42,6 @@ struct Problem {
   double loss_error = 0.0;  // bound on the f64 rounding of one loss
   int aimed = -1;           // the index of the aimed direction, -1 without one
   std::vector<Row> rows;    // the Jacobian's rows, empty when only dy^T J is checked
-  std::vector<double> output_error;  // with rows: bound on the f64 rounding of each row's y_j
   // conv_bias_relu on a candidate: what outputs whose relu' is ambiguous may move each
   // gradient by (relu_ambiguity.h), and how many there are; empty tensors without any.
   Params slack;

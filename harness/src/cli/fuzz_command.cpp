@@ -19,6 +19,7 @@
 //    (gen.h OpSet).
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -106,7 +107,8 @@ std::string parse(const Args& args, FuzzArgs& o) {
   }
   if (o.s.time_budget <= 0 && o.s.count < 0) o.s.time_budget = 60;
   if (!o.seed_given) o.s.seed = (static_cast<uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
-  return o.report.empty() ? "" : output_file_problem("--report", o.report);
+  const bool report = std::find(args.begin(), args.end(), "--report") != args.end();
+  return report ? output_file_problem("--report", o.report) : "";
 }
 
 void print_summary(const fuzz::Outcome& out, const fuzz::Settings& s) {

@@ -79,10 +79,12 @@ std::string parse(const Args& args, RunOptions& o) {
     }
   }
   if (o.paths.empty()) return "run: give at least one case file or folder";
-  if (!o.report.empty()) {
+  const bool report = std::find(args.begin(), args.end(), "--report") != args.end();
+  const bool junit = std::find(args.begin(), args.end(), "--junit") != args.end();
+  if (report) {
     if (std::string bad = output_file_problem("--report", o.report); !bad.empty()) return bad;
   }
-  if (!o.junit.empty()) return output_file_problem("--junit", o.junit);
+  if (junit) return output_file_problem("--junit", o.junit);
   return "";
 }
 
