@@ -186,7 +186,8 @@ int64_t longest_conv_sum(const ConvGeometry& g) {
 
 // A stack: its own fields, the memory cap over all layers, then every layer as the
 // single-op case it runs as, so that the layer that erodes to nothing is named.
-Status validate_stack(const Case& c, const StackParams& p, const Limits& limits) {
+// The stack's own fields: depth, no inline tensors, the layer's conv and pool fields.
+Status check_stack_fields(const Case& c, const StackParams& p, const Limits& limits) {
   if (p.depth < 1 || p.depth > kMaxStackDepth) {
     return invalid_argument("stack.depth: " + num(p.depth) + " is outside 1 to " + num(kMaxStackDepth));
   }
@@ -196,11 +197,19 @@ Status validate_stack(const Case& c, const StackParams& p, const Limits& limits)
   }
   KC_RETURN_IF_ERROR(check_conv_fields("stack.layer.conv", p.conv, c.input, limits));
   if (p.pool) KC_RETURN_IF_ERROR(check_pool_fields(*p.pool, c.input, limits));
+  return ok_status();
+}
+
+// One layer as the single-op cases it runs as (accumulation included).
+Status check_layer(const StackLayer& layer, const Limits& limits) {
+  KC_RETURN_IF_ERROR(validate(layer.conv_case, limits));
+  return layer.pool_case ? validate(*layer.pool_case, limits) : ok_status();
+}
+
+Status validate_stack(const Case& c, const StackParams& p, const Limits& limits) {
+  KC_RETURN_IF_ERROR(check_stack_fields(c, p, limits));
   const std::vector<StackLayer> layers = unchecked_stack_layers(c);
-  for (size_t i = 0; i < layers.size(); ++i) {
-    KC_RETURN_IF_ERROR(at_stack_layer(i, validate(layers[i].conv_case, limits)));  // accumulation included
-    if (layers[i].pool_case) KC_RETURN_IF_ERROR(at_stack_layer(i, validate(*layers[i].pool_case, limits)));
-  }
+  for (size_t i = 0; i < layers.size(); ++i) KC_RETURN_IF_ERROR(at_stack_layer(i, check_layer(layers[i], limits)));
   const int64_t bytes = estimate_case_bytes(c);
   if (bytes > limits.max_case_bytes) {
     return resource_exhausted("input: the stack needs about " + num(bytes >> 20) + " MiB of host memory over its " +
@@ -214,14 +223,10 @@ Status validate_stack(const Case& c, const StackParams& p, const Limits& limits)
 
 std::vector<StackLayer> stack_layers_up_to_refused(const Case& c, const Limits& limits) {
   const auto* p = std::get_if<StackParams>(&c.op);
-  if (p == nullptr || p->depth < 1 || p->depth > kMaxStackDepth || !c.tensors.empty() || !c.expected.empty()) return {};
-  if (!check_conv_fields("stack.layer.conv", p->conv, c.input, limits).ok()) return {};
-  if (p->pool && !check_pool_fields(*p->pool, c.input, limits).ok()) return {};
+  if (p == nullptr || !check_stack_fields(c, *p, limits).ok()) return {};
   std::vector<StackLayer> layers = unchecked_stack_layers(c);
   for (size_t i = 0; i < layers.size(); ++i) {
-    const bool refused = !validate(layers[i].conv_case, limits).ok() ||
-                         (layers[i].pool_case && !validate(*layers[i].pool_case, limits).ok());
-    if (refused) {
+    if (!check_layer(layers[i], limits).ok()) {
       layers.resize(i + 1);
       return layers;
     }

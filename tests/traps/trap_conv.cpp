@@ -342,21 +342,22 @@ Status trap_conv_backward(const ConvSetup& s, const ConvGeometry& g, const Tenso
       std::copy(dz.begin(), dz.end(), scratch.data.begin());
     }
   }
-  std::vector<double> dz_read = dz;
+  std::vector<double> moved;  // dy as the channels-last kernel reads it
   if (s.bug == Bug::kDyChannelsLast) {
+    moved.resize(dz.size());
     // A backward-data kernel written for a channels-last dy, [N, out..., Cout], fed the
     // contract's [N, Cout, out...]: the right values in the wrong places (dw is right).
     for (int64_t n = 0; n < p.N; ++n) {
       for (int64_t co = 0; co < p.Cout; ++co) {
         for (int64_t o = 0; o < p.out_count; ++o) {
-          dz_read[static_cast<size_t>((n * p.Cout + co) * p.out_count + o)] =
+          moved[static_cast<size_t>((n * p.Cout + co) * p.out_count + o)] =
               dz[static_cast<size_t>((n * p.out_count + o) * p.Cout + co)];
         }
       }
     }
   }
   const bool unit_stride = s.bug == Bug::kDxIgnoresStride;  // dx loops written for stride 1
-  data_grad(p, unit_stride ? make_taps(p, true, repeat_edge) : taps, w, dz_read, sum, dx);
+  data_grad(p, unit_stride ? make_taps(p, true, repeat_edge) : taps, w, moved.empty() ? dz : moved, sum, dx);
   if (s.bug == Bug::kBorderGradientDropped && p.rank >= 2) {
     // A backward-data grid that starts at input row 1: row 0, which fewer windows reach,
     // keeps no gradient (dx is written as 0 there).

@@ -33,10 +33,7 @@ ref::ConvGrads ambiguity_slack(const CheckContext& ctx, const ConvGeometry& g, c
   for (int64_t i = 0; i < dy.size(); ++i) {
     if (a.ambiguous[static_cast<size_t>(i)]) dy[i] = std::abs(ctx.in.dy[i]);
   }
-  Tensor ax = ctx.in.x, aw = ctx.in.w;
-  for (double& v : ax.data) v = std::abs(v);
-  for (double& v : aw.data) v = std::abs(v);
-  ref::ConvGrads s = ref::conv_backward(g, ax, aw, dy);
+  ref::ConvGrads s = ref::conv_backward(g, absolute(ctx.in.x), absolute(ctx.in.w), dy);
   s.db = ref::conv_backward_bias(g, dy);
   return s;
 }

@@ -19,7 +19,6 @@
 //    (gen.h OpSet).
 #include <unistd.h>
 
-#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -84,6 +83,7 @@ std::string parse_value(const std::string& a, const std::string& v, FuzzArgs& o)
   } else if (a == "--save") {
     s.save_dir = v;
   } else if (a == "--report") {
+    if (std::string bad = output_file_problem(a, v); !bad.empty()) return bad;
     o.report = v;
   } else if (a == "--shard") {
     return parse_shard(v, s);
@@ -107,8 +107,7 @@ std::string parse(const Args& args, FuzzArgs& o) {
   }
   if (o.s.time_budget <= 0 && o.s.count < 0) o.s.time_budget = 60;
   if (!o.seed_given) o.s.seed = (static_cast<uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
-  const bool report = std::find(args.begin(), args.end(), "--report") != args.end();
-  return report ? output_file_problem("--report", o.report) : "";
+  return {};
 }
 
 void print_summary(const fuzz::Outcome& out, const fuzz::Settings& s) {

@@ -61,8 +61,9 @@ std::string parse(const Args& args, RunOptions& o) {
       }
     } else if (a == "--plugin" && value(v)) {
       o.plugins.push_back(v);
-    } else if (a == "--report" && value(o.report)) {
-    } else if (a == "--junit" && value(o.junit)) {
+    } else if ((a == "--report" || a == "--junit") && value(v)) {
+      if (std::string bad = output_file_problem(a, v); !bad.empty()) return bad;
+      (a == "--report" ? o.report : o.junit) = v;
     } else if (a == "--require" && value(o.require)) {
     } else if (a == "--jobs" && value(v)) {
       const auto n = parse_uint(v);
@@ -78,14 +79,7 @@ std::string parse(const Args& args, RunOptions& o) {
       return "run: unknown option or missing value: '" + a + "'";
     }
   }
-  if (o.paths.empty()) return "run: give at least one case file or folder";
-  const bool report = std::find(args.begin(), args.end(), "--report") != args.end();
-  const bool junit = std::find(args.begin(), args.end(), "--junit") != args.end();
-  if (report) {
-    if (std::string bad = output_file_problem("--report", o.report); !bad.empty()) return bad;
-  }
-  if (junit) return output_file_problem("--junit", o.junit);
-  return "";
+  return o.paths.empty() ? "run: give at least one case file or folder" : "";
 }
 
 // A file that cannot carry `expect:` (not YAML, empty, not a map) may have a sibling
