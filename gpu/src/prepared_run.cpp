@@ -203,7 +203,7 @@ StatusOr<PreparedOutputs> PreparedRun::outputs() const {
     const PoolShape ps = pool_shape(g);
     KC_RETURN_IF_ERROR(launch_maxpool_expand_indices(ps, s.offsets.data(), offset_bytes_for(ps.kernel_count()),
                                                      static_cast<int64_t*>(idx.data())));
-    IndexTensor t{g.y_shape(), std::vector<int64_t>(static_cast<size_t>(o.y.size()))};
+    IndexTensor t{g.y_shape(), HostVector<int64_t>(static_cast<size_t>(o.y.size()))};
     KC_RETURN_IF_ERROR(idx.download(t.data.data(), o.y.size() * 8));
     o.indices = std::move(t);
   }

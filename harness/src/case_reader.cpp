@@ -279,7 +279,7 @@ StatusOr<Expectation> read_expect(const Value& v) {
 // (golden outputs), or integers (indices).
 enum class DataRule { kRound, kKeep, kIndex };
 
-Status read_values(const Value& data, DataRule rule, DType dtype, std::vector<double>* out) {
+Status read_values(const Value& data, DataRule rule, DType dtype, HostVector<double>* out) {
   constexpr double kMaxIndex = 9007199254740992.0;  // 2^53: exact in a double
   size_t i = 0;
   for (auto it = data.node().begin(); it != data.node().end(); ++it, ++i) {

@@ -28,7 +28,7 @@ OpOutputs invoke_pool(Backend& be, const Case& c, const PoolGeometry& g, const O
   OpOutputs o;
   o.y = poisoned(c.dtype, g.y_shape());
   if (g.mode == PoolMode::kTraining) {
-    o.indices = IndexTensor{g.y_shape(), std::vector<int64_t>(static_cast<size_t>(element_count(g.y_shape())), kPoisonIndex)};
+    o.indices = IndexTensor{g.y_shape(), HostVector<int64_t>(static_cast<size_t>(element_count(g.y_shape())), kPoisonIndex)};
   }
   o.forward = be.maxpool_forward(g, in.x, o.y, o.indices ? &*o.indices : nullptr);
   o.backward = failed_precondition("not run");

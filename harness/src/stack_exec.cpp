@@ -58,7 +58,7 @@ Status HostStackRuntime::forward(size_t l, const Tensor& x, Tensor& y, std::opti
   y = poisoned(opt_.dtype, ys);
   std::optional<IndexTensor> scratch;  // the Backend interface always asks for them
   std::optional<IndexTensor>& indices = keep ? *keep : scratch;
-  indices = IndexTensor{ys, std::vector<int64_t>(static_cast<size_t>(element_count(ys)), kPoisonIndex)};
+  indices = IndexTensor{ys, HostVector<int64_t>(static_cast<size_t>(element_count(ys)), kPoisonIndex)};
   KC_RETURN_IF_ERROR(named(l, "maxpool_forward", be_.maxpool_forward(*L.pool, z, y, &*indices)));
   y.round_to_dtype(opt_.dtype);
   return ok_status();

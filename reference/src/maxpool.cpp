@@ -107,7 +107,7 @@ PoolForward maxpool_forward(const PoolGeometry& g, const Tensor& x) {
 
   PoolForward r;
   r.y = Tensor::zeros(DType::kF64, g.y_shape());
-  IndexTensor idx{g.y_shape(), std::vector<int64_t>(static_cast<size_t>(planes * out_count), -1)};
+  IndexTensor idx{g.y_shape(), HostVector<int64_t>(static_cast<size_t>(planes * out_count), -1)};
   for (int64_t p = 0; p < planes; ++p) {
     pool_plane(g3, g.tie, x.data.data() + p * in_count, r.y.data.data() + p * out_count,
                idx.data.data() + p * out_count);

@@ -122,7 +122,7 @@ TEST(Fill, InlineTensorsReplaceTheFillAndAreRounded) {
   c.tensors["x"] = Tensor::zeros(DType::kF64, {1, 1, 3});
   c.tensors["x"].data = {1.0, 1.00390625, 3.0};  // 1 + 2^-8 is not a bf16: rounds to 1
   const OpInputs in = *make_inputs(c);
-  EXPECT_EQ(in.x.data, (std::vector<double>{1.0, 1.0, 3.0}));
+  EXPECT_EQ(in.x.data, (kc::HostVector<double>{1.0, 1.0, 3.0}));
   EXPECT_EQ(in.x.dtype, DType::kBF16);
 }
 

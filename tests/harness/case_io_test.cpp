@@ -316,7 +316,7 @@ TEST(CaseIo, MaxPoolIndicesAreIntegers) {
 TEST(CaseIo, NanAndInfinitySpellingsRoundTrip) {
   const Case c = load_ok("op: conv\ndtype: f32\ninput: {spatial: [9]}\nconv: {out_channels: 1, kernel: [1]}\n"
                          "tensors:\n  x: {shape: [1, 1, 9], data: [.nan, .NaN, nan, .inf, -.inf, +.inf, .INF, inf, -0.0]}\n");
-  const std::vector<double>& d = c.tensors.at("x").data;
+  const kc::HostVector<double>& d = c.tensors.at("x").data;
   const double inf = std::numeric_limits<double>::infinity();
   for (int i = 0; i < 3; ++i) EXPECT_TRUE(std::isnan(d[static_cast<size_t>(i)]));
   EXPECT_EQ(std::vector<double>(d.begin() + 3, d.end() - 1), (std::vector<double>{inf, -inf, inf, inf, inf}));

@@ -156,7 +156,7 @@ TEST(GradcheckCheck, PreActivationRoundingToZeroMayTakeEitherSideOfTheRelu) {
   c.tensors["w"] = Tensor{DType::kF16, {1, 1, 3}, {1.0, e, -1.0}};
   c.tensors["b"] = Tensor{DType::kF16, {1}, {0.0}};
   for (const std::vector<double>& dy : {std::vector<double>{0.0, 1.0}, std::vector<double>{1.0, 1.0}}) {
-    c.tensors["dy"] = Tensor{DType::kF16, {1, 1, 2}, dy};
+    c.tensors["dy"] = Tensor{DType::kF16, {1, 1, 2}, {dy.begin(), dy.end()}};
     EXPECT_EQ(run_check(c, be, "backward").disposition, Disposition::kPassed);
     const CheckResult r = run_check(c, be, "gradcheck");
     EXPECT_EQ(r.disposition, Disposition::kPassed) << describe(r);
@@ -230,7 +230,7 @@ Case case_with_relu_kinks() {
                                    .padding = pad_kind(PadKind::kValid)})), 14);
   std::mt19937_64 rng(14);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
-  Tensor x{DType::kF64, {1, 1, 16}, std::vector<double>(16)};
+  Tensor x = Tensor::zeros(DType::kF64, {1, 1, 16});
   for (int64_t i = 0; i < 16; ++i) x[i] = i >= 5 && i <= 10 ? 0.0 : u(rng);
   c.tensors["x"] = x;
   c.tensors["b"] = Tensor{DType::kF64, {2}, {0.0, 0.25}};

@@ -227,3 +227,22 @@ TEST(IntegrityCheck, CatchesAResizedOutputBuffer) {
   EXPECT_DISPOSITION(r, Disposition::kFailed);
   EXPECT_MESSAGE_HAS(r, "never resizes or reshapes it");
 }
+
+// Guard bands (host_buffer.h): writes outside a buffer are named with the buffer, the
+// side and the offset, while the values in the buffer are all right.
+TEST(IntegrityCheck, CatchesAWritePastTheEndOfAnOutput) {
+  WritesPastTheEnd be;
+  const CheckResult r = run_check(good_conv_cases()[0], be, "integrity");
+  EXPECT_DISPOSITION(r, Disposition::kFailed);
+  EXPECT_MESSAGE_HAS(r, "y: the guard band around the buffer was overwritten");
+  EXPECT_MESSAGE_HAS(r, "past the last element changed (the first at byte 0 past it, element 0 past the end)");
+  EXPECT_DISPOSITION(run_check(good_conv_cases()[0], be, "forward"), Disposition::kPassed);
+}
+
+TEST(IntegrityCheck, CatchesAWriteBeforeTheStartOfAnOutput) {
+  PoolWritesBeforeStart be;
+  const CheckResult r = run_check(good_pool_cases()[1], be, "integrity");
+  EXPECT_DISPOSITION(r, Disposition::kFailed);
+  EXPECT_MESSAGE_HAS(r, "dx: the guard band around the buffer was overwritten, 8 byte(s) before the first element "
+                        "changed (the nearest 1 byte(s) before it)");
+}

@@ -290,6 +290,31 @@ class ResizesOutput : public DelegatingBackend {
   }
 };
 
+// A flat loop bounded by `i <= n`: y is right, and one element lands past its end.
+class WritesPastTheEnd : public DelegatingBackend {
+ public:
+  WritesPastTheEnd() : DelegatingBackend("writes-past-the-end") {}
+  Status conv_forward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
+                      Tensor& y) override {
+    KC_RETURN_IF_ERROR(reference().conv_forward(g, x, w, b, relu, y));
+    y.data.data()[y.size()] = 0.0;  // into the guard band, which the allocation owns
+    return ok_status();
+  }
+};
+
+// A max-pool backward whose index arithmetic is off by one plane: it zeroes one element
+// before dx (dx itself is right).
+class PoolWritesBeforeStart : public DelegatingBackend {
+ public:
+  PoolWritesBeforeStart() : DelegatingBackend("pool-writes-before-start") {}
+  Status maxpool_backward(const PoolGeometry& g, const Tensor& dy, const IndexTensor* indices,
+                          Tensor& dx) override {
+    KC_RETURN_IF_ERROR(reference().maxpool_backward(g, dy, indices, dx));
+    dx.data.data()[-1] = 0.0;
+    return ok_status();
+  }
+};
+
 // Training mode behaving as inference: no indices written, zero gradient returned.
 class PoolKeepsNoIndices : public DelegatingBackend {
  public:
@@ -332,7 +357,7 @@ class PoolPadsZero : public DelegatingBackend {
   PoolPadsZero() : DelegatingBackend("pool-pads-zero") {}
   Status maxpool_forward(const PoolGeometry& g, const Tensor& x, Tensor& y, IndexTensor* indices) override {
     const PoolGeometry gz = unpadded(g);
-    IndexTensor iz{g.y_shape(), std::vector<int64_t>(static_cast<size_t>(y.size()), 0)};
+    IndexTensor iz{g.y_shape(), HostVector<int64_t>(static_cast<size_t>(y.size()), 0)};
     KC_RETURN_IF_ERROR(reference().maxpool_forward(gz, pad2d(x, g.spatial, 0.0, false), y, indices ? &iz : nullptr));
     if (indices == nullptr) return ok_status();
     const DimGeometry &h = g.spatial.dims[0], &w = g.spatial.dims[1];

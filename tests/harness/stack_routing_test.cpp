@@ -134,7 +134,7 @@ StackRun oracle_run(const std::vector<StackLayer>& layers, const StackInputs& in
 
 // unforced_routing on x (and b) with the oracle's run, as the backward check calls it.
 std::string gate(GateCase& g, std::vector<double> x, double b = 0.0) {
-  g.in.x.data = std::move(x);
+  g.in.x.data.assign(x.begin(), x.end());
   if (g.layers[0].user_bias) g.in.b[0][0] = b;
   const StackRun ref = oracle_run(g.layers, g.in);
   EXPECT_TRUE(ref.status.ok());

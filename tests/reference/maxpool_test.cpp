@@ -69,7 +69,7 @@ PoolGeometry geometry(const Spec& s) {
 Tensor tensor(const Dims& shape, std::vector<double> values) {
   Tensor t = Tensor::zeros(kc::DType::kF64, shape);
   EXPECT_EQ(t.data.size(), values.size()) << "test data does not match " << kc::dims_to_string(shape);
-  t.data = std::move(values);
+  t.data.assign(values.begin(), values.end());
   return t;
 }
 
@@ -100,7 +100,7 @@ void expect_forward(const PoolGeometry& g, const Tensor& x, const std::vector<do
 std::vector<int64_t> indices_of(const PoolGeometry& g, const Tensor& x) {
   auto r = kc::ref::maxpool_forward(g, x);
   EXPECT_TRUE(r.indices.has_value());
-  return r.indices ? r.indices->data : std::vector<int64_t>{};
+  return r.indices ? std::vector<int64_t>(r.indices->data.begin(), r.indices->data.end()) : std::vector<int64_t>{};
 }
 
 // ---------------------------------------------------------------- known values

@@ -1,6 +1,7 @@
 // Host tensors, layout N C [D] [H] W (row-major, W fastest).
 // Tensor holds doubles tagged with the dtype they are representable in; IndexTensor
-// holds int64 max-pool indices (flat position in the unpadded input plane).
+// holds int64 max-pool indices (flat position in the unpadded input plane). Both keep
+// their elements in a HostVector, between guard bands (host_buffer.h).
 #pragma once
 
 #include <cstdint>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "kc/dtype.h"
+#include "kc/host_buffer.h"
 
 namespace kc {
 
@@ -20,7 +22,7 @@ std::string dims_to_string(const Dims& dims);  // "[2, 3, 17, 9]"
 struct Tensor {
   DType dtype = DType::kF64;
   Dims shape;
-  std::vector<double> data;
+  HostVector<double> data;
 
   static Tensor zeros(DType dtype, Dims shape);
   static Tensor filled(DType dtype, Dims shape, double value);
@@ -33,7 +35,7 @@ struct Tensor {
 
 struct IndexTensor {
   Dims shape;
-  std::vector<int64_t> data;
+  HostVector<int64_t> data;
   int64_t size() const { return static_cast<int64_t>(data.size()); }
 };
 

@@ -115,7 +115,7 @@ struct BitDiff {
   double max_abs = 0.0;
 };
 
-inline BitDiff bit_diff(const std::vector<double>& a, const std::vector<double>& b) {
+inline BitDiff bit_diff(const HostVector<double>& a, const HostVector<double>& b) {
   BitDiff d;
   const size_t n = std::min(a.size(), b.size());
   for (size_t i = 0; i < n; ++i) {

@@ -6,12 +6,11 @@
 //  (b) inputs are unchanged: the runner's inputs against a fresh fill of the case (a
 //      pure function of the seed), and one more run on a copy against that copy's
 //      original, bitwise.
-//  (c) buffers keep their size: after the call every output still has the contract's
-//      shape and element count, and every input its own.
-// What (c) cannot do: host tensors are std::vectors, and a write past the end of one
-// (into spare capacity or beyond) is undefined behaviour the harness cannot observe
-// without committing it itself. True guard bands around raw buffers belong to the GPU
-// backend, which allocates its device buffers with guard regions and checks them.
+//  (c) buffers keep their size and their guard bands: after the call every output still
+//      has the contract's shape and element count, every input its own, and the guard
+//      bands around every host buffer (host_buffer.h) are intact, so a write before the
+//      first element or past the last one is named. A GPU backend checks the guard
+//      bands around its own device buffers.
 // Not run on the oracle (see common.h).
 #include <cmath>
 
@@ -142,6 +141,40 @@ void check_sizes(const CheckContext& ctx, Findings& f) {
   if (backward) check_size("dx", c.dx.shape, c.dx.size(), g.x_shape(), f);
 }
 
+// (c) on the bands of one buffer the backend was handed.
+template <class T>
+void check_guard(const std::string& name, const HostVector<T>& v, Findings& f) {
+  const GuardDamage d = guard_damage(v);
+  if (d.intact()) return;
+  std::string where;
+  if (d.bytes_before > 0) {
+    where = num(d.bytes_before) + " byte(s) before the first element changed (the nearest " +
+            num(-d.nearest_before) + " byte(s) before it)";
+  }
+  if (d.bytes_after > 0) {
+    if (!where.empty()) where += " and ";
+    where += num(d.bytes_after) + " byte(s) past the last element changed (the first at byte " +
+             num(d.first_after) + " past it, element " + num(d.first_after / static_cast<int64_t>(sizeof(T))) +
+             " past the end)";
+  }
+  f.add("guard-" + name, name + ": the guard band around the buffer was overwritten, " + where +
+                             ": the backend wrote outside the " + num(static_cast<int64_t>(v.size())) +
+                             " elements it was given");
+}
+
+void check_guards(const CheckContext& ctx, Findings& f) {
+  const OpOutputs& c = ctx.cand;
+  check_guard("y", c.y.data, f);
+  if (c.indices) check_guard("indices", c.indices->data, f);
+  check_guard("dx", c.dx.data, f);
+  check_guard("dw", c.dw.data, f);
+  check_guard("db", c.db.data, f);
+  check_guard("x", ctx.in.x.data, f);
+  check_guard("w", ctx.in.w.data, f);
+  check_guard("b", ctx.in.b.data, f);
+  check_guard("dy", ctx.in.dy.data, f);
+}
+
 }  // namespace
 
 std::string integrity_not_applicable(const CheckContext& ctx) { return ctx.is_reference ? kOracleSelf() : ""; }
@@ -152,6 +185,7 @@ CheckResult integrity_run(const CheckContext& ctx) {
   Findings f;
   std::string notes;
   check_sizes(ctx, f);
+  check_guards(ctx, f);
   check_all_written(ctx, f);
   check_inputs_unchanged(ctx, f, notes);
   const std::string tail = notes.empty() ? "" : "; " + notes.substr(0, notes.size() - 2);
@@ -160,8 +194,8 @@ CheckResult integrity_run(const CheckContext& ctx) {
     r.message = f.summary() + tail;
     return r;
   }
-  r.message = "every output element written; inputs unchanged (bitwise); every buffer keeps its size "
-              "(guard bands around raw buffers are the GPU backend's to check)" + tail;
+  r.message = "every output element written; inputs unchanged (bitwise); every buffer keeps its size and "
+              "its guard bands" + tail;
   return r;
 }
 

@@ -128,7 +128,7 @@ rc::Gen<Tensor> data_tensor(DType dtype, const Dims& shape, unsigned kinds) {
                           Tensor t;
                           t.dtype = dtype;
                           t.shape = shape;
-                          t.data = std::move(values);
+                          t.data.assign(values.begin(), values.end());
                           return t;
                         });
   });

@@ -1,0 +1,71 @@
+// The guarded allocation of host buffers (host_buffer.h). Layout, 64-byte aligned:
+//   [header 64: magic, element bytes][front band kGuardBytes][elements][back band kGuardBytes]
+// The bands are the bytes outside the storage asked for: spare capacity of a vector that
+// grew is not checked (it may hold stale elements after a shrink); the harness hands a
+// backend outputs allocated at their exact size, so their back band follows the last one.
+#include "kc/host_buffer.h"
+
+#include <cstring>
+
+namespace kc {
+namespace {
+
+constexpr size_t kHeaderBytes = 64;
+constexpr size_t kAlign = 64;
+constexpr uint64_t kMagic = 0x6B63677561726421ull;  // "kcguard!"
+
+struct Header {
+  uint64_t magic;
+  uint64_t bytes;  // the element storage asked for
+};
+
+unsigned char* base_of(const void* elements) {
+  return static_cast<unsigned char*>(const_cast<void*>(elements)) - kGuardBytes - kHeaderBytes;
+}
+
+}  // namespace
+
+namespace guard_detail {
+
+void* allocate(size_t bytes) {
+  const size_t total = kHeaderBytes + kGuardBytes + bytes + kGuardBytes;
+  auto* base = static_cast<unsigned char*>(::operator new(total, std::align_val_t{kAlign}));
+  std::memset(base, kGuardByte, kHeaderBytes + kGuardBytes);
+  std::memset(base + kHeaderBytes + kGuardBytes + bytes, kGuardByte, kGuardBytes);
+  const Header h{kMagic, bytes};
+  std::memcpy(base, &h, sizeof h);
+  return base + kHeaderBytes + kGuardBytes;
+}
+
+void deallocate(void* elements) noexcept {
+  if (elements != nullptr) ::operator delete(base_of(elements), std::align_val_t{kAlign});
+}
+
+}  // namespace guard_detail
+
+GuardDamage guard_damage(const void* elements, size_t used_bytes) {
+  GuardDamage d;
+  if (elements == nullptr) return d;
+  const unsigned char* base = base_of(elements);
+  const unsigned char* front = base + kHeaderBytes;
+  for (size_t i = 0; i < kGuardBytes; ++i) {
+    if (front[i] == kGuardByte) continue;
+    ++d.bytes_before;
+    d.nearest_before = static_cast<int64_t>(i) - static_cast<int64_t>(kGuardBytes);
+  }
+  Header h;
+  std::memcpy(&h, base, sizeof h);
+  if (h.magic != kMagic || h.bytes < used_bytes) {  // a write reached the header
+    ++d.bytes_before;
+    if (d.nearest_before == 0) d.nearest_before = -static_cast<int64_t>(kGuardBytes) - 1;
+    return d;
+  }
+  const unsigned char* back = static_cast<const unsigned char*>(elements) + h.bytes;
+  for (size_t i = 0; i < kGuardBytes; ++i) {
+    if (back[i] == kGuardByte) continue;
+    if (d.bytes_after++ == 0) d.first_after = static_cast<int64_t>(h.bytes - used_bytes + i);
+  }
+  return d;
+}
+
+}  // namespace kc
