@@ -317,6 +317,23 @@ void data_grad(const Plan& p, const std::vector<Tap>& taps, const Tensor& w, con
 
 }  // namespace
 
+// db[co] = sum over n and o of dz[n, co, o], one thread per channel.
+void bias_grad(const Plan& p, const std::vector<double>& dz, Bug bug, const Sum& sum, Tensor& db) {
+  const int64_t batches = bug == Bug::kDbNoBatchSum ? 1 : p.N;  // db of sample 0 only
+  for (int64_t co = 0; co < p.Cout; ++co) {
+    double acc = 0.0;
+    for (int64_t n = 0; n < batches; ++n) {
+      for (int64_t o = 0; o < p.out_count; ++o) acc = sum.add(acc, dz[static_cast<size_t>((n * p.Cout + co) * p.out_count + o)]);
+    }
+    db[co] = round_to(db.dtype, acc);
+  }
+  if (bug != Bug::kDbPastEnd) return;
+  // A launch rounded up to a whole warp with no `if (co < Cout)`: the threads past the
+  // last channel store their empty sum past the end of db (into its guard band here).
+  double* raw = db.data.data();
+  for (int64_t co = p.Cout; co < (p.Cout + 31) / 32 * 32; ++co) raw[co] = 0.0;
+}
+
 Status trap_conv_backward(const ConvSetup& s, const ConvGeometry& g, const Tensor& x, const Tensor& w,
                           const Tensor* b, bool relu_on, const Tensor& dy, Tensor& dx, Tensor& dw, Tensor* db) {
   const Plan p = make_plan(s, g);
@@ -369,17 +386,8 @@ Status trap_conv_backward(const ConvSetup& s, const ConvGeometry& g, const Tenso
     }
   }
   weight_grad(p, taps, x, dz, s.bug, sum, dw);
-  if (db == nullptr) return ok_status();
   // relu(conv) + b: the bias sits after the relu, so db sums the raw dy.
-  const std::vector<double>& dzb = relu_on && s.bug == Bug::kReluBeforeBias ? raw : dz;
-  const int64_t batches = s.bug == Bug::kDbNoBatchSum ? 1 : p.N;  // db of sample 0 only
-  for (int64_t co = 0; co < p.Cout; ++co) {
-    double acc = 0.0;
-    for (int64_t n = 0; n < batches; ++n) {
-      for (int64_t o = 0; o < p.out_count; ++o) acc = sum.add(acc, dzb[static_cast<size_t>((n * p.Cout + co) * p.out_count + o)]);
-    }
-    (*db)[co] = round_to(db->dtype, acc);
-  }
+  if (db != nullptr) bias_grad(p, relu_on && s.bug == Bug::kReluBeforeBias ? raw : dz, s.bug, sum, *db);
   return ok_status();
 }
 

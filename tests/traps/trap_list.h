@@ -53,6 +53,9 @@
           "conv1d single channel in and out, batch 1") \
   KC_TRAP(writes_input, kWritesInput, "integrity", "the backend wrote into its input dy during the checked run", \
           "conv2d same k3, odd kernel") \
+  KC_TRAP(db_past_end, kDbPastEnd, "integrity", \
+          "db: the guard band around the buffer was overwritten, * past the last element changed", \
+          "conv2d same k4 s1, even kernel puts the extra pad on hi") \
   /* conv in deep stacks */ \
   KC_TRAP(recompute_differs, kRecomputeDiffers, "checkpoint", \
           "gradients with * are not bitwise equal to those without", "pool2d k2 s2, the classic downsampling") \
