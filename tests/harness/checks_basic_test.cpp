@@ -130,6 +130,36 @@ TEST(Tolerance, NaNIsNeverAWildcard) {
   }
 }
 
+// A value past the output dtype's largest finite one rounds to inf there: a correct f16
+// kernel gives inf for 76800, a saturating one 65504, which fails; and inf for 65000, or
+// inf of the other sign, fails too. Golden runs it the other way round: expected inf
+// meets the f64 oracle's 76800, never a stored 65504.
+TEST(Tolerance, OverflowToInfinityAgreesWithAFiniteValueThatRoundsToIt) {
+  const double inf = INFINITY;
+  ToleranceSpec spec{{}, DType::kF16, 2};
+  auto verdict = [&](double cand, double ref, DType cand_dtype = DType::kF16) {
+    CheckResult r;
+    const Tensor c{cand_dtype, {1}, {cand}}, f{DType::kF64, {1}, {ref}};
+    compare_tensors("y", c, f, nullptr, spec, r);
+    return r.disposition;
+  };
+  EXPECT_EQ(verdict(inf, 76800.0), Disposition::kPassed);
+  EXPECT_EQ(verdict(-inf, -76800.0), Disposition::kPassed);
+  EXPECT_EQ(verdict(76800.0, inf, DType::kF64), Disposition::kPassed);  // golden on the f64 oracle
+  EXPECT_EQ(verdict(65504.0, inf), Disposition::kFailed);  // golden on a saturating kernel
+  EXPECT_EQ(verdict(65504.0, 76800.0), Disposition::kFailed);
+  EXPECT_EQ(verdict(inf, 65000.0), Disposition::kFailed);
+  EXPECT_EQ(verdict(-inf, 76800.0), Disposition::kFailed);
+  EXPECT_EQ(verdict(60000.0, inf, DType::kF64), Disposition::kFailed);
+  EXPECT_EQ(verdict(inf, 65530.0), Disposition::kPassed);   // 65530 is past 65520, f16's overflow point
+  EXPECT_EQ(verdict(inf, 65400.0), Disposition::kFailed);   // within the bound, still below it
+  spec.storage = DType::kF32;
+  EXPECT_EQ(verdict(inf, 76800.0), Disposition::kFailed);   // no overflow in f32
+  spec = ToleranceSpec{{ToleranceKind::kExact}, DType::kF16, 1};
+  EXPECT_EQ(verdict(inf, 76800.0), Disposition::kPassed);
+  EXPECT_EQ(verdict(inf, 65504.0), Disposition::kFailed);
+}
+
 TEST(Tolerance, ExactDemandsBitwiseEquality) {
   Tensor ref = Tensor::filled(DType::kF64, {2}, 3.0);
   Tensor cand = ref;

@@ -11,6 +11,8 @@
 //   exact: bitwise equality (integer fills make every sum exact);
 //   {rtol, atol}: |cand - ref| <= atol + rtol * |ref|.
 // NaN in the expected tensor is never a wildcard: NaN must meet NaN, inf the same inf.
+// Overflow: an infinity meets a finite value of its sign when that value, moved by its
+// bound toward it, rounds to the infinity in the output dtype (76800 in f16 is inf).
 #pragma once
 
 #include <cstdint>

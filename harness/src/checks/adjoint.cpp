@@ -131,7 +131,7 @@ std::string adjoint_not_applicable(const CheckContext& ctx) {
   if (is_fused(ctx.c)) {
     return "relu makes conv_bias_relu nonlinear, so it has no adjoint identity (run it on plain conv)";
   }
-  return nonfinite_inputs(ctx);
+  return nonfinite_values(ctx);
 }
 
 CheckResult adjoint_run(const CheckContext& ctx) {

@@ -122,6 +122,24 @@ inline std::string nonfinite_inputs(const CheckContext& ctx) {
   return {};
 }
 
+// Why a linear identity or a finite difference cannot be judged on this case: inputs
+// that are not finite, or oracle outputs that overflow the case dtype (a correct kernel
+// stores inf there, and an inner product or a difference with inf says nothing).
+inline std::string nonfinite_values(const CheckContext& ctx) {
+  if (std::string why = nonfinite_inputs(ctx); !why.empty()) return why;
+  const std::pair<const char*, const Tensor*> outputs[] = {
+      {"y", &ctx.ref.y}, {"dx", &ctx.ref.dx}, {"dw", &ctx.ref.dw}, {"db", &ctx.ref.db}};
+  for (const auto& [name, t] : outputs) {
+    for (double v : t->data) {
+      if (std::isfinite(v) && std::isinf(round_to(ctx.c.dtype, v))) {
+        return std::string("the oracle's ") + name + " overflows " + std::string(dtype_name(ctx.c.dtype)) +
+               " (a correct kernel stores inf there)";
+      }
+    }
+  }
+  return {};
+}
+
 // Runs f(k) for k in [0, count) on up to task_threads() threads (independent probes, each
 // an oracle forward or more); rethrows the first exception here, where the runner
 // turns it into CRASHED. f must be safe to run concurrently.

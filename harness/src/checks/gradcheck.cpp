@@ -212,7 +212,7 @@ std::string gradcheck_not_applicable(const CheckContext& ctx) {
   if (const PoolGeometry* g = pool_geo(ctx); g && g->mode == PoolMode::kInference) {
     return "inference mode keeps no indices, so there is no backward to check";
   }
-  return nonfinite_inputs(ctx);
+  return nonfinite_values(ctx);
 }
 
 CheckResult gradcheck_with(const CheckContext& ctx, const GradcheckOptions& options) {
