@@ -280,7 +280,7 @@ StatusOr<Expectation> read_expect(const Value& v) {
 enum class DataRule { kRound, kKeep, kIndex };
 
 Status read_values(const Value& data, DataRule rule, DType dtype, HostVector<double>* out) {
-  constexpr double kMaxIndex = 9007199254740992.0;  // 2^53: exact in a double
+  constexpr int64_t kMaxIndex = int64_t{1} << 53;  // exact in a double
   size_t i = 0;
   for (auto it = data.node().begin(); it != data.node().end(); ++it, ++i) {
     const YAML::Node& n = *it;
@@ -289,7 +289,7 @@ Status read_values(const Value& data, DataRule rule, DType dtype, HostVector<dou
     double v = 0.0;
     if (!bad && rule == DataRule::kIndex) {
       const std::optional<int64_t> k = parse_int_text(n.Scalar(), &out_of_range);
-      bad = !k || *k < 0 || static_cast<double>(*k) > kMaxIndex;
+      bad = !k || *k < 0 || *k > kMaxIndex;  // compared as integers: 2^53 + 1 is no double
       v = k ? static_cast<double>(*k) : 0.0;
     } else if (!bad) {
       const std::optional<double> d = parse_double_text(n.Scalar(), &out_of_range);

@@ -167,6 +167,21 @@ Status check_tensor_shapes(const Case& c, const std::map<std::string, Dims>& wan
   return ok_status();
 }
 
+// Expected max-pool indices are flat positions in one input plane: one past its last
+// position cannot come from any kernel, so the case is wrong, not the kernel.
+Status check_expected_indices(const Case& c, const PoolGeometry& g) {
+  auto it = c.expected.find("indices");
+  if (it == c.expected.end()) return ok_status();
+  const int64_t plane = element_count(g.spatial.in_dims());
+  for (int64_t i = 0; i < it->second.size(); ++i) {
+    if (it->second[i] < static_cast<double>(plane)) continue;
+    return invalid_argument("expected.indices: " + num(static_cast<int64_t>(it->second[i])) + " (element " + num(i) +
+                            ") is outside the input plane, whose positions are 0 to " + num(plane - 1) +
+                            " (indices are flat positions in one plane)");
+  }
+  return ok_status();
+}
+
 // With `accumulation:` a 16-bit accumulator and the bound tolerance, the longest sum of
 // the case (n terms: a y, a dx, or dw/db over batch and positions) must keep n * u < 1,
 // where the worst-case bound stops allowing any error at all.
@@ -325,7 +340,9 @@ Status validate(const Case& c, const Limits& limits) {
     }
     KC_RETURN_IF_ERROR(check_accumulation(c, g.spatial.kernel_count()));
     KC_RETURN_IF_ERROR(check_tensor_shapes(c, {{"x", g.x_shape()}, {"dy", g.y_shape()}}, "tensors"));
-    return check_tensor_shapes(c, {{"y", g.y_shape()}, {"indices", g.y_shape()}, {"dx", g.x_shape()}}, "expected");
+    KC_RETURN_IF_ERROR(
+        check_tensor_shapes(c, {{"y", g.y_shape()}, {"indices", g.y_shape()}, {"dx", g.x_shape()}}, "expected"));
+    return check_expected_indices(c, g);
   }
   const ConvGeometry g = unchecked_conv_geometry(c);
   KC_RETURN_IF_ERROR(check_conv_geometry(f, g));
