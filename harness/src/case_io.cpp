@@ -78,6 +78,22 @@ LoadedCase load_one(const std::string& file, const YAML::Node& node, const YAML:
   return entry;
 }
 
+// An alias (`- *c`) costs a few bytes of YAML and a full copy of the tensors it names,
+// so the file's inline values are counted as they are read, aliases each time.
+int64_t inline_values(const LoadedCase& one) {
+  if (!one.c.ok()) return 0;
+  int64_t n = 0;
+  for (const auto& [name, t] : one.c->tensors) n += t.size();
+  for (const auto& [name, t] : one.c->expected) n += t.size();
+  return n;
+}
+
+Status too_many_values(const std::string& file, int line) {
+  return resource_exhausted(where(file, line) + ": the file's inline tensors hold more than " +
+                            std::to_string(kMaxFileInlineValues) +
+                            " values in all up to this case (an alias counts each time it is used); split the file");
+}
+
 std::vector<LoadedCase> load_document(const std::string& file, const YAML::Node& doc) {
   Context file_ctx{file, {}};
   const Value root(&file_ctx, "", {doc}, io::node_line(doc, 1));
@@ -95,12 +111,20 @@ std::vector<LoadedCase> load_document(const std::string& file, const YAML::Node&
     return {error_entry(file, cases.line(), cases.type_error("a non-empty list of cases"))};
   }
   std::vector<LoadedCase> out;
+  int64_t values = 0;  // inline tensor values read so far in the file
   for (const Value& item : cases.items()) {
     if (!item.is_map()) {
       out.push_back(error_entry(file, item.line(), item.type_error("a case (a map of case fields)")));
       continue;
     }
-    out.push_back(load_one(file, item.node(), defaults ? defaults->node() : YAML::Node()));
+    if (values > kMaxFileInlineValues) {  // refused unread: reading is what costs
+      out.push_back(error_entry(file, item.line(), too_many_values(file, item.line())));
+      continue;
+    }
+    LoadedCase one = load_one(file, item.node(), defaults ? defaults->node() : YAML::Node());
+    values += inline_values(one);
+    if (values > kMaxFileInlineValues) one = error_entry(file, one.line, too_many_values(file, one.line));
+    out.push_back(std::move(one));
   }
   return out;
 }

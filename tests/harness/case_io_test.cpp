@@ -409,4 +409,39 @@ TEST(CaseIo, Files) {
 }
 
 }  // namespace
+// Reading costs are capped before they are paid: a file over kMaxCaseFileBytes is not
+// read, and aliases that copy a large inline tensor again and again stop at
+// kMaxFileInlineValues (the cases past it are refused unread, with the reason).
+TEST(CaseIo, OversizedFilesAndAliasCopiesAreRefused) {
+  namespace fs = std::filesystem;
+  const fs::path big = fs::temp_directory_path() / ("kc_case_io_big_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + ".yaml");
+  {
+    std::ofstream out(big);
+    out << "# " << std::string(static_cast<size_t>(kMaxCaseFileBytes), 'x') << "\n";
+  }
+  const std::vector<LoadedCase> refused = load_case_file(big.string());
+  fs::remove(big);
+  ASSERT_EQ(refused.size(), 1u);
+  EXPECT_EQ(refused[0].c.status().code(), StatusCode::kResourceExhausted);
+  EXPECT_NE(refused[0].c.status().message().find("over the case file limit of 4 MiB"), std::string::npos)
+      << refused[0].c.status().message();
+
+  const int64_t n = 1 << 18;  // values in the aliased case
+  std::string text = "cases:\n  - &c\n    op: conv\n    input: {batch: 1, channels: 1, spatial: [" + std::to_string(n) +
+                     "]}\n    conv: {out_channels: 1, kernel: 1}\n    tensors:\n      x: {shape: [1, 1, " +
+                     std::to_string(n) + "], data: [";
+  for (int64_t i = 0; i < n; ++i) text += i ? ",1" : "1";
+  text += "]}\n";
+  const int64_t fit = kMaxFileInlineValues / n;  // cases that fit, the anchored one included
+  for (int64_t i = 0; i < fit + 2; ++i) text += "  - *c\n";
+  const std::vector<LoadedCase> cases = parse_cases(text, "aliases.yaml");
+  ASSERT_EQ(cases.size(), static_cast<size_t>(fit + 3));
+  for (int64_t i = 0; i < fit; ++i) EXPECT_TRUE(cases[static_cast<size_t>(i)].c.ok()) << i;
+  for (size_t i = static_cast<size_t>(fit + 1); i < cases.size(); ++i) {
+    ASSERT_FALSE(cases[i].c.ok()) << i;
+    EXPECT_EQ(cases[i].c.status().code(), StatusCode::kResourceExhausted);
+    EXPECT_NE(cases[i].c.status().message().find("inline tensors hold more than 8388608 values"), std::string::npos);
+  }
+}
+
 }  // namespace kc

@@ -33,7 +33,8 @@
 //    nan/inf/infinity. NaN loads as the canonical quiet NaN: a NaN's sign and payload
 //    are not kept (the writer prints every NaN as .nan).
 //  - Duplicate keys in one map are refused; so are duplicate names in `checks:`.
-//  - Files over kMaxCaseFileBytes are refused before they are read.
+//  - Files over kMaxCaseFileBytes are refused before they are read; cases past
+//    kMaxFileInlineValues inline values (aliases counted each time) are refused unread.
 //  - A file with several YAML documents (---) is refused: use `cases:`.
 //
 // Errors from validate() are located too: the line is that of the field the message
@@ -52,7 +53,12 @@
 
 namespace kc {
 
-inline constexpr int64_t kMaxCaseFileBytes = int64_t{256} << 20;
+// yaml-cpp holds about 500 bytes per scalar: a 4 MiB file of numbers takes about 1 GiB
+// to parse, and no hand-written or generated case needs more than a few KiB.
+inline constexpr int64_t kMaxCaseFileBytes = int64_t{4} << 20;
+// Inline tensor values in one file, aliases counted each time they are used (a 7-byte
+// `- *c` copies every tensor of case c): 64 MiB as doubles.
+inline constexpr int64_t kMaxFileInlineValues = int64_t{1} << 23;
 
 // One case read from a file, or one error. A file that cannot be read or parsed at all
 // yields a single entry with the error (line 0 when no line applies).
