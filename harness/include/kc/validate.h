@@ -33,7 +33,8 @@ std::vector<StackLayer> stack_layers_up_to_refused(const Case& c, const Limits& 
 
 // Estimated peak host bytes for checking the case: inputs, outputs and gradients as
 // f64 for the reference and one candidate, plus the reference's padded input and
-// im2col workspace. Saturates at INT64_MAX. The case must pass the field rules.
+// im2col workspace, times the copies the checks hold at once (measured; validate.cpp).
+// A stack: its layers' tensors. Saturates at INT64_MAX. The case must pass the field rules.
 int64_t estimate_case_bytes(const Case& c);
 
 // a * b, saturating at INT64_MAX for non-negative operands.
