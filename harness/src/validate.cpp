@@ -3,6 +3,7 @@
 #include "kc/validate.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <limits>
 #include <string>
@@ -311,6 +312,32 @@ int64_t op_tensor_bytes(const Case& c) {
 // probes keep int64 argmaxes), on the reference and on a candidate alike.
 constexpr int64_t kConvCheckCopies = 5, kPoolCheckCopies = 10;
 
+// Multiply-adds (conv) or comparisons (max pool) of one forward, in double: no overflow.
+double op_work(const Case& c) {
+  if (std::holds_alternative<MaxPoolParams>(c.op)) {
+    const PoolGeometry g = unchecked_pool_geometry(c);
+    return static_cast<double>(c.input.batch) * static_cast<double>(c.input.channels) *
+           static_cast<double>(element_count(g.spatial.out_dims())) * static_cast<double>(g.spatial.kernel_count());
+  }
+  const ConvGeometry g = unchecked_conv_geometry(c);
+  return static_cast<double>(g.batch) * static_cast<double>(g.out_channels) *
+         static_cast<double>(element_count(g.spatial.out_dims())) * static_cast<double>(g.in_per_group()) *
+         static_cast<double>(g.spatial.kernel_count());
+}
+
+Status check_work(const Case& c, const Limits& limits) {
+  const double work = op_work(c);
+  if (work <= limits.max_op_work) return ok_status();
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g", work);
+  const bool pool = std::holds_alternative<MaxPoolParams>(c.op);
+  char cap[32];
+  std::snprintf(cap, sizeof cap, "%.3g", limits.max_op_work);
+  return resource_exhausted(std::string("input: one forward of the case takes about ") + text +
+                            (pool ? " comparisons" : " multiply-adds") + ", over the cap of " + cap +
+                            ": the checks would run for hours on the reference (sizes too large)");
+}
+
 }  // namespace
 
 int64_t estimate_case_bytes(const Case& c) {
@@ -345,6 +372,7 @@ Status validate(const Case& c, const Limits& limits) {
     return resource_exhausted("input: the case needs about " + num(bytes >> 20) + " MiB of host memory, over the cap of " +
                               num(limits.max_case_bytes >> 20) + " MiB (sizes too large; set KC_MAX_CASE_BYTES to raise it)");
   }
+  KC_RETURN_IF_ERROR(check_work(c, limits));
   if (pool) {
     const PoolGeometry g = unchecked_pool_geometry(c);
     KC_RETURN_IF_ERROR(check_pool_geometry(g));

@@ -264,6 +264,23 @@ TEST(ValidateResources, SingleSizeOverTheLimit) {
                Limits{int64_t{1} << 30, 100});
 }
 
+// Little memory, absurd work: a window of a million on two million points is 1e12
+// comparisons per forward, refused instead of timing out as if the kernel hung.
+TEST(ValidateResources, WorkCapRefusesCasesThatWouldOnlyTimeOut) {
+  Case c;
+  c.input = {1, 1, {2000000}};
+  c.op = MaxPoolParams{{1000000}, {1}, {}, {}, false, PoolMode::kInference, TieRule::kFirst};
+  expect_error(c, StatusCode::kResourceExhausted, {"1e+12 comparisons", "over the cap of 6.87e+10"});
+  c.op = MaxPoolParams{{1000}, {1}, {}, {}, false, PoolMode::kInference, TieRule::kFirst};
+  expect_ok(c, default_limits());
+  Case conv;  // 2^37 multiply-adds: 2^10 channels in and out on 2^17 outputs, kernel 1
+  conv.input = {1, 1024, {int64_t{1} << 17}};
+  conv.op = ConvParams{1024, {1}, {}, {}, 1, {}};
+  Limits roomy;
+  roomy.max_case_bytes = int64_t{1} << 50;
+  expect_error(conv, StatusCode::kResourceExhausted, {"1.37e+11 multiply-adds"}, roomy);
+}
+
 TEST(ValidateResources, CaseBytesCapIsHonoured) {
   // [1, 1, 4, 4], 3x3 valid -> y [1, 1, 2, 2]. The reference and a candidate each hold
   // x, w, y and their gradients in f64: at least 2 * 2 * (16 + 9 + 4) * 8 = 928 bytes.
@@ -409,8 +426,10 @@ TEST(ValidatePool, LargeWindowValidatesInLinearTime) {
   Case c;
   c.input = {1, 2, {300'000}};
   c.op = MaxPoolParams{{300'000}, {1}, {}, {PadKind::kExplicit, {{150'000, 150'000}}}};
+  Limits limits;
+  limits.max_op_work = 1e12;  // 1.8e11 comparisons to run; validating them must stay linear
   const auto start = std::chrono::steady_clock::now();
-  expect_ok(c);
+  expect_ok(c, limits);
   const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                       std::chrono::steady_clock::now() - start).count();
   EXPECT_LT(ms, 500) << "validation took " << ms << " ms";
