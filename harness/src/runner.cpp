@@ -154,6 +154,19 @@ CaseResult check_loaded_on(const LoadedCase& loaded, const Registry& registry, c
   return r;
 }
 
+namespace {
+
+// The message without its "file:line: " prefix, so that `expect: {error: ...}` matches
+// the reason only (a refusal for another reason on the same line must not pass).
+std::string_view reason_of(std::string_view msg, const std::string& file) {
+  if (msg.substr(0, file.size() + 1) != file + ":") return msg;
+  size_t i = file.size() + 1;
+  while (i < msg.size() && msg[i] >= '0' && msg[i] <= '9') ++i;
+  return msg.substr(i, 2) == ": " ? msg.substr(i + 2) : msg;
+}
+
+}  // namespace
+
 CaseResult check_loaded(const LoadedCase& loaded, Backend& backend) {
   const std::string where = loaded.file + ":" + std::to_string(loaded.line);
   if (loaded.c.ok() && loaded.expect.pass) return check_case(*loaded.c, backend);
@@ -168,7 +181,8 @@ CaseResult check_loaded(const LoadedCase& loaded, Backend& backend) {
     return r;
   }
   const std::string msg = loaded.c.status().message();
-  if (!loaded.expect.pass && !loaded.expect.error.empty() && msg.find(loaded.expect.error) != std::string::npos) {
+  if (!loaded.expect.pass && !loaded.expect.error.empty() &&
+      reason_of(msg, loaded.file).find(loaded.expect.error) != std::string::npos) {
     r.disposition = Disposition::kPassed;
     r.message = "refused as expected: " + msg;
   } else if (!loaded.expect.pass) {

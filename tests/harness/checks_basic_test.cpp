@@ -300,6 +300,13 @@ TEST(Runner, ExpectedErrorRules) {
   EXPECT_EQ(check_loaded(refused, *ref).disposition, Disposition::kInvalid);
   LoadedCase accepted{"f.yaml", 1, small_conv(), {false, "does not divide"}};
   EXPECT_EQ(check_loaded(accepted, *ref).disposition, Disposition::kFailed);
+  // The expected text is matched against the reason, not the location before it: a
+  // refusal for another reason on the expected line does not pass.
+  LoadedCase located{"f.yaml", 3, invalid_argument("f.yaml:3: conv.groups: 2 does not divide input.channels 3"),
+                     {false, "f.yaml:3"}};
+  EXPECT_EQ(check_loaded(located, *ref).disposition, Disposition::kFailed);
+  located.expect.error = "conv.groups: 2 does not";
+  EXPECT_EQ(check_loaded(located, *ref).disposition, Disposition::kPassed);
 }
 
 TEST(Isolation, CrashAndHangBecomeDispositionsAndTheRunGoesOn) {
