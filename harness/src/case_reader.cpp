@@ -284,7 +284,7 @@ Status read_values(const Value& data, DataRule rule, DType dtype, HostVector<dou
   size_t i = 0;
   for (auto it = data.node().begin(); it != data.node().end(); ++it, ++i) {
     const YAML::Node& n = *it;
-    bool bad = !n.IsScalar() || n.Tag() == "!";
+    bool bad = !n.IsScalar() || n.Tag() != "?";  // quoted or tagged: not a plain number
     bool out_of_range = false;
     double v = 0.0;
     if (!bad && rule == DataRule::kIndex) {

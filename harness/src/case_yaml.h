@@ -38,7 +38,9 @@ class Value {
   bool is_map() const { return node().IsMap(); }
   bool is_sequence() const { return node().IsSequence(); }
   bool is_scalar() const { return node().IsScalar(); }
-  bool is_quoted() const { return node().Tag() == "!"; }
+  // Quoted ("2", tag "!") or explicitly tagged (!!str 2, !!float 3): not a plain scalar
+  // (tag "?"), so never read as a number or a boolean.
+  bool is_quoted() const { return node().Tag() != "?"; }
   const std::string& text() const { return node().Scalar(); }  // scalars only
 
   // "file:line: path: what" as invalid_argument.
