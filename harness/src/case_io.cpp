@@ -38,6 +38,7 @@ int locate(const Context& ctx, const std::string& message, int fallback) {
   const size_t colon = message.find(':');
   if (colon == std::string::npos || colon == 0) return fallback;
   std::string path = message.substr(0, colon);
+  if (path.rfind("stack layer ", 0) == 0) path = "stack";  // a layer's error: the stack's line
   const bool is_path = std::all_of(path.begin(), path.end(), [](char ch) {
     return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '.' || ch == '[' || ch == ']';
   });

@@ -181,7 +181,7 @@ TEST(CaseIo, EveryErrorNamesFileLineAndField) {
       {in + "conv: {out_channels: 4, kernel: [3]}\naccumulation: f8\n", {"t.yaml:4: accumulation: expected one of f64, f32"}},
       {"op: stack\ndtype: bf16\naccumulation: bf16\ninput: {spatial: [16, 16]}\n"
        "stack: {depth: 2, layer: {conv: {out_channels: 1, kernel: [3, 3], padding: same}}}\n",
-       {"stack layer 1: accumulation: bf16 sums of up to 256 terms"}},
+       {"t.yaml:5: stack layer 1: accumulation: bf16 sums of up to 256 terms"}},  // the stack: line
       {in + "conv: {out_channels: 4, kernel: [3]}\ndtype: bf16\naccumulation: f16\n",
        {"t.yaml:5: accumulation: f16 cannot accumulate dtype bf16"}},
       {in + "conv: {out_channels: 4, kernel: [3]}\ndata: {seed: -1}\n", {"t.yaml:4: data.seed: expected a non-negative integer"}},
