@@ -203,6 +203,40 @@ std::vector<LoadedCase> parse_text(std::string_view text, const std::string& fil
   return load_document(file, doc);
 }
 
+// An error met walking a folder: ENOENT is an entry that vanished during the walk (a
+// /proc process that ended) and is left out; anything else is reported.
+bool vanished(const std::error_code& ec) { return ec == std::errc::no_such_file_or_directory; }
+
+bool is_case_file_name(const fs::path& p) {
+  const std::string ext = p.extension().string();
+  return ext == ".yaml" || ext == ".yml";
+}
+
+LoadedCase walk_problem(const fs::path& p, const std::string& what, const std::error_code& ec) {
+  return error_entry(p.string(), 0, not_found(p.string() + ": " + what + ": " + ec.message()));
+}
+
+// One folder of the walk: its *.yaml entries into out.files (whatever their type, see
+// find_case_files), its sub-folders onto `todo`, a listing error into out.problems.
+void list_folder(const fs::path& dir, std::vector<fs::path>& todo, CaseFiles& out) {
+  std::error_code ec;
+  fs::directory_iterator it(dir, ec);
+  for (; !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    std::error_code type_ec;
+    const fs::file_status own = it->symlink_status(type_ec);
+    if (type_ec) {
+      if (!vanished(type_ec)) out.problems.push_back(walk_problem(it->path(), "cannot inspect it", type_ec));
+      continue;
+    }
+    if (fs::is_directory(own)) {
+      todo.push_back(it->path());
+    } else if (is_case_file_name(it->path()) && !(fs::is_symlink(own) && fs::is_directory(it->path(), type_ec))) {
+      out.files.push_back(it->path().string());
+    }
+  }
+  if (ec && !vanished(ec)) out.problems.push_back(walk_problem(dir, "cannot list the folder", ec));
+}
+
 }  // namespace
 
 std::vector<LoadedCase> parse_cases(std::string_view yaml_text, const std::string& file_name) {
@@ -228,7 +262,14 @@ std::vector<LoadedCase> load_case_file(const std::string& path) {
     if (ec && ec != std::errc::no_such_file_or_directory) {  // e.g. a symlink loop
       return {error_entry(path, 0, not_found(path + ": " + ec.message()))};
     }
-    if (ec || !fs::exists(st)) return {error_entry(path, 0, not_found(path + ": no such file"))};
+    if (ec || !fs::exists(st)) {
+      std::error_code link_ec;
+      if (fs::is_symlink(fs::symlink_status(path, link_ec))) {
+        const std::string target = fs::read_symlink(path, link_ec).string();
+        return {error_entry(path, 0, not_found(path + ": a symbolic link to '" + target + "', which does not exist"))};
+      }
+      return {error_entry(path, 0, not_found(path + ": no such file"))};
+    }
     if (fs::is_directory(st)) {
       return {error_entry(path, 0, invalid_argument(path + ": is a directory, not a case file"))};
     }
@@ -253,22 +294,23 @@ std::vector<LoadedCase> load_case_file(const std::string& path) {
   }
 }
 
-std::vector<std::string> find_case_files(const std::string& path) {
-  std::vector<std::string> out;
+CaseFiles find_case_files(const std::string& path) {
+  CaseFiles out;
   try {
     std::error_code ec;
-    if (!fs::is_directory(path, ec)) return {path};
-    fs::recursive_directory_iterator it(path, fs::directory_options::skip_permission_denied, ec);
-    for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-      std::error_code type_ec;
-      if (!it->is_regular_file(type_ec)) continue;
-      const std::string ext = it->path().extension().string();
-      if (ext == ".yaml" || ext == ".yml") out.push_back(it->path().string());
+    if (!fs::is_directory(path, ec)) return {{path}, {}};
+    std::vector<fs::path> todo = {path};  // folders still to list (no recursion: any depth)
+    while (!todo.empty()) {
+      const fs::path dir = std::move(todo.back());
+      todo.pop_back();
+      list_folder(dir, todo, out);
     }
-  } catch (...) {
-    // Out of memory while listing: return what was found.
+  } catch (const std::exception& e) {  // out of memory while listing: say so, keep what was found
+    out.problems.push_back(error_entry(path, 0, internal_error(path + ": listing the case files failed: " + e.what())));
   }
-  std::sort(out.begin(), out.end());
+  std::sort(out.files.begin(), out.files.end());
+  std::stable_sort(out.problems.begin(), out.problems.end(),
+                   [](const LoadedCase& a, const LoadedCase& b) { return a.file < b.file; });
   return out;
 }
 

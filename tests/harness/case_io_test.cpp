@@ -373,11 +373,11 @@ TEST(CaseIo, Files) {
   write(dir / "sub" / "a.yml", std::string("cases:\n  - ") + "{op: conv, input: {spatial: [4]}, conv: {out_channels: 1, kernel: 2}}\n");
   write(dir / "notes.txt", "not a case");
   write(dir / "empty.yaml", "");
-  const std::vector<std::string> files = find_case_files(dir.string());
+  const std::vector<std::string> files = find_case_files(dir.string()).files;
   EXPECT_EQ(files, (std::vector<std::string>{(dir / "b.yaml").string(), (dir / "empty.yaml").string(),
                                              (dir / "sub" / "a.yml").string()}));
-  EXPECT_EQ(find_case_files((dir / "notes.txt").string()), std::vector<std::string>{(dir / "notes.txt").string()});
-  EXPECT_EQ(find_case_files((dir / "nope").string()), std::vector<std::string>{(dir / "nope").string()});
+  EXPECT_EQ(find_case_files((dir / "notes.txt").string()).files, std::vector<std::string>{(dir / "notes.txt").string()});
+  EXPECT_EQ(find_case_files((dir / "nope").string()).files, std::vector<std::string>{(dir / "nope").string()});
 
   // A device (reading /dev/zero never ends) and a symlink loop are refused, with the reason.
   fs::create_symlink("/dev/zero", dir / "zero.yaml");

@@ -101,10 +101,19 @@ std::string case_to_yaml(const Case& c);
 //   {op: conv, dtype: f32, input: {batch: 1, channels: 2, spatial: [5]}, conv: {...}, ...}
 std::string case_to_one_line(const Case& c);
 
-// The case files under `path`: the path itself when it is a regular file (whatever its
-// extension), or every *.yaml / *.yml file below a directory, recursively, sorted by
-// path. A path that does not exist is returned as is, so that loading it reports the
-// error through the usual channel; an unreadable directory yields what could be listed.
-std::vector<std::string> find_case_files(const std::string& path);
+// The case files under `path`: the path itself when it is not a directory (whatever its
+// extension; a path that does not exist is returned as is, so that loading it reports
+// the error through the usual channel), or every *.yaml / *.yml entry below a
+// directory, recursively, sorted by path. Entries named *.yaml that are not regular
+// files (a dangling or looping symbolic link, a FIFO, a device) are listed too, so that
+// loading them says why they are refused, as for the same path given directly. A folder
+// that cannot be listed (permission denied, an I/O error) is an entry of `problems`
+// naming it and the reason; entries that vanish during the walk (a /proc process that
+// ended) are left out. Symbolic links to folders are not followed.
+struct CaseFiles {
+  std::vector<std::string> files;
+  std::vector<LoadedCase> problems;
+};
+CaseFiles find_case_files(const std::string& path);
 
 }  // namespace kc

@@ -94,15 +94,24 @@ void apply_sibling_expect(const std::string& file, std::vector<LoadedCase>& load
   }
 }
 
-// Regression cases are replayed first; otherwise files keep their sorted order.
+// Regression cases are replayed first; otherwise files keep their sorted order. Folders
+// that could not be listed come last, INVALID with the reason.
 std::vector<LoadedCase> load_all(const std::vector<std::string>& paths) {
   std::vector<std::string> files;
-  std::set<std::string> seen;  // a file named twice (or under two given folders) runs once
+  std::vector<LoadedCase> unlisted;
+  std::set<std::string> seen, seen_unlisted;  // a file named twice (or under two given folders) runs once
+  auto key = [](const std::string& f) {
+    std::error_code ec;
+    const std::string canonical = std::filesystem::weakly_canonical(f, ec).string();
+    return ec ? f : canonical;
+  };
   for (const std::string& p : paths) {
-    for (std::string& f : find_case_files(p)) {
-      std::error_code ec;
-      const std::string key = std::filesystem::weakly_canonical(f, ec).string();
-      if (seen.insert(ec ? f : key).second) files.push_back(std::move(f));
+    CaseFiles found = find_case_files(p);
+    for (std::string& f : found.files) {
+      if (seen.insert(key(f)).second) files.push_back(std::move(f));
+    }
+    for (LoadedCase& problem : found.problems) {
+      if (seen_unlisted.insert(key(problem.file)).second) unlisted.push_back(std::move(problem));
     }
   }
   std::stable_partition(files.begin(), files.end(),
@@ -113,6 +122,7 @@ std::vector<LoadedCase> load_all(const std::vector<std::string>& paths) {
     apply_sibling_expect(f, loaded);
     for (LoadedCase& c : loaded) cases.push_back(std::move(c));
   }
+  for (LoadedCase& problem : unlisted) cases.push_back(std::move(problem));
   return cases;
 }
 

@@ -101,7 +101,12 @@ class Session {
       const std::filesystem::path canonical = std::filesystem::canonical(dir, ec);
       if (ec || std::find(seen.begin(), seen.end(), canonical) != seen.end()) continue;
       seen.push_back(canonical);
-      for (std::string& f : find_case_files(dir)) files.push_back(std::move(f));
+      CaseFiles found = find_case_files(dir);
+      for (std::string& f : found.files) files.push_back(std::move(f));
+      // A folder that cannot be listed: its own entry (shard 0 reports it).
+      for (LoadedCase& problem : found.problems) {
+        if (s_.shard == 0) loaded_.push_back(std::move(problem));
+      }
     }
     for (size_t i = 0; i < files.size(); ++i) {
       if (static_cast<int64_t>(i) % s_.shards != s_.shard) continue;

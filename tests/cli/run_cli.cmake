@@ -1,0 +1,40 @@
+# cmake -P driver for kcheck run's handling of what it is given: folders with entries it
+# cannot use, and the options that must be refused.
+#   -DKCHECK=path -DWORK=dir -DCASES=the project's cases/ folder
+file(REMOVE_RECURSE "${WORK}")
+file(MAKE_DIRECTORY "${WORK}")
+
+function(kcheck want_rc)
+  execute_process(COMMAND "${KCHECK}" ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 120)
+  if(NOT rc EQUAL want_rc)
+    message(FATAL_ERROR "kcheck ${ARGN}: exit ${rc}, want ${want_rc}\n${out}${err}")
+  endif()
+  set(out "${out}${err}" PARENT_SCOPE)
+endfunction()
+
+function(expect_match regex what)
+  if(NOT out MATCHES "${regex}")
+    message(FATAL_ERROR "${what}:\n${out}")
+  endif()
+endfunction()
+
+# A folder's *.yaml entries that are not case files, and folders that cannot be listed,
+# are INVALID with the reason, never skipped silently.
+set(dir "${WORK}/walk")
+file(MAKE_DIRECTORY "${dir}")
+file(COPY "${CASES}/conv/conv1d.yaml" DESTINATION "${dir}")
+file(CREATE_LINK "nowhere.yaml" "${dir}/dangling.yaml" SYMBOLIC)
+execute_process(COMMAND mkfifo "${dir}/fifo.yaml")
+kcheck(2 run "${dir}" --backend reference)
+expect_match("INVALID[^\n]*dangling.yaml[^\n]*\n[^\n]*a symbolic link to 'nowhere.yaml', which does not exist"
+             "a dangling *.yaml link in a folder is not INVALID with the reason")
+expect_match("INVALID[^\n]*fifo.yaml[^\n]*\n[^\n]*is not a regular file" "a FIFO *.yaml in a folder is not INVALID")
+execute_process(COMMAND id -u OUTPUT_VARIABLE uid OUTPUT_STRIP_TRAILING_WHITESPACE)
+if(NOT uid STREQUAL "0")  # root reads a folder of mode 000
+  file(REMOVE "${dir}/dangling.yaml" "${dir}/fifo.yaml")
+  file(WRITE "${dir}/locked/bad.yaml" "op: conv\n")
+  execute_process(COMMAND chmod 000 "${dir}/locked")
+  kcheck(2 run "${dir}" --backend reference)
+  execute_process(COMMAND chmod 755 "${dir}/locked")
+  expect_match("locked: cannot list the folder: Permission denied" "an unreadable folder is not named")
+endif()
