@@ -38,3 +38,8 @@ if(NOT uid STREQUAL "0")  # root reads a folder of mode 000
   execute_process(COMMAND chmod 755 "${dir}/locked")
   expect_match("locked: cannot list the folder: Permission denied" "an unreadable folder is not named")
 endif()
+
+# --in-process cannot time a case out: with --timeout it is refused, not ignored.
+kcheck(2 run "${CASES}/conv/conv1d.yaml" --in-process --timeout 3)
+expect_match("--timeout cannot be used with --in-process" "run --in-process --timeout is not refused")
+kcheck(0 run "${CASES}/conv/conv1d.yaml" --in-process --backend reference)

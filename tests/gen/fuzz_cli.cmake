@@ -26,6 +26,11 @@ kcheck(2 gen --count 3)
 kcheck(2 gen --count x -o "${WORK}/x")
 # Numbers are whole: no NaN (which would disable the timeout), no trailing letters.
 kcheck(2 fuzz --timeout nan)
+# A case checked in kcheck's own process cannot be timed out: the pair is refused.
+kcheck(2 fuzz --count 0 --in-process --timeout 3)
+if(NOT out MATCHES "--timeout cannot be used with --in-process")
+  message(FATAL_ERROR "fuzz --in-process --timeout is not refused:\n${out}")
+endif()
 kcheck(2 run "${WORK}" --timeout nan)
 if(NOT out MATCHES "--timeout: expected a positive number of seconds, got 'nan'")
   message(FATAL_ERROR "run --timeout nan does not say what is wrong:\n${out}")

@@ -45,6 +45,10 @@ void add_build_info(RunInfo& info, const std::vector<std::string>& backends);
 // not the end of the run.
 inline constexpr double kDefaultTimeoutSeconds = 600;
 
+// Why --timeout and --in-process cannot be given together: a case run in kcheck's own
+// process cannot be stopped, so the timeout would be ignored.
+std::string in_process_timeout_problem();
+
 // Prints "kcheck: <message>" and the usage hint to stderr; returns 2.
 int usage_error(const std::string& message);
 

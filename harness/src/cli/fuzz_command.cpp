@@ -36,7 +36,7 @@ namespace {
 struct FuzzArgs {
   fuzz::Settings s;
   std::string report;
-  bool seed_given = false;
+  bool seed_given = false, timeout_given = false;
 };
 
 std::string parse_shard(const std::string& v, fuzz::Settings& s) {
@@ -67,6 +67,7 @@ std::string parse_value(const std::string& a, const std::string& v, FuzzArgs& o)
     if (!seconds(s.shrink_time)) return "--shrink-time: expected a positive number of seconds, got '" + v + "'";
   } else if (a == "--timeout") {
     if (!seconds(s.timeout)) return "--timeout: expected a positive number of seconds, got '" + v + "'";
+    o.timeout_given = true;
   } else if (a == "--count" || a == "--jobs" || a == "--max-failures" || a == "--seed") {
     const auto n = parse_uint(v);
     if (!n || (a != "--seed" && (*n > (1ull << 40) || (*n == 0 && a == "--jobs")))) {
@@ -105,6 +106,7 @@ std::string parse(const Args& args, FuzzArgs& o) {
     if (std::string err = parse_value(args[i], args[i + 1], o); !err.empty()) return err;
     ++i;
   }
+  if (o.s.in_process && o.timeout_given) return in_process_timeout_problem();
   if (o.s.time_budget <= 0 && o.s.count < 0) o.s.time_budget = 60;
   if (!o.seed_given) o.s.seed = (static_cast<uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
   return {};

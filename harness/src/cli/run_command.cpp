@@ -26,7 +26,7 @@ struct RunOptions {
   std::string report, junit, require;
   int jobs = 1;
   double timeout = kDefaultTimeoutSeconds;
-  bool in_process = false;
+  bool in_process = false, timeout_given = false;
 };
 
 std::vector<std::string> split(const std::string& s) {
@@ -73,12 +73,14 @@ std::string parse(const Args& args, RunOptions& o) {
       const auto t = parse_seconds(v);
       if (!t) return "--timeout: expected a positive number of seconds, got '" + v + "'";
       o.timeout = *t;
+      o.timeout_given = true;
     } else if (a == "--in-process") {
       o.in_process = true;
     } else {
       return "run: unknown option or missing value: '" + a + "'";
     }
   }
+  if (o.in_process && o.timeout_given) return in_process_timeout_problem();
   return o.paths.empty() ? "run: give at least one case file or folder" : "";
 }
 

@@ -113,6 +113,11 @@ std::string terminal_safe(std::string_view text) {
   return out;
 }
 
+std::string in_process_timeout_problem() {
+  return "--timeout cannot be used with --in-process: a case checked in kcheck's own process cannot be stopped, "
+         "so it would not be timed out; leave out one of the two";
+}
+
 std::string now_utc() {
   const std::time_t t = std::time(nullptr);
   char buf[32];
