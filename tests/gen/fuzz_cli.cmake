@@ -163,16 +163,20 @@ if(NOT n_whole EQUAL 40 OR NOT "${shards}" STREQUAL "${whole}")
   message(FATAL_ERROR "shards ${shards}\ndiffer from the whole run ${whole}")
 endif()
 
-# Saved regressions are replayed first, and a failing one fails the run.
+# Saved regressions are replayed first; an invalid one is named with its line and
+# reason, and is invalid input (exit 2), as in kcheck run.
 file(WRITE "${WORK}/regressions/bad.yaml" "op: conv\ninput: {spatial: [4]}\nconv: {out_channels: 0, kernel: [3]}\n")
-kcheck(1 fuzz --count 0 --save "${WORK}/regressions")
+kcheck(2 fuzz --count 0 --save "${WORK}/regressions")
 if(NOT out MATCHES "1 cases \\(1 replayed, 0 generated\\)")
   message(FATAL_ERROR "the regression was not replayed:\n${out}")
+endif()
+if(NOT out MATCHES "invalid replayed case files[^\n]*\n +[^\n]*regressions/bad.yaml:3: conv.out_channels: 0 must be at least 1")
+  message(FATAL_ERROR "the invalid regression is not named with its line and reason:\n${out}")
 endif()
 # The project's cases/regressions are replayed too when failures go to another folder.
 file(WRITE "${WORK}/project/cases/regressions/bad.yaml" "op: conv\ninput: {spatial: [4]}\nconv: {out_channels: 0, kernel: [3]}\n")
 execute_process(COMMAND "${KCHECK}" fuzz --count 0 --save "${WORK}/elsewhere" WORKING_DIRECTORY "${WORK}/project"
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 120)
-if(NOT rc EQUAL 1 OR NOT "${out}${err}" MATCHES "1 cases \\(1 replayed, 0 generated\\)")
+if(NOT rc EQUAL 2 OR NOT "${out}${err}" MATCHES "1 cases \\(1 replayed, 0 generated\\)")
   message(FATAL_ERROR "fuzz --save elsewhere did not replay cases/regressions (exit ${rc}):\n${out}${err}")
 endif()

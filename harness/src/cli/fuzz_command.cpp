@@ -10,6 +10,8 @@
 //    must never be invalid: that is a generator bug). MISTRUSTED is counted, not a
 //    failure: generated data is sometimes degenerate (all zero after relu), and it is
 //    inconclusive, not wrong. Exit 1 when anything failed, replayed cases included.
+//  - A replayed case file that is INVALID is bad input, as in kcheck run: each is
+//    printed (file:line: reason) and, when nothing failed, the exit status is 2.
 //  - Only the first failure of each kind (its first failing check) is shrunk and
 //    saved; later ones are counted in the summary and the report.
 //  - --shard i/n takes cases k with k mod n == i, and the replayed files likewise.
@@ -112,6 +114,17 @@ std::string parse(const Args& args, FuzzArgs& o) {
   return {};
 }
 
+// Replayed case files that are invalid, each as file:line: reason.
+void print_invalid_files(const std::vector<CaseResult>& invalid) {
+  if (invalid.empty()) return;
+  std::printf("  invalid replayed case files (fix or remove them):\n");
+  for (const CaseResult& r : invalid) {
+    const std::string file = r.source.substr(0, r.source.rfind(':'));
+    const std::string line = r.message.rfind(file + ":", 0) == 0 ? r.message : r.source + ": " + r.message;
+    std::printf("    %s\n", terminal_safe(line).c_str());
+  }
+}
+
 void print_summary(const fuzz::Outcome& out, const fuzz::Settings& s) {
   const int64_t tried = out.replayed + out.generated;
   const double rate = out.check_seconds > 0 ? static_cast<double>(out.generated) / out.check_seconds : 0.0;
@@ -127,6 +140,7 @@ void print_summary(const fuzz::Outcome& out, const fuzz::Settings& s) {
   std::printf("  passed %d, failed %d, mistrusted %d, skipped %d, invalid %d, crashed %d, timeout %d\n",
               counts["passed"], counts["failed"], counts["mistrusted"], counts["skipped"], counts["invalid"],
               counts["crashed"], counts["timeout"]);
+  print_invalid_files(out.invalid_files);
   if (out.failed_checks.empty()) {
     std::printf("  no failures\n");
     return;
@@ -168,7 +182,8 @@ constexpr const char* kFuzzUsage =
     "  reference) until the budget (default --time 60) is spent; the first failure of each check is\n"
     "  shrunk and saved under DIR with the command that reproduces it. --op all (default): the single\n"
     "  ops; --op stack: deep stacks (op: stack). Exit 0 nothing failed, 1 a case failed, crashed,\n"
-    "  timed out or was invalid, 2 bad usage.\n";
+    "  timed out or a generated one was invalid, 2 bad usage or (when nothing failed) an invalid\n"
+    "  replayed case file.\n";
 
 int fuzz_command(const Args& args) {
   if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
@@ -206,7 +221,7 @@ int fuzz_command(const Args& args) {
     }
     std::printf("report: %s\n", terminal_safe(o.report).c_str());
   }
-  return out.failed ? 1 : 0;
+  return out.failed ? 1 : out.invalid_files.empty() ? 0 : 2;
 }
 
 }  // namespace kc::cli

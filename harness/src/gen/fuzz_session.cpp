@@ -214,7 +214,9 @@ class Session {
   }
 
   void record(CaseResult r, bool generated) {
-    if (is_failure(r.disposition)) {
+    if (!generated && r.disposition == Disposition::kInvalid) {  // a bad case file, as in kcheck run
+      out_.invalid_files.push_back(r);
+    } else if (is_failure(r.disposition)) {
       out_.failed = true;
       failures_ += generated ? 1 : 0;
       bool named_check = false;

@@ -54,7 +54,8 @@ struct Outcome {
   double check_seconds = 0;     // generating and checking, without replay and shrinking
   std::vector<Saved> saved;
   std::map<std::string, int> failed_checks;  // failing cases per check name
-  bool failed = false;          // anything failed, crashed, timed out or was invalid
+  bool failed = false;          // anything failed, crashed, timed out or a generated case was invalid
+  std::vector<CaseResult> invalid_files;  // replayed cases that are INVALID (bad input, not a failure)
 };
 
 Outcome run(const Settings& s, const Registry& registry);
