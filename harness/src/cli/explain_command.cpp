@@ -1,6 +1,7 @@
 // kcheck explain CASE: what a case asks for, resolved: shapes, padding per dim, FLOPs,
 // bytes moved, memory for a training step, receptive field and border erosion.
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <string>
 
@@ -59,19 +60,29 @@ std::string extent(const Dims& shape) {
 }
 
 // Receptive field per dim: rf += (extent - 1) * jump, jump *= stride, over every window.
-Dims receptive_field(const std::vector<StackLayer>& layers) {
+// Deep strided stacks overflow int64 (stride 2 doubles the jump each layer): the sums
+// saturate, and a dim whose true value is past INT64_MAX is written as such.
+std::string receptive_field(const std::vector<StackLayer>& layers) {
   const size_t rank = layers.front().conv.spatial.dims.size();
   Dims rf(rank, 1), jump(rank, 1);
+  std::vector<bool> over(rank, false);
   for (const StackLayer& l : layers) {
     for (size_t i = 0; i < rank; ++i) {
       for (const SpatialGeometry* g : {&l.conv.spatial, l.pool ? &l.pool->spatial : nullptr}) {
         if (g == nullptr) continue;
-        rf[i] += (g->dims[i].extent() - 1) * jump[i];
-        jump[i] *= g->dims[i].stride;
+        int64_t grow = 0;
+        const bool clipped = __builtin_mul_overflow(g->dims[i].extent() - 1, jump[i], &grow) ||
+                             __builtin_add_overflow(rf[i], grow, &rf[i]);
+        if (clipped) rf[i] = INT64_MAX, over[i] = true;
+        jump[i] = saturating_mul(jump[i], g->dims[i].stride);
       }
     }
   }
-  return rf;
+  std::string s = "[";
+  for (size_t i = 0; i < rank; ++i) {
+    s += (i ? ", " : "") + (over[i] ? std::string("more than 2^63 - 1") : std::to_string(rf[i]));
+  }
+  return s + "]";
 }
 
 // Every layer's input and output shape; `last_note` follows the last row.
@@ -101,7 +112,7 @@ void explain_stack(const Case& c) {
   for (size_t i = 2; i < in.size(); ++i) lost += (i > 2 ? ", " : "") + std::to_string(in[i] - out[i]);
   std::printf("  extent %s -> %s after %zu layers; erosion: %s pixels lost per dimension\n", extent(in).c_str(),
               extent(out).c_str(), layers->size(), lost.c_str());
-  std::printf("  receptive field: %s\n", dims_to_string(receptive_field(*layers)).c_str());
+  std::printf("  receptive field: %s\n", receptive_field(*layers).c_str());
   std::printf("  activation memory for training (saved for backward):\n  %-10s", "policy");
   const DType dtypes[] = {DType::kF64, DType::kF32, DType::kF16, DType::kBF16};
   for (DType d : dtypes) std::printf(" %12s", std::string(dtype_name(d)).c_str());
