@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <string_view>
@@ -19,6 +20,18 @@ inline size_t utf8_sequence(std::string_view s, size_t i) {
     if ((static_cast<unsigned char>(s[i + k]) >> 6) != 0x2) return 0;
   }
   return n;
+}
+
+// The code point of the well-formed UTF-8 sequence at s[i] (shortest form, not a
+// surrogate, at most U+10FFFF) in `code`; returns its length (1 to 4), 0 when there is none.
+inline size_t utf8_decode(std::string_view s, size_t i, uint32_t& code) {
+  const size_t n = utf8_sequence(s, i);
+  if (n == 0) return 0;
+  const unsigned char lead = static_cast<unsigned char>(s[i]);
+  code = n == 1 ? lead : lead & (0x7fu >> n);
+  for (size_t k = 1; k < n; ++k) code = code << 6 | (static_cast<unsigned char>(s[i + k]) & 0x3fu);
+  static constexpr uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
+  return code >= kMin[n] && code <= 0x10ffff && !(code >= 0xd800 && code <= 0xdfff) ? n : 0;
 }
 
 // A JSON string literal; bytes that are not valid UTF-8 become \u00XX (read as Latin-1),

@@ -41,21 +41,29 @@ std::string result_json(const CaseResult& r) {
   return s + "]}";
 }
 
+// XML 1.0's Char: #x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] | [#x10000-#x10FFFF].
+bool xml_char(uint32_t code) {
+  return code == 0x9 || code == 0xA || code == 0xD || (code >= 0x20 && code <= 0xD7FF) ||
+         (code >= 0xE000 && code <= 0xFFFD) || (code >= 0x10000 && code <= 0x10FFFF);
+}
+
+// Text for an XML attribute or element: markup escaped, control characters other than
+// newline and tab as spaces, and whatever XML 1.0 does not allow (U+FFFE, U+FFFF, bytes
+// that are not UTF-8) as '?', so that the file stays well-formed whatever a name holds.
 std::string xml_escape(std::string_view s) {
   std::string out;
-  for (size_t i = 0; i < s.size(); ++i) {
+  for (size_t i = 0; i < s.size();) {
+    uint32_t code = 0;
+    const size_t n = utf8_decode(s, i, code);
     const char ch = s[i];
-    if (static_cast<unsigned char>(ch) >= 0x80) {  // keep valid UTF-8, replace stray bytes
-      const size_t n = utf8_sequence(s, i);
-      out += n ? std::string(s.substr(i, n)) : "?";
-      i += n ? n - 1 : 0;
-      continue;
-    }
-    if (ch == '<') out += "&lt;";
+    i += std::max<size_t>(n, 1);
+    if (n == 0 || (code >= 0x20 && !xml_char(code))) out += '?';
+    else if (n > 1) out.append(s.substr(i - n, n));
+    else if (ch == '<') out += "&lt;";
     else if (ch == '>') out += "&gt;";
     else if (ch == '&') out += "&amp;";
     else if (ch == '"') out += "&quot;";
-    else if (static_cast<unsigned char>(ch) < 0x20 && ch != '\n' && ch != '\t') out += ' ';
+    else if (code < 0x20 && ch != '\n' && ch != '\t') out += ' ';
     else out += ch;
   }
   return out;
