@@ -36,6 +36,19 @@ void run_checks(const CheckContext& ctx, CaseResult& r) {
   }
 }
 
+// The case's disposition from its checks. A case whose every requested check was
+// skipped carries their reasons, so that the summary and the reports say why.
+void finish(CaseResult& r) {
+  r.disposition = Disposition::kSkipped;
+  roll_up(r);
+  if (r.checks.empty()) {
+    r.message = "no requested check applies to this case";
+    return;
+  }
+  if (r.disposition != Disposition::kSkipped || !r.message.empty()) return;
+  for (const CheckResult& c : r.checks) r.message += (r.message.empty() ? "" : "; ") + c.name + ": " + c.message;
+}
+
 // op: stack: the per-layer ops through the executor (stack_exec.h), the oracle in f64
 // without checkpointing, the backend in the case dtype under the case's policy.
 CaseResult check_stack(const Case& c, Backend& backend, CaseResult r) {
@@ -67,9 +80,7 @@ CaseResult check_stack(const Case& c, Backend& backend, CaseResult r) {
   const OpOutputs none_out;
   const CheckContext ctx{c, geo, none_in, backend, is_reference, none_out, none_out, none_out, &sctx};
   run_checks(ctx, r);
-  r.disposition = Disposition::kSkipped;
-  roll_up(r);
-  if (r.checks.empty()) r.message = "no requested check applies to this case";
+  finish(r);
   return r;
 }
 
@@ -99,9 +110,7 @@ CaseResult check_valid(const Case& c, Backend& backend, CaseResult r) {
   const OpOutputs cand = is_reference ? ref : invoke(backend, c, *geo, *in);
   const CheckContext ctx{c, *geo, *in, backend, is_reference, ref, abs, cand};
   run_checks(ctx, r);
-  r.disposition = Disposition::kSkipped;
-  roll_up(r);
-  if (r.checks.empty()) r.message = "no requested check applies to this case";
+  finish(r);
   return r;
 }
 

@@ -1,11 +1,14 @@
 // Report writers: the JUnit XML stays well-formed (XML 1.0 characters only) whatever
-// bytes a case name or message holds.
+// bytes a case name or message holds; the summary says why cases were skipped.
 #include "kc/report.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <string>
+
+#include "kc/case_io.h"
+#include "kc/runner.h"
 
 namespace kc {
 namespace {
@@ -45,6 +48,20 @@ TEST(Report, JunitHoldsOnlyXmlCharacters) {
   EXPECT_NE(xml.find("name=\"a?b?c???d??e????f g?h\""), std::string::npos) << xml;
   EXPECT_NE(xml.find("file=\"t?.yaml:1\""), std::string::npos) << xml;
   EXPECT_NE(xml.find("bad ? &amp; &lt;kept&gt; \xC3\xA9 \xEF\xBF\xBD \xF0\x9F\x98\x80 \xC2\x85"), std::string::npos) << xml;
+}
+
+// A case whose requested checks were all skipped: the summary gives their reason.
+TEST(Report, SkippedCasesSayWhy) {
+  const std::vector<LoadedCase> v =
+      parse_cases("op: conv\ninput: {spatial: [6]}\nconv: {out_channels: 2, kernel: 3}\nchecks: [forward]\n", "t.yaml");
+  ASSERT_TRUE(v.at(0).c.ok()) << v[0].c.status().to_string();
+  auto oracle = make_reference_backend();
+  const CaseResult r = check_case(*v[0].c, *oracle);
+  EXPECT_EQ(r.disposition, Disposition::kSkipped);
+  EXPECT_EQ(r.message.rfind("forward: the oracle is not compared with itself", 0), 0u) << r.message;
+  const std::string summary = summary_text({r}, RunInfo{});
+  EXPECT_NE(summary.find("skipped on reference: 1 x forward: the oracle is not compared with itself"), std::string::npos)
+      << summary;
 }
 
 }  // namespace
