@@ -13,6 +13,7 @@
 #include <yaml-cpp/eventhandler.h>
 
 #include "case_yaml.h"
+#include "kc/check_scope.h"
 #include "kc/validate.h"
 
 namespace kc {
@@ -72,6 +73,10 @@ LoadedCase load_one(const std::string& file, const YAML::Node& node, const YAML:
   if (Status s = validate(*c); !s.ok()) {
     entry.c = s.with_context(where(file, locate(ctx, s.message(), line)));
     if (is_stack(*c) && c->tensors.empty() && c->expected.empty()) entry.unvalidated = std::move(*c);
+    return entry;
+  }
+  if (Status s = validate_checks(*c, !v.own("checks")); !s.ok()) {
+    entry.c = s.with_context(where(file, locate(ctx, s.message(), line)));
     return entry;
   }
   c->source = where(file, line);

@@ -43,3 +43,9 @@ endif()
 kcheck(2 run "${CASES}/conv/conv1d.yaml" --in-process --timeout 3)
 expect_match("--timeout cannot be used with --in-process" "run --in-process --timeout is not refused")
 kcheck(0 run "${CASES}/conv/conv1d.yaml" --in-process --backend reference)
+
+# A check that can never apply to the case is refused at load (exit 2), naming the line.
+file(WRITE "${WORK}/argmax_on_conv.yaml" "op: conv\ninput: {spatial: [6]}\nconv: {out_channels: 2, kernel: 3}\nchecks: [argmax]\n")
+kcheck(2 run "${WORK}/argmax_on_conv.yaml" --backend reference)
+expect_match("argmax_on_conv.yaml:4: checks: argmax never applies to this case: argmax applies to max pooling only"
+             "checks: [argmax] on a conv is not refused naming the line")

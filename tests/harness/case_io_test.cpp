@@ -332,7 +332,7 @@ TEST(CaseIo, WritersRoundTripAndOneLineIsOneLine) {
       "name: \"quote \\\" backslash \\\\ colon: # hash\\n newline \\x01\"\nop: conv\ndtype: f64\n"
       "input: {batch: 2, channels: 4, spatial: [5, 6]}\n"
       "conv: {out_channels: 2, kernel: [2, 3], stride: [2, 1], groups: 2, padding: [[0, 1], 1], padding_mode: circular}\n"
-      "data: {seed: 7, fill: integer}\nchecks: [golden, shape]\ntolerance: {rtol: 0.1, atol: 5e-324}\n"
+      "data: {seed: 7, fill: integer}\nchecks: [determinism, shape]\ntolerance: {rtol: 0.1, atol: 5e-324}\n"
       "expect: {error: \"it's: {odd}\"}\n");
   const std::string line = case_to_one_line(c);
   EXPECT_EQ(line.find('\n'), std::string::npos);
