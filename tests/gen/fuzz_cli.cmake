@@ -24,6 +24,10 @@ kcheck(2 fuzz --time -1)
 kcheck(2 fuzz --backend no.such.backend)
 kcheck(2 gen --count 3)
 kcheck(2 gen --count x -o "${WORK}/x")
+kcheck(2 gen --count 1000000000 -o "${WORK}/x")  # over the cap: the message says the cap
+if(NOT out MATCHES "--count: expected an integer from 0 to 10000000, got '1000000000'")
+  message(FATAL_ERROR "gen --count over the cap does not name the cap:\n${out}")
+endif()
 # Numbers are whole: no NaN (which would disable the timeout), no trailing letters.
 kcheck(2 fuzz --timeout nan)
 # A case checked in kcheck's own process cannot be timed out: the pair is refused.

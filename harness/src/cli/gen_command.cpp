@@ -28,6 +28,8 @@ struct GenOptions {
   std::string dir;
 };
 
+constexpr uint64_t kMaxCount = 10'000'000;  // files one gen writes
+
 std::string parse(const Args& args, GenOptions& o) {
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
@@ -43,7 +45,10 @@ std::string parse(const Args& args, GenOptions& o) {
       o.ops = *ops;
     } else if (a == "--count" || a == "--seed") {
       const auto n = parse_uint(v);
-      if (!n || (a == "--count" && *n > 10'000'000)) return a + ": expected a non-negative integer, got '" + v + "'";
+      if (a == "--count" && (!n || *n > kMaxCount)) {
+        return "--count: expected an integer from 0 to " + std::to_string(kMaxCount) + ", got '" + v + "'";
+      }
+      if (!n) return a + ": expected a non-negative integer, got '" + v + "'";
       (a == "--count" ? o.count : o.seed) = *n;
       o.seed_given = o.seed_given || a == "--seed";
     } else if (a == "-o" || a == "--out") {
