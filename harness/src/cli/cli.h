@@ -49,6 +49,9 @@ inline constexpr double kDefaultTimeoutSeconds = 600;
 // process cannot be stopped, so the timeout would be ignored.
 std::string in_process_timeout_problem();
 
+// Whether a command was asked for its usage: --help or -h among its arguments.
+bool wants_help(const Args& args);
+
 // Prints "kcheck: <message>" and the usage hint to stderr; returns 2.
 int usage_error(const std::string& message);
 

@@ -147,6 +147,14 @@ void explain_pool(const Case& c, const PoolGeometry& g) {
 }  // namespace
 
 int explain_command(const Args& args) {
+  if (wants_help(args)) {
+    std::fputs("usage: kcheck explain CASE\n"
+               "  what each case in the file asks for, resolved: shapes, padding per dimension, FLOPs, bytes,\n"
+               "  memory for a training step, and for a stack the layers, receptive field and erosion.\n"
+               "  Exit 0, or 2 when a case is invalid (it is shown with the reason).\n",
+               stdout);
+    return 0;
+  }
   if (args.size() != 1) return usage_error("explain: give exactly one case file");
   int code = 0;
   for (const LoadedCase& lc : load_case_file(args[0])) {

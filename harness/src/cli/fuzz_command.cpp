@@ -186,7 +186,7 @@ constexpr const char* kFuzzUsage =
     "  replayed case file.\n";
 
 int fuzz_command(const Args& args) {
-  if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
+  if (wants_help(args)) {
     std::fputs(kFuzzUsage, stdout);
     return 0;
   }

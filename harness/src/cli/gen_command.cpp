@@ -102,7 +102,7 @@ Made make(const GenOptions& o, uint64_t k, Backend& oracle) {
 }  // namespace
 
 int gen_command(const Args& args) {
-  if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
+  if (wants_help(args)) {
     std::fputs("usage: kcheck gen [--op conv|maxpool|conv_bias_relu|all|stack] [--count N] [--seed S] [--invalid] -o DIR\n"
                "  writes N generated cases (default 10), one per file, DIR/000000-OP.yaml ...; --op all (default):\n"
                "  the single ops, --op stack: deep stacks; --invalid: cases that each break one rule and expect\n"

@@ -187,7 +187,20 @@ void progress_line(size_t done, size_t total, const CaseResult& r) {
 
 }  // namespace
 
+constexpr const char* kRunUsage =
+    "usage: kcheck run PATH... [--backend a,b] [--plugin lib.so]... [--report r.json] [--junit r.xml]\n"
+    "                 [--jobs N] [--timeout S] [--require NAME] [--in-process]\n"
+    "  checks every case file under the paths (files, or folders searched for *.yaml) on each backend\n"
+    "  (default: reference and every available candidate), each case and backend in a worker process;\n"
+    "  --timeout S: per case and backend (default 600); --require NAME: exit 2 unless that backend is\n"
+    "  available; --in-process: no workers (debugging; cannot be timed out). Exit 0 all passed or\n"
+    "  skipped, 1 something failed, was mistrusted, crashed or timed out, 2 bad usage or invalid input.\n";
+
 int run_command(const Args& args) {
+  if (wants_help(args)) {
+    std::fputs(kRunUsage, stdout);
+    return 0;
+  }
   RunOptions o;
   if (std::string err = parse(args, o); !err.empty()) return usage_error(err);
   Registry reg = builtin_registry();

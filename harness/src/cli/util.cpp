@@ -113,6 +113,10 @@ std::string terminal_safe(std::string_view text) {
   return out;
 }
 
+bool wants_help(const Args& args) {
+  return std::any_of(args.begin(), args.end(), [](const std::string& a) { return a == "--help" || a == "-h"; });
+}
+
 std::string in_process_timeout_problem() {
   return "--timeout cannot be used with --in-process: a case checked in kcheck's own process cannot be stopped, "
          "so it would not be timed out; leave out one of the two";

@@ -1,5 +1,5 @@
-# cmake -P driver for kcheck run's handling of what it is given: folders with entries it
-# cannot use, and the options that must be refused.
+# cmake -P driver for the kcheck commands end to end: what run does with folders holding
+# entries it cannot use, the options that must be refused, and every command's --help.
 #   -DKCHECK=path -DWORK=dir -DCASES=the project's cases/ folder
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
@@ -49,3 +49,11 @@ file(WRITE "${WORK}/argmax_on_conv.yaml" "op: conv\ninput: {spatial: [6]}\nconv:
 kcheck(2 run "${WORK}/argmax_on_conv.yaml" --backend reference)
 expect_match("argmax_on_conv.yaml:4: checks: argmax never applies to this case: argmax applies to max pooling only"
              "checks: [argmax] on a conv is not refused naming the line")
+
+# Every command prints its own usage for --help (exit 0), wherever the flag is.
+foreach(cmd run explain gen fuzz backends)
+  kcheck(0 ${cmd} --help)
+  expect_match("^usage: kcheck ${cmd}" "kcheck ${cmd} --help does not print its usage")
+endforeach()
+kcheck(0 run "${CASES}" -h)
+expect_match("^usage: kcheck run" "kcheck run PATH -h does not print its usage")
