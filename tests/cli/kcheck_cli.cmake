@@ -57,3 +57,12 @@ foreach(cmd run explain gen fuzz backends)
 endforeach()
 kcheck(0 run "${CASES}" -h)
 expect_match("^usage: kcheck run" "kcheck run PATH -h does not print its usage")
+
+# --require with no name is refused, not ignored (called directly: ARGN drops "").
+execute_process(COMMAND "${KCHECK}" run "${CASES}/conv/conv1d.yaml" --require "" --backend reference
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 120)
+set(out "${out}${err}")
+if(NOT rc EQUAL 2)
+  message(FATAL_ERROR "run --require '': exit ${rc}, want 2\n${out}")
+endif()
+expect_match("--require: expected a backend name, got ''" "run --require '' is not refused")

@@ -65,6 +65,7 @@ std::string parse(const Args& args, RunOptions& o) {
       if (std::string bad = output_file_problem(a, v); !bad.empty()) return bad;
       (a == "--report" ? o.report : o.junit) = v;
     } else if (a == "--require" && value(o.require)) {
+      if (o.require.empty()) return "--require: expected a backend name, got ''";
     } else if (a == "--jobs" && value(v)) {
       const auto n = parse_uint(v);
       if (!n || *n == 0 || *n > 1024) return "--jobs: expected an integer from 1 to 1024, got '" + v + "'";
