@@ -66,3 +66,12 @@ if(NOT rc EQUAL 2)
   message(FATAL_ERROR "run --require '': exit ${rc}, want 2\n${out}")
 endif()
 expect_match("--require: expected a backend name, got ''" "run --require '' is not refused")
+
+# A backend named twice runs once.
+kcheck(0 run "${CASES}/conv/conv1d.yaml" --backend reference)
+string(REGEX MATCH "\n[0-9]+ results in" once "${out}")
+kcheck(0 run "${CASES}/conv/conv1d.yaml" --backend reference,reference)
+string(REGEX MATCH "\n[0-9]+ results in" twice "${out}")
+if(NOT once OR NOT once STREQUAL twice)
+  message(FATAL_ERROR "--backend reference,reference ran each case twice (${once} vs ${twice}):\n${out}")
+endif()

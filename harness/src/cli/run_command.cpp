@@ -42,6 +42,12 @@ std::vector<std::string> split(const std::string& s) {
   return r;
 }
 
+// Keeps the first of each name, in order.
+void drop_repeats(std::vector<std::string>& names) {
+  std::set<std::string> seen;
+  std::erase_if(names, [&](const std::string& n) { return !seen.insert(n).second; });
+}
+
 // Parses the options; returns an error message or empty.
 std::string parse(const Args& args, RunOptions& o) {
   for (size_t i = 0; i < args.size(); ++i) {
@@ -59,6 +65,7 @@ std::string parse(const Args& args, RunOptions& o) {
       if (o.backends.empty() || std::count(v.begin(), v.end(), ',') + 1 != static_cast<long>(o.backends.size())) {
         return "--backend: expected names separated by commas, got '" + v + "'";
       }
+      drop_repeats(o.backends);  // a backend named twice runs once
     } else if (a == "--plugin" && value(v)) {
       o.plugins.push_back(v);
     } else if ((a == "--report" || a == "--junit") && value(v)) {
