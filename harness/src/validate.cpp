@@ -3,10 +3,13 @@
 #include "kc/validate.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "kc/shape.h"
 #include "kc/stack.h"
@@ -257,18 +260,37 @@ int64_t saturating_mul(int64_t a, int64_t b) {
 
 int64_t saturating_add(int64_t a, int64_t b) { return b > 0 && a > kMax - b ? kMax : a + b; }
 
+namespace {
+
+constexpr const char* kCaseBytesVariable = "KC_MAX_CASE_BYTES";
+
+// KC_MAX_CASE_BYTES: a positive byte count with an optional K, M or G (binary) suffix
+// that fits int64 ("8G", "512M", "1000000"); nullopt for anything else, which is
+// refused rather than misread (e.g. "8GB" must not become 8 bytes).
+std::optional<int64_t> parse_case_bytes(std::string_view text) {
+  int64_t v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  const std::string_view suffix(end, static_cast<size_t>(text.data() + text.size() - end));
+  const int shift = suffix.empty() ? 0 : suffix == "K" ? 10 : suffix == "M" ? 20 : suffix == "G" ? 30 : -1;
+  if (ec != std::errc() || end == text.data() || v <= 0 || shift < 0 || v > (kMax >> shift)) return std::nullopt;
+  return v << shift;
+}
+
+}  // namespace
+
 Limits default_limits() {
   Limits l;
-  // KC_MAX_CASE_BYTES: a byte count with an optional K, M or G (binary) suffix; anything
-  // else is ignored rather than misread (e.g. "8G" must not become 8 bytes).
-  if (const char* env = std::getenv("KC_MAX_CASE_BYTES")) {
-    char* end = nullptr;
-    const long long v = std::strtoll(env, &end, 10);
-    const std::string suffix = end ? end : "";
-    const int shift = suffix.empty() ? 0 : suffix == "K" ? 10 : suffix == "M" ? 20 : suffix == "G" ? 30 : -1;
-    if (end != env && v > 0 && shift >= 0 && v <= (kMax >> shift)) l.max_case_bytes = v << shift;
+  if (const char* env = std::getenv(kCaseBytesVariable)) {
+    if (const auto bytes = parse_case_bytes(env)) l.max_case_bytes = *bytes;
   }
   return l;
+}
+
+Status limits_environment_problem() {
+  const char* env = std::getenv(kCaseBytesVariable);
+  if (env == nullptr || *env == '\0' || parse_case_bytes(env)) return ok_status();  // empty: unset
+  return invalid_argument(std::string(kCaseBytesVariable) + ": expected a positive byte count with an optional K, M " +
+                          "or G suffix (e.g. 8G), got '" + env + "'");
 }
 
 namespace {

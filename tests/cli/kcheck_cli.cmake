@@ -75,3 +75,12 @@ string(REGEX MATCH "\n[0-9]+ results in" twice "${out}")
 if(NOT once OR NOT once STREQUAL twice)
   message(FATAL_ERROR "--backend reference,reference ran each case twice (${once} vs ${twice}):\n${out}")
 endif()
+
+# An unusable KC_MAX_CASE_BYTES is refused, naming the variable, not silently ignored.
+execute_process(COMMAND "${CMAKE_COMMAND}" -E env KC_MAX_CASE_BYTES=abc "${KCHECK}" run "${CASES}/conv/conv1d.yaml"
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 120)
+set(out "${out}${err}")
+if(NOT rc EQUAL 2)
+  message(FATAL_ERROR "KC_MAX_CASE_BYTES=abc kcheck run: exit ${rc}, want 2\n${out}")
+endif()
+expect_match("KC_MAX_CASE_BYTES: expected a positive byte count[^\n]*got 'abc'" "KC_MAX_CASE_BYTES=abc is not named")

@@ -329,9 +329,25 @@ TEST(ValidateResources, DefaultLimitsReadEnvironment) {
     ScopedEnv env("KC_MAX_CASE_BYTES", "8G");  // suffixes are binary multiples
     EXPECT_EQ(default_limits().max_case_bytes, int64_t{8} << 30);
   }
-  for (const char* bad : {"", "abc", "-5", "0", "8Gb", "12x"}) {
+  for (const char* bad : {"", "abc", "-5", "0", "8Gb", "12x", " 5", "+5", "9223372036854775807G"}) {
     ScopedEnv env("KC_MAX_CASE_BYTES", bad);
     EXPECT_EQ(default_limits().max_case_bytes, int64_t{4} << 30) << "'" << bad << "'";
+  }
+}
+
+// A value default_limits() cannot use is named, so that tools refuse it; unset, empty
+// (the shell's way of unsetting) and usable values are fine.
+TEST(ValidateResources, UnusableEnvironmentLimitIsNamed) {
+  for (const char* fine : {static_cast<const char*>(nullptr), "", "5000", "8G", "512M", "64K"}) {
+    ScopedEnv env("KC_MAX_CASE_BYTES", fine);
+    EXPECT_TRUE(limits_environment_problem().ok()) << (fine ? fine : "(unset)");
+  }
+  for (const char* bad : {"abc", "-5", "0", "8Gb", "12x", " 5", "9223372036854775807G"}) {
+    ScopedEnv env("KC_MAX_CASE_BYTES", bad);
+    const Status s = limits_environment_problem();
+    EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << bad;
+    EXPECT_EQ(s.message(), "KC_MAX_CASE_BYTES: expected a positive byte count with an optional K, M or G suffix "
+                           "(e.g. 8G), got '" + std::string(bad) + "'");
   }
 }
 

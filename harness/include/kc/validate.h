@@ -23,8 +23,14 @@ struct Limits {
   double max_op_work = 68719476736.0;
 };
 
-// The default limits, with KC_MAX_CASE_BYTES from the environment when it is set.
+// The default limits, with KC_MAX_CASE_BYTES from the environment when it is set to a
+// usable value (a positive byte count with an optional K, M or G suffix).
 Limits default_limits();
+
+// Why KC_MAX_CASE_BYTES is set to a value default_limits() cannot use, as
+// invalid_argument naming the variable; ok when it is unset, empty or usable. Tools ask
+// before reading cases, so that a typo is refused instead of silently ignored.
+Status limits_environment_problem();
 
 Status validate(const Case& c, const Limits& limits = default_limits());
 

@@ -4,6 +4,7 @@
 
 #include "cli.h"
 #include "kc/build_info.h"
+#include "kc/validate.h"
 
 namespace kc::cli {
 
@@ -44,6 +45,10 @@ int main(int argc, char** argv) {
   if (cmd == "--version" || cmd == "version") {
     std::printf("kcheck %s (commit %s)\n", kc::version().c_str(), kc::source_commit().c_str());
     return 0;
+  }
+  const bool reads_cases = cmd == "run" || cmd == "explain" || cmd == "gen" || cmd == "fuzz";
+  if (reads_cases && !wants_help(args)) {
+    if (kc::Status s = kc::limits_environment_problem(); !s.ok()) return usage_error(s.message());
   }
   if (cmd == "run") return run_command(args);
   if (cmd == "explain") return explain_command(args);
