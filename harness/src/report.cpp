@@ -69,6 +69,12 @@ std::string xml_escape(std::string_view s) {
   return out;
 }
 
+// The file a result came from: its source without the ":line".
+std::string_view source_file(const CaseResult& r) {
+  const std::string_view source = r.source;
+  return source.substr(0, source.rfind(':'));
+}
+
 bool is_problem(Disposition d) { return d != Disposition::kPassed && d != Disposition::kSkipped; }
 
 std::string diagnosis(const CaseResult& r) {
@@ -175,14 +181,34 @@ std::string skip_reasons(const std::vector<CaseResult>& results) {
 
 }  // namespace
 
+std::string one_line(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char ch : text) {
+    if (ch == '\n') out += "\\x0a";
+    else out += ch;
+  }
+  return out;
+}
+
+std::string file_on_one_line(std::string text, std::string_view file) {
+  if (file.empty() || file.find('\n') == std::string_view::npos) return text;
+  const std::string safe = one_line(file);
+  for (size_t at = text.find(file); at != std::string::npos; at = text.find(file, at + safe.size())) {
+    text.replace(at, file.size(), safe);
+  }
+  return text;
+}
+
 std::string summary_text(const std::vector<CaseResult>& results, const RunInfo& info) {
   std::set<std::string> backends;
   for (const CaseResult& r : results) backends.insert(r.backend);
   std::string s;
   for (const CaseResult& r : results) {
     if (!is_problem(r.disposition)) continue;
-    s += std::string(disposition_name(r.disposition)) + "  " + r.case_name + "  [" + r.backend + "]  " + r.source + "\n";
-    s += diagnosis(r);
+    s += std::string(disposition_name(r.disposition)) + "  " + one_line(r.case_name) + "  [" + one_line(r.backend) +
+         "]  " + one_line(r.source) + "\n";
+    s += file_on_one_line(diagnosis(r), source_file(r));
     if (!r.reproducer.empty()) s += "    reproduce: " + r.reproducer + "\n";
   }
   int width = 12;  // the backend column: as wide as the longest name
@@ -206,9 +232,9 @@ std::string summary_text(const std::vector<CaseResult>& results, const RunInfo& 
 
 std::string failure_yaml(const CaseResult& r) {
   if (r.reproducer.empty()) return {};
-  std::string s = "# kcheck reproducer: " + r.case_name + " on " + r.backend + " (" + r.source + "): " +
-                  std::string(disposition_name(r.disposition)) + "\n";
-  std::string d = diagnosis(r);
+  std::string s = "# kcheck reproducer: " + one_line(r.case_name) + " on " + one_line(r.backend) + " (" +
+                  one_line(r.source) + "): " + std::string(disposition_name(r.disposition)) + "\n";
+  std::string d = file_on_one_line(diagnosis(r), source_file(r));
   size_t start = 0;
   while (start < d.size()) {
     const size_t end = d.find('\n', start);

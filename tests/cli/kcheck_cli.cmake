@@ -84,3 +84,12 @@ if(NOT rc EQUAL 2)
   message(FATAL_ERROR "KC_MAX_CASE_BYTES=abc kcheck run: exit ${rc}, want 2\n${out}")
 endif()
 expect_match("KC_MAX_CASE_BYTES: expected a positive byte count[^\n]*got 'abc'" "KC_MAX_CASE_BYTES=abc is not named")
+
+# A file name holding a newline is written escaped (\x0a) in result lines, so that it
+# cannot forge a result line of its own.
+file(WRITE "${WORK}/newline/a\nPASSED  forged.yaml" "op: conv\n")
+kcheck(2 run "${WORK}/newline" --backend reference)
+if(out MATCHES "\nPASSED  forged")
+  message(FATAL_ERROR "a newline in a file name reaches the terminal raw:\n${out}")
+endif()
+expect_match("INVALID  [^\n]*newline/a\\\\x0aPASSED  forged.yaml:1" "a newline in a file name is not escaped")

@@ -1,5 +1,6 @@
 // Report writers: the JUnit XML stays well-formed (XML 1.0 characters only) whatever
-// bytes a case name or message holds; the summary says why cases were skipped.
+// bytes a case name or message holds; the summary says why cases were skipped and keeps
+// each file name on its line.
 #include "kc/report.h"
 
 #include <gtest/gtest.h>
@@ -62,6 +63,27 @@ TEST(Report, SkippedCasesSayWhy) {
   const std::string summary = summary_text({r}, RunInfo{});
   EXPECT_NE(summary.find("skipped on reference: 1 x forward: the oracle is not compared with itself"), std::string::npos)
       << summary;
+}
+
+// A file name holding a newline stays on its line in the summary and the reproducer.
+TEST(Report, FileNamesWithANewlineStayOnTheirLine) {
+  CaseResult r;
+  r.source = "cases/a\nFAILED  fake.yaml:3";
+  r.case_name = "name\nFAILED  fake";
+  r.backend = "reference";
+  r.disposition = Disposition::kInvalid;
+  r.message = "cases/a\nFAILED  fake.yaml:3: input: missing (required)";
+  const std::string summary = summary_text({r}, RunInfo{});
+  EXPECT_EQ(summary.find("\nFAILED  fake"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("INVALID  name\\x0aFAILED  fake  [reference]  cases/a\\x0aFAILED  fake.yaml:3\n"
+                         "    cases/a\\x0aFAILED  fake.yaml:3: input: missing (required)\n"),
+            std::string::npos)
+      << summary;
+  r.disposition = Disposition::kFailed;
+  r.reproducer = "{op: conv}";
+  const std::string yaml = failure_yaml(r);
+  EXPECT_EQ(yaml.find("\nFAILED  fake"), std::string::npos) << yaml;
+  EXPECT_EQ(file_on_one_line("no newline here", "a.yaml"), "no newline here");
 }
 
 }  // namespace

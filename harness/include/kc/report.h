@@ -5,6 +5,7 @@
 
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kc/result.h"
@@ -29,6 +30,14 @@ std::string summary_text(const std::vector<CaseResult>& results, const RunInfo& 
 // A one-case YAML file for a failed result: comment lines with the diagnosis and the
 // worst coordinates, then the reproducer. Empty when the result has no reproducer.
 std::string failure_yaml(const CaseResult& r);
+
+// A name or path for one line of output: each newline written as \x0a (as kcheck writes
+// other control characters), so that a file name holding one cannot start a line that
+// looks like another result.
+std::string one_line(std::string_view text);
+// `text` with every occurrence of `file` written by one_line(): a message that names a
+// file holding a newline keeps the name on its line. `text` as is when `file` has none.
+std::string file_on_one_line(std::string text, std::string_view file);
 
 // The process exit code for a run: 1 if anything failed, was mistrusted, crashed or
 // timed out; else 2 if any case was invalid; else 0.

@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "kc/case_io.h"
 #include "kc/invoke.h"
+#include "kc/report.h"
 #include "kc/stack.h"
 #include "kc/validate.h"
 
@@ -158,9 +159,9 @@ int explain_command(const Args& args) {
   if (args.size() != 1) return usage_error("explain: give exactly one case file");
   int code = 0;
   for (const LoadedCase& lc : load_case_file(args[0])) {
-    std::printf("%s:%d\n", terminal_safe(lc.file).c_str(), lc.line);
+    std::printf("%s:%d\n", terminal_safe(one_line(lc.file)).c_str(), lc.line);
     if (!lc.c.ok()) {
-      std::printf("  INVALID: %s\n", terminal_safe(lc.c.status().message()).c_str());
+      std::printf("  INVALID: %s\n", terminal_safe(file_on_one_line(lc.c.status().message(), lc.file)).c_str());
       if (lc.unvalidated) {  // a stack: how its extent got to the layer that is refused
         if (const std::vector<StackLayer> layers = stack_layers_up_to_refused(*lc.unvalidated); !layers.empty()) {
           print_stack_params(std::get<StackParams>(lc.unvalidated->op));

@@ -121,7 +121,7 @@ void print_invalid_files(const std::vector<CaseResult>& invalid) {
   for (const CaseResult& r : invalid) {
     const std::string file = r.source.substr(0, r.source.rfind(':'));
     const std::string line = r.message.rfind(file + ":", 0) == 0 ? r.message : r.source + ": " + r.message;
-    std::printf("    %s\n", terminal_safe(line).c_str());
+    std::printf("    %s\n", terminal_safe(file_on_one_line(line, file)).c_str());
   }
 }
 

@@ -188,8 +188,8 @@ void write_failures(const std::string& report, const std::vector<CaseResult>& re
 
 void progress_line(size_t done, size_t total, const CaseResult& r) {
   std::fprintf(stderr, "\r\033[K[%zu/%zu] %-10s %s [%s]", done, total,
-               std::string(disposition_name(r.disposition)).c_str(), terminal_safe(r.case_name.substr(0, 60)).c_str(),
-               terminal_safe(r.backend).c_str());
+               std::string(disposition_name(r.disposition)).c_str(),
+               terminal_safe(one_line(r.case_name.substr(0, 60))).c_str(), terminal_safe(one_line(r.backend)).c_str());
   if (done == total) std::fputc('\n', stderr);
 }
 
