@@ -4,19 +4,7 @@
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
 
-function(kcheck want_rc)
-  execute_process(COMMAND "${KCHECK}" ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 120)
-  if(NOT rc EQUAL want_rc)
-    message(FATAL_ERROR "kcheck ${ARGN}: exit ${rc}, want ${want_rc}\n${out}${err}")
-  endif()
-  set(out "${out}${err}" PARENT_SCOPE)
-endfunction()
-
-function(expect_match regex what)
-  if(NOT out MATCHES "${regex}")
-    message(FATAL_ERROR "${what}:\n${out}")
-  endif()
-endfunction()
+include("${CMAKE_CURRENT_LIST_DIR}/../support/kcheck_driver.cmake")
 
 # A folder's *.yaml entries that are not case files, and folders that cannot be listed,
 # are INVALID with the reason, never skipped silently.

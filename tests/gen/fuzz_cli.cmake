@@ -6,13 +6,7 @@
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
 
-function(kcheck want_rc)
-  execute_process(COMMAND "${KCHECK}" ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 120)
-  if(NOT rc EQUAL want_rc)
-    message(FATAL_ERROR "kcheck ${ARGN}: exit ${rc}, want ${want_rc}\n${out}${err}")
-  endif()
-  set(out "${out}${err}" PARENT_SCOPE)
-endfunction()
+include("${CMAKE_CURRENT_LIST_DIR}/../support/kcheck_driver.cmake")
 
 # Bad usage is exit 2 and says what is wrong.
 kcheck(2 fuzz --op conv3d)
