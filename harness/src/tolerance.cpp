@@ -30,15 +30,24 @@ bool one_overflowed(double cand, double ref) {
   return std::signbit(cand) == std::signbit(ref);
 }
 
-// The finite side, moved by its bound toward the infinity, rounds to it in the output
-// dtype (round to nearest overflows at the largest finite value plus half an ulp): a
-// correct kernel may then give either, and a saturating one (65504 for 76800 in f16)
-// still fails on its value.
-bool overflow_agrees(double finite, double bound, DType storage) {
-  return std::isinf(round_to(storage, std::copysign(std::abs(finite) + bound, finite)));
+// The finite side, moved toward the infinity by the error allowed before the output
+// rounding, rounds to it in the output dtype (round to nearest overflows at the largest
+// finite value plus half an ulp): a correct kernel may then give either, a saturating
+// one (65504 for 76800 in f16) still fails on its value, and inf for a representable
+// 65504 fails (the output rounding is what is judged, so its own allowance u_out*|ref|
+// is left out).
+bool overflow_agrees(const ToleranceSpec& s, double finite, double abs_sum, double slack) {
+  const double before = s.tolerance.kind == ToleranceKind::kBound ? element_bound(s, 0.0, abs_sum)
+                                                                  : element_bound(s, finite, abs_sum);
+  return std::isinf(round_to(s.storage, std::copysign(std::abs(finite) + before + slack, finite)));
 }
 
 }  // namespace
+
+bool overflow_explains(const ToleranceSpec& spec, double cand, double ref, double abs_sum) {
+  return std::isinf(cand) && std::isfinite(ref) && std::isfinite(abs_sum) && std::signbit(cand) == std::signbit(ref) &&
+         overflow_agrees(spec, ref, abs_sum, 0.0);
+}
 
 DType accumulation_of(const ToleranceSpec& s) { return s.accumulation ? *s.accumulation : default_accumulation(s.storage); }
 
@@ -84,21 +93,20 @@ void compare_tensors(const std::string& tensor, const Tensor& cand, const Tensor
   double closest_ratio = 0.0, closest_bound = 0.0;
   for (int64_t i = 0; i < ref.size(); ++i) {
     const double c = cand[i], r = ref[i];
-    const bool overflow = one_overflowed(c, r);
     const double finite = std::isinf(r) ? c : r;  // the side the bound is taken from
+    const double abs_sum = abs_pass ? (*abs_pass)[i] : std::abs(finite);
+    const double extra = slack ? (*slack)[i] : 0.0;
+    // Judged as an overflow only where a finite sum can have made the infinity (not an inf
+    // input: then abs_sum is not finite) and, with the infinity on the reference's side,
+    // only for an unrounded candidate (a stored 65504 is final).
+    const bool overflow = one_overflowed(c, r) && std::isfinite(abs_sum) && (std::isinf(c) || spec.cand_unrounded);
     const bool special = (!std::isfinite(r) || !std::isfinite(c)) && !overflow;
-    const double bound = special ? 0.0
-                                 : element_bound(spec, finite, abs_pass ? (*abs_pass)[i] : std::abs(finite)) +
-                                       (slack ? (*slack)[i] : 0.0);
+    const double bound = special ? 0.0 : element_bound(spec, finite, abs_sum) + extra;
     if (!special && !(bound < INFINITY)) {  // n * u_acc >= 1: the model allows any error here
       ++unbounded;
       continue;
     }
-    // With the infinity on the reference's side, a candidate already stored in the output
-    // dtype is final (65504 is not inf); only an unrounded one (the f64 oracle's own
-    // outputs against golden) may round to it.
-    const bool overflow_ok = overflow && (std::isinf(c) || cand.dtype != spec.storage) &&
-                             overflow_agrees(finite, bound, spec.storage);
+    const bool overflow_ok = overflow && overflow_agrees(spec, finite, abs_sum, extra);
     const double err = special    ? (special_agrees(c, r) ? 0.0 : INFINITY)
                        : overflow ? (overflow_ok ? 0.0 : INFINITY)
                                   : std::abs(c - r);

@@ -137,22 +137,35 @@ TEST(Tolerance, NaNIsNeverAWildcard) {
 TEST(Tolerance, OverflowToInfinityAgreesWithAFiniteValueThatRoundsToIt) {
   const double inf = INFINITY;
   ToleranceSpec spec{{}, DType::kF16, 2};
-  auto verdict = [&](double cand, double ref, DType cand_dtype = DType::kF16) {
+  auto verdict = [&](double cand, double ref, bool unrounded = false) {
     CheckResult r;
-    const Tensor c{cand_dtype, {1}, {cand}}, f{DType::kF64, {1}, {ref}};
-    compare_tensors("y", c, f, nullptr, spec, r);
+    const Tensor c{unrounded ? DType::kF64 : DType::kF16, {1}, {cand}}, f{DType::kF64, {1}, {ref}};
+    ToleranceSpec s = spec;
+    s.cand_unrounded = unrounded;
+    compare_tensors("y", c, f, nullptr, s, r);
     return r.disposition;
   };
   EXPECT_EQ(verdict(inf, 76800.0), Disposition::kPassed);
   EXPECT_EQ(verdict(-inf, -76800.0), Disposition::kPassed);
-  EXPECT_EQ(verdict(76800.0, inf, DType::kF64), Disposition::kPassed);  // golden on the f64 oracle
+  EXPECT_EQ(verdict(76800.0, inf, true), Disposition::kPassed);  // golden on the f64 oracle
   EXPECT_EQ(verdict(65504.0, inf), Disposition::kFailed);  // golden on a saturating kernel
   EXPECT_EQ(verdict(65504.0, 76800.0), Disposition::kFailed);
   EXPECT_EQ(verdict(inf, 65000.0), Disposition::kFailed);
   EXPECT_EQ(verdict(-inf, 76800.0), Disposition::kFailed);
-  EXPECT_EQ(verdict(60000.0, inf, DType::kF64), Disposition::kFailed);
+  EXPECT_EQ(verdict(60000.0, inf, true), Disposition::kFailed);
+  EXPECT_EQ(verdict(65504.0, inf, false), Disposition::kFailed);  // a candidate's stored value is final
+  EXPECT_EQ(verdict(inf, 65504.0), Disposition::kFailed);  // f16's largest finite value does not overflow
+  EXPECT_EQ(verdict(-inf, -65504.0), Disposition::kFailed);
   EXPECT_EQ(verdict(inf, 65530.0), Disposition::kPassed);   // 65530 is past 65520, f16's overflow point
   EXPECT_EQ(verdict(inf, 65400.0), Disposition::kFailed);   // within the bound, still below it
+  {  // an infinity that an inf input made (its absolute sum is inf), clamped: FAILED, not MISTRUSTED
+    CheckResult r;
+    const Tensor clamped{DType::kF16, {1}, {65504.0}}, want{DType::kF64, {1}, {inf}}, abs{DType::kF64, {1}, {inf}};
+    ToleranceSpec unrounded = spec;
+    unrounded.cand_unrounded = true;
+    compare_tensors("y", clamped, want, &abs, unrounded, r);
+    EXPECT_EQ(r.disposition, Disposition::kFailed) << r.message;
+  }
   spec.storage = DType::kF32;
   EXPECT_EQ(verdict(inf, 76800.0), Disposition::kFailed);   // no overflow in f32
   spec = ToleranceSpec{{ToleranceKind::kExact}, DType::kF16, 1};

@@ -11,8 +11,10 @@
 //   exact: bitwise equality (integer fills make every sum exact);
 //   {rtol, atol}: |cand - ref| <= atol + rtol * |ref|.
 // NaN in the expected tensor is never a wildcard: NaN must meet NaN, inf the same inf.
-// Overflow: an infinity meets a finite value of its sign when that value, moved by its
-// bound toward it, rounds to the infinity in the output dtype (76800 in f16 is inf).
+// Overflow: a candidate's infinity meets a finite reference of its sign when that value,
+// moved by the error allowed before the output rounding, rounds to the infinity in the
+// output dtype (76800 in f16 is inf, 65504 is not); an expected infinity meets a finite
+// candidate only when the candidate is unrounded (ToleranceSpec::cand_unrounded).
 #pragma once
 
 #include <cstdint>
@@ -36,12 +38,20 @@ struct ToleranceSpec {
   DType storage = DType::kF32;
   int64_t n = 1;
   std::optional<DType> accumulation;  // empty: default_accumulation(storage)
+  // The candidate's values are not rounded to `storage` (the f64 oracle against golden
+  // tensors): a finite one may still round to an expected infinity.
+  bool cand_unrounded = false;
 };
 
 // The allowed |cand - ref| of one element: 0 for exact, atol + rtol*|ref| for explicit,
 // c*gamma(n, u_acc)*abs_sum + u_out*|ref| + c*(n*eta_acc + eta_out) for bound
 // (abs_sum = sum_i |a_i b_i|).
 double element_bound(const ToleranceSpec& spec, double ref, double abs_sum);
+
+// cand is the infinity that ref (finite, of its sign, made of a sum whose absolute
+// value is abs_sum) rounds to in spec.storage: the overflow rule of compare_tensors, for
+// checks that compare sums of their own.
+bool overflow_explains(const ToleranceSpec& spec, double cand, double ref, double abs_sum);
 
 // spec.accumulation, or default_accumulation(spec.storage).
 DType accumulation_of(const ToleranceSpec& spec);

@@ -270,7 +270,7 @@ std::string classify(const CheckContext& ctx, const ConvGeometry& g, bool db) {
 
 std::string weight_share_not_applicable(const CheckContext& ctx) {
   if (pool_geo(ctx)) return "max pool has no weights, so nothing is shared";
-  return nonfinite_inputs(ctx);
+  return nonfinite_values(ctx);
 }
 
 CheckResult weight_share_run(const CheckContext& ctx) {
