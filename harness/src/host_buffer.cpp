@@ -43,27 +43,29 @@ void deallocate(void* elements) noexcept {
 
 }  // namespace guard_detail
 
-GuardDamage guard_damage(const void* elements, size_t used_bytes) {
+GuardDamage guard_damage(const void* elements, size_t used_bytes, size_t capacity_bytes) {
   GuardDamage d;
   if (elements == nullptr) return d;
   const unsigned char* base = base_of(elements);
-  const unsigned char* front = base + kHeaderBytes;
-  for (size_t i = 0; i < kGuardBytes; ++i) {
-    if (front[i] == kGuardByte) continue;
+  // The front band, then the header's padding after its two fields: both the pattern.
+  for (size_t i = sizeof(Header); i < kHeaderBytes + kGuardBytes; ++i) {
+    if (base[i] == kGuardByte) continue;
     ++d.bytes_before;
-    d.nearest_before = static_cast<int64_t>(i) - static_cast<int64_t>(kGuardBytes);
+    d.nearest_before = static_cast<int64_t>(i) - static_cast<int64_t>(kHeaderBytes + kGuardBytes);
   }
   Header h;
   std::memcpy(&h, base, sizeof h);
-  if (h.magic != kMagic || h.bytes < used_bytes) {  // a write reached the header
+  // A write that reached the header's fields: the size in it is not trusted (the back
+  // band is found from the vector's own capacity, which must agree with it).
+  if (h.magic != kMagic || h.bytes != capacity_bytes) {
     ++d.bytes_before;
-    if (d.nearest_before == 0) d.nearest_before = -static_cast<int64_t>(kGuardBytes) - 1;
+    d.nearest_before = -static_cast<int64_t>(kHeaderBytes + kGuardBytes);
     return d;
   }
-  const unsigned char* back = static_cast<const unsigned char*>(elements) + h.bytes;
+  const unsigned char* back = static_cast<const unsigned char*>(elements) + capacity_bytes;
   for (size_t i = 0; i < kGuardBytes; ++i) {
     if (back[i] == kGuardByte) continue;
-    if (d.bytes_after++ == 0) d.first_after = static_cast<int64_t>(h.bytes - used_bytes + i);
+    if (d.bytes_after++ == 0) d.first_after = static_cast<int64_t>(capacity_bytes - used_bytes + i);
   }
   return d;
 }

@@ -44,6 +44,22 @@ TEST(HostBuffer, FindsAWriteBeforeTheFirstElement) {
   EXPECT_EQ(d.bytes_after, 0);
 }
 
+// A write into the header (its recorded size) or its padding is found, and the size in
+// it is not trusted to find the back band.
+TEST(HostBuffer, FindsAWriteIntoTheHeader) {
+  HostVector<double> v(8, 0.0);
+  double* raw = v.data();
+  raw[-39] = 1e300;  // bytes -312..-305: the header's size field
+  GuardDamage d = kc::guard_damage(v);
+  EXPECT_GT(d.bytes_before, 0);
+  EXPECT_EQ(d.bytes_after, 0);
+  HostVector<double> w(8, 0.0);
+  w.data()[-36] = 1.0;  // bytes -288..-281: the header's padding, before the front band
+  d = kc::guard_damage(w);
+  EXPECT_EQ(d.bytes_before, 8);
+  EXPECT_EQ(d.nearest_before, -281);
+}
+
 TEST(HostBuffer, FindsAFarWriteAndTheFirstOfSeveral) {
   HostVector<double> v(3, 0.0);
   double* raw = v.data();

@@ -6,7 +6,7 @@
 // the harness allocates outputs at their exact size). The bands belong to the allocation, so reading them is defined behaviour,
 // and a plain std::vector's overrun (silent heap damage) becomes a named finding.
 // Invariants: the elements are 64-byte aligned; a header before the front band holds
-// the allocation's size, so guard_damage() needs only the element pointer.
+// the allocation's size, which guard_damage() checks against the vector's capacity.
 #pragma once
 
 #include <algorithm>
@@ -36,8 +36,10 @@ struct GuardDamage {
   bool intact() const { return bytes_before == 0 && bytes_after == 0; }
 };
 
-// `elements` must come from a GuardedAllocator (or be null: an empty vector, intact).
-GuardDamage guard_damage(const void* elements, size_t used_bytes);
+// `elements` must come from a GuardedAllocator with `capacity_bytes` of storage (or be
+// null: an empty vector, intact). A header whose recorded size disagrees with the
+// capacity counts as damage before the elements (the back band is then not read).
+GuardDamage guard_damage(const void* elements, size_t used_bytes, size_t capacity_bytes);
 
 template <class T>
 struct GuardedAllocator {
@@ -66,7 +68,7 @@ bool operator==(const HostVector<T>& a, const std::vector<T>& b) {
 
 template <class T>
 GuardDamage guard_damage(const HostVector<T>& v) {
-  return guard_damage(v.data(), v.size() * sizeof(T));
+  return guard_damage(v.data(), v.size() * sizeof(T), v.capacity() * sizeof(T));
 }
 
 }  // namespace kc
