@@ -219,10 +219,14 @@ Status check_stack_fields(const Case& c, const StackParams& p, const Limits& lim
   return ok_status();
 }
 
-// One layer as the single-op cases it runs as (accumulation included).
+// One layer as the single-op cases it runs as (accumulation included). Memory is the
+// stack's cap over all layers (validate_stack): a layer is not a single-op case with the
+// checks' copies of its own.
 Status check_layer(const StackLayer& layer, const Limits& limits) {
-  KC_RETURN_IF_ERROR(validate(layer.conv_case, limits));
-  return layer.pool_case ? validate(*layer.pool_case, limits) : ok_status();
+  Limits per_layer = limits;
+  per_layer.max_case_bytes = kMax;
+  KC_RETURN_IF_ERROR(validate(layer.conv_case, per_layer));
+  return layer.pool_case ? validate(*layer.pool_case, per_layer) : ok_status();
 }
 
 Status validate_stack(const Case& c, const StackParams& p, const Limits& limits) {
@@ -278,19 +282,28 @@ std::optional<int64_t> parse_case_bytes(std::string_view text) {
 
 }  // namespace
 
+constexpr const char* kOpWorkVariable = "KC_MAX_OP_WORK";
+
 Limits default_limits() {
   Limits l;
   if (const char* env = std::getenv(kCaseBytesVariable)) {
     if (const auto bytes = parse_case_bytes(env)) l.max_case_bytes = *bytes;
   }
+  if (const char* env = std::getenv(kOpWorkVariable)) {  // a count, written as the byte counts are
+    if (const auto work = parse_case_bytes(env)) l.max_op_work = static_cast<double>(*work);
+  }
   return l;
 }
 
 Status limits_environment_problem() {
-  const char* env = std::getenv(kCaseBytesVariable);
-  if (env == nullptr || *env == '\0' || parse_case_bytes(env)) return ok_status();  // empty: unset
-  return invalid_argument(std::string(kCaseBytesVariable) + ": expected a positive byte count with an optional K, M " +
-                          "or G suffix (e.g. 8G), got '" + env + "'");
+  for (const char* name : {kCaseBytesVariable, kOpWorkVariable}) {
+    const char* env = std::getenv(name);
+    if (env == nullptr || *env == '\0' || parse_case_bytes(env)) continue;  // empty: unset
+    return invalid_argument(std::string(name) + ": expected a positive " +
+                            (name == kCaseBytesVariable ? "byte count" : "count") +
+                            " with an optional K, M or G suffix (e.g. 8G), got '" + env + "'");
+  }
+  return ok_status();
 }
 
 namespace {
@@ -357,7 +370,8 @@ Status check_work(const Case& c, const Limits& limits) {
   std::snprintf(cap, sizeof cap, "%.3g", limits.max_op_work);
   return resource_exhausted(std::string("input: one forward of the case takes about ") + text +
                             (pool ? " comparisons" : " multiply-adds") + ", over the cap of " + cap +
-                            ": the checks would run for hours on the reference (sizes too large)");
+                            ": the checks would run for hours on the reference (sizes too large; set " +
+                            kOpWorkVariable + " to raise it)");
 }
 
 }  // namespace

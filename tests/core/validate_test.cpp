@@ -351,6 +351,21 @@ TEST(ValidateResources, UnusableEnvironmentLimitIsNamed) {
   }
 }
 
+// KC_MAX_OP_WORK raises the work cap (a ResNet-sized layer, batch 64, is 1.2e11) and is
+// read as strictly as KC_MAX_CASE_BYTES.
+TEST(ValidateResources, WorkCapFromTheEnvironment) {
+  {
+    ScopedEnv env("KC_MAX_OP_WORK", "1024G");
+    EXPECT_EQ(default_limits().max_op_work, 1099511627776.0);
+    EXPECT_TRUE(limits_environment_problem().ok());
+  }
+  ScopedEnv env("KC_MAX_OP_WORK", "lots");
+  const Status s = limits_environment_problem();
+  EXPECT_EQ(s.message(), "KC_MAX_OP_WORK: expected a positive count with an optional K, M or G suffix (e.g. 8G), "
+                         "got 'lots'");
+  EXPECT_EQ(default_limits().max_op_work, Limits{}.max_op_work);
+}
+
 TEST(ValidateArithmetic, SaturatingAtTheInt64Edge) {
   EXPECT_EQ(saturating_mul(0, kMax), 0);
   EXPECT_EQ(saturating_mul(kMax, 0), 0);

@@ -47,6 +47,21 @@ TEST(StackShape, FiftyValidLayersOn128Erode100PerDim) {
   EXPECT_EQ(same->back().out_shape(), Dims({1, 2, 128, 128}));
 }
 
+// The memory cap of a stack is over its layers' tensors: a layer is not refused as if it
+// were a single-op case holding the checks' copies (5 times its tensors for a conv).
+TEST(StackShape, MemoryCapIsTheStacksNotEachLayersSingleOpEstimate) {
+  const Case one = stack_case(1, 128, PadKind::kSame, false);
+  const int64_t stack_bytes = estimate_case_bytes(one);
+  auto layers = stack_layers(one);
+  ASSERT_TRUE(layers.ok());
+  ASSERT_GT(estimate_case_bytes((*layers)[0].conv_case), 2 * stack_bytes);
+  Limits limits;
+  limits.max_case_bytes = stack_bytes;
+  EXPECT_TRUE(validate(one, limits).ok()) << validate(one, limits).to_string();
+  limits.max_case_bytes = stack_bytes - 1;
+  EXPECT_EQ(validate(one, limits).code(), StatusCode::kResourceExhausted);
+}
+
 TEST(StackShape, LayerThatErodesToNothingIsNamed) {
   const Status s = validate(stack_case(40, 74, PadKind::kValid, false));
   EXPECT_NE(s.message().find("stack layer 37: "), std::string::npos) << s.message();

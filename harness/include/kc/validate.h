@@ -20,6 +20,7 @@ struct Limits {
   // Multiply-adds (conv) or comparisons (max pool) of one forward: past 2^36 the f64
   // reference takes half a minute or more per forward, and the checks run it dozens of
   // times, so such a case could only time out (which reads as if the kernel hung).
+  // KC_MAX_OP_WORK raises it (e.g. 1024G).
   double max_op_work = 68719476736.0;
 };
 
