@@ -184,16 +184,23 @@ std::string skip_reasons(const std::vector<CaseResult>& results) {
 std::string one_line(std::string_view text) {
   std::string out;
   out.reserve(text.size());
+  static const char* const kHex = "0123456789abcdef";
   for (char ch : text) {
-    if (ch == '\n') out += "\\x0a";
-    else out += ch;
+    const auto u = static_cast<unsigned char>(ch);
+    if (u < 0x20 || u == 0x7f) {  // every control character, \r as well as \n: a line stays one line
+      out += "\\x";
+      out += kHex[u >> 4];
+      out += kHex[u & 15];
+    } else {
+      out += ch;
+    }
   }
   return out;
 }
 
 std::string file_on_one_line(std::string text, std::string_view file) {
-  if (file.empty() || file.find('\n') == std::string_view::npos) return text;
   const std::string safe = one_line(file);
+  if (file.empty() || safe == file) return text;
   for (size_t at = text.find(file); at != std::string::npos; at = text.find(file, at + safe.size())) {
     text.replace(at, file.size(), safe);
   }

@@ -84,6 +84,11 @@ TEST(Report, FileNamesWithANewlineStayOnTheirLine) {
   const std::string yaml = failure_yaml(r);
   EXPECT_EQ(yaml.find("\nFAILED  fake"), std::string::npos) << yaml;
   EXPECT_EQ(file_on_one_line("no newline here", "a.yaml"), "no newline here");
+  // A carriage return, which YAML readers also take as a line break, is escaped too.
+  r.case_name = "name\rFAILED  fake";
+  const std::string cr = failure_yaml(r);
+  EXPECT_EQ(cr.find('\r'), std::string::npos) << cr;
+  EXPECT_NE(cr.find("name\\x0dFAILED  fake"), std::string::npos) << cr;
 }
 
 }  // namespace

@@ -31,12 +31,13 @@ std::string summary_text(const std::vector<CaseResult>& results, const RunInfo& 
 // worst coordinates, then the reproducer. Empty when the result has no reproducer.
 std::string failure_yaml(const CaseResult& r);
 
-// A name or path for one line of output: each newline written as \x0a (as kcheck writes
-// other control characters), so that a file name holding one cannot start a line that
-// looks like another result.
+// A name or path for one line of output: each control character written as \xNN (a
+// newline as \x0a, a carriage return as \x0d), so that a file name holding one cannot
+// start a line that looks like another result.
 std::string one_line(std::string_view text);
 // `text` with every occurrence of `file` written by one_line(): a message that names a
-// file holding a newline keeps the name on its line. `text` as is when `file` has none.
+// file holding a control character keeps the name on its line. `text` as is when `file`
+// has none.
 std::string file_on_one_line(std::string text, std::string_view file);
 
 // The process exit code for a run: 1 if anything failed, was mistrusted, crashed or
