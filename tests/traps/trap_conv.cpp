@@ -315,8 +315,6 @@ void data_grad(const Plan& p, const std::vector<Tap>& taps, const Tensor& w, con
   for (size_t i = 0; i < acc.size(); ++i) dx.data[i] = round_to(dx.dtype, acc[i]);
 }
 
-}  // namespace
-
 // db[co] = sum over n and o of dz[n, co, o], one thread per channel.
 void bias_grad(const Plan& p, const std::vector<double>& dz, Bug bug, const Sum& sum, Tensor& db) {
   const int64_t batches = bug == Bug::kDbNoBatchSum ? 1 : p.N;  // db of sample 0 only
@@ -333,6 +331,8 @@ void bias_grad(const Plan& p, const std::vector<double>& dz, Bug bug, const Sum&
   double* raw = db.data.data();
   for (int64_t co = p.Cout; co < (p.Cout + 31) / 32 * 32; ++co) raw[co] = 0.0;
 }
+
+}  // namespace
 
 Status trap_conv_backward(const ConvSetup& s, const ConvGeometry& g, const Tensor& x, const Tensor& w,
                           const Tensor* b, bool relu_on, const Tensor& dy, Tensor& dx, Tensor& dw, Tensor* db) {
