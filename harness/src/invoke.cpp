@@ -13,12 +13,16 @@ OpOutputs invoke_conv(Backend& be, const Case& c, const ConvGeometry& g, const O
   OpOutputs o;
   const Tensor* b = g.bias ? &in.b : nullptr;
   o.y = poisoned(c.dtype, g.y_shape());
+  o.handed[0] = o.y.data.data();
   o.forward = be.conv_forward(g, in.x, in.w, b, is_fused(c), o.y);
   o.backward = failed_precondition("not run");
   if (!o.forward.ok() || pass == Pass::kForward) return o;
   o.dx = poisoned(c.dtype, g.x_shape());
   o.dw = poisoned(c.dtype, g.w_shape());
   if (g.bias) o.db = poisoned(c.dtype, g.b_shape());
+  o.handed[2] = o.dx.data.data();
+  o.handed[3] = o.dw.data.data();
+  o.handed[4] = o.db.data.data();
   o.backward = be.conv_backward(g, in.x, in.w, b, is_fused(c), in.dy, o.dx, o.dw, g.bias ? &o.db : nullptr);
   o.ran_backward = true;
   return o;
@@ -30,10 +34,13 @@ OpOutputs invoke_pool(Backend& be, const Case& c, const PoolGeometry& g, const O
   if (g.mode == PoolMode::kTraining) {
     o.indices = IndexTensor{g.y_shape(), HostVector<int64_t>(static_cast<size_t>(element_count(g.y_shape())), kPoisonIndex)};
   }
+  o.handed[0] = o.y.data.data();
+  if (o.indices) o.handed[1] = o.indices->data.data();
   o.forward = be.maxpool_forward(g, in.x, o.y, o.indices ? &*o.indices : nullptr);
   o.backward = failed_precondition("not run");
   if (!o.forward.ok() || pass == Pass::kForward) return o;
   o.dx = poisoned(c.dtype, g.x_shape());
+  o.handed[2] = o.dx.data.data();
   o.backward = be.maxpool_backward(g, in.dy, o.indices ? &*o.indices : nullptr, o.dx);
   o.ran_backward = true;
   return o;

@@ -9,9 +9,17 @@
 namespace kc {
 namespace {
 
+// Into the buffer the caller handed over (the calling contract: a backend writes into
+// it, never replaces it); a buffer of another size is the caller's mistake, replaced.
+template <class T>
+void put_values(HostVector<T>& dst, HostVector<T>&& src) {
+  if (dst.size() == src.size()) std::copy(src.begin(), src.end(), dst.begin());
+  else dst = std::move(src);
+}
+
 void put(Tensor& dst, Tensor src) {
   dst.dtype = DType::kF64;
-  dst.data = std::move(src.data);
+  put_values(dst.data, std::move(src.data));
 }
 
 class ReferenceBackend final : public Backend {
@@ -39,7 +47,7 @@ class ReferenceBackend final : public Backend {
     run.mode = indices ? PoolMode::kTraining : PoolMode::kInference;
     ref::PoolForward r = ref::maxpool_forward(run, x);
     put(y, std::move(r.y));
-    if (indices != nullptr) indices->data = std::move(r.indices->data);
+    if (indices != nullptr) put_values(indices->data, std::move(r.indices->data));
     return ok_status();
   }
 

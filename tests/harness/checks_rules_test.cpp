@@ -246,3 +246,11 @@ TEST(IntegrityCheck, CatchesAWriteBeforeTheStartOfAnOutput) {
   EXPECT_MESSAGE_HAS(r, "dx: the guard band around the buffer was overwritten, 8 byte(s) before the first element "
                         "changed (the nearest 1 byte(s) before it)");
 }
+
+TEST(IntegrityCheck, CatchesAnOutputBufferReplacedByAnother) {
+  ReplacesOutputBuffer be;
+  const CheckResult r = run_check(good_conv_cases()[0], be, "integrity");
+  EXPECT_DISPOSITION(r, Disposition::kFailed);
+  EXPECT_MESSAGE_HAS(r, "y: the backend replaced the buffer it was given with another one");
+  EXPECT_DISPOSITION(run_check(good_conv_cases()[0], be, "forward"), Disposition::kPassed);
+}

@@ -302,6 +302,21 @@ class WritesPastTheEnd : public DelegatingBackend {
   }
 };
 
+// Overruns y, then hands back a fresh buffer of the right values in its place (so the
+// damaged one is freed unseen).
+class ReplacesOutputBuffer : public DelegatingBackend {
+ public:
+  ReplacesOutputBuffer() : DelegatingBackend("replaces-output-buffer") {}
+  Status conv_forward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
+                      Tensor& y) override {
+    KC_RETURN_IF_ERROR(reference().conv_forward(g, x, w, b, relu, y));
+    y.data.data()[y.size()] = 0.0;
+    HostVector<double> fresh(y.data.begin(), y.data.end());
+    y.data = std::move(fresh);
+    return ok_status();
+  }
+};
+
 // A max-pool backward whose index arithmetic is off by one plane: it zeroes one element
 // before dx (dx itself is right).
 class PoolWritesBeforeStart : public DelegatingBackend {

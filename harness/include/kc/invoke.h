@@ -4,6 +4,7 @@
 // run an op again (on other inputs, another batch split, a padded input, ...).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -33,6 +34,10 @@ struct OpOutputs {
   Status forward;                      // what the backend returned
   Status backward;                     // not run: failed_precondition("not run")
   bool ran_backward = false;
+  // Where the buffers of y, indices, dx, dw and db started when they were handed over
+  // (null: not handed): integrity names a backend that replaced one instead of writing
+  // into it.
+  std::array<const void*, 5> handed{};
 };
 
 enum class Pass { kForward, kForwardBackward };

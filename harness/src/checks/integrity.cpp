@@ -141,9 +141,15 @@ void check_sizes(const CheckContext& ctx, Findings& f) {
   if (backward) check_size("dx", c.dx.shape, c.dx.size(), g.x_shape(), f);
 }
 
-// (c) on the bands of one buffer the backend was handed.
+// (c) on the bands of one buffer the backend was handed, which must still be that buffer
+// (`handed`: where it started; null when it was not handed over).
 template <class T>
-void check_guard(const std::string& name, const HostVector<T>& v, Findings& f) {
+void check_guard(const std::string& name, const HostVector<T>& v, const void* handed, Findings& f) {
+  if (handed != nullptr && static_cast<const void*>(v.data()) != handed) {
+    f.add("replaced-" + name, name + ": the backend replaced the buffer it was given with another one (the "
+                                     "given buffer's guard bands went unchecked): write into the buffer handed over");
+    return;
+  }
   const GuardDamage d = guard_damage(v);
   if (d.intact()) return;
   std::string where;
@@ -164,15 +170,15 @@ void check_guard(const std::string& name, const HostVector<T>& v, Findings& f) {
 
 void check_guards(const CheckContext& ctx, Findings& f) {
   const OpOutputs& c = ctx.cand;
-  check_guard("y", c.y.data, f);
-  if (c.indices) check_guard("indices", c.indices->data, f);
-  check_guard("dx", c.dx.data, f);
-  check_guard("dw", c.dw.data, f);
-  check_guard("db", c.db.data, f);
-  check_guard("x", ctx.in.x.data, f);
-  check_guard("w", ctx.in.w.data, f);
-  check_guard("b", ctx.in.b.data, f);
-  check_guard("dy", ctx.in.dy.data, f);
+  check_guard("y", c.y.data, c.handed[0], f);
+  if (c.indices) check_guard("indices", c.indices->data, c.handed[1], f);
+  check_guard("dx", c.dx.data, c.handed[2], f);
+  check_guard("dw", c.dw.data, c.handed[3], f);
+  check_guard("db", c.db.data, c.handed[4], f);
+  check_guard("x", ctx.in.x.data, nullptr, f);
+  check_guard("w", ctx.in.w.data, nullptr, f);
+  check_guard("b", ctx.in.b.data, nullptr, f);
+  check_guard("dy", ctx.in.dy.data, nullptr, f);
 }
 
 }  // namespace
