@@ -2,7 +2,8 @@
 // relative error the size an f32 accumulation of its n terms makes (up to sqrt(n) *
 // 2^-24, sign and size from a hash of the value and its position, so that a call on the
 // same inputs gives the same bits, as a deterministic kernel does); in f64 cases, and
-// on integer results (exact in f32), unmoved. The stack checks
+// on integer results (exact in f32), unmoved; then stored in the case dtype, as a
+// kernel's outputs are (76800 is inf in f16). The stack checks
 // must pass it wherever they pass the oracle: it is what an f16/bf16 GPU kernel with
 // f32 accumulators looks like to them.
 #pragma once
@@ -30,6 +31,7 @@ class F32Accumulation final : public DelegatingBackend {
                       Tensor& y) override {
     KC_RETURN_IF_ERROR(reference().conv_forward(g, x, w, b, relu, y));
     if (x.dtype != DType::kF64) perturb(y, g.reduction_length() + 1);  // f64 sums for f64
+    y.round_to_dtype(x.dtype);  // stored in the case dtype, as a kernel's outputs are
     return ok_status();
   }
   Status conv_backward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
@@ -40,6 +42,9 @@ class F32Accumulation final : public DelegatingBackend {
     perturb(dx, g.out_per_group() * g.spatial.kernel_count());
     perturb(dw, positions);
     if (db != nullptr) perturb(*db, positions);
+    dx.round_to_dtype(x.dtype);
+    dw.round_to_dtype(x.dtype);
+    if (db != nullptr) db->round_to_dtype(x.dtype);
     return ok_status();
   }
 
