@@ -173,6 +173,20 @@ TEST(Tolerance, OverflowToInfinityAgreesWithAFiniteValueThatRoundsToIt) {
   EXPECT_EQ(verdict(inf, 65504.0), Disposition::kFailed);
 }
 
+// Slack (a contribution a correct kernel may or may not include) moves the value a kernel
+// rounds to the output dtype: that rounding is relative to the moved value, not to ref.
+TEST(Tolerance, SlackCarriesItsOwnOutputRounding) {
+  const Tensor ref{DType::kF64, {1}, {0.140701771}}, slack{DType::kF64, {1}, {0.456}};
+  const Tensor moved{DType::kBF16, {1}, {round_to(DType::kBF16, 0.140701771 + 0.456)}};  // 0.59765625
+  CheckResult r;
+  compare_tensors("dx", moved, ref, nullptr, ToleranceSpec{{}, DType::kBF16, 1}, r, &slack);
+  EXPECT_EQ(r.disposition, Disposition::kPassed) << r.message;
+  const Tensor beyond{DType::kBF16, {1}, {0.60546875}};  // the next bf16 value up
+  CheckResult b;
+  compare_tensors("dx", beyond, ref, nullptr, ToleranceSpec{{}, DType::kBF16, 1}, b, &slack);
+  EXPECT_EQ(b.disposition, Disposition::kFailed);
+}
+
 TEST(Tolerance, ExactDemandsBitwiseEquality) {
   Tensor ref = Tensor::filled(DType::kF64, {2}, 3.0);
   Tensor cand = ref;
