@@ -165,6 +165,40 @@ TEST(GradcheckCheck, PreActivationRoundingToZeroMayTakeEitherSideOfTheRelu) {
   }
 }
 
+TEST(GradcheckCheck, AZeroFromInexactF64SumsMayTakeEitherSideOfTheRelu) {
+  // bf16 fused conv: z[0] = -0.064453125 * 2^-131 - 0.408203125 * 0.5 + 0.0751953125 *
+  // 1.5 * 2^-131 + 0.2041015625 is 0.0483 * 2^-131 > 0 exactly, but 0 in f64, whose
+  // additions absorb the subnormal products beside 0.2. A kernel that keeps them (f32
+  // sums in another order) rightly passes dy[0] through the relu: backward must allow it,
+  // as it allows the oracle's mask. z[1] > 0 and z[2] < 0 are clear.
+  class MaskFromSign : public test::DelegatingBackend {
+   public:
+    explicit MaskFromSign(bool zero_passes) : DelegatingBackend("mask-from-sign"), zero_passes_(zero_passes) {}
+    Status conv_backward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool,
+                         const Tensor& dy, Tensor& dx, Tensor& dw, Tensor* db) override {
+      const Tensor z = ref::conv_forward(g, x, w, b);
+      Tensor dz = dy;
+      for (int64_t i = 0; i < dz.size(); ++i) dz[i] = z[i] > 0.0 || (zero_passes_ && z[i] == 0.0) ? dz[i] : 0.0;
+      return reference().conv_backward(g, x, w, b, false, dz, dx, dw, db);
+    }
+
+   private:
+    bool zero_passes_;
+  };
+  Case c = fused(conv_case({.batch = 1, .channels = 1, .out_channels = 1, .spatial = {5}, .kernel = {3}}));
+  c.dtype = DType::kBF16;
+  const double t = std::ldexp(1.0, -131);
+  c.tensors["x"] = Tensor{DType::kBF16, {1, 1, 5}, {t, 0.5, 1.5 * t, 1.0, 1.0}};
+  c.tensors["w"] = Tensor{DType::kBF16, {1, 1, 3}, {-0.064453125, -0.408203125, 0.0751953125}};
+  c.tensors["b"] = Tensor{DType::kBF16, {1}, {0.2041015625}};
+  c.tensors["dy"] = Tensor{DType::kBF16, {1, 1, 3}, {1.0, -0.5, 0.75}};
+  for (bool zero_passes : {false, true}) {
+    MaskFromSign be(zero_passes);
+    const CheckResult r = run_check(c, be, "backward");
+    EXPECT_EQ(r.disposition, Disposition::kPassed) << zero_passes << ": " << describe(r);
+  }
+}
+
 TEST(GradcheckCheck, AmbiguityThatSwampsTheGradientsIsMistrustedNotPassed) {
   // A bf16 fused conv with bf16 sums of 28 terms: the bound covers most pre-activations,
   // so either side of relu' is right nearly everywhere and a backward without any relu

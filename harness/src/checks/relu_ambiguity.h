@@ -14,7 +14,7 @@ namespace kc::checks {
 
 struct ReluAmbiguity {
   Tensor z;                     // the pre-activation conv(x, w) + b in f64
-  std::vector<bool> ambiguous;  // per output: within the rounding of y of 0, not 0
+  std::vector<bool> ambiguous;  // per output: within the rounding of y of 0, not an exact 0
   int64_t count = 0;
 };
 
