@@ -197,6 +197,20 @@ TEST(GradcheckCheck, AZeroFromInexactF64SumsMayTakeEitherSideOfTheRelu) {
     const CheckResult r = run_check(c, be, "backward");
     EXPECT_EQ(r.disposition, Disposition::kPassed) << zero_passes << ": " << describe(r);
   }
+  // Integer data sums exactly in every dtype: z[2] = -1 + 1 is 0 for every kernel, and
+  // relu'(0) = 1 there is the bug it is, under the bound tolerance too.
+  for (DType d : {DType::kF64, DType::kF32, DType::kBF16}) {
+    Case e = fused(conv_case({.batch = 1, .channels = 1, .out_channels = 1, .spatial = {4}, .kernel = {1}}));
+    e.dtype = d;
+    e.tensors["x"] = Tensor{d, {1, 1, 4}, {1.0, 2.0, -1.0, 3.0}};
+    e.tensors["w"] = Tensor{d, {1, 1, 1}, {1.0}};
+    e.tensors["b"] = Tensor{d, {1}, {1.0}};
+    e.tensors["dy"] = Tensor{d, {1, 1, 4}, {1.0, -2.0, 3.0, 2.0}};
+    MaskFromSign wrong(true), right(false);
+    EXPECT_EQ(run_check(e, wrong, "backward").disposition, Disposition::kFailed) << dtype_name(d);
+    const CheckResult ok = run_check(e, right, "backward");
+    EXPECT_EQ(ok.disposition, Disposition::kPassed) << dtype_name(d) << ": " << describe(ok);
+  }
 }
 
 TEST(GradcheckCheck, AmbiguityThatSwampsTheGradientsIsMistrustedNotPassed) {

@@ -2,7 +2,9 @@
 #include "relu_ambiguity.h"
 
 #include <algorithm>
+#include <bit>
 #include <climits>
+#include <cstdint>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -14,31 +16,35 @@ namespace kc::checks {
 
 namespace {
 
-// log2 of a quantum every element of t is a whole multiple of: its smallest nonzero
-// element's ulp in the case dtype (an element of a p-bit dtype is a multiple of
-// 2^(ilogb(v) + 1 - p)). INT_MAX when t holds no nonzero finite element.
-int quantum_log2(const Tensor& t, DType dtype) {
-  const int p = -std::ilogb(unit_roundoff(dtype));  // u = 2^-p
+// log2 of the largest power of two every nonzero finite element of t is a whole multiple
+// of: per element, its exponent less the trailing zeros of its 53-bit significand (1.0
+// gives 0, 0.75 gives -2, 2^-131 gives -131). INT_MAX when t holds no such element.
+int quantum_log2(const Tensor& t) {
   int q = std::numeric_limits<int>::max();
   for (double v : t.data) {
-    if (v != 0.0 && std::isfinite(v)) q = std::min(q, std::ilogb(v) + 1 - p);
+    if (v == 0.0 || !std::isfinite(v)) continue;
+    int e = 0;
+    const double m = std::frexp(std::abs(v), &e);  // v = m 2^e, m in [0.5, 1)
+    const auto significand = static_cast<uint64_t>(std::ldexp(m, 53));
+    q = std::min(q, e - 53 + std::countr_zero(significand));
   }
   return q;
 }
 
-// Whether the f64 pre-activations are exact: every term w*x and b is a multiple of one
-// quantum Q, and every sum stays below 2^53 Q, so no partial sum rounds. Integer data
-// passes; tiny terms beside large ones (subnormal x next to 0.2) do not, and a 0 there
-// may be a nonzero sum whose smallest terms the f64 additions absorbed.
+// Whether the candidate's sums are exact, so that its pre-activation is 0 exactly where
+// the oracle's is: every term w*x and b is a multiple of one quantum Q, and every sum stays
+// below 2^p Q for the p-bit accumulation, so no partial sum rounds in either. Integer data
+// passes; tiny terms beside large ones (subnormal x next to 0.2) do not, and a 0 there may
+// be a nonzero sum whose smallest terms the additions absorbed.
 bool exact_sums(const CheckContext& ctx) {
-  const int qx = quantum_log2(ctx.in.x, ctx.c.dtype), qw = quantum_log2(ctx.in.w, ctx.c.dtype);
-  const int qb = quantum_log2(ctx.in.b, ctx.c.dtype);
+  const int qx = quantum_log2(ctx.in.x), qw = quantum_log2(ctx.in.w), qb = quantum_log2(ctx.in.b);
   const int big = std::numeric_limits<int>::max();
   const int q = std::min(qx == big || qw == big ? big : qx + qw, qb);
   if (q == big) return true;  // every term is 0
+  const int p = -std::ilogb(unit_roundoff(accumulation_of(tolerance_for(ctx, "y"))));  // u = 2^-p
   double most = 0.0;
   for (double v : ctx.abs.y.data) most = std::max(most, v);
-  return std::isfinite(most) && most < std::ldexp(1.0, 53 + q);
+  return std::isfinite(most) && most < std::ldexp(1.0, p + q);
 }
 
 }  // namespace
@@ -51,8 +57,8 @@ ReluAmbiguity relu_ambiguity(const CheckContext& ctx, const ConvGeometry& g) {
   const bool exact = exact_sums(ctx);
   for (int64_t i = 0; i < a.z.size(); ++i) {
     // A 0 from exact sums is not ambiguous: relu'(0) = 0 is the contract, and a kernel
-    // gets that 0 exactly too unless its terms cancel inexactly. A 0 from inexact f64
-    // sums may be a tiny nonzero sum a kernel gets right (see exact_sums).
+    // gets that 0 exactly too. A 0 from inexact sums may be a tiny nonzero sum a kernel
+    // gets right, or a kernel's rounding may move it off 0 (see exact_sums).
     const double z = a.z[i];
     const bool near = z != 0.0 || (!exact && ctx.abs.y[i] > 0.0);
     if (near && std::abs(z) < element_bound(spec, z, ctx.abs.y[i])) {
