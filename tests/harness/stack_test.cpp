@@ -54,7 +54,7 @@ TEST(StackShape, MemoryCapIsTheStacksNotEachLayersSingleOpEstimate) {
   const int64_t stack_bytes = estimate_case_bytes(one);
   auto layers = stack_layers(one);
   ASSERT_TRUE(layers.ok());
-  ASSERT_GT(estimate_case_bytes((*layers)[0].conv_case), 2 * stack_bytes);
+  ASSERT_GT(estimate_case_bytes((*layers)[0].conv_case), stack_bytes);
   Limits limits;
   limits.max_case_bytes = stack_bytes;
   EXPECT_TRUE(validate(one, limits).ok()) << validate(one, limits).to_string();
