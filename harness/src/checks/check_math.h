@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <exception>
 #include <functional>
+#include <initializer_list>
 #include <string>
 #include <thread>
 #include <vector>
@@ -122,15 +123,12 @@ inline std::string nonfinite_inputs(const CheckContext& ctx) {
   return {};
 }
 
-// Why a linear identity, a finite difference or a split sum cannot be judged on this
-// case: inputs that are not finite, or, for a candidate, oracle outputs that overflow the
-// case dtype (a correct kernel stores inf there, and a sum or difference with inf says
-// nothing).
-inline std::string nonfinite_values(const CheckContext& ctx) {
-  if (std::string why = nonfinite_inputs(ctx); !why.empty()) return why;
-  if (ctx.is_reference) return {};  // the oracle's own outputs are f64: nothing overflows
-  const std::pair<const char*, const Tensor*> outputs[] = {
-      {"y", &ctx.ref.y}, {"dx", &ctx.ref.dx}, {"dw", &ctx.ref.dw}, {"db", &ctx.ref.db}};
+// Which of the oracle's outputs overflow the case dtype on a candidate (a correct kernel
+// stores inf there, and a sum or difference with inf says nothing); empty when none does
+// or on the oracle itself, whose outputs are f64.
+inline std::string overflowing(const CheckContext& ctx,
+                               std::initializer_list<std::pair<const char*, const Tensor*>> outputs) {
+  if (ctx.is_reference) return {};
   for (const auto& [name, t] : outputs) {
     for (double v : t->data) {
       if (std::isfinite(v) && std::isinf(round_to(ctx.c.dtype, v))) {
@@ -140,6 +138,13 @@ inline std::string nonfinite_values(const CheckContext& ctx) {
     }
   }
   return {};
+}
+
+// Why a linear identity or a finite difference cannot be judged on this case: inputs
+// that are not finite, or outputs that overflow the case dtype (see overflowing).
+inline std::string nonfinite_values(const CheckContext& ctx) {
+  if (std::string why = nonfinite_inputs(ctx); !why.empty()) return why;
+  return overflowing(ctx, {{"y", &ctx.ref.y}, {"dx", &ctx.ref.dx}, {"dw", &ctx.ref.dw}, {"db", &ctx.ref.db}});
 }
 
 // Runs f(k) for k in [0, count) on up to task_threads() threads (independent probes, each

@@ -270,7 +270,8 @@ std::string classify(const CheckContext& ctx, const ConvGeometry& g, bool db) {
 
 std::string weight_share_not_applicable(const CheckContext& ctx) {
   if (pool_geo(ctx)) return "max pool has no weights, so nothing is shared";
-  return nonfinite_values(ctx);
+  if (std::string why = nonfinite_inputs(ctx); !why.empty()) return why;
+  return overflowing(ctx, {{"dw", &ctx.ref.dw}, {"db", &ctx.ref.db}});  // its sums: dw and db only
 }
 
 CheckResult weight_share_run(const CheckContext& ctx) {
