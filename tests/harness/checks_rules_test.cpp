@@ -254,3 +254,11 @@ TEST(IntegrityCheck, CatchesAnOutputBufferReplacedByAnother) {
   EXPECT_MESSAGE_HAS(r, "y: the backend replaced the buffer it was given with another one");
   EXPECT_DISPOSITION(run_check(good_conv_cases()[0], be, "forward"), Disposition::kPassed);
 }
+
+TEST(IntegrityCheck, CatchesAnOverrunInTheSecondRunOnly) {
+  OverrunsOnTheSecondCall be;
+  const CheckResult r = run_check(good_conv_cases()[0], be, "integrity");
+  EXPECT_DISPOSITION(r, Disposition::kFailed);
+  EXPECT_MESSAGE_HAS(r, "y (in a second run on a copy): the guard band around the buffer was overwritten");
+  EXPECT_MESSAGE_HAS(r, "(the first at byte 8 past it, element 1 past the end)");
+}

@@ -317,6 +317,21 @@ class ReplacesOutputBuffer : public DelegatingBackend {
   }
 };
 
+// Writes past the end of y on its second call only (a race that overruns now and then).
+class OverrunsOnTheSecondCall : public DelegatingBackend {
+ public:
+  OverrunsOnTheSecondCall() : DelegatingBackend("overruns-on-the-second-call") {}
+  Status conv_forward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
+                      Tensor& y) override {
+    KC_RETURN_IF_ERROR(reference().conv_forward(g, x, w, b, relu, y));
+    if (calls_++ == 1) y.data.data()[y.size() + 1] = 0.0;
+    return ok_status();
+  }
+
+ private:
+  int calls_ = 0;
+};
+
 // A max-pool backward whose index arithmetic is off by one plane: it zeroes one element
 // before dx (dx itself is right).
 class PoolWritesBeforeStart : public DelegatingBackend {

@@ -102,8 +102,10 @@ void inputs_diff(const OpInputs& before, const OpInputs& after, const std::strin
   input_diff("dy", before.dy, after.dy, when, f);
 }
 
+void check_guards(const OpOutputs& c, const OpInputs& in, const std::string& when, Findings& f);
+
 // (b): the runner's inputs against a fresh fill, then a run on a copy of the pristine
-// inputs, compared with them afterwards.
+// inputs, compared with them afterwards (and (c) on that run's buffers).
 void check_inputs_unchanged(const CheckContext& ctx, Findings& f, std::string& notes) {
   auto fresh = make_inputs(ctx.c);
   if (fresh.ok()) inputs_diff(*fresh, ctx.in, "during the checked run", f);
@@ -111,8 +113,8 @@ void check_inputs_unchanged(const CheckContext& ctx, Findings& f, std::string& n
   const OpInputs& pristine = fresh.ok() ? *fresh : ctx.in;
   OpInputs copy = pristine;
   const OpOutputs again = invoke(ctx.backend, ctx.c, ctx.geo, copy);
-  (void)again;
   inputs_diff(pristine, copy, "during a second run on a copy", f);
+  check_guards(again, copy, " (in a second run on a copy)", f);
 }
 
 void check_size(const std::string& name, const Dims& shape, int64_t size, const Dims& want, Findings& f) {
@@ -145,8 +147,9 @@ void check_sizes(const CheckContext& ctx, Findings& f) {
 // (`handed`: where it started; null when it was not handed over).
 template <class T>
 void check_guard(const std::string& name, const HostVector<T>& v, const void* handed, Findings& f) {
+  const std::string rule = name.substr(0, name.find(' '));  // one finding per buffer over both runs
   if (handed != nullptr && static_cast<const void*>(v.data()) != handed) {
-    f.add("replaced-" + name, name + ": the backend replaced the buffer it was given with another one (the "
+    f.add("replaced-" + rule, name + ": the backend replaced the buffer it was given with another one (the "
                                      "given buffer's guard bands went unchecked): write into the buffer handed over");
     return;
   }
@@ -163,22 +166,23 @@ void check_guard(const std::string& name, const HostVector<T>& v, const void* ha
              num(d.first_after) + " past it, element " + num(d.first_after / static_cast<int64_t>(sizeof(T))) +
              " past the end)";
   }
-  f.add("guard-" + name, name + ": the guard band around the buffer was overwritten, " + where +
+  f.add("guard-" + rule, name + ": the guard band around the buffer was overwritten, " + where +
                              ": the backend wrote outside the " + num(static_cast<int64_t>(v.size())) +
                              " elements it was given");
 }
 
-void check_guards(const CheckContext& ctx, Findings& f) {
-  const OpOutputs& c = ctx.cand;
-  check_guard("y", c.y.data, c.handed[0], f);
-  if (c.indices) check_guard("indices", c.indices->data, c.handed[1], f);
-  check_guard("dx", c.dx.data, c.handed[2], f);
-  check_guard("dw", c.dw.data, c.handed[3], f);
-  check_guard("db", c.db.data, c.handed[4], f);
-  check_guard("x", ctx.in.x.data, nullptr, f);
-  check_guard("w", ctx.in.w.data, nullptr, f);
-  check_guard("b", ctx.in.b.data, nullptr, f);
-  check_guard("dy", ctx.in.dy.data, nullptr, f);
+// (c) on every buffer of one run; `when` follows the buffer's name (a finding of the
+// checked run is reported once, the second run's only when that run alone shows it).
+void check_guards(const OpOutputs& c, const OpInputs& in, const std::string& when, Findings& f) {
+  check_guard("y" + when, c.y.data, c.handed[0], f);
+  if (c.indices) check_guard("indices" + when, c.indices->data, c.handed[1], f);
+  check_guard("dx" + when, c.dx.data, c.handed[2], f);
+  check_guard("dw" + when, c.dw.data, c.handed[3], f);
+  check_guard("db" + when, c.db.data, c.handed[4], f);
+  check_guard("x" + when, in.x.data, nullptr, f);
+  check_guard("w" + when, in.w.data, nullptr, f);
+  check_guard("b" + when, in.b.data, nullptr, f);
+  check_guard("dy" + when, in.dy.data, nullptr, f);
 }
 
 }  // namespace
@@ -191,7 +195,7 @@ CheckResult integrity_run(const CheckContext& ctx) {
   Findings f;
   std::string notes;
   check_sizes(ctx, f);
-  check_guards(ctx, f);
+  check_guards(ctx.cand, ctx.in, "", f);
   check_all_written(ctx, f);
   check_inputs_unchanged(ctx, f, notes);
   const std::string tail = notes.empty() ? "" : "; " + notes.substr(0, notes.size() - 2);
