@@ -347,17 +347,21 @@ int64_t op_tensor_bytes(const Case& c) {
 // probes keep int64 argmaxes), on the reference and on a candidate alike.
 constexpr int64_t kConvCheckCopies = 5, kPoolCheckCopies = 10;
 
-// Multiply-adds (conv) or comparisons (max pool) of one forward, in double: no overflow.
+// Multiply-adds (conv) or comparisons (max pool) of one forward, in double: no overflow
+// (three extents of 2^31 each would overflow int64 products such as element_count).
 double op_work(const Case& c) {
+  auto windows = [](const SpatialGeometry& s) {  // outputs times taps, per plane
+    double n = 1.0;
+    for (const DimGeometry& d : s.dims) n *= static_cast<double>(d.out) * static_cast<double>(d.kernel);
+    return n;
+  };
   if (std::holds_alternative<MaxPoolParams>(c.op)) {
     const PoolGeometry g = unchecked_pool_geometry(c);
-    return static_cast<double>(c.input.batch) * static_cast<double>(c.input.channels) *
-           static_cast<double>(element_count(g.spatial.out_dims())) * static_cast<double>(g.spatial.kernel_count());
+    return static_cast<double>(c.input.batch) * static_cast<double>(c.input.channels) * windows(g.spatial);
   }
   const ConvGeometry g = unchecked_conv_geometry(c);
-  return static_cast<double>(g.batch) * static_cast<double>(g.out_channels) *
-         static_cast<double>(element_count(g.spatial.out_dims())) * static_cast<double>(g.in_per_group()) *
-         static_cast<double>(g.spatial.kernel_count());
+  return static_cast<double>(g.batch) * static_cast<double>(g.out_channels) * static_cast<double>(g.in_per_group()) *
+         windows(g.spatial);
 }
 
 Status check_work(const Case& c, const Limits& limits) {

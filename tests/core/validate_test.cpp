@@ -279,6 +279,12 @@ TEST(ValidateResources, WorkCapRefusesCasesThatWouldOnlyTimeOut) {
   Limits roomy;
   roomy.max_case_bytes = int64_t{1} << 50;
   expect_error(conv, StatusCode::kResourceExhausted, {"1.37e+11 multiply-adds"}, roomy);
+  Case cube;  // 2^90 outputs: counted in double, where int64 products would overflow
+  const int64_t e = int64_t{1} << 30;
+  cube.input = {1, 1, {e, e, e}};
+  cube.op = MaxPoolParams{{1, 1, 1}, {1, 1, 1}, {}, {}, false, PoolMode::kInference, TieRule::kFirst};
+  roomy.max_case_bytes = std::numeric_limits<int64_t>::max();
+  expect_error(cube, StatusCode::kResourceExhausted, {"1.24e+27 comparisons"}, roomy);
 }
 
 TEST(ValidateResources, CaseBytesCapIsHonoured) {
