@@ -45,7 +45,7 @@ bool overflow_agrees(const ToleranceSpec& s, double finite, double abs_sum, doub
 }  // namespace
 
 bool overflow_explains(const ToleranceSpec& spec, double cand, double ref, double abs_sum) {
-  return std::isinf(cand) && std::isfinite(ref) && std::isfinite(abs_sum) && std::signbit(cand) == std::signbit(ref) &&
+  return std::isinf(cand) && one_overflowed(cand, ref) && std::isfinite(abs_sum) &&
          overflow_agrees(spec, ref, abs_sum, 0.0);
 }
 

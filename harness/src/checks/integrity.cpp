@@ -145,11 +145,14 @@ void check_sizes(const CheckContext& ctx, Findings& f) {
 
 // (c) on the bands of one buffer the backend was handed, which must still be that buffer
 // (`handed`: where it started; null when it was not handed over).
+// `when` follows the buffer's name in the message; the rule is the buffer's alone, so a
+// finding of both runs is reported once.
 template <class T>
-void check_guard(const std::string& name, const HostVector<T>& v, const void* handed, Findings& f) {
-  const std::string rule = name.substr(0, name.find(' '));  // one finding per buffer over both runs
+void check_guard(const std::string& buffer, const std::string& when, const HostVector<T>& v, const void* handed,
+                 Findings& f) {
+  const std::string name = buffer + when;
   if (handed != nullptr && static_cast<const void*>(v.data()) != handed) {
-    f.add("replaced-" + rule, name + ": the backend replaced the buffer it was given with another one (the "
+    f.add("replaced-" + buffer, name + ": the backend replaced the buffer it was given with another one (the "
                                      "given buffer's guard bands went unchecked): write into the buffer handed over");
     return;
   }
@@ -166,7 +169,7 @@ void check_guard(const std::string& name, const HostVector<T>& v, const void* ha
              num(d.first_after) + " past it, element " + num(d.first_after / static_cast<int64_t>(sizeof(T))) +
              " past the end)";
   }
-  f.add("guard-" + rule, name + ": the guard band around the buffer was overwritten, " + where +
+  f.add("guard-" + buffer, name + ": the guard band around the buffer was overwritten, " + where +
                              ": the backend wrote outside the " + num(static_cast<int64_t>(v.size())) +
                              " elements it was given");
 }
@@ -174,15 +177,15 @@ void check_guard(const std::string& name, const HostVector<T>& v, const void* ha
 // (c) on every buffer of one run; `when` follows the buffer's name (a finding of the
 // checked run is reported once, the second run's only when that run alone shows it).
 void check_guards(const OpOutputs& c, const OpInputs& in, const std::string& when, Findings& f) {
-  check_guard("y" + when, c.y.data, c.handed[0], f);
-  if (c.indices) check_guard("indices" + when, c.indices->data, c.handed[1], f);
-  check_guard("dx" + when, c.dx.data, c.handed[2], f);
-  check_guard("dw" + when, c.dw.data, c.handed[3], f);
-  check_guard("db" + when, c.db.data, c.handed[4], f);
-  check_guard("x" + when, in.x.data, nullptr, f);
-  check_guard("w" + when, in.w.data, nullptr, f);
-  check_guard("b" + when, in.b.data, nullptr, f);
-  check_guard("dy" + when, in.dy.data, nullptr, f);
+  check_guard("y", when, c.y.data, c.handed[0], f);
+  if (c.indices) check_guard("indices", when, c.indices->data, c.handed[1], f);
+  check_guard("dx", when, c.dx.data, c.handed[2], f);
+  check_guard("dw", when, c.dw.data, c.handed[3], f);
+  check_guard("db", when, c.db.data, c.handed[4], f);
+  check_guard("x", when, in.x.data, nullptr, f);
+  check_guard("w", when, in.w.data, nullptr, f);
+  check_guard("b", when, in.b.data, nullptr, f);
+  check_guard("dy", when, in.dy.data, nullptr, f);
 }
 
 }  // namespace
