@@ -6,6 +6,7 @@
 #include "kc/host_buffer.h"
 
 #include <cstring>
+#include <string>
 
 namespace kc {
 namespace {
@@ -68,6 +69,22 @@ GuardDamage guard_damage(const void* elements, size_t used_bytes, size_t capacit
     if (d.bytes_after++ == 0) d.first_after = static_cast<int64_t>(capacity_bytes - used_bytes + i);
   }
   return d;
+}
+
+std::string describe_guard_damage(const GuardDamage& d, size_t element_bytes, size_t elements) {
+  auto num = [](int64_t v) { return std::to_string(v); };
+  std::string where;
+  if (d.bytes_before > 0) {
+    where = num(d.bytes_before) + " byte(s) before the first element changed (the nearest " +
+            num(-d.nearest_before) + " byte(s) before it)";
+  }
+  if (d.bytes_after > 0) {
+    if (!where.empty()) where += " and ";
+    where += num(d.bytes_after) + " byte(s) past the last element changed (the first at byte " + num(d.first_after) +
+             " past it, element " + num(d.first_after / static_cast<int64_t>(element_bytes)) + " past the end)";
+  }
+  return "the guard band around the buffer was overwritten, " + where + ": the backend wrote outside the " +
+         num(static_cast<int64_t>(elements)) + " elements it was given";
 }
 
 }  // namespace kc

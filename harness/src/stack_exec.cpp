@@ -4,7 +4,10 @@
 #include "kc/stack_exec.h"
 
 #include <cmath>
+#include <cstring>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "kc/fill.h"
 #include "kc/invoke.h"
@@ -29,6 +32,98 @@ void uniform_fill(Tensor& t, uint64_t seed, uint64_t stream, double scale, bool 
 
 Status named(size_t l, const char* call, const Status& s) { return at_stack_layer(l, s.with_context(call)); }
 
+// FNV-1a over a buffer's element bits: a changed input changes it (but for a collision).
+template <class T>
+uint64_t digest(const HostVector<T>& v) {
+  static_assert(sizeof(T) == 8);
+  uint64_t h = 1469598103934665603ull;
+  for (const T& e : v) {
+    uint64_t bits;
+    std::memcpy(&bits, &e, sizeof bits);
+    for (int i = 0; i < 8; ++i) h = (h ^ ((bits >> (8 * i)) & 0xFF)) * 1099511628211ull;
+  }
+  return h ^ static_cast<uint64_t>(v.size());
+}
+
+// The calling contract of backend.h (integrity's rules, DESIGN section 4) on one layer's
+// call, which the single-op `integrity` check cannot see inside a stack: every output
+// written into the buffer handed over (the same storage and size, no poison left, its
+// guard bands intact) and every input unchanged (its digest, its guard bands). The first
+// breach fails the stack run, named by layer, call and buffer, as a damaged guard band
+// of a device buffer fails the cuda backend's resident run.
+class CallAudit {
+ public:
+  void input(const char* name, const Tensor& t) { ins_.push_back({name, &t, nullptr, digest(t.data)}); }
+  void input(const char* name, const IndexTensor& t) { ins_.push_back({name, nullptr, &t, digest(t.data)}); }
+  void output(const char* name, const Tensor& t) { outs_.push_back({name, &t, nullptr, t.data.data(), t.size()}); }
+  void output(const char* name, const IndexTensor& t) {
+    outs_.push_back({name, nullptr, &t, t.data.data(), static_cast<int64_t>(t.data.size())});
+  }
+
+  Status verdict() const {
+    for (const Out& o : outs_) {
+      const void* now = o.t ? static_cast<const void*>(o.t->data.data()) : o.idx->data.data();
+      const int64_t size = o.t ? o.t->size() : static_cast<int64_t>(o.idx->data.size());
+      if (now != o.handed || size != o.size) {
+        return breach(o.name, "the backend replaced or resized the buffer it was given (" + std::to_string(o.size) +
+                                  " elements, now " + std::to_string(size) +
+                                  "): write into the buffer handed over");
+      }
+      const GuardDamage d = o.t ? guard_damage(o.t->data) : guard_damage(o.idx->data);
+      if (!d.intact()) {
+        return breach(o.name, o.t ? describe_guard_damage(o.t->data, d) : describe_guard_damage(o.idx->data, d));
+      }
+      int64_t unwritten = 0, first = -1;
+      for (int64_t i = 0; i < size; ++i) {
+        const bool poison = o.t ? is_poison((*o.t)[i]) : o.idx->data[static_cast<size_t>(i)] == kPoisonIndex;
+        if (poison && unwritten++ == 0) first = i;
+      }
+      if (unwritten > 0) {
+        return breach(o.name, std::to_string(unwritten) + " of " + std::to_string(size) +
+                                  " elements never written (still the poison), the first at flat index " +
+                                  std::to_string(first));
+      }
+    }
+    for (const In& in : ins_) {
+      const GuardDamage d = in.t ? guard_damage(in.t->data) : guard_damage(in.idx->data);
+      if (!d.intact()) {
+        return breach(in.name, in.t ? describe_guard_damage(in.t->data, d) : describe_guard_damage(in.idx->data, d));
+      }
+      if ((in.t ? digest(in.t->data) : digest(in.idx->data)) != in.digest) {
+        return breach(in.name, "the backend wrote into this input (inputs are const)");
+      }
+    }
+    return ok_status();
+  }
+
+ private:
+  static Status breach(const char* buffer, const std::string& what) {
+    return failed_precondition(std::string(buffer) + ": " + what);
+  }
+  struct In {
+    const char* name;
+    const Tensor* t;
+    const IndexTensor* idx;
+    uint64_t digest;
+  };
+  struct Out {
+    const char* name;
+    const Tensor* t;
+    const IndexTensor* idx;
+    const void* handed;
+    int64_t size;
+  };
+  std::vector<In> ins_;
+  std::vector<Out> outs_;
+};
+
+// One backend call under a CallAudit: the call's own error first, then the audit's.
+template <class Call>
+Status audited(size_t l, const char* call, CallAudit& audit, Call&& run) {
+  KC_RETURN_IF_ERROR(named(l, call, run()));
+  return named(l, call, audit.verdict());
+}
+
 }  // namespace
 
 HostStackRuntime::HostStackRuntime(Backend& be, const std::vector<StackLayer>& layers, const StackInputs& in,
@@ -48,7 +143,13 @@ void HostStackRuntime::output(size_t, const Tensor& y) {
 Status HostStackRuntime::forward(size_t l, const Tensor& x, Tensor& y, std::optional<IndexTensor>* keep) {
   const StackLayer& L = layers_[l];
   Tensor z = poisoned(opt_.dtype, L.conv.y_shape());
-  KC_RETURN_IF_ERROR(named(l, "conv_forward", be_.conv_forward(L.conv, x, in_.w[l], bias(l), L.relu, z)));
+  CallAudit conv;
+  conv.input("x", x);
+  conv.input("w", in_.w[l]);
+  if (bias(l)) conv.input("b", *bias(l));
+  conv.output("y", z);
+  KC_RETURN_IF_ERROR(
+      audited(l, "conv_forward", conv, [&] { return be_.conv_forward(L.conv, x, in_.w[l], bias(l), L.relu, z); }));
   z.round_to_dtype(opt_.dtype);
   if (!L.pool) {
     y = std::move(z);
@@ -59,7 +160,12 @@ Status HostStackRuntime::forward(size_t l, const Tensor& x, Tensor& y, std::opti
   std::optional<IndexTensor> scratch;  // the Backend interface always asks for them
   std::optional<IndexTensor>& indices = keep ? *keep : scratch;
   indices = IndexTensor{ys, HostVector<int64_t>(static_cast<size_t>(element_count(ys)), kPoisonIndex)};
-  KC_RETURN_IF_ERROR(named(l, "maxpool_forward", be_.maxpool_forward(*L.pool, z, y, &*indices)));
+  CallAudit pool;
+  pool.input("x", z);
+  pool.output("y", y);
+  pool.output("indices", *indices);
+  KC_RETURN_IF_ERROR(
+      audited(l, "maxpool_forward", pool, [&] { return be_.maxpool_forward(*L.pool, z, y, &*indices); }));
   y.round_to_dtype(opt_.dtype);
   return ok_status();
 }
@@ -70,17 +176,31 @@ Status HostStackRuntime::backward(size_t l, const Tensor& x, const IndexTensor* 
   Tensor dz;
   if (L.pool) {
     dz = poisoned(opt_.dtype, L.conv.y_shape());
-    KC_RETURN_IF_ERROR(named(l, "maxpool_backward", be_.maxpool_backward(*L.pool, dy, argmax, dz)));
+    CallAudit pool;
+    pool.input("dy", dy);
+    if (argmax != nullptr) pool.input("indices", *argmax);
+    pool.output("dx", dz);
+    KC_RETURN_IF_ERROR(
+        audited(l, "maxpool_backward", pool, [&] { return be_.maxpool_backward(*L.pool, dy, argmax, dz); }));
     dz.round_to_dtype(opt_.dtype);
   }
   dx = poisoned(opt_.dtype, L.conv.x_shape());
   Tensor dw = poisoned(opt_.dtype, L.conv.w_shape());
   Tensor db = L.conv.bias ? poisoned(opt_.dtype, L.conv.b_shape()) : Tensor{};
-  KC_RETURN_IF_ERROR(named(l, "conv_backward",
-                           be_.conv_backward(L.conv, x, in_.w[l], bias(l), L.relu, L.pool ? dz : dy, dx, dw,
-                                             L.conv.bias ? &db : nullptr)));
+  const Tensor& g = L.pool ? dz : dy;
+  CallAudit conv;
+  conv.input("x", x);
+  conv.input("w", in_.w[l]);
+  if (bias(l)) conv.input("b", *bias(l));
+  conv.input("dy", g);
+  conv.output("dx", dx);
+  conv.output("dw", dw);
+  if (L.conv.bias) conv.output("db", db);
+  KC_RETURN_IF_ERROR(audited(l, "conv_backward", conv, [&] {
+    return be_.conv_backward(L.conv, x, in_.w[l], bias(l), L.relu, g, dx, dw, L.conv.bias ? &db : nullptr);
+  }));
   for (Tensor* t : {&dx, &dw, &db}) t->round_to_dtype(opt_.dtype);
-  if (opt_.keep_conv_grads) run_.conv_grads[l] = L.pool ? dz : dy;
+  if (opt_.keep_conv_grads) run_.conv_grads[l] = g;
   run_.dw[l] = std::move(dw);
   if (L.user_bias) run_.db[l] = std::move(db);
   return ok_status();

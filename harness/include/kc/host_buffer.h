@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <new>
+#include <string>
 #include <vector>
 
 namespace kc {
@@ -40,6 +41,10 @@ struct GuardDamage {
 // null: an empty vector, intact). A header whose recorded size disagrees with the
 // capacity counts as damage before the elements (the back band is then not read).
 GuardDamage guard_damage(const void* elements, size_t used_bytes, size_t capacity_bytes);
+
+// "the guard band around the buffer was overwritten, 8 byte(s) past the last element
+// changed (...): the backend wrote outside the 6 elements it was given"; `d` not intact.
+std::string describe_guard_damage(const GuardDamage& d, size_t element_bytes, size_t elements);
 
 template <class T>
 struct GuardedAllocator {
@@ -69,6 +74,11 @@ bool operator==(const HostVector<T>& a, const std::vector<T>& b) {
 template <class T>
 GuardDamage guard_damage(const HostVector<T>& v) {
   return guard_damage(v.data(), v.size() * sizeof(T), v.capacity() * sizeof(T));
+}
+
+template <class T>
+std::string describe_guard_damage(const HostVector<T>& v, const GuardDamage& d) {
+  return describe_guard_damage(d, sizeof(T), v.size());
 }
 
 }  // namespace kc

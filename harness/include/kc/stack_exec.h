@@ -4,6 +4,9 @@
 // recomputed layer forwards and the peak of activation bytes held (model in stack.h).
 // Every layer output and gradient is rounded to the run's dtype, as a network stores
 // its activations; with f64 the oracle's run is exact up to its own f64 arithmetic.
+// Every call is held to the calling contract of backend.h, as `integrity` holds a single
+// op (outputs written into the buffers handed over, every element, guard bands intact,
+// inputs unchanged): the first breach fails the run, named by layer, call and buffer.
 #pragma once
 
 #include <cstdint>

@@ -157,21 +157,7 @@ void check_guard(const std::string& buffer, const std::string& when, const HostV
     return;
   }
   const GuardDamage d = guard_damage(v);
-  if (d.intact()) return;
-  std::string where;
-  if (d.bytes_before > 0) {
-    where = num(d.bytes_before) + " byte(s) before the first element changed (the nearest " +
-            num(-d.nearest_before) + " byte(s) before it)";
-  }
-  if (d.bytes_after > 0) {
-    if (!where.empty()) where += " and ";
-    where += num(d.bytes_after) + " byte(s) past the last element changed (the first at byte " +
-             num(d.first_after) + " past it, element " + num(d.first_after / static_cast<int64_t>(sizeof(T))) +
-             " past the end)";
-  }
-  f.add("guard-" + buffer, name + ": the guard band around the buffer was overwritten, " + where +
-                             ": the backend wrote outside the " + num(static_cast<int64_t>(v.size())) +
-                             " elements it was given");
+  if (!d.intact()) f.add("guard-" + buffer, name + ": " + describe_guard_damage(v, d));
 }
 
 // (c) on every buffer of one run; `when` follows the buffer's name (a finding of the

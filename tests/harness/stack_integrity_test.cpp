@@ -1,0 +1,111 @@
+// The calling contract of backend.h inside a stack: the executor (stack_exec.cpp) checks
+// every layer call's buffers as `integrity` checks a single op's, and a breach fails the
+// stack run named by layer, call and buffer. The planted-bug backends are the single-op
+// integrity tests' own (rules_support.h); each computes right values, so only the
+// contract check can catch it.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+
+#include "kc/stack_exec.h"
+#include "rules_support.h"
+
+namespace kc::rules_test {
+namespace {
+
+// depth 3 of a same-padded 3x3 conv with bias and relu, then a 2x2 max pool when asked.
+Case small_stack(bool pool) {
+  Case c;
+  c.name = "stack integrity";
+  c.dtype = DType::kF64;
+  c.input = {2, 2, {8, 8}};
+  StackParams p;
+  p.depth = pool ? 2 : 3;
+  p.conv.out_channels = 3;
+  p.conv.kernel = {3, 3};
+  p.conv.padding.kind = PadKind::kSame;
+  p.conv.bias = true;
+  p.relu = true;
+  if (pool) p.pool = MaxPoolParams{.kernel = {2, 2}};
+  p.checkpoint = {CheckpointKind::kSqrt, 0};
+  c.op = p;
+  c.data.seed = 5;
+  c.deterministic = true;
+  return c;
+}
+
+StackRun run(Backend& be, const Case& c) {
+  auto layers = stack_layers(c);
+  EXPECT_TRUE(layers.ok()) << layers.status().to_string();
+  auto in = make_stack_inputs(c, *layers);
+  EXPECT_TRUE(in.ok()) << in.status().to_string();
+  return run_stack(be, *layers, *in, {std::get<StackParams>(c.op).checkpoint, c.dtype, true, false});
+}
+
+struct Planted {
+  std::shared_ptr<Backend> backend;
+  bool pool;
+  std::string says;  // in the run's status
+};
+
+TEST(StackIntegrity, EveryBreachOfTheCallingContractFailsTheRunNamingLayerCallAndBuffer) {
+  const std::vector<Planted> planted = {
+      {std::make_shared<WritesPastTheEnd>(), false,
+       "conv_forward: y: the guard band around the buffer was overwritten, 8 byte(s) past the last element"},
+      {std::make_shared<ReplacesOutputBuffer>(), false,
+       "conv_forward: y: the backend replaced or resized the buffer it was given"},
+      {std::make_shared<ResizesOutput>(), false, "conv_forward: y: the backend replaced or resized"},
+      {std::make_shared<WritesIntoInput>(), false, "conv_forward: x: the backend wrote into this input"},
+      {std::make_shared<SkipsLastColumn>(), false, "conv_forward: y: 48 of 384 elements never written"},
+      {std::make_shared<PoolWritesBeforeStart>(), true,
+       "maxpool_backward: dx: the guard band around the buffer was overwritten, 8 byte(s) before the first"},
+      {std::make_shared<PoolKeepsNoIndices>(), true, "maxpool_forward: indices: 96 of 96 elements never written"},
+  };
+  for (const Planted& p : planted) {
+    SCOPED_TRACE(p.backend->name());
+    const StackRun r = run(*p.backend, small_stack(p.pool));
+    ASSERT_FALSE(r.status.ok());
+    EXPECT_NE(r.status.message().find("stack layer "), std::string::npos) << r.status.to_string();
+    EXPECT_NE(r.status.message().find(p.says), std::string::npos) << r.status.to_string();
+  }
+}
+
+// The same backends' honest parent, and the reference, pass the audit.
+TEST(StackIntegrity, CorrectBackendsPassTheAudit) {
+  DelegatingBackend honest("honest");
+  for (bool pool : {false, true}) {
+    EXPECT_TRUE(run(honest, small_stack(pool)).status.ok()) << run(honest, small_stack(pool)).status.to_string();
+    EXPECT_TRUE(run(*make_reference_backend(), small_stack(pool)).status.ok());
+  }
+}
+
+// Through the runner: every stack check reports the breach (here, db written one element
+// past its end in each backward, as trap.db_past_end does).
+class DbPastTheEnd final : public DelegatingBackend {
+ public:
+  DbPastTheEnd() : DelegatingBackend("db-past-the-end") {}
+  Status conv_backward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
+                       const Tensor& dy, Tensor& dx, Tensor& dw, Tensor* db) override {
+    KC_RETURN_IF_ERROR(reference().conv_backward(g, x, w, b, relu, dy, dx, dw, db));
+    if (db != nullptr) db->data.data()[db->size()] = 0.0;
+    return ok_status();
+  }
+};
+
+TEST(StackIntegrity, TheRunnerFailsEveryStackCheckOnAnOverrun) {
+  DbPastTheEnd be;
+  const CaseResult r = check_case(small_stack(false), be);
+  EXPECT_EQ(r.disposition, Disposition::kFailed);
+  for (const char* name : {"backward", "checkpoint", "influence"}) {
+    const CheckResult* c = find_check(r, name);
+    ASSERT_TRUE(c) << name;
+    EXPECT_EQ(c->disposition, Disposition::kFailed) << c->message;
+    EXPECT_NE(c->message.find("stack layer 3: conv_backward: db: the guard band around the buffer was overwritten"),
+              std::string::npos)
+        << c->message;
+  }
+}
+
+}  // namespace
+}  // namespace kc::rules_test
