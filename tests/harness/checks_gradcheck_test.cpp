@@ -211,6 +211,25 @@ TEST(GradcheckCheck, AZeroFromInexactF64SumsMayTakeEitherSideOfTheRelu) {
     const CheckResult ok = run_check(e, right, "backward");
     EXPECT_EQ(ok.disposition, Disposition::kPassed) << dtype_name(d) << ": " << describe(ok);
   }
+  // Exactness is judged per output: a tiny x in another window (x[4]), another sample
+  // and another filter (1x1 conv, two out channels) leaves z[n=0, c=0, 2] = -1 + 1 an
+  // exact 0 in every kernel, so relu'(0) = 1 there is still caught; z at x[4] itself is a
+  // product that is exact too.
+  for (DType d : {DType::kF32, DType::kBF16}) {
+    Case e = fused(conv_case({.batch = 2, .channels = 1, .out_channels = 2, .spatial = {5}, .kernel = {1}}));
+    e.dtype = d;
+    const double tiny = std::ldexp(1.0, -100);
+    e.tensors["x"] = Tensor{d, {2, 1, 5}, {1.0, 2.0, -1.0, 3.0, tiny, 1.0, tiny, 2.0, 1.0, 1.0}};
+    e.tensors["w"] = Tensor{d, {2, 1, 1}, {1.0, 0.375 * std::ldexp(1.0, -90)}};
+    e.tensors["b"] = Tensor{d, {2}, {1.0, 0.5}};
+    e.tensors["dy"] = Tensor{d, {2, 2, 5}, {1.0, -2.0, 3.0, 2.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0,
+                                            1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0}};
+    MaskFromSign wrong(true), right(false);
+    const CheckResult bad = run_check(e, wrong, "backward");
+    EXPECT_EQ(bad.disposition, Disposition::kFailed) << dtype_name(d) << ": " << describe(bad);
+    const CheckResult ok = run_check(e, right, "backward");
+    EXPECT_EQ(ok.disposition, Disposition::kPassed) << dtype_name(d) << ": " << describe(ok);
+  }
 }
 
 TEST(GradcheckCheck, AmbiguityThatSwampsTheGradientsIsMistrustedNotPassed) {

@@ -11,40 +11,88 @@
 #include <utility>
 
 #include "kc/tolerance.h"
+#include "window.h"
 
 namespace kc::checks {
 
 namespace {
 
-// log2 of the largest power of two every nonzero finite element of t is a whole multiple
-// of: per element, its exponent less the trailing zeros of its 53-bit significand (1.0
-// gives 0, 0.75 gives -2, 2^-131 gives -131). INT_MAX when t holds no such element.
-int quantum_log2(const Tensor& t) {
-  int q = std::numeric_limits<int>::max();
-  for (double v : t.data) {
-    if (v == 0.0 || !std::isfinite(v)) continue;
-    int e = 0;
-    const double m = std::frexp(std::abs(v), &e);  // v = m 2^e, m in [0.5, 1)
-    const auto significand = static_cast<uint64_t>(std::ldexp(m, 53));
-    q = std::min(q, e - 53 + std::countr_zero(significand));
+constexpr int kNoTerm = std::numeric_limits<int>::max();
+
+// log2 of the largest power of two v is a whole multiple of: its exponent less the
+// trailing zeros of its 53-bit significand (1.0 gives 0, 0.75 gives -2, 2^-131 gives
+// -131). kNoTerm for 0 and non-finite values (they add no rounding of their own).
+int quantum_log2(double v) {
+  if (v == 0.0 || !std::isfinite(v)) return kNoTerm;
+  int e = 0;
+  const double m = std::frexp(std::abs(v), &e);  // v = m 2^e, m in [0.5, 1)
+  const auto significand = static_cast<uint64_t>(std::ldexp(m, 53));
+  return e - 53 + std::countr_zero(significand);
+}
+
+int add_quanta(int a, int b) { return a == kNoTerm || b == kNoTerm ? kNoTerm : a + b; }
+
+// Per output of the conv: log2 of a quantum Q every term of its sum (w*x over its window,
+// and b) is a whole multiple of, from the smallest quantum among its window's x (every
+// input channel of its group) plus the smallest among its filter's w; kNoTerm when every
+// term is 0. With zero padding the window is its taps inside the input; other padding
+// modes take their pad values from anywhere in the plane, so the whole plane counts.
+std::vector<int> output_quanta(const CheckContext& ctx, const ConvGeometry& g) {
+  const SpatialGeometry& sg = g.spatial;
+  const int64_t plane = sg.in_count(), positions = sg.out_count(), cin = g.in_per_group(), cout = g.out_per_group();
+  std::vector<int> qx(static_cast<size_t>(ctx.in.x.size()));
+  for (int64_t i = 0; i < ctx.in.x.size(); ++i) qx[static_cast<size_t>(i)] = quantum_log2(ctx.in.x[i]);
+  std::vector<int> qw(static_cast<size_t>(g.out_channels), kNoTerm);
+  const int64_t filter = ctx.in.w.size() / g.out_channels;
+  for (int64_t i = 0; i < ctx.in.w.size(); ++i) {
+    int& q = qw[static_cast<size_t>(i / filter)];
+    q = std::min(q, quantum_log2(ctx.in.w[i]));
+  }
+  std::vector<std::vector<int64_t>> taps(static_cast<size_t>(positions));
+  for (int64_t o = 0; o < positions; ++o) {
+    if (g.mode == PaddingMode::kZeros) {
+      taps[static_cast<size_t>(o)] = rules::window_taps(sg, rules::unravel(o, sg.out_dims()));
+    } else {
+      for (int64_t t = 0; t < plane; ++t) taps[static_cast<size_t>(o)].push_back(t);
+    }
+  }
+  std::vector<int> q(static_cast<size_t>(g.batch * g.out_channels * positions), kNoTerm);
+  for (int64_t n = 0; n < g.batch; ++n) {
+    for (int64_t grp = 0; grp < g.groups; ++grp) {
+      for (int64_t o = 0; o < positions; ++o) {
+        int window = kNoTerm;  // the smallest quantum of x under window o in this group
+        for (int64_t c = 0; c < cin; ++c) {
+          const size_t base = static_cast<size_t>((n * g.in_channels + grp * cin + c) * plane);
+          for (int64_t t : taps[static_cast<size_t>(o)]) window = std::min(window, qx[base + static_cast<size_t>(t)]);
+        }
+        for (int64_t co = grp * cout; co < (grp + 1) * cout; ++co) {
+          const double b = g.bias ? ctx.in.b[co] : 0.0;
+          q[static_cast<size_t>((n * g.out_channels + co) * positions + o)] =
+              std::min(add_quanta(window, qw[static_cast<size_t>(co)]), quantum_log2(b));
+        }
+      }
+    }
   }
   return q;
 }
 
-// Whether the candidate's sums are exact, so that its pre-activation is 0 exactly where
-// the oracle's is: every term w*x and b is a multiple of one quantum Q, and every sum stays
-// below 2^p Q for the p-bit accumulation, so no partial sum rounds in either. Integer data
-// passes; tiny terms beside large ones (subnormal x next to 0.2) do not, and a 0 there may
-// be a nonzero sum whose smallest terms the additions absorbed.
-bool exact_sums(const CheckContext& ctx) {
-  const int qx = quantum_log2(ctx.in.x), qw = quantum_log2(ctx.in.w), qb = quantum_log2(ctx.in.b);
-  const int big = std::numeric_limits<int>::max();
-  const int q = std::min(qx == big || qw == big ? big : qx + qw, qb);
-  if (q == big) return true;  // every term is 0
+// Per output: whether the candidate's sum is exact, so that its pre-activation is 0
+// exactly where the oracle's is: every term w*x and b is a multiple of the output's
+// quantum Q (output_quanta), and every partial sum stays below 2^p Q for the p-bit
+// accumulation (it is at most the sum of the terms' magnitudes, abs.y), so no product or
+// partial sum rounds. Integer data passes; tiny terms beside large ones in the same sum
+// (subnormal x next to 0.2) do not, and a 0 there may be a nonzero sum whose smallest
+// terms the additions absorbed. A tiny element elsewhere (another window, sample or
+// filter) leaves this output exact.
+std::vector<bool> exact_sums(const CheckContext& ctx, const ConvGeometry& g) {
+  const std::vector<int> q = output_quanta(ctx, g);
   const int p = -std::ilogb(unit_roundoff(accumulation_of(tolerance_for(ctx, "y"))));  // u = 2^-p
-  double most = 0.0;
-  for (double v : ctx.abs.y.data) most = std::max(most, v);
-  return std::isfinite(most) && most < std::ldexp(1.0, p + q);
+  std::vector<bool> exact(q.size());
+  for (size_t i = 0; i < q.size(); ++i) {
+    const double most = ctx.abs.y[static_cast<int64_t>(i)];
+    exact[i] = q[i] == kNoTerm || (std::isfinite(most) && most < std::ldexp(1.0, p + q[i]));
+  }
+  return exact;
 }
 
 }  // namespace
@@ -54,13 +102,13 @@ ReluAmbiguity relu_ambiguity(const CheckContext& ctx, const ConvGeometry& g) {
   a.z = ref::conv_forward(g, ctx.in.x, ctx.in.w, &ctx.in.b);
   a.ambiguous.assign(static_cast<size_t>(a.z.size()), false);
   const ToleranceSpec spec = tolerance_for(ctx, "y");
-  const bool exact = exact_sums(ctx);
+  const std::vector<bool> exact = exact_sums(ctx, g);
   for (int64_t i = 0; i < a.z.size(); ++i) {
     // A 0 from exact sums is not ambiguous: relu'(0) = 0 is the contract, and a kernel
     // gets that 0 exactly too. A 0 from inexact sums may be a tiny nonzero sum a kernel
     // gets right, or a kernel's rounding may move it off 0 (see exact_sums).
     const double z = a.z[i];
-    const bool near = z != 0.0 || (!exact && ctx.abs.y[i] > 0.0);
+    const bool near = z != 0.0 || (!exact[static_cast<size_t>(i)] && ctx.abs.y[i] > 0.0);
     if (near && std::abs(z) < element_bound(spec, z, ctx.abs.y[i])) {
       a.ambiguous[static_cast<size_t>(i)] = true;
       ++a.count;
