@@ -230,6 +230,23 @@ TEST(GradcheckCheck, AZeroFromInexactF64SumsMayTakeEitherSideOfTheRelu) {
     const CheckResult ok = run_check(e, right, "backward");
     EXPECT_EQ(ok.disposition, Disposition::kPassed) << dtype_name(d) << ": " << describe(ok);
   }
+  // Reflect padding takes pad values from the whole plane, so exactness is judged over
+  // the sample's group: a tiny x in group 1 leaves group 0's z[2] = -1 + 1 exact.
+  {
+    Case e = fused(conv_case({.batch = 1, .channels = 2, .out_channels = 2, .groups = 2, .spatial = {4},
+                              .kernel = {3}, .padding = pad_kind(PadKind::kSame), .mode = PaddingMode::kReflect}));
+    e.dtype = DType::kBF16;
+    const double tiny = std::ldexp(1.0, -100);
+    e.tensors["x"] = Tensor{DType::kBF16, {1, 2, 4}, {1.0, 2.0, -1.0, 3.0, tiny, 1.0, 1.0, 1.0}};
+    e.tensors["w"] = Tensor{DType::kBF16, {2, 1, 3}, {0.0, 1.0, 0.0, 1.0, 1.0, 1.0}};
+    e.tensors["b"] = Tensor{DType::kBF16, {2}, {1.0, 0.5}};
+    e.tensors["dy"] = Tensor{DType::kBF16, {1, 2, 4}, {1.0, -2.0, 3.0, 2.0, 1.0, 1.0, 1.0, 1.0}};
+    MaskFromSign wrong(true), right(false);
+    const CheckResult bad = run_check(e, wrong, "backward");
+    EXPECT_EQ(bad.disposition, Disposition::kFailed) << describe(bad);
+    const CheckResult ok = run_check(e, right, "backward");
+    EXPECT_EQ(ok.disposition, Disposition::kPassed) << describe(ok);
+  }
 }
 
 TEST(GradcheckCheck, AmbiguityThatSwampsTheGradientsIsMistrustedNotPassed) {

@@ -48,22 +48,26 @@ std::vector<int> output_quanta(const CheckContext& ctx, const ConvGeometry& g) {
     int& q = qw[static_cast<size_t>(i / filter)];
     q = std::min(q, quantum_log2(ctx.in.w[i]));
   }
-  std::vector<std::vector<int64_t>> taps(static_cast<size_t>(positions));
-  for (int64_t o = 0; o < positions; ++o) {
-    if (g.mode == PaddingMode::kZeros) {
-      taps[static_cast<size_t>(o)] = rules::window_taps(sg, rules::unravel(o, sg.out_dims()));
-    } else {
-      for (int64_t t = 0; t < plane; ++t) taps[static_cast<size_t>(o)].push_back(t);
-    }
+  // With other padding modes the pad values come from anywhere in the plane.
+  const bool whole_plane = g.mode != PaddingMode::kZeros;
+  std::vector<int> everywhere(static_cast<size_t>(g.batch * g.groups), kNoTerm);  // per sample and group
+  for (size_t i = 0; i < qx.size(); ++i) {
+    const size_t c = i / static_cast<size_t>(plane);  // n * in_channels + channel
+    const size_t ng = c / static_cast<size_t>(g.in_channels) * static_cast<size_t>(g.groups) +
+                      c % static_cast<size_t>(g.in_channels) / static_cast<size_t>(cin);
+    everywhere[ng] = std::min(everywhere[ng], qx[i]);
   }
   std::vector<int> q(static_cast<size_t>(g.batch * g.out_channels * positions), kNoTerm);
-  for (int64_t n = 0; n < g.batch; ++n) {
-    for (int64_t grp = 0; grp < g.groups; ++grp) {
-      for (int64_t o = 0; o < positions; ++o) {
-        int window = kNoTerm;  // the smallest quantum of x under window o in this group
-        for (int64_t c = 0; c < cin; ++c) {
+  for (int64_t o = 0; o < positions; ++o) {
+    const std::vector<int64_t> taps =
+        whole_plane ? std::vector<int64_t>{} : rules::window_taps(sg, rules::unravel(o, sg.out_dims()));
+    for (int64_t n = 0; n < g.batch; ++n) {
+      for (int64_t grp = 0; grp < g.groups; ++grp) {
+        // The smallest quantum of x under window o, over the group's input channels.
+        int window = whole_plane ? everywhere[static_cast<size_t>(n * g.groups + grp)] : kNoTerm;
+        for (int64_t c = 0; c < cin && !whole_plane; ++c) {
           const size_t base = static_cast<size_t>((n * g.in_channels + grp * cin + c) * plane);
-          for (int64_t t : taps[static_cast<size_t>(o)]) window = std::min(window, qx[base + static_cast<size_t>(t)]);
+          for (int64_t t : taps) window = std::min(window, qx[base + static_cast<size_t>(t)]);
         }
         for (int64_t co = grp * cout; co < (grp + 1) * cout; ++co) {
           const double b = g.bias ? ctx.in.b[co] : 0.0;
