@@ -307,6 +307,17 @@ TEST(GradcheckCheck, CatchesMaxPoolGradientRoutedToTheWrongElement) {
   EXPECT_THAT(r.message, HasSubstr("dx: "));
 }
 
+// A global max pool routes one tap of 16 per window: its dx is mostly zero by
+// construction, which is what a right backward gives, not data that cannot judge it.
+TEST(GradcheckCheck, AGlobalMaxPoolsSparseDxIsJudgedNotMistrusted) {
+  const Case c = seeded(pool_case(2, 3, {16}, {16}, {16}, explicit_pad({{0, 0}})), 5);
+  test::DelegatingBackend right("right");
+  for (const char* check : {"gradcheck", "backward"}) {
+    const CheckResult r = run_check(c, right, check);
+    EXPECT_EQ(r.disposition, Disposition::kPassed) << check << ": " << describe(r);
+  }
+}
+
 // conv_bias_relu where channel 0 has exact-zero pre-activations: x is 0 on [5, 10] and
 // b[0] = 0, so the outputs whose windows lie there sit exactly on the relu kink.
 Case case_with_relu_kinks() {
