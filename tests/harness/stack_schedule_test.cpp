@@ -80,5 +80,22 @@ TEST(StackSchedule, CheckpointJudgesMeasuredMemoryAndCatchesALeak) {
   EXPECT_NE(bad->message.find("sqrt saved no measured memory"), std::string::npos) << bad->message;
 }
 
+// Three 1-channel layers on length 4: sqrt's plan saves 16 bytes of records, less than
+// one layer's gradients in flight, and both policies peak at 96 measured bytes (a case
+// the stack generator makes first). A right runner passes; the saving is not required.
+TEST(StackSchedule, ASavingWithinOneLayersGradientsInFlightIsNotRequired) {
+  auto cases = parse_cases("{op: stack, dtype: f64, input: {batch: 1, channels: 1, spatial: [4]}, stack: {depth: 3, "
+                           "layer: {conv: {out_channels: 1, kernel: [2], padding: [[0, 0]]}}, checkpoint: none}, "
+                           "data: {seed: 0}, deterministic: true}",
+                           "tiny.yaml");
+  ASSERT_EQ(cases.size(), 1u);
+  CountedRunner good("counted", false);
+  const CaseResult r = check_case(*cases.at(0).c, good);
+  const CheckResult* cp = find_check(r, "checkpoint");
+  ASSERT_TRUE(cp);
+  EXPECT_EQ(cp->disposition, Disposition::kPassed) << cp->message;
+  EXPECT_NE(cp->message.find("no measured saving required"), std::string::npos) << cp->message;
+}
+
 }  // namespace
 }  // namespace kc
