@@ -22,7 +22,7 @@ class CountedRunner final : public test::DelegatingBackend, public ResidentStack
   CountedRunner(std::string name, bool leak) : DelegatingBackend(std::move(name)), leak_(leak) {}
   StackRun run_stack_resident(const std::vector<StackLayer>& layers, const StackInputs& in,
                               const StackRunOptions& options) override {
-    return test::run_counted(reference(), layers, in, options, leak_);
+    return test::run_counted(reference(), layers, in, options, leak_ ? test::CountedBug::kLeak : test::CountedBug::kNone);
   }
 
  private:

@@ -1,11 +1,15 @@
 // A resident stack runner on the host, for tests and the trap zoo: the checkpoint
 // schedule (stack_schedule.h) on move-only buffers whose bytes are counted while they
 // live, as a GPU backend's device buffers are, around a backend's per-layer calls
-// (HostStackRuntime). `leak`: freed buffers stay counted, as with an allocator that
-// never gives memory back, so checkpointing saves nothing measurable.
+// (HostStackRuntime). Two planted bugs for the trap zoo (CountedBug): kLeak, freed
+// buffers stay counted, as with an allocator that never gives memory back, so
+// checkpointing saves nothing measurable; kNextLayersIndices, a layer's pool backward is
+// handed the argmax offsets last kept for the layer after it (an engine that indexes its
+// per-layer offsets buffers with l + 1), the same way under every policy.
 #pragma once
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <utility>
 
@@ -13,6 +17,8 @@
 #include "kc/stack_schedule.h"
 
 namespace kc::test {
+
+enum class CountedBug { kNone, kLeak, kNextLayersIndices };
 
 struct MemoryCounter {
   int64_t current = 0, peak = 0;
@@ -56,16 +62,21 @@ class CountedRuntime {
  public:
   using Value = Counted;
   using Indices = IndexTensor;
-  CountedRuntime(HostStackRuntime& host, MemoryCounter& counter) : host_(host), counter_(counter) {}
+  CountedRuntime(HostStackRuntime& host, MemoryCounter& counter, CountedBug bug)
+      : host_(host), counter_(counter), bug_(bug) {}
   Counted make(Tensor t) { return Counted(std::move(t), &counter_); }
   Status forward(size_t l, const Counted& x, Counted& y, std::optional<IndexTensor>* keep) {
     Tensor out;
     KC_RETURN_IF_ERROR(host_.forward(l, x.tensor(), out, keep));
     y = make(std::move(out));
+    if (bug_ == CountedBug::kNextLayersIndices && keep != nullptr && keep->has_value()) kept_[l] = **keep;
     return ok_status();
   }
   void output(size_t l, const Counted& y) { host_.output(l, y.tensor()); }
   Status backward(size_t l, const Counted& x, const IndexTensor* argmax, const Counted& dy, Counted& dx) {
+    if (auto next = kept_.find(l + 1); argmax != nullptr && next != kept_.end() && next->second.shape == argmax->shape) {
+      argmax = &next->second;  // the kNextLayersIndices bug
+    }
     Tensor g;
     KC_RETURN_IF_ERROR(host_.backward(l, x.tensor(), argmax, dy.tensor(), g));
     dx = make(std::move(g));
@@ -75,19 +86,21 @@ class CountedRuntime {
  private:
   HostStackRuntime& host_;
   MemoryCounter& counter_;
+  CountedBug bug_;
+  std::map<size_t, IndexTensor> kept_;  // kNextLayersIndices: the last offsets kept per layer
 };
 
 // The whole step with `ops`'s per-layer calls; measured_peak_bytes counts from x on
 // (the incoming cotangent is not the step's own), as the GPU backends measure.
 inline StackRun run_counted(Backend& ops, const std::vector<StackLayer>& layers, const StackInputs& in,
-                            const StackRunOptions& options, bool leak) {
+                            const StackRunOptions& options, CountedBug bug = CountedBug::kNone) {
   StackRun run;
   MemoryCounter counter;
   HostStackRuntime host(ops, layers, in, options, run);
-  CountedRuntime rt(host, counter);
+  CountedRuntime rt(host, counter, bug);
   StackSchedule<CountedRuntime> schedule(rt, layers, options, run);
   Counted y, g = rt.make(in.dy);
-  counter = MemoryCounter{0, 0, leak};
+  counter = MemoryCounter{0, 0, bug == CountedBug::kLeak};
   run.status = schedule.run(rt.make(in.x), y, g);
   if (!run.status.ok()) return run;
   run.y = y.tensor();

@@ -63,6 +63,8 @@
           "dropped: no gradient at all in input row 0", "pool2d k2 s2, the classic downsampling") \
   KC_TRAP(resident_memory_leak, kResidentMemoryLeak, "checkpoint", \
           "saved no measured memory where the plan saves", "pool2d k2 s2, the classic downsampling") \
+  KC_TRAP(resident_next_layers_indices, kResidentNextLayersIndices, "backward", \
+          "worst normwise error * in dx", "pool2d k2 s2, the classic downsampling") \
   /* max pool */ \
   KC_TRAP(pool_inference_in_training, kPoolInferenceInTraining, "argmax", \
           "was never written (still the poison value)*backward without indices was not refused", \

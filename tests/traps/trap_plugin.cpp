@@ -52,13 +52,14 @@ class TrapBackend final : public Backend {
   mutable PadKind form_ = PadKind::kExplicit;
 };
 
-// A backend that runs stacks resident in its own memory, as the GPU backends do, whose
-// allocator never gives freed activations back: checkpointing recomputes as planned
-// and gets every gradient right, but its measured peak does not shrink. Per-layer
-// calls are the zoo's correct ones.
-class ResidentMemoryLeak final : public Backend, public ResidentStackRunner {
+// A backend that runs stacks resident in its own memory, as the GPU backends do, with
+// one bug in the resident run (support/counted_runner.h): an allocator that never gives
+// freed activations back (checkpointing recomputes as planned and gets every gradient
+// right, but its measured peak does not shrink), or per-layer argmax offsets indexed
+// with the next layer's number. Per-layer calls are the zoo's correct ones.
+class ResidentRunner final : public Backend, public ResidentStackRunner {
  public:
-  explicit ResidentMemoryLeak(std::string name) : ops_(name, Bug::kNone), name_(std::move(name)) {}
+  ResidentRunner(std::string name, test::CountedBug bug) : ops_(name, Bug::kNone), name_(std::move(name)), bug_(bug) {}
   std::string name() const override { return name_; }
   Status supports(const Case& c) const override { return ops_.supports(c); }
   Status conv_forward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
@@ -78,18 +79,21 @@ class ResidentMemoryLeak final : public Backend, public ResidentStackRunner {
   }
   StackRun run_stack_resident(const std::vector<StackLayer>& layers, const StackInputs& in,
                               const StackRunOptions& options) override {
-    return test::run_counted(ops_, layers, in, options, /*leak=*/true);  // the bug
+    return test::run_counted(ops_, layers, in, options, bug_);
   }
 
  private:
   TrapBackend ops_;
   std::string name_;
+  test::CountedBug bug_;
 };
 
 void add(Registry& r, const std::string& name, Bug bug) {
   const std::string full = "trap." + name;
-  if (bug == Bug::kResidentMemoryLeak) {
-    (void)r.add(full, [full] { return std::make_unique<ResidentMemoryLeak>(full); });
+  if (bug == Bug::kResidentMemoryLeak || bug == Bug::kResidentNextLayersIndices) {
+    const test::CountedBug b =
+        bug == Bug::kResidentMemoryLeak ? test::CountedBug::kLeak : test::CountedBug::kNextLayersIndices;
+    (void)r.add(full, [full, b] { return std::make_unique<ResidentRunner>(full, b); });
     return;
   }
   (void)r.add(full, [full, bug] { return std::make_unique<TrapBackend>(full, bug); });
