@@ -81,7 +81,25 @@ int64_t stride_of(const WindowDraft& d, const DimDraft& dim) {
   return d.pool && d.default_stride ? dim.kernel : dim.stride;
 }
 
-// validate() on the one-dim case made of dim `dim` with input extent `in`.
+// Whether some output of a conv dim with zeros padding has a window tap inside the
+// input. Without one every output is the bias alone and every gradient to x and w is
+// zero: valid, but nothing a check can tell apart from a kernel that writes zeros.
+// Reflect, replicate and circular padding copy input elements, so only zeros padding
+// can cut the output off (as for a stack, stack_dim_valid()).
+bool touches_input(const Case& c) {
+  const ConvGeometry g = unchecked_conv_geometry(c);
+  const DimGeometry& dim = g.spatial.dims[0];
+  for (int64_t o = 0; o < dim.out; ++o) {
+    for (int64_t k = 0; k < dim.kernel; ++k) {
+      const int64_t i = o * dim.stride - dim.pad_lo + k * dim.dilation;
+      if (i >= 0 && i < dim.in) return true;
+    }
+  }
+  return false;
+}
+
+// validate() on the one-dim case made of dim `dim` with input extent `in`; a conv
+// with zeros padding must also have an output that sees the input (touches_input).
 bool dim_valid(const WindowDraft& d, const DimDraft& dim, int64_t in, const PadSpec& pad) {
   Case c;
   c.input = InputSpec{1, 1, {in}};
@@ -102,7 +120,8 @@ bool dim_valid(const WindowDraft& d, const DimDraft& dim, int64_t in, const PadS
     p.padding_mode = d.mode;
     c.op = p;
   }
-  return validate(c).ok();
+  if (!validate(c).ok()) return false;
+  return d.pool || d.mode != PaddingMode::kZeros || touches_input(c);
 }
 
 // One spatial dim of a stack: its conv and pool window, the input extent beyond the
