@@ -19,6 +19,7 @@
 
 #include "gen_support.h"
 #include "kc/backend.h"
+#include "kc/case_io.h"
 #include "kc/checks.h"
 #include "kc/invoke.h"
 #include "kc/runner.h"
@@ -184,6 +185,25 @@ TEST(GenReference, GradcheckOfAConvWithASubnormalInput) {
     const CaseResult r = check_case(c, *reference);
     EXPECT_NE(r.disposition, Disposition::kFailed) << "seed " << seed << ": " << r.checks.at(0).message;
   }
+}
+
+// The generator steers away from data and geometry on which the oracle's own results
+// cannot judge a kernel (a window on padding alone, a relu that zeroes every output, a
+// cancelling integer sum, exact ties past gradcheck's element-by-element size): over a
+// fixed run of `kcheck fuzz --seed 1` cases few are MISTRUSTED on the reference. The
+// generator as it was gave 20 of these 300; it gives 11 now.
+TEST(GenReference, FewGeneratedCasesAreMistrusted) {
+  const auto g = gen::valid_case(gen::OpSet::kAll);
+  auto reference = make_reference_backend();
+  int mistrusted = 0;
+  std::string first;
+  for (uint64_t k = 0; k < 300; ++k) {
+    const Case c = gen::generate(g, 1, k).value();
+    const CaseResult r = check_case(c, *reference);
+    if (r.disposition != Disposition::kMistrusted) continue;
+    if (++mistrusted == 1) first = "case " + std::to_string(k) + ": " + case_to_one_line(c);
+  }
+  EXPECT_LE(mistrusted, 15) << "first: " << first;
 }
 
 }  // namespace
