@@ -45,6 +45,9 @@ foreach(cmd run explain gen fuzz backends)
 endforeach()
 kcheck(0 run "${CASES}" -h)
 expect_match("^usage: kcheck run" "kcheck run PATH -h does not print its usage")
+# A single-dash word is an option kcheck does not know, not a case file named "-v".
+kcheck(2 run "${CASES}/conv/conv1d.yaml" -v --backend reference)
+expect_match("unknown option '-v'" "run -v: the unknown option is named")
 
 # --require with no name is refused, not ignored (called directly: ARGN drops "").
 execute_process(COMMAND "${KCHECK}" run "${CASES}/conv/conv1d.yaml" --require "" --backend reference

@@ -58,7 +58,9 @@ std::string parse(const Args& args, RunOptions& o) {
       return true;
     };
     std::string v;
-    if (a.rfind("--", 0) != 0) {
+    if (a.size() > 1 && a[0] == '-' && a[1] != '-') {
+      return "run: unknown option '" + a + "' (options start with --; give a file named so as ./" + a + ")";
+    } else if (a.rfind("--", 0) != 0) {
       o.paths.push_back(a);
     } else if (a == "--backend" && value(v)) {
       o.backends = split(v);
