@@ -5,6 +5,8 @@
 // choice first (pick.h), which is where a shrink lands: f64, fill random, no inline
 // data, zeros padding mode, no pool, checkpoint none.
 #include <algorithm>
+#include <string_view>
+#include <variant>
 
 #include "kc/backend.h"
 #include "kc/checks.h"
@@ -133,7 +135,8 @@ void apply_data(const DataDraft& d, Case& c) {
 }
 
 // Whether the oracle's results on the case's data leave a check nothing to judge: y,
-// dx, dw or db all zero, constant or mostly zero (the trust rule, distrust()), or for
+// dx, dw or db all zero, constant or mostly zero (the trust rule, distrust(); a max
+// pool's dx only all zero), or for
 // conv, <conv(x, w), dy> without bias exactly 0 (the adjoint identity then holds
 // trivially: sparse integer fills cancel). Both sides of such a case agree whatever a
 // kernel writes there, so the case is MISTRUSTED instead of checked.
@@ -146,7 +149,9 @@ bool degenerate_data(const Case& c) {
   if (!o.forward.ok() || !o.backward.ok()) return false;
   const std::pair<const char*, const Tensor*> outputs[] = {{"y", &o.y}, {"dx", &o.dx}, {"dw", &o.dw}, {"db", &o.db}};
   for (const auto& [name, t] : outputs) {
-    if (t->size() > 0 && !distrust(name, *t).empty()) return true;
+    // A max pool's dx is sparse by construction, as the checks take it.
+    const bool sparse = std::holds_alternative<PoolGeometry>(*geo) && std::string_view(name) == "dx";
+    if (t->size() > 0 && !distrust(name, *t, sparse).empty()) return true;
   }
   const auto* g = std::get_if<ConvGeometry>(&*geo);
   if (g == nullptr || is_fused(c)) return false;
