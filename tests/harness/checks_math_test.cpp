@@ -193,6 +193,36 @@ TEST(WeightShareCheck, NondeterministicRace) {
   EXPECT_THAT(lax.message, HasSubstr("a second run gives a different dw"));
 }
 
+// conv_bias_relu whose pre-activation at output 0 is 0.5 - 0.5 + 0.75 * 2^-1074: 0 in
+// f64, whose additions absorb the subnormal product, but 2^-1074 > 0 for a kernel that
+// fuses the last multiply-add (as the fuzzer found, seed 7 case 854). Such a kernel
+// passes dy through the relu there, rightly: weight_share allows either side, as
+// backward does. A dw taken as the mean on the same data still fails.
+TEST(WeightShareCheck, AReluInputWithinRoundingOfZeroMayTakeEitherSide) {
+  Case c = fused(conv_case({.batch = 1, .channels = 2, .out_channels = 1, .spatial = {3}, .kernel = {1}}));
+  const double tiny = std::ldexp(1.0, -1074);
+  c.tensors["x"] = Tensor{DType::kF64, {1, 2, 3}, {0.5, 1.0, -1.0, tiny, 2.0, 1.0}};
+  c.tensors["w"] = Tensor{DType::kF64, {1, 2, 1}, {1.0, 0.75}};
+  c.tensors["b"] = Tensor{DType::kF64, {1}, {-0.5}};
+  c.tensors["dy"] = Tensor{DType::kF64, {1, 1, 3}, {1.0, 2.0, 3.0}};
+  // relu'(z) taken at z >= 0: output 0 passes its dy (the other two are clear of 0).
+  PlantedBackward zero_passes([](const ConvGeometry& g, const Tensor& x, const Tensor&, const Tensor& dy, Tensor&,
+                                 Tensor& dw, Tensor* db) {
+    const Tensor routed = keep_only(g, dy, [](int64_t, int64_t p) { return p != 2; });
+    dw.data = ref::conv_backward_weight(g, x, routed).data;
+    db->data = ref::conv_backward_bias(g, routed).data;
+  });
+  const CheckResult r = run_check(c, zero_passes, "weight_share");
+  EXPECT_EQ(r.disposition, Disposition::kPassed) << describe(r);
+  EXPECT_THAT(r.message, HasSubstr("1 pre-activations within rounding of 0 may take either side of relu'"));
+  PlantedBackward mean([](const ConvGeometry&, const Tensor&, const Tensor&, const Tensor&, Tensor&, Tensor& dw,
+                          Tensor* db) {
+    for (double& v : dw.data) v /= 3.0;
+    for (double& v : db->data) v /= 3.0;
+  });
+  EXPECT_EQ(run_check(c, mean, "weight_share").disposition, Disposition::kFailed);
+}
+
 TEST(WeightShareCheck, NotApplicableToMaxPoolOrSpecialFills) {
   auto oracle = make_reference_backend();
   const CheckResult pool = run_check(pool_case(1, 1, {6}, {2}, {2}, explicit_pad({{0, 0}})), *oracle, "weight_share");

@@ -13,34 +13,6 @@
 #include "relu_ambiguity.h"
 
 namespace kc::checks {
-namespace {
-
-// The oracle's conv_bias_relu gradients with the ambiguous positions' dy left out,
-// and the slack those positions may add (their |dy| through |w| and |x|).
-struct FusedExpectation {
-  ref::ConvGrads want;
-  ref::ConvGrads slack;
-  int64_t ambiguous = 0;
-  std::string swamped;  // why the ambiguity leaves the gradients unjudged, or empty
-};
-
-FusedExpectation fused_expectation(const CheckContext& ctx, const ConvGeometry& g) {
-  FusedExpectation e;
-  const ReluAmbiguity a = relu_ambiguity(ctx, g);
-  e.ambiguous = a.count;
-  if (a.count == 0) return e;
-  Tensor dz = Tensor::zeros(DType::kF64, a.z.shape);
-  for (int64_t i = 0; i < a.z.size(); ++i) {
-    if (!a.ambiguous[static_cast<size_t>(i)] && a.z[i] > 0.0) dz[i] = ctx.in.dy[i];
-  }
-  e.want = ref::conv_backward(g, ctx.in.x, ctx.in.w, dz);
-  e.want.db = ref::conv_backward_bias(g, dz);
-  e.slack = ambiguity_slack(ctx, g, a);
-  e.swamped = ambiguity_swamps(a, e.slack, ctx.ref);
-  return e;
-}
-
-}  // namespace
 
 std::string backward_not_applicable(const CheckContext& ctx) {
   if (ctx.stack != nullptr) return stack_backward_not_applicable(ctx);

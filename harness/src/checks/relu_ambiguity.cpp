@@ -151,4 +151,20 @@ std::string ambiguity_swamps(const ReluAmbiguity& a, const ref::ConvGrads& slack
          "(use data further from 0, a smaller reduction or a wider accumulation)";
 }
 
+FusedExpectation fused_expectation(const CheckContext& ctx, const ConvGeometry& g) {
+  FusedExpectation e;
+  const ReluAmbiguity a = relu_ambiguity(ctx, g);
+  e.ambiguous = a.count;
+  if (a.count == 0) return e;
+  Tensor dz = Tensor::zeros(DType::kF64, a.z.shape);
+  for (int64_t i = 0; i < a.z.size(); ++i) {
+    if (!a.ambiguous[static_cast<size_t>(i)] && a.z[i] > 0.0) dz[i] = ctx.in.dy[i];
+  }
+  e.want = ref::conv_backward(g, ctx.in.x, ctx.in.w, dz);
+  e.want.db = ref::conv_backward_bias(g, dz);
+  e.slack = ambiguity_slack(ctx, g, a);
+  e.swamped = ambiguity_swamps(a, e.slack, ctx.ref);
+  return e;
+}
+
 }  // namespace kc::checks

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "kc/checks.h"
@@ -29,5 +30,18 @@ ref::ConvGrads ambiguity_slack(const CheckContext& ctx, const ConvGeometry& g, c
 // half their size or more), so a wrong relu mask could pass. Such data cannot judge the
 // mask at this precision: the verdict is MISTRUSTED, never PASSED.
 std::string ambiguity_swamps(const ReluAmbiguity& a, const ref::ConvGrads& slack, const OpOutputs& ref);
+
+// The oracle's conv_bias_relu gradients with the ambiguous outputs' dy left out, and
+// the slack those outputs may add (ambiguity_slack): a right kernel's dx, dw and db lie
+// within `slack` of `want` (plus the rounding of its sums). With no ambiguous output
+// `want` and `slack` are empty and the oracle's gradients are expected as they are.
+struct FusedExpectation {
+  ref::ConvGrads want;
+  ref::ConvGrads slack;
+  int64_t ambiguous = 0;
+  std::string swamped;  // ambiguity_swamps(): why the gradients cannot be judged, or empty
+};
+
+FusedExpectation fused_expectation(const CheckContext& ctx, const ConvGeometry& g);
 
 }  // namespace kc::checks

@@ -12,6 +12,10 @@
 // (tolerance_for("dw"), ctx.abs.dw); integer fills are exact, so bitwise. Two runs that
 // differ within that tolerance are order-dependent accumulation (atomics), a failure
 // only when the case says `deterministic: true` or the fill is integer.
+// conv_bias_relu: an output whose pre-activation is within rounding of 0 may take either
+// side of relu' in a right kernel, and in each run of a split apart (relu_ambiguity.h):
+// every identity allows those outputs' whole contribution (the slack), and the oracle's
+// sum leaves them out, as backward does.
 #include <algorithm>
 #include <bit>
 #include <functional>
@@ -22,6 +26,7 @@
 #include "common.h"
 #include "kc/ref/activation.h"
 #include "kc/ref/conv.h"
+#include "relu_ambiguity.h"
 
 namespace kc::checks {
 namespace {
@@ -51,6 +56,7 @@ Rule rule_for(const CheckContext& ctx, const char* tensor) {
 
 // What the identities found.
 struct Findings {
+  const FusedExpectation* fused = nullptr;  // conv_bias_relu with ambiguous outputs
   Tally tally;
   std::vector<std::string> held, broken;
   bool dw_broken = false, db_broken = false, race_fails = false;
@@ -93,11 +99,12 @@ void accumulate(Grads& sum, const Grads& part) {
 }
 
 int64_t compare(const char* tensor, const Tensor& lhs, const Tensor& rhs, const Tensor& ref, const Tensor& abs,
-                const Rule& rule, int64_t parts, Tally& tally) {
+                const Tensor* slack, const Rule& rule, int64_t parts, Tally& tally) {
   const int64_t before = tally.failures();
   for (int64_t i = 0; i < ref.size(); ++i) {
     const double r = i < rhs.size() ? rhs[i] : NAN;
-    tally.add(tensor, unflatten(i, ref.shape), lhs[i], r, rule.bound(ref[i], abs[i], parts), rule.exact);
+    const double s = slack != nullptr && i < slack->size() ? (*slack)[i] : 0.0;
+    tally.add(tensor, unflatten(i, ref.shape), lhs[i], r, rule.bound(ref[i], abs[i], parts) + s, rule.exact);
   }
   return tally.failures() - before;
 }
@@ -106,10 +113,13 @@ int64_t compare(const char* tensor, const Tensor& lhs, const Tensor& rhs, const 
 void check_identity(const CheckContext& ctx, const std::string& what, const Grads& want, int64_t parts,
                     Findings& f) {
   const bool bias = conv_geo(ctx)->bias;
+  const Tensor* dw_slack = f.fused ? &f.fused->slack.dw : nullptr;
+  const Tensor* db_slack = f.fused ? &f.fused->slack.db : nullptr;
   const int64_t dw_bad =
-      compare("dw", ctx.cand.dw, want.dw, ctx.ref.dw, ctx.abs.dw, rule_for(ctx, "dw"), parts, f.tally);
+      compare("dw", ctx.cand.dw, want.dw, ctx.ref.dw, ctx.abs.dw, dw_slack, rule_for(ctx, "dw"), parts, f.tally);
   const int64_t db_bad =
-      bias ? compare("db", ctx.cand.db, want.db, ctx.ref.db, ctx.abs.db, rule_for(ctx, "db"), parts, f.tally) : 0;
+      bias ? compare("db", ctx.cand.db, want.db, ctx.ref.db, ctx.abs.db, db_slack, rule_for(ctx, "db"), parts, f.tally)
+           : 0;
   if (dw_bad + db_bad == 0) {
     f.held.push_back(what);
     return;
@@ -283,10 +293,17 @@ CheckResult weight_share_run(const CheckContext& ctx) {
                        "dw or db does not have the contract's shape (the shape check says more)");
   }
   Findings f;
+  FusedExpectation fused;
+  if (is_fused(ctx.c) && !ctx.is_reference) fused = fused_expectation(ctx, g);
+  if (!fused.swamped.empty()) return make_result(kName, Disposition::kMistrusted, fused.swamped);
+  if (fused.ambiguous > 0) f.fused = &fused;
   if (Status s = batch_split(ctx, g, f); !s.ok()) return call_failed(kName, "a batch-1 run", s);
   if (Status s = tile_split_identity(ctx, g, f); !s.ok()) return call_failed(kName, "a run on one output tile", s);
   if (Status s = two_runs(ctx, f); !s.ok()) return call_failed(kName, "a second run", s);
-  if (!ctx.is_reference) check_identity(ctx, "the oracle's sum", Grads{ctx.ref.dw, ctx.ref.db}, 1, f);
+  if (!ctx.is_reference) {
+    const Grads oracle = f.fused ? Grads{fused.want.dw, fused.want.db} : Grads{ctx.ref.dw, ctx.ref.db};
+    check_identity(ctx, "the oracle's sum", oracle, 1, f);
+  }
   CheckResult r = make_result(kName, Disposition::kPassed);
   f.tally.into(r);
   const std::string ratio = " (max error/bound " + num(r.max_error_ratio) + ")";
@@ -300,6 +317,7 @@ CheckResult weight_share_run(const CheckContext& ctx) {
     return r;
   }
   r.message = "dw" + std::string(g.bias ? " and db" : "") + " split as a sum:";
+  if (f.fused) r.message += " " + std::to_string(fused.ambiguous) + " pre-activations within rounding of 0 may take either side of relu';";
   for (const std::string& h : f.held) r.message += " " + h + ";";
   if (!f.race.empty()) r.message += " " + f.race + " (allowed: the case does not ask for determinism);";
   r.message += ratio;
