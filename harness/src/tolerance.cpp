@@ -88,7 +88,7 @@ void compare_tensors(const std::string& tensor, const Tensor& cand, const Tensor
     return;
   }
   std::vector<WorstPoint> bad;
-  int64_t failures = 0, unbounded = 0;
+  int64_t failures = 0, unbounded = 0, infinite_terms = 0;
   int64_t closest = -1;  // the element nearest its bound, when every element is within it
   double closest_ratio = 0.0, closest_bound = 0.0;
   for (int64_t i = 0; i < ref.size(); ++i) {
@@ -106,8 +106,9 @@ void compare_tensors(const std::string& tensor, const Tensor& cand, const Tensor
     const double slack_rounded =
         spec.tolerance.kind == ToleranceKind::kBound ? extra * (1.0 + unit_roundoff(spec.storage)) : extra;
     const double bound = special ? 0.0 : element_bound(spec, finite, abs_sum) + slack_rounded;
-    if (!special && !(bound < INFINITY)) {  // n * u_acc >= 1: the model allows any error here
+    if (!special && !(bound < INFINITY)) {  // n * u_acc >= 1, or infinite terms: any error is allowed
       ++unbounded;
+      infinite_terms += !std::isfinite(abs_sum);
       continue;
     }
     const bool overflow_ok = overflow && overflow_agrees(spec, finite, abs_sum, extra);
@@ -128,8 +129,12 @@ void compare_tensors(const std::string& tensor, const Tensor& cand, const Tensor
   if (failures == 0 && unbounded > 0) {
     if (out.disposition == Disposition::kPassed) out.disposition = Disposition::kMistrusted;
     const DType acc = accumulation_of(spec);
-    const std::string why = spec.tolerance.kind == ToleranceKind::kExplicit
-                                ? "the explicit tolerance overflows"
+    // A finite value whose terms' magnitudes sum to infinity: an infinite input reached
+    // it and something made it finite again (relu of -inf is 0).
+    const std::string why = spec.tolerance.kind == ToleranceKind::kExplicit ? "the explicit tolerance overflows"
+                            : infinite_terms > 0
+                                ? "an infinite input reaches " + std::string(infinite_terms < unbounded ? "some of " : "") +
+                                      "them, and a finite value there, such as relu(-inf) = 0, carries no bound"
                                 : "sums of " + std::to_string(spec.n) + " terms in " + std::string(dtype_name(acc)) +
                                       ": n * u >= 1; give an explicit tolerance: {rtol, atol}";
     out.message += tensor + ": the bound allows any error at " + std::to_string(unbounded) + " of " +

@@ -75,6 +75,18 @@ TEST(Tolerance, TheCaseAccumulationSetsTheBound) {
   compare_tensors("y", ref, ref, &ref, ToleranceSpec{{}, DType::kF16, 4096, DType::kF16}, unbounded);
   EXPECT_EQ(unbounded.disposition, Disposition::kMistrusted) << unbounded.message;
   EXPECT_NE(unbounded.message.find("the bound allows any error at 2 of 2"), std::string::npos) << unbounded.message;
+  EXPECT_NE(unbounded.message.find("n * u >= 1"), std::string::npos) << unbounded.message;
+  // A short f64 sum whose terms include an infinity made finite again (relu(-inf) = 0)
+  // is unbounded for that reason, and says so rather than blaming the sum's length.
+  Tensor inf_abs = ref;
+  inf_abs.data = {2.0, INFINITY};
+  CheckResult relu_of_inf;
+  compare_tensors("y", ref, ref, &inf_abs, ToleranceSpec{{}, DType::kF64, 5}, relu_of_inf);
+  EXPECT_EQ(relu_of_inf.disposition, Disposition::kMistrusted) << relu_of_inf.message;
+  EXPECT_NE(relu_of_inf.message.find("the bound allows any error at 1 of 2 elements (an infinite input reaches them"),
+            std::string::npos)
+      << relu_of_inf.message;
+  EXPECT_EQ(relu_of_inf.message.find("n * u >= 1"), std::string::npos) << relu_of_inf.message;
 }
 
 TEST(Tolerance, BoundAdmitsRoundingAndRejectsMore) {
