@@ -230,6 +230,35 @@ TEST(GradcheckCheck, AZeroFromInexactF64SumsMayTakeEitherSideOfTheRelu) {
     const CheckResult ok = run_check(e, right, "backward");
     EXPECT_EQ(ok.disposition, Disposition::kPassed) << dtype_name(d) << ": " << describe(ok);
   }
+  // Terms below the accumulation's smallest normal number are not exact, however few
+  // their bits: in f32, 2^-149 * (-0.5) and * (-0.25) round to -0 and 2^-149 * 0.75 to
+  // 2^-149, so a right f32 kernel gets z[0] = 2^-149 > 0 where the f64 sum is exactly 0,
+  // and passes dy[0] through the relu. 1-D single channel, valid k3: z[j] = sum_k w[k] x[j+k].
+  {
+    class F32Products : public test::DelegatingBackend {
+     public:
+      F32Products() : DelegatingBackend("f32-products") {}
+      Status conv_backward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool,
+                           const Tensor& dy, Tensor& dx, Tensor& dw, Tensor* db) override {
+        Tensor dz = dy;
+        for (int64_t j = 0; j < dz.size(); ++j) {
+          float z = static_cast<float>((*b)[0]);
+          for (int64_t k = 0; k < w.size(); ++k) z += static_cast<float>(w[k]) * static_cast<float>(x[j + k]);
+          if (!(z > 0.0f)) dz[j] = 0.0;
+        }
+        return reference().conv_backward(g, x, w, b, false, dz, dx, dw, db);
+      }
+    } right;
+    Case e = fused(conv_case({.batch = 1, .channels = 1, .out_channels = 1, .spatial = {5}, .kernel = {3}}));
+    e.dtype = DType::kF32;
+    const double s = std::ldexp(1.0, -149);
+    e.tensors["x"] = Tensor{DType::kF32, {1, 1, 5}, {s, s, s, 1.0, 0.5}};
+    e.tensors["w"] = Tensor{DType::kF32, {1, 1, 3}, {-0.5, -0.25, 0.75}};
+    e.tensors["b"] = Tensor{DType::kF32, {1}, {0.0}};
+    e.tensors["dy"] = Tensor{DType::kF32, {1, 1, 3}, {1.0, 0.5, -0.75}};
+    const CheckResult ok = run_check(e, right, "backward");
+    EXPECT_EQ(ok.disposition, Disposition::kPassed) << describe(ok);
+  }
   // Reflect padding takes pad values from the whole plane, so exactness is judged over
   // the sample's group: a tiny x in group 1 leaves group 0's z[2] = -1 + 1 exact.
   {

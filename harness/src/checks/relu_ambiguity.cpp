@@ -80,21 +80,36 @@ std::vector<int> output_quanta(const CheckContext& ctx, const ConvGeometry& g) {
   return q;
 }
 
+// Exponent of the smallest normal number of an accumulation dtype (bf16 sums in f32's
+// range).
+int min_normal_exponent(DType acc) {
+  switch (acc) {
+    case DType::kF64: return -1022;
+    case DType::kF32: return -126;
+    case DType::kF16: return -14;
+    case DType::kBF16: return -126;
+  }
+  return 0;
+}
+
 // Per output: whether the candidate's sum is exact, so that its pre-activation is 0
 // exactly where the oracle's is: every term w*x and b is a multiple of the output's
-// quantum Q (output_quanta), and every partial sum stays below 2^p Q for the p-bit
-// accumulation (it is at most the sum of the terms' magnitudes, abs.y), so no product or
-// partial sum rounds. Integer data passes; tiny terms beside large ones in the same sum
+// quantum Q (output_quanta), Q is no smaller than the accumulation's smallest normal
+// number (below it products round to 0 or to a subnormal, and a kernel may flush
+// those), and every partial sum stays below 2^p Q for the p-bit accumulation (it is at
+// most the sum of the terms' magnitudes, abs.y), so no product or partial sum rounds. Integer data passes; tiny terms beside large ones in the same sum
 // (subnormal x next to 0.2) do not, and a 0 there may be a nonzero sum whose smallest
 // terms the additions absorbed. A tiny element elsewhere (another window, sample or
 // filter) leaves this output exact.
 std::vector<bool> exact_sums(const CheckContext& ctx, const ConvGeometry& g) {
   const std::vector<int> q = output_quanta(ctx, g);
-  const int p = -std::ilogb(unit_roundoff(accumulation_of(tolerance_for(ctx, "y"))));  // u = 2^-p
+  const DType acc = accumulation_of(tolerance_for(ctx, "y"));
+  const int p = -std::ilogb(unit_roundoff(acc));  // u = 2^-p
+  const int normal = min_normal_exponent(acc);
   std::vector<bool> exact(q.size());
   for (size_t i = 0; i < q.size(); ++i) {
     const double most = ctx.abs.y[static_cast<int64_t>(i)];
-    exact[i] = q[i] == kNoTerm || (std::isfinite(most) && most < std::ldexp(1.0, p + q[i]));
+    exact[i] = q[i] == kNoTerm || (q[i] >= normal && std::isfinite(most) && most < std::ldexp(1.0, p + q[i]));
   }
   return exact;
 }
