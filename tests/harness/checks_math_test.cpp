@@ -223,6 +223,35 @@ TEST(WeightShareCheck, AReluInputWithinRoundingOfZeroMayTakeEitherSide) {
   EXPECT_EQ(run_check(c, mean, "weight_share").disposition, Disposition::kFailed);
 }
 
+// 24 of 32 pre-activations are 2^-52 from 0 (x = 1 + 2^-52, w = 1, b = -1): either side
+// of relu' is right there, and their dy may move dw and db by more than half their size,
+// though dx is clear at the other 8. weight_share judges dw and db alone, so it cannot
+// pass a dw taken as the mean on such data: MISTRUSTED, never PASSED.
+TEST(WeightShareCheck, AmbiguityThatSwampsDwAndDbIsMistrustedEvenWhereDxIsClear) {
+  const int64_t P = 16;
+  Case c = fused(conv_case({.batch = 2, .channels = 1, .out_channels = 1, .spatial = {P}, .kernel = {1}}));
+  const double e = std::ldexp(1.0, -52);
+  Tensor x = Tensor::zeros(DType::kF64, {2, 1, P}), dy = x;
+  for (int64_t i = 0; i < 2 * P; ++i) {
+    const int64_t o = i % P;
+    x[i] = o < 4 ? 2.0 + static_cast<double>(o) : 1.0 + e;
+    dy[i] = o < 4 ? (o % 2 ? -1.0 : 1.5) : 1.0;
+  }
+  c.tensors["x"] = x;
+  c.tensors["w"] = Tensor{DType::kF64, {1, 1, 1}, {1.0}};
+  c.tensors["b"] = Tensor{DType::kF64, {1}, {-1.0}};
+  c.tensors["dy"] = dy;
+  PlantedBackward mean([](const ConvGeometry& g, const Tensor&, const Tensor&, const Tensor&, Tensor&, Tensor& dw,
+                          Tensor* db) {
+    const double count = static_cast<double>(g.batch * g.spatial.out_count());
+    for (double& v : dw.data) v /= count;
+    for (double& v : db->data) v /= count;
+  });
+  const CheckResult r = run_check(c, mean, "weight_share");
+  EXPECT_EQ(r.disposition, Disposition::kMistrusted) << describe(r);
+  EXPECT_THAT(r.message, HasSubstr("within rounding of 0, where either side of relu' is right"));
+}
+
 TEST(WeightShareCheck, NotApplicableToMaxPoolOrSpecialFills) {
   auto oracle = make_reference_backend();
   const CheckResult pool = run_check(pool_case(1, 1, {6}, {2}, {2}, explicit_pad({{0, 0}})), *oracle, "weight_share");

@@ -146,11 +146,13 @@ ref::ConvGrads ambiguity_slack(const CheckContext& ctx, const ConvGeometry& g, c
   return s;
 }
 
-std::string ambiguity_swamps(const ReluAmbiguity& a, const ref::ConvGrads& slack, const OpOutputs& ref) {
+std::string ambiguity_swamps(const ReluAmbiguity& a, const ref::ConvGrads& slack, const OpOutputs& ref,
+                             bool with_dx) {
   const std::pair<const Tensor*, const Tensor*> grads[] = {
       {&slack.dx, &ref.dx}, {&slack.dw, &ref.dw}, {&slack.db, &ref.db}};
   int64_t judged = 0, elements = 0;
   for (const auto& [moved, want] : grads) {
+    if (!with_dx && moved == &slack.dx) continue;
     if (moved->size() == 0 || moved->size() != want->size()) continue;
     // An element is judged where the ambiguity may move it by less than half its size.
     int64_t clear = 0;
@@ -179,6 +181,7 @@ FusedExpectation fused_expectation(const CheckContext& ctx, const ConvGeometry& 
   e.want.db = ref::conv_backward_bias(g, dz);
   e.slack = ambiguity_slack(ctx, g, a);
   e.swamped = ambiguity_swamps(a, e.slack, ctx.ref);
+  e.swamped_weights = ambiguity_swamps(a, e.slack, ctx.ref, false);
   return e;
 }
 

@@ -25,11 +25,13 @@ ReluAmbiguity relu_ambiguity(const CheckContext& ctx, const ConvGeometry& g);
 // and |w| for |dy| at the ambiguous outputs (db: the sum of those |dy|).
 ref::ConvGrads ambiguity_slack(const CheckContext& ctx, const ConvGeometry& g, const ReluAmbiguity& a);
 
-// Why the ambiguity swamps the gradients, or empty: in each of dx, dw and db, fewer than
-// a quarter of the elements lie out of its reach (the ambiguous outputs may move them by
+// Why the ambiguity swamps the gradients, or empty: in each of dx, dw and db (dw and db
+// alone when `with_dx` is false, for a check that judges only those), fewer than a
+// quarter of the elements lie out of its reach (the ambiguous outputs may move them by
 // half their size or more), so a wrong relu mask could pass. Such data cannot judge the
 // mask at this precision: the verdict is MISTRUSTED, never PASSED.
-std::string ambiguity_swamps(const ReluAmbiguity& a, const ref::ConvGrads& slack, const OpOutputs& ref);
+std::string ambiguity_swamps(const ReluAmbiguity& a, const ref::ConvGrads& slack, const OpOutputs& ref,
+                             bool with_dx = true);
 
 // The oracle's conv_bias_relu gradients with the ambiguous outputs' dy left out, and
 // the slack those outputs may add (ambiguity_slack): a right kernel's dx, dw and db lie
@@ -39,7 +41,8 @@ struct FusedExpectation {
   ref::ConvGrads want;
   ref::ConvGrads slack;
   int64_t ambiguous = 0;
-  std::string swamped;  // ambiguity_swamps(): why the gradients cannot be judged, or empty
+  std::string swamped;          // ambiguity_swamps(): why the gradients cannot be judged, or empty
+  std::string swamped_weights;  // the same for dw and db alone (weight_share judges only those)
 };
 
 FusedExpectation fused_expectation(const CheckContext& ctx, const ConvGeometry& g);

@@ -295,7 +295,7 @@ CheckResult weight_share_run(const CheckContext& ctx) {
   Findings f;
   FusedExpectation fused;
   if (is_fused(ctx.c) && !ctx.is_reference) fused = fused_expectation(ctx, g);
-  if (!fused.swamped.empty()) return make_result(kName, Disposition::kMistrusted, fused.swamped);
+  if (!fused.swamped_weights.empty()) return make_result(kName, Disposition::kMistrusted, fused.swamped_weights);
   if (fused.ambiguous > 0) f.fused = &fused;
   if (Status s = batch_split(ctx, g, f); !s.ok()) return call_failed(kName, "a batch-1 run", s);
   if (Status s = tile_split_identity(ctx, g, f); !s.ok()) return call_failed(kName, "a run on one output tile", s);
