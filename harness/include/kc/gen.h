@@ -95,9 +95,11 @@ struct Options {
 // conv window with zeros padding sees the input in every dim; the data seed is the
 // first of a few whose oracle y, dx, dw, db are not all zero, constant or mostly zero
 // (and, for conv, whose <conv(x, w), dy> does not cancel to 0); conv_bias_relu takes no
-// infinities, and takes integer and ties fills (training max pool: integer) only at
-// sizes gradcheck differences element by element. What the geometry alone makes sparse
-// (a stride that skips inputs, a pool with few outputs) is kept.
+// infinities. Integer and ties fills stay at every size, though past the elements
+// gradcheck differences one by one its random directions cross their exact relu zeros
+// and ties (gradcheck MISTRUSTED there, while forward, backward and weight_share still
+// judge exact sums and relu'(0)). What the geometry alone makes sparse (a stride that
+// skips inputs, a pool with few outputs) is kept.
 rc::Gen<Case> conv_case(const Options& options = {});
 rc::Gen<Case> maxpool_case(const Options& options = {});
 rc::Gen<Case> conv_bias_relu_case(const Options& options = {});

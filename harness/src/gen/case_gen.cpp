@@ -14,7 +14,6 @@
 #include "kc/gen.h"
 #include "kc/invoke.h"
 #include "kc/ref/conv.h"
-#include "../checks/gradcheck.h"
 #include "pick.h"
 #include "window.h"
 
@@ -107,31 +106,9 @@ rc::Gen<DataDraft> data_draft(bool pool, bool fused, const Options& o) {
                                    set(&DataDraft::inline_x, o.data != 0 ? flag(pool ? 30 : 12) : just(false)));
 }
 
-// Elements of x, w and b, the ones gradcheck differences.
-int64_t differenced_elements(const Case& c) {
-  if (is_pool(c)) return element_count(unchecked_pool_geometry(c).x_shape());
-  const ConvGeometry g = unchecked_conv_geometry(c);
-  return element_count(g.x_shape()) + element_count(g.w_shape()) + (g.bias ? element_count(g.b_shape()) : 0);
-}
-
-// Fills whose values tie exactly put relu pre-activations at exactly 0 (integer, ties)
-// and equal maxima in pool windows. gradcheck differences a case element by element
-// only up to GradcheckOptions::full_limit elements of x, w and b; past that it probes
-// random directions over every element at once, each of which crosses some such kink,
-// and the check is MISTRUSTED. So past that size conv_bias_relu draws `random` for
-// integer and ties, and a max pool in training mode for integer; a max pool keeps ties
-// at every size (equal maxima at every tile size are what forward and argmax check).
-Fill fitted_fill(const Case& c, Fill drawn) {
-  if (drawn != Fill::kInteger && drawn != Fill::kTies) return drawn;
-  const auto* pool = std::get_if<MaxPoolParams>(&c.op);
-  const bool piecewise = is_fused(c) || (pool && pool->mode == PoolMode::kTraining && drawn == Fill::kInteger);
-  if (!piecewise || differenced_elements(c) <= checks::GradcheckOptions{}.full_limit) return drawn;
-  return Fill::kRandom;
-}
-
 void apply_data(const DataDraft& d, Case& c) {
-  c.data = DataSpec{d.seed, fitted_fill(c, d.fill)};
-  if (c.data.fill == Fill::kInteger && d.exact) c.tolerance.kind = ToleranceKind::kExact;
+  c.data = DataSpec{d.seed, d.fill};
+  if (d.fill == Fill::kInteger && d.exact) c.tolerance.kind = ToleranceKind::kExact;
 }
 
 // Whether the oracle's results on the case's data leave a check nothing to judge: y,
@@ -182,7 +159,7 @@ Case steer_seed(Case c) {
 
 // The case, with inline x when the draft asks for it, its data seed steered.
 rc::Gen<Case> finish(Case c, const DataDraft& d, unsigned kinds) {
-  if (!d.inline_x || c.data.fill == Fill::kInteger || kinds == 0) return just(steer_seed(std::move(c)));
+  if (!d.inline_x || d.fill == Fill::kInteger || kinds == 0) return just(steer_seed(std::move(c)));
   return rc::gen::map(with_inline_x(c, kinds), steer_seed);
 }
 
