@@ -80,41 +80,43 @@ TEST(StackSchedule, CheckpointJudgesMeasuredMemoryAndCatchesALeak) {
   EXPECT_NE(bad->message.find("sqrt saved no measured memory"), std::string::npos) << bad->message;
 }
 
+// The checkpoint check's result on one inline stack case.
+CheckResult checkpoint_of(const std::string& yaml, Backend& backend) {
+  auto cases = parse_cases(yaml, "stack.yaml");
+  EXPECT_EQ(cases.size(), 1u);
+  const CaseResult r = check_case(*cases.at(0).c, backend);
+  const CheckResult* cp = find_check(r, "checkpoint");
+  EXPECT_TRUE(cp) << r.message;
+  return cp ? *cp : CheckResult{};
+}
+
 // Three 1-channel layers on length 4: sqrt's plan saves 16 bytes of records, less than
 // one layer's gradients in flight, and both policies peak at 96 measured bytes (a case
 // the stack generator makes first). A right runner passes; the saving is not required.
 TEST(StackSchedule, ASavingWithinOneLayersGradientsInFlightIsNotRequired) {
-  auto cases = parse_cases("{op: stack, dtype: f64, input: {batch: 1, channels: 1, spatial: [4]}, stack: {depth: 3, "
-                           "layer: {conv: {out_channels: 1, kernel: [2], padding: [[0, 0]]}}, checkpoint: none}, "
-                           "data: {seed: 0}, deterministic: true}",
-                           "tiny.yaml");
-  ASSERT_EQ(cases.size(), 1u);
   CountedRunner good("counted", false);
-  const CaseResult r = check_case(*cases.at(0).c, good);
-  const CheckResult* cp = find_check(r, "checkpoint");
-  ASSERT_TRUE(cp);
-  EXPECT_EQ(cp->disposition, Disposition::kPassed) << cp->message;
-  EXPECT_NE(cp->message.find("measured saving of sqrt 0 bytes (the plan's 16, less at most"), std::string::npos)
-      << cp->message;
+  const CheckResult cp = checkpoint_of(
+      "{op: stack, dtype: f64, input: {batch: 1, channels: 1, spatial: [4]}, stack: {depth: 3, layer: {conv: "
+      "{out_channels: 1, kernel: [2], padding: [[0, 0]]}}, checkpoint: none}, data: {seed: 0}, deterministic: true}",
+      good);
+  EXPECT_EQ(cp.disposition, Disposition::kPassed) << cp.message;
+  EXPECT_NE(cp.message.find("measured saving of sqrt 0 bytes (the plan's 16, less at most"), std::string::npos)
+      << cp.message;
 }
 
 // A runner that keeps every freed buffer: on a 3-D stack whose planned saving is within
 // one layer's gradients in flight, its measured loss is larger than they explain.
 TEST(StackSchedule, ALeakLargerThanTheGradientsInFlightIsCaughtOnASmallSaving) {
-  auto cases = parse_cases("{op: stack, dtype: f64, input: {batch: 1, channels: 2, spatial: [6, 8, 8]}, stack: {depth: "
-                           "4, layer: {conv: {out_channels: 3, kernel: [3, 3, 3], padding: same, bias: true}, relu: "
-                           "true}, checkpoint: sqrt}, data: {seed: 33}, deterministic: true}",
-                           "small3d.yaml");
-  ASSERT_EQ(cases.size(), 1u);
+  const std::string yaml =
+      "{op: stack, dtype: f64, input: {batch: 1, channels: 2, spatial: [6, 8, 8]}, stack: {depth: 4, layer: {conv: "
+      "{out_channels: 3, kernel: [3, 3, 3], padding: same, bias: true}, relu: true}, checkpoint: sqrt}, data: {seed: "
+      "33}, deterministic: true}";
   CountedRunner good("counted", false), leaky("leaky", true);
-  const CheckResult* ok = find_check(check_case(*cases.at(0).c, good), "checkpoint");
-  ASSERT_TRUE(ok);
-  EXPECT_EQ(ok->disposition, Disposition::kPassed) << ok->message;
-  const CaseResult r = check_case(*cases.at(0).c, leaky);
-  const CheckResult* bad = find_check(r, "checkpoint");
-  ASSERT_TRUE(bad);
-  EXPECT_EQ(bad->disposition, Disposition::kFailed) << bad->message;
-  EXPECT_NE(bad->message.find("sqrt saved no measured memory"), std::string::npos) << bad->message;
+  const CheckResult ok = checkpoint_of(yaml, good);
+  EXPECT_EQ(ok.disposition, Disposition::kPassed) << ok.message;
+  const CheckResult bad = checkpoint_of(yaml, leaky);
+  EXPECT_EQ(bad.disposition, Disposition::kFailed) << bad.message;
+  EXPECT_NE(bad.message.find("sqrt saved no measured memory"), std::string::npos) << bad.message;
 }
 
 }  // namespace
