@@ -7,7 +7,7 @@
 // resident in its own memory (stack_run.h) also reports the peak it measured: it must
 // hold at least the activations the plan holds at once (stacks without a pool, whose
 // device records are the plan's), and checkpointing must save some of it wherever the
-// plan saves more than one layer's gradients in flight.
+// plan saves, short of the plan's saving by at most one layer's gradients in flight.
 #include <algorithm>
 #include <string>
 #include <vector>
