@@ -97,10 +97,11 @@ int min_normal_exponent(DType acc) {
 // quantum Q (output_quanta), Q is no smaller than the accumulation's smallest normal
 // number (below it products round to 0 or to a subnormal, and a kernel may flush
 // those), and every partial sum stays below 2^p Q for the p-bit accumulation (it is at
-// most the sum of the terms' magnitudes, abs.y), so no product or partial sum rounds. Integer data passes; tiny terms beside large ones in the same sum
-// (subnormal x next to 0.2) do not, and a 0 there may be a nonzero sum whose smallest
-// terms the additions absorbed. A tiny element elsewhere (another window, sample or
-// filter) leaves this output exact.
+// most the sum of the terms' magnitudes, abs.y), so no product or partial sum rounds.
+// Integer data passes; tiny terms beside large ones in the same sum (subnormal x next to
+// 0.2) do not, and a 0 there may be a nonzero sum whose smallest terms the additions
+// absorbed. A tiny element elsewhere (another window, sample or filter) leaves this
+// output exact.
 std::vector<bool> exact_sums(const CheckContext& ctx, const ConvGeometry& g) {
   const std::vector<int> q = output_quanta(ctx, g);
   const DType acc = accumulation_of(tolerance_for(ctx, "y"));
