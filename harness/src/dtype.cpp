@@ -56,6 +56,16 @@ double underflow_unit(DType dtype) {
   return 0.0;
 }
 
+int min_normal_exponent(DType dtype) {
+  switch (dtype) {
+    case DType::kF64: return -1022;
+    case DType::kF32: return -126;
+    case DType::kF16: return -14;
+    case DType::kBF16: return -126;
+  }
+  return -1022;
+}
+
 int storage_bytes(DType dtype) {
   switch (dtype) {
     case DType::kF64: return 8;

@@ -29,6 +29,10 @@ double unit_roundoff(DType dtype);
 // smallest subnormal is not a double, the smallest subnormal itself (2 eta).
 double underflow_unit(DType dtype);
 
+// Exponent of the dtype's smallest normal number: -1022, -126, -14, and -126 for bf16
+// (f32's range).
+int min_normal_exponent(DType dtype);
+
 // Bytes per element when stored on a device in this dtype.
 int storage_bytes(DType dtype);
 

@@ -26,16 +26,6 @@ int fraction_bits(DType t) {
   return 52;
 }
 
-int min_normal_exponent(DType t) {
-  switch (t) {
-    case DType::kF64: return -1022;
-    case DType::kF32: return -126;
-    case DType::kF16: return -14;
-    case DType::kBF16: return -126;
-  }
-  return -1022;
-}
-
 double smallest_subnormal(DType t) { return std::ldexp(1.0, min_normal_exponent(t) - fraction_bits(t)); }
 
 // The spacing of the dtype's values at |v| (for a step away from zero).
