@@ -51,7 +51,7 @@ std::vector<int> output_quanta(const CheckContext& ctx, const ConvGeometry& g) {
   // With other padding modes the pad values come from anywhere in the plane.
   const bool whole_plane = g.mode != PaddingMode::kZeros;
   std::vector<int> everywhere(static_cast<size_t>(g.batch * g.groups), kNoTerm);  // per sample and group
-  for (size_t i = 0; i < qx.size(); ++i) {
+  for (size_t i = 0; whole_plane && i < qx.size(); ++i) {
     const size_t c = i / static_cast<size_t>(plane);  // n * in_channels + channel
     const size_t ng = c / static_cast<size_t>(g.in_channels) * static_cast<size_t>(g.groups) +
                       c % static_cast<size_t>(g.in_channels) / static_cast<size_t>(cin);
@@ -78,18 +78,6 @@ std::vector<int> output_quanta(const CheckContext& ctx, const ConvGeometry& g) {
     }
   }
   return q;
-}
-
-// Exponent of the smallest normal number of an accumulation dtype (bf16 sums in f32's
-// range).
-int min_normal_exponent(DType acc) {
-  switch (acc) {
-    case DType::kF64: return -1022;
-    case DType::kF32: return -126;
-    case DType::kF16: return -14;
-    case DType::kBF16: return -126;
-  }
-  return 0;
 }
 
 // Per output: whether the candidate's sum is exact, so that its pre-activation is 0
