@@ -5,6 +5,7 @@
 #include <chrono>
 #include <exception>
 
+#include "kc/check_scope.h"
 #include "kc/checks.h"
 #include "kc/fill.h"
 #include "kc/invoke.h"
@@ -20,10 +21,9 @@ bool requested(const Case& c, std::string_view name) {
 void run_checks(const CheckContext& ctx, CaseResult& r) {
   for (const CheckDef& def : check_registry()) {
     if (!requested(ctx.c, def.name)) continue;
+    // A single-op check on a stack: the reason check_scope.h refuses it with at load.
     const std::string why_not =
-        ctx.stack != nullptr && !def.stacks
-            ? "checks a single op; a stack is checked by shape, backward, checkpoint, influence and drift"
-            : def.not_applicable(ctx);
+        ctx.stack != nullptr && !def.stacks ? check_never_applies(ctx.c, def.name) : def.not_applicable(ctx);
     if (!why_not.empty()) {
       if (!ctx.c.checks.empty()) r.checks.push_back(make_result(def.name, Disposition::kSkipped, why_not));
       continue;
