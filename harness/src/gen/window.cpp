@@ -85,17 +85,13 @@ int64_t stride_of(const WindowDraft& d, const DimDraft& dim) {
 // input. Without one every output is the bias alone and every gradient to x and w is
 // zero: valid, but nothing a check can tell apart from a kernel that writes zeros.
 // Reflect, replicate and circular padding copy input elements, so only zeros padding
-// can cut the output off (as for a stack, stack_dim_valid()).
+// can cut the output off (as for a stack, stack_dim_valid(); both by live_after()).
+std::vector<char> live_after(const DimGeometry& g, const std::vector<char>& live, bool pool);
+
 bool touches_input(const Case& c) {
-  const ConvGeometry g = unchecked_conv_geometry(c);
-  const DimGeometry& dim = g.spatial.dims[0];
-  for (int64_t o = 0; o < dim.out; ++o) {
-    for (int64_t k = 0; k < dim.kernel; ++k) {
-      const int64_t i = o * dim.stride - dim.pad_lo + k * dim.dilation;
-      if (i >= 0 && i < dim.in) return true;
-    }
-  }
-  return false;
+  const DimGeometry dim = unchecked_conv_geometry(c).spatial.dims[0];
+  const std::vector<char> out = live_after(dim, std::vector<char>(static_cast<size_t>(dim.in), 1), false);
+  return std::find(out.begin(), out.end(), 1) != out.end();
 }
 
 // validate() on the one-dim case made of dim `dim` with input extent `in`; a conv
