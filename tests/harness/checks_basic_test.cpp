@@ -457,27 +457,29 @@ class ReluThreshold : public test::DelegatingBackend {
 };
 
 TEST(BackwardCheck, FusedReluMaskMayDifferOnlyWhereZIsWithinRoundingOfZero) {
-  // 1-D k 2, b 0: z[0] = 0.1*1 + (-0.1)*1 = 0 in exact arithmetic but ~1e-18 after the
-  // f64 roundings of 0.1 (a kernel may get either sign); z[1] = 0.1*1 + (-0.1)*0.5 = 0.05.
+  // 1-D k 2, b 0. Sample 0: z[0] = 0.1*1 + (-0.1)*1 = 0 in exact arithmetic but ~1e-18
+  // after the f64 roundings of 0.1 (a kernel may get either sign); z[1] = 0.1*1 +
+  // (-0.1)*0.5 = 0.05. Sample 1 (x 1, 0.5, 0.25) has z = 0.05 and 0.025, clear of 0, so
+  // the ambiguity swamps none of dx, dw and db and a pass is trusted.
   Case c;
   c.dtype = DType::kF64;
-  c.input = {1, 1, {3}};
+  c.input = {2, 1, {3}};
   ConvParams p;
   p.kernel = {2};
   c.op = ConvBiasReluParams{p};
-  c.tensors["x"] = Tensor::zeros(DType::kF64, {1, 1, 3});
-  c.tensors["x"].data = {1.0, 1.0, 0.5};
+  c.tensors["x"] = Tensor::zeros(DType::kF64, {2, 1, 3});
+  c.tensors["x"].data = {1.0, 1.0, 0.5, 1.0, 0.5, 0.25};
   c.tensors["w"] = Tensor::zeros(DType::kF64, {1, 1, 2});
   c.tensors["w"].data = {0.1, -0.1 + 1e-17};
   c.tensors["b"] = Tensor::zeros(DType::kF64, {1});
-  c.tensors["dy"] = Tensor::filled(DType::kF64, {1, 1, 2}, 1.0);
+  c.tensors["dy"] = Tensor::filled(DType::kF64, {2, 1, 2}, 1.0);
   c.checks = {"backward"};
   ReluThreshold tiny(1e-15);  // drops only the ambiguous z[0]
   const CaseResult ok = check_case(c, tiny);
   ASSERT_FALSE(ok.checks.empty());
   EXPECT_EQ(ok.checks[0].disposition, Disposition::kPassed) << ok.checks[0].message;
   EXPECT_NE(ok.checks[0].message.find("either side of relu'"), std::string::npos);
-  ReluThreshold wrong(0.06);  // also drops z[1] = 0.05, which is clearly positive
+  ReluThreshold wrong(0.06);  // also drops z = 0.05 and 0.025, which are clearly positive
   const CaseResult bad = check_case(c, wrong);
   EXPECT_EQ(bad.checks.at(0).disposition, Disposition::kFailed);
 }

@@ -137,7 +137,8 @@ TEST(GradcheckCheck, PreActivationRoundingToZeroMayTakeEitherSideOfTheRelu) {
   // A correct f16 conv_bias_relu: y is stored in f16 and the backward masks with the
   // stored y. z[0] = 2^-26 in f64 rounds to 0 in f16, so this kernel masks output 0
   // where the f64 differences do not; the backward check allows either side, and so
-  // must gradcheck: for the case's dy, and by leaving out row 0 of the Jacobian.
+  // must gradcheck: for the case's dy, and by leaving out row 0 of the Jacobian. Sample
+  // 1 (x 2, 1, 0, -1: z = 2 + 2^-13, 2) is clear of 0, so no gradient is swamped.
   class MaskFromStoredY : public RoundingBackend {  // its forward stores y in the dtype
    public:
     Status conv_backward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool,
@@ -149,18 +150,20 @@ TEST(GradcheckCheck, PreActivationRoundingToZeroMayTakeEitherSideOfTheRelu) {
       return reference().conv_backward(g, x, w, b, false, dz, dx, dw, db);
     }
   } be;
-  Case c = fused(conv_case({.batch = 1, .channels = 1, .out_channels = 1, .spatial = {4}, .kernel = {3}}));
+  Case c = fused(conv_case({.batch = 2, .channels = 1, .out_channels = 1, .spatial = {4}, .kernel = {3}}));
   c.dtype = DType::kF16;
   const double e = std::ldexp(1.0, -13);
-  c.tensors["x"] = Tensor{DType::kF16, {1, 1, 4}, {1.0, e, 1.0, -0.5}};
+  c.tensors["x"] = Tensor{DType::kF16, {2, 1, 4}, {1.0, e, 1.0, -0.5, 2.0, 1.0, 0.0, -1.0}};
   c.tensors["w"] = Tensor{DType::kF16, {1, 1, 3}, {1.0, e, -1.0}};
   c.tensors["b"] = Tensor{DType::kF16, {1}, {0.0}};
-  for (const std::vector<double>& dy : {std::vector<double>{0.0, 1.0}, std::vector<double>{1.0, 1.0}}) {
-    c.tensors["dy"] = Tensor{DType::kF16, {1, 1, 2}, {dy.begin(), dy.end()}};
-    EXPECT_EQ(run_check(c, be, "backward").disposition, Disposition::kPassed);
+  for (const std::vector<double>& dy :
+       {std::vector<double>{0.0, 1.0, 1.0, 1.0}, std::vector<double>{1.0, 1.0, 1.0, 1.0}}) {
+    c.tensors["dy"] = Tensor{DType::kF16, {2, 1, 2}, {dy.begin(), dy.end()}};
+    const CheckResult b = run_check(c, be, "backward");
+    EXPECT_EQ(b.disposition, Disposition::kPassed) << describe(b);
     const CheckResult r = run_check(c, be, "gradcheck");
     EXPECT_EQ(r.disposition, Disposition::kPassed) << describe(r);
-    EXPECT_THAT(r.message, HasSubstr("as the full Jacobian (1 rows)"));
+    EXPECT_THAT(r.message, HasSubstr("as the full Jacobian (3 rows)"));
     EXPECT_THAT(r.message, HasSubstr("1 pre-activations within rounding of 0 may take either side of relu'"));
   }
 }
@@ -170,7 +173,8 @@ TEST(GradcheckCheck, AZeroFromInexactF64SumsMayTakeEitherSideOfTheRelu) {
   // 1.5 * 2^-131 + 0.2041015625 is 0.0483 * 2^-131 > 0 exactly, but 0 in f64, whose
   // additions absorb the subnormal products beside 0.2. A kernel that keeps them (f32
   // sums in another order) rightly passes dy[0] through the relu: backward must allow it,
-  // as it allows the oracle's mask. z[1] > 0 and z[2] < 0 are clear.
+  // as it allows the oracle's mask. z[1] > 0 and z[2] < 0 are clear, and so is sample 1
+  // (x -1, -2, -1, -2, -1: z = 1.01, 0.59, 1.01), so no gradient is swamped.
   class MaskFromSign : public test::DelegatingBackend {
    public:
     explicit MaskFromSign(bool zero_passes) : DelegatingBackend("mask-from-sign"), zero_passes_(zero_passes) {}
@@ -185,13 +189,13 @@ TEST(GradcheckCheck, AZeroFromInexactF64SumsMayTakeEitherSideOfTheRelu) {
    private:
     bool zero_passes_;
   };
-  Case c = fused(conv_case({.batch = 1, .channels = 1, .out_channels = 1, .spatial = {5}, .kernel = {3}}));
+  Case c = fused(conv_case({.batch = 2, .channels = 1, .out_channels = 1, .spatial = {5}, .kernel = {3}}));
   c.dtype = DType::kBF16;
   const double t = std::ldexp(1.0, -131);
-  c.tensors["x"] = Tensor{DType::kBF16, {1, 1, 5}, {t, 0.5, 1.5 * t, 1.0, 1.0}};
+  c.tensors["x"] = Tensor{DType::kBF16, {2, 1, 5}, {t, 0.5, 1.5 * t, 1.0, 1.0, -1.0, -2.0, -1.0, -2.0, -1.0}};
   c.tensors["w"] = Tensor{DType::kBF16, {1, 1, 3}, {-0.064453125, -0.408203125, 0.0751953125}};
   c.tensors["b"] = Tensor{DType::kBF16, {1}, {0.2041015625}};
-  c.tensors["dy"] = Tensor{DType::kBF16, {1, 1, 3}, {1.0, -0.5, 0.75}};
+  c.tensors["dy"] = Tensor{DType::kBF16, {2, 1, 3}, {1.0, -0.5, 0.75, 1.0, 1.0, 1.0}};
   for (bool zero_passes : {false, true}) {
     MaskFromSign be(zero_passes);
     const CheckResult r = run_check(c, be, "backward");
@@ -234,6 +238,7 @@ TEST(GradcheckCheck, AZeroFromInexactF64SumsMayTakeEitherSideOfTheRelu) {
   // their bits: in f32, 2^-149 * (-0.5) and * (-0.25) round to -0 and 2^-149 * 0.75 to
   // 2^-149, so a right f32 kernel gets z[0] = 2^-149 > 0 where the f64 sum is exactly 0,
   // and passes dy[0] through the relu. 1-D single channel, valid k3: z[j] = sum_k w[k] x[j+k].
+  // Sample 1 (z = 1.5, 1, 0.75) keeps every gradient clear of the ambiguity.
   {
     class F32Products : public test::DelegatingBackend {
      public:
@@ -241,21 +246,24 @@ TEST(GradcheckCheck, AZeroFromInexactF64SumsMayTakeEitherSideOfTheRelu) {
       Status conv_backward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool,
                            const Tensor& dy, Tensor& dx, Tensor& dw, Tensor* db) override {
         Tensor dz = dy;
+        const int64_t out = g.spatial.out_count(), in = out + w.size() - 1;
         for (int64_t j = 0; j < dz.size(); ++j) {
           float z = static_cast<float>((*b)[0]);
-          for (int64_t k = 0; k < w.size(); ++k) z += static_cast<float>(w[k]) * static_cast<float>(x[j + k]);
+          for (int64_t k = 0; k < w.size(); ++k) {
+            z += static_cast<float>(w[k]) * static_cast<float>(x[j / out * in + j % out + k]);
+          }
           if (!(z > 0.0f)) dz[j] = 0.0;
         }
         return reference().conv_backward(g, x, w, b, false, dz, dx, dw, db);
       }
     } right;
-    Case e = fused(conv_case({.batch = 1, .channels = 1, .out_channels = 1, .spatial = {5}, .kernel = {3}}));
+    Case e = fused(conv_case({.batch = 2, .channels = 1, .out_channels = 1, .spatial = {5}, .kernel = {3}}));
     e.dtype = DType::kF32;
     const double s = std::ldexp(1.0, -149);
-    e.tensors["x"] = Tensor{DType::kF32, {1, 1, 5}, {s, s, s, 1.0, 0.5}};
+    e.tensors["x"] = Tensor{DType::kF32, {2, 1, 5}, {s, s, s, 1.0, 0.5, -1.0, -1.0, 1.0, 1.0, 2.0}};
     e.tensors["w"] = Tensor{DType::kF32, {1, 1, 3}, {-0.5, -0.25, 0.75}};
     e.tensors["b"] = Tensor{DType::kF32, {1}, {0.0}};
-    e.tensors["dy"] = Tensor{DType::kF32, {1, 1, 3}, {1.0, 0.5, -0.75}};
+    e.tensors["dy"] = Tensor{DType::kF32, {2, 1, 3}, {1.0, 0.5, -0.75, 1.0, 1.0, 1.0}};
     const CheckResult ok = run_check(e, right, "backward");
     EXPECT_EQ(ok.disposition, Disposition::kPassed) << describe(ok);
   }

@@ -197,18 +197,22 @@ TEST(WeightShareCheck, NondeterministicRace) {
 // f64, whose additions absorb the subnormal product, but 2^-1074 > 0 for a kernel that
 // fuses the last multiply-add (as the fuzzer found, seed 7 case 854). Such a kernel
 // passes dy through the relu there, rightly: weight_share allows either side, as
-// backward does. A dw taken as the mean on the same data still fails.
+// backward does. Sample 1 (z = 1.25, 2.25, 3.25) keeps dw and db clear of the
+// ambiguity. A dw taken as the mean on the same data still fails.
 TEST(WeightShareCheck, AReluInputWithinRoundingOfZeroMayTakeEitherSide) {
-  Case c = fused(conv_case({.batch = 1, .channels = 2, .out_channels = 1, .spatial = {3}, .kernel = {1}}));
+  Case c = fused(conv_case({.batch = 2, .channels = 2, .out_channels = 1, .spatial = {3}, .kernel = {1}}));
   const double tiny = std::ldexp(1.0, -1074);
-  c.tensors["x"] = Tensor{DType::kF64, {1, 2, 3}, {0.5, 1.0, -1.0, tiny, 2.0, 1.0}};
+  c.tensors["x"] = Tensor{DType::kF64, {2, 2, 3}, {0.5, 1.0, -1.0, tiny, 2.0, 1.0, 1.0, 2.0, 3.0, 1.0, 1.0, 1.0}};
   c.tensors["w"] = Tensor{DType::kF64, {1, 2, 1}, {1.0, 0.75}};
   c.tensors["b"] = Tensor{DType::kF64, {1}, {-0.5}};
-  c.tensors["dy"] = Tensor{DType::kF64, {1, 1, 3}, {1.0, 2.0, 3.0}};
+  c.tensors["dy"] = Tensor{DType::kF64, {2, 1, 3}, {1.0, 2.0, 3.0, 1.0, 1.0, 1.0}};
   // relu'(z) taken at z >= 0: output 0 passes its dy (the other two are clear of 0).
-  PlantedBackward zero_passes([](const ConvGeometry& g, const Tensor& x, const Tensor&, const Tensor& dy, Tensor&,
+  PlantedBackward zero_passes([](const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor& dy, Tensor&,
                                  Tensor& dw, Tensor* db) {
-    const Tensor routed = keep_only(g, dy, [](int64_t, int64_t p) { return p != 2; });
+    const Tensor bias{DType::kF64, {1}, {-0.5}};
+    const Tensor z = ref::conv_forward(g, x, w, &bias);  // exactly 0 in f64 at output 0
+    Tensor routed = dy;
+    for (int64_t i = 0; i < routed.size(); ++i) routed[i] = z[i] >= 0.0 ? dy[i] : 0.0;
     dw.data = ref::conv_backward_weight(g, x, routed).data;
     db->data = ref::conv_backward_bias(g, routed).data;
   });
@@ -250,6 +254,48 @@ TEST(WeightShareCheck, AmbiguityThatSwampsDwAndDbIsMistrustedEvenWhereDxIsClear)
   const CheckResult r = run_check(c, mean, "weight_share");
   EXPECT_EQ(r.disposition, Disposition::kMistrusted) << describe(r);
   EXPECT_THAT(r.message, HasSubstr("within rounding of 0, where either side of relu' is right"));
+}
+
+// Two of 16 outputs per sample have z = 2^-32, within rounding of 0 (x0 = 2^20 + 2^-32,
+// w = {1, 0, 0, 0, 0}, b = -2^20); their x in channels 1 to 4 is 1000, elsewhere 1. So
+// db and dw[0] are clear of the ambiguity, but it may move dw[1..4] (28 each) by 4000. A
+// kernel that leaves the last input channels' dw at 0 (a skipped partial tile) passes
+// every comparison within that slack: backward and weight_share are MISTRUSTED, not PASSED.
+TEST(WeightShareCheck, AmbiguityThatSwampsOneGradientLeavesAPassMistrusted) {
+  const int64_t P = 16, C = 5;
+  Case c = fused(conv_case({.batch = 2, .channels = C, .out_channels = 1, .spatial = {P}, .kernel = {1}}));
+  Tensor x = Tensor::zeros(DType::kF64, {2, C, P});
+  for (int64_t n = 0; n < 2; ++n) {
+    for (int64_t o = 0; o < P; ++o) {
+      const bool near_zero = o < 2;
+      x[(n * C) * P + o] = near_zero ? std::ldexp(1.0, 20) + std::ldexp(1.0, -32)
+                                     : std::ldexp(1.0, 20) + 2.0 + static_cast<double>(o);
+      for (int64_t ch = 1; ch < C; ++ch) x[(n * C + ch) * P + o] = near_zero ? 1000.0 : 1.0;
+    }
+  }
+  c.tensors["x"] = x;
+  c.tensors["w"] = Tensor{DType::kF64, {1, C, 1}, {1.0, 0.0, 0.0, 0.0, 0.0}};
+  c.tensors["b"] = Tensor{DType::kF64, {1}, {-std::ldexp(1.0, 20)}};
+  Tensor dy = Tensor::zeros(DType::kF64, {2, 1, P});
+  for (double& v : dy.data) v = 1.0;
+  c.tensors["dy"] = dy;
+  PlantedBackward skipped_tile([](const ConvGeometry&, const Tensor&, const Tensor&, const Tensor&, Tensor&,
+                                  Tensor& dw, Tensor*) {
+    for (int64_t ch = 1; ch < C; ++ch) dw[ch] = 0.0;
+  });
+  for (const char* check : {"backward", "weight_share"}) {
+    const CheckResult r = run_check(c, skipped_tile, check);
+    EXPECT_EQ(r.disposition, Disposition::kMistrusted) << check << ": " << describe(r);
+    EXPECT_THAT(r.message, HasSubstr("within rounding of 0, where either side of relu' is right")) << check;
+  }
+  const CheckResult share = run_check(c, skipped_tile, "weight_share");
+  EXPECT_THAT(share.message, HasSubstr("of the 5 dw elements")) << describe(share);
+  // A dw[0] taken as the mean is out of the ambiguity's reach: it still fails.
+  PlantedBackward mean([](const ConvGeometry&, const Tensor&, const Tensor&, const Tensor&, Tensor&, Tensor& dw,
+                          Tensor*) { dw[0] /= 32.0; });
+  for (const char* check : {"backward", "weight_share"}) {
+    EXPECT_EQ(run_check(c, mean, check).disposition, Disposition::kFailed) << check;
+  }
 }
 
 TEST(WeightShareCheck, NotApplicableToMaxPoolOrSpecialFills) {

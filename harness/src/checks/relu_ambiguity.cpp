@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "kc/tolerance.h"
@@ -135,26 +136,61 @@ ref::ConvGrads ambiguity_slack(const CheckContext& ctx, const ConvGeometry& g, c
   return s;
 }
 
-std::string ambiguity_swamps(const ReluAmbiguity& a, const ref::ConvGrads& slack, const OpOutputs& ref,
-                             bool with_dx) {
-  const std::pair<const Tensor*, const Tensor*> grads[] = {
-      {&slack.dx, &ref.dx}, {&slack.dw, &ref.dw}, {&slack.db, &ref.db}};
-  int64_t judged = 0, elements = 0;
-  for (const auto& [moved, want] : grads) {
+namespace {
+
+// One gradient's reach: of its elements, those the ambiguity may move by less than half
+// their size (an element the oracle makes 0 is never clear: nothing there shows a mask).
+struct Reach {
+  const char* name;
+  int64_t clear = 0;
+  int64_t elements = 0;
+  bool swamped() const { return elements > 0 && 4 * clear < elements; }  // a quarter clear shows a wrong mask
+};
+
+std::vector<Reach> reaches(const ref::ConvGrads& slack, const OpOutputs& ref, bool with_dx) {
+  const std::tuple<const char*, const Tensor*, const Tensor*> grads[] = {
+      {"dx", &slack.dx, &ref.dx}, {"dw", &slack.dw, &ref.dw}, {"db", &slack.db, &ref.db}};
+  std::vector<Reach> out;
+  for (const auto& [name, moved, want] : grads) {
     if (!with_dx && moved == &slack.dx) continue;
     if (moved->size() == 0 || moved->size() != want->size()) continue;
-    // An element is judged where the ambiguity may move it by less than half its size.
-    int64_t clear = 0;
-    for (int64_t i = 0; i < moved->size(); ++i) clear += (*moved)[i] < 0.5 * std::abs((*want)[i]);
-    if (4 * clear >= moved->size()) return {};  // a quarter of one gradient is enough to see a wrong mask
-    judged += clear;
-    elements += moved->size();
+    Reach r{name};
+    for (int64_t i = 0; i < moved->size(); ++i) {
+      r.clear += (*moved)[i] < 0.5 * std::abs((*want)[i]);
+    }
+    r.elements = moved->size();
+    out.push_back(r);
   }
+  return out;
+}
+
+std::string swamp_message(const ReluAmbiguity& a, int64_t judged, int64_t elements, const std::string& what) {
   return std::to_string(a.count) + " of " + std::to_string(a.z.size()) +
          " pre-activations are within rounding of 0, where either side of relu' is right; they may move all but " +
-         std::to_string(judged) + " of the " + std::to_string(elements) +
-         " gradient elements by half their size or more, so the data cannot judge the relu mask at this precision "
+         std::to_string(judged) + " of the " + std::to_string(elements) + " " + what +
+         " elements by half their size or more, so the data cannot judge the relu mask at this precision "
          "(use data further from 0, a smaller reduction or a wider accumulation)";
+}
+
+}  // namespace
+
+std::string ambiguity_swamps(const ReluAmbiguity& a, const ref::ConvGrads& slack, const OpOutputs& ref,
+                             bool with_dx) {
+  int64_t judged = 0, elements = 0;
+  for (const Reach& r : reaches(slack, ref, with_dx)) {
+    if (!r.swamped()) return {};
+    judged += r.clear;
+    elements += r.elements;
+  }
+  return swamp_message(a, judged, elements, "gradient");
+}
+
+std::string swamped_gradient(const ReluAmbiguity& a, const ref::ConvGrads& slack, const OpOutputs& ref,
+                             bool with_dx) {
+  for (const Reach& r : reaches(slack, ref, with_dx)) {
+    if (r.swamped()) return swamp_message(a, r.clear, r.elements, r.name);
+  }
+  return {};
 }
 
 FusedExpectation fused_expectation(const CheckContext& ctx, const ConvGeometry& g) {
@@ -171,6 +207,8 @@ FusedExpectation fused_expectation(const CheckContext& ctx, const ConvGeometry& 
   e.slack = ambiguity_slack(ctx, g, a);
   e.swamped = ambiguity_swamps(a, e.slack, ctx.ref);
   e.swamped_weights = ambiguity_swamps(a, e.slack, ctx.ref, false);
+  e.one_swamped = swamped_gradient(a, e.slack, ctx.ref);
+  e.one_weight_swamped = swamped_gradient(a, e.slack, ctx.ref, false);
   return e;
 }
 

@@ -33,6 +33,13 @@ ref::ConvGrads ambiguity_slack(const CheckContext& ctx, const ConvGeometry& g, c
 std::string ambiguity_swamps(const ReluAmbiguity& a, const ref::ConvGrads& slack, const OpOutputs& ref,
                              bool with_dx = true);
 
+// Why the ambiguity swamps one of the gradients on its own (the first of dx, dw and db,
+// or of dw and db when `with_dx` is false), or empty. A check that judges several
+// gradients and passes them all is MISTRUSTED for this: a wrong swamped gradient (a
+// mean instead of a sum in dw) hides in its slack while the others are judged.
+std::string swamped_gradient(const ReluAmbiguity& a, const ref::ConvGrads& slack, const OpOutputs& ref,
+                             bool with_dx = true);
+
 // The oracle's conv_bias_relu gradients with the ambiguous outputs' dy left out, and
 // the slack those outputs may add (ambiguity_slack): a right kernel's dx, dw and db lie
 // within `slack` of `want` (plus the rounding of its sums). With no ambiguous output
@@ -43,6 +50,8 @@ struct FusedExpectation {
   int64_t ambiguous = 0;
   std::string swamped;          // ambiguity_swamps(): why the gradients cannot be judged, or empty
   std::string swamped_weights;  // the same for dw and db alone (weight_share judges only those)
+  std::string one_swamped;         // swamped_gradient(): one of dx, dw, db cannot be judged, or empty
+  std::string one_weight_swamped;  // the same for dw and db alone
 };
 
 FusedExpectation fused_expectation(const CheckContext& ctx, const ConvGeometry& g);

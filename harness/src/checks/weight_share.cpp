@@ -321,6 +321,8 @@ CheckResult weight_share_run(const CheckContext& ctx) {
   for (const std::string& h : f.held) r.message += " " + h + ";";
   if (!f.race.empty()) r.message += " " + f.race + " (allowed: the case does not ask for determinism);";
   r.message += ratio;
+  // One swamped gradient: dw and db are judged beyond its slack, but a wrong one could hide in it.
+  if (!fused.one_weight_swamped.empty()) return make_result(kName, Disposition::kMistrusted, fused.one_weight_swamped);
   for (const auto& [name, t] : {std::pair{"dw", &ctx.ref.dw}, std::pair{"db", &ctx.ref.db}}) {
     if (t->size() == 0) continue;
     if (std::string why = distrust(name, *t); !why.empty()) return make_result(kName, Disposition::kMistrusted, why);
