@@ -14,6 +14,8 @@
 #include "kc/gen.h"
 #include "kc/invoke.h"
 #include "kc/ref/conv.h"
+#include "kc/stack.h"
+#include "kc/stack_exec.h"
 #include "pick.h"
 #include "window.h"
 
@@ -115,9 +117,21 @@ void apply_data(const DataDraft& d, Case& c) {
 // dx, dw or db all zero, constant or mostly zero (the trust rule, distrust(); a max
 // pool's dx only all zero), or for
 // conv, <conv(x, w), dy> without bias exactly 0 (the adjoint identity then holds
-// trivially: sparse integer fills cancel). Both sides of such a case agree whatever a
-// kernel writes there, so the case is MISTRUSTED instead of checked.
-bool degenerate_data(const Case& c) {
+// trivially: sparse integer fills cancel); for a stack, the oracle's (f64) dx, which
+// its backward and influence checks need (a relu stack that zeroes every path). Both
+// sides of such a case agree whatever a kernel writes there, so the case is MISTRUSTED
+// instead of checked.
+bool degenerate_stack(const Case& c) {
+  const StatusOr<std::vector<StackLayer>> layers = stack_layers(c);
+  if (!layers.ok()) return false;
+  const StatusOr<StackInputs> in = make_stack_inputs(c, *layers);
+  if (!in.ok()) return false;
+  const std::unique_ptr<Backend> oracle = make_reference_backend();
+  const StackRun ref = run_stack(*oracle, *layers, *in, {CheckpointPolicy{}, DType::kF64, true, false});
+  return ref.status.ok() && !distrust("dx", ref.dx).empty();
+}
+
+bool degenerate_op(const Case& c) {
   StatusOr<OpGeometry> geo = op_geometry(c);
   StatusOr<OpInputs> in = make_inputs(c);
   if (!geo.ok() || !in.ok()) return false;
@@ -140,10 +154,22 @@ bool degenerate_data(const Case& c) {
   return inner == 0.0;
 }
 
+// The oracle runs here, in the fuzz parent, not in a child that isolates a crash: an
+// exception it throws (out of memory) keeps the drawn seed, and the case's run in the
+// child then reports it.
+bool degenerate_data(const Case& c) {
+  try {
+    return is_stack(c) ? degenerate_stack(c) : degenerate_op(c);
+  } catch (...) {
+    return false;
+  }
+}
+
 // The case's data seed is the first of seed, seed + 1, ..., seed + kSeedTries - 1
 // whose data is not degenerate (degenerate_data), or the drawn seed where none is:
-// a relu that zeroes every output, an all-zero cotangent or bias gradient, a sum that
-// cancels, are redrawn rather than checked MISTRUSTED. The fill, the sizes and the
+// a relu that zeroes every output, a relu stack that zeroes every path, an all-zero
+// cotangent or bias gradient, a sum that cancels, are redrawn rather than checked
+// MISTRUSTED. The fill, the sizes and the
 // sparsity of a fill stay as drawn; what the geometry alone makes degenerate stays too.
 constexpr uint64_t kSeedTries = 6;
 
@@ -309,7 +335,9 @@ rc::Gen<Case> maxpool_case(const Options& options) {
   });
 }
 
-rc::Gen<Case> stack_case(const Options& options) { return rc::gen::map(stack_draft(options.caps), realise_stack); }
+rc::Gen<Case> stack_case(const Options& options) {
+  return rc::gen::map(stack_draft(options.caps), [](const StackDraft& d) { return steer_seed(realise_stack(d)); });
+}
 
 rc::Gen<Case> valid_case(OpSet ops, const Options& options) {
   if (ops == OpSet::kStack) return stack_case(options);
