@@ -206,6 +206,9 @@ Status HostStackRuntime::backward(size_t l, const Tensor& x, const IndexTensor* 
   return ok_status();
 }
 
+uint64_t HostStackRuntime::fingerprint(const Tensor& t) const { return digest(t.data); }
+uint64_t HostStackRuntime::fingerprint(const IndexTensor& t) const { return digest(t.data); }
+
 const Tensor* HostStackRuntime::bias(size_t l) const { return layers_[l].conv.bias ? &in_.b[l] : nullptr; }
 
 StatusOr<StackInputs> make_stack_inputs(const Case& c, const std::vector<StackLayer>& layers) {

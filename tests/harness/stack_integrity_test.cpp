@@ -5,6 +5,7 @@
 // contract check can catch it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 
@@ -77,6 +78,59 @@ TEST(StackIntegrity, CorrectBackendsPassTheAudit) {
   for (bool pool : {false, true}) {
     EXPECT_TRUE(run(honest, small_stack(pool)).status.ok()) << run(honest, small_stack(pool)).status.to_string();
     EXPECT_TRUE(run(*make_reference_backend(), small_stack(pool)).status.ok());
+  }
+}
+
+// Engines written for inference, where a layer's input (and a pool's argmax) is dead
+// once the next layer has run: each call uses the previous call's buffer as its
+// workspace. In training that buffer is the record the backward needs, and no call is
+// handed it to write, so only the schedule's fingerprints of its records can see it.
+// (Checkpoint none keeps every record alive through the forward pass.)
+class RecyclesThePreviousInput final : public DelegatingBackend {
+ public:
+  RecyclesThePreviousInput() : DelegatingBackend("recycles-the-previous-input") {}
+  Status conv_forward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
+                      Tensor& y) override {
+    if (previous_ != nullptr) std::fill(previous_->data.begin(), previous_->data.end(), 0.0);
+    previous_ = const_cast<Tensor*>(&x);
+    return reference().conv_forward(g, x, w, b, relu, y);
+  }
+
+ private:
+  Tensor* previous_ = nullptr;
+};
+
+class RecyclesThePreviousArgmax final : public DelegatingBackend {
+ public:
+  RecyclesThePreviousArgmax() : DelegatingBackend("recycles-the-previous-argmax") {}
+  Status maxpool_forward(const PoolGeometry& g, const Tensor& x, Tensor& y, IndexTensor* indices) override {
+    if (previous_ != nullptr) std::fill(previous_->data.begin(), previous_->data.end(), int64_t{0});
+    previous_ = indices;
+    return reference().maxpool_forward(g, x, y, indices);
+  }
+
+ private:
+  IndexTensor* previous_ = nullptr;
+};
+
+TEST(StackIntegrity, AWriteIntoASavedRecordNoCallWasHandedFailsTheRun) {
+  for (bool pool : {false, true}) {
+    Case c = small_stack(pool);
+    std::get<StackParams>(c.op).checkpoint = {CheckpointKind::kNone, 0};
+    std::unique_ptr<Backend> be;
+    if (pool) {
+      be = std::make_unique<RecyclesThePreviousArgmax>();
+    } else {
+      be = std::make_unique<RecyclesThePreviousInput>();
+    }
+    const StackRun r = run(*be, c);
+    ASSERT_FALSE(r.status.ok()) << be->name();
+    // Layers count from 1. Depth 3: layer 3's forward zeroed layer 2's input (the first
+    // record the backward reads back); depth 2 with a pool: layer 2's pool zeroed layer 1's argmax.
+    const std::string says = pool ? "stack layer 1: the saved max pool's argmax kept for its backward changed"
+                                  : "stack layer 2: the saved input kept for its backward changed";
+    EXPECT_NE(r.status.message().find(says), std::string::npos) << r.status.to_string();
+    EXPECT_NE(r.status.message().find("a call wrote into a buffer it was not handed"), std::string::npos);
   }
 }
 

@@ -7,6 +7,8 @@
 // Every call is held to the calling contract of backend.h, as `integrity` holds a single
 // op (outputs written into the buffers handed over, every element, guard bands intact,
 // inputs unchanged): the first breach fails the run, named by layer, call and buffer.
+// The records the schedule keeps are fingerprinted (stack_schedule.h), so a call that
+// writes into a saved activation it was not handed fails the run too.
 #pragma once
 
 #include <cstdint>
@@ -39,6 +41,8 @@ class HostStackRuntime {
   Status forward(size_t l, const Tensor& x, Tensor& y, std::optional<IndexTensor>* keep);
   void output(size_t l, const Tensor& y);
   Status backward(size_t l, const Tensor& x, const IndexTensor* argmax, const Tensor& dy, Tensor& dx);
+  uint64_t fingerprint(const Tensor& t) const;  // a digest of the element bits
+  uint64_t fingerprint(const IndexTensor& t) const;
 
  private:
   const Tensor* bias(size_t l) const;

@@ -13,11 +13,20 @@
 //   void output(size_t l, const Value& y)   the first forward's layer outputs, in order
 //   Status backward(size_t l, const Value& x, const Indices* argmax, const Value& dy, Value& dx)
 //       layer l backward from its record; stores dw, db (and what else it keeps) itself
+// Optional:
+//   uint64_t fingerprint(const Value&), uint64_t fingerprint(const Indices&)
+//       a digest of a kept record's contents. With it the schedule checks that each
+//       record it hands back (to a recomputation or a backward) is what it kept: a call
+//       that wrote into a buffer it was not handed, such as an earlier layer's saved
+//       activation (an engine that recycles a dead-in-inference input as workspace),
+//       fails the run, named by the layer whose record changed.
 #pragma once
 
 #include <algorithm>
+#include <concepts>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "kc/stack.h"
@@ -48,6 +57,7 @@ class StackSchedule {
       const size_t first = static_cast<size_t>(seg * k_), last = static_cast<size_t>(std::min(depth, (seg + 1) * k_));
       if (seg != segments_ - 1) KC_RETURN_IF_ERROR(recompute(first, last));
       for (size_t l = last; l-- > first;) {
+        KC_RETURN_IF_ERROR(unchanged(l, "its backward"));
         Value dx;
         const Indices* argmax = records_[l].indices ? &*records_[l].indices : nullptr;
         KC_RETURN_IF_ERROR(rt_.backward(l, *records_[l].input, argmax, g, dx));
@@ -63,7 +73,39 @@ class StackSchedule {
   struct Record {
     std::optional<Value> input;
     std::optional<Indices> indices;
+    uint64_t input_print = 0, indices_print = 0;  // fingerprints when kept (seal())
   };
+
+  static constexpr bool kFingerprints = requires(Rt& rt, const Value& v, const Indices& i) {
+    { rt.fingerprint(v) } -> std::convertible_to<uint64_t>;
+    { rt.fingerprint(i) } -> std::convertible_to<uint64_t>;
+  };
+
+  // Fingerprints of what layer l's record keeps, once the call that fills it has run.
+  void seal(size_t l) {
+    if constexpr (kFingerprints) {
+      Record& r = records_[l];
+      if (r.input) r.input_print = rt_.fingerprint(*r.input);
+      if (r.indices) r.indices_print = rt_.fingerprint(*r.indices);
+    }
+  }
+
+  // Whether layer l's record is still what seal() saw, before `use` reads it.
+  Status unchanged(size_t l, const char* use) {
+    if constexpr (kFingerprints) {
+      const Record& r = records_[l];
+      const char* what = r.input && rt_.fingerprint(*r.input) != r.input_print         ? "input"
+                         : r.indices && rt_.fingerprint(*r.indices) != r.indices_print ? "max pool's argmax"
+                                                                                        : nullptr;
+      if (what != nullptr) {
+        return at_stack_layer(l, failed_precondition(
+            std::string("the saved ") + what + " kept for " + use +
+            " changed while it was kept, and no call was handed it to write: a call wrote into a buffer it "
+            "was not handed (an earlier layer's activation is live until the backward pass)"));
+      }
+    }
+    return ok_status();
+  }
 
   int64_t input_bytes(size_t l) const {
     return element_count(layers_[l].in_shape()) * static_cast<int64_t>(storage_bytes(opt_.dtype));
@@ -88,6 +130,7 @@ class StackSchedule {
       }
       Value out;
       KC_RETURN_IF_ERROR(rt_.forward(l, *in, out, full && opt_.backward ? &records_[l].indices : nullptr));
+      seal(l);
       rt_.output(l, out);
       a = std::move(out);
     }
@@ -101,6 +144,7 @@ class StackSchedule {
   // record's argmax, and the plan counts it. On a device that output is a transient of
   // the recomputation, in the measured peak and not in the plan's.
   Status recompute(size_t first, size_t last) {
+    KC_RETURN_IF_ERROR(unchanged(first, "its recomputation"));
     release(input_bytes(first));
     std::optional<Value> t;
     for (size_t l = first; l < last; ++l) {
@@ -108,6 +152,7 @@ class StackSchedule {
       hold(record_bytes(layers_[l], opt_.dtype));
       Value out;
       KC_RETURN_IF_ERROR(rt_.forward(l, *records_[l].input, out, &records_[l].indices));
+      seal(l);
       ++run_.recomputations;
       t = std::move(out);
     }
