@@ -306,7 +306,9 @@ TEST(GradcheckCheck, AmbiguityThatSwampsTheGradientsIsMistrustedNotPassed) {
     for (const char* check : {"backward", "gradcheck"}) {
       const CheckResult r = run_check(c, no_mask, check);
       EXPECT_EQ(r.disposition, want) << "k " << k << " " << check << ": " << describe(r);
-      if (k == 3) EXPECT_THAT(r.message, HasSubstr("cannot judge the relu mask at this precision"));
+      if (k == 3) {
+        EXPECT_THAT(r.message, HasSubstr("cannot judge the relu mask at this precision"));
+      }
     }
   }
 }
