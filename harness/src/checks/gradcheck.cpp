@@ -25,6 +25,8 @@
 //    left. relu and max pool are piecewise: a step that changes the relu mask or an
 //    argmax is shrunk until it does not; a probe with no usable step is counted as
 //    non-differentiable, never failed. If every probe is, the check is MISTRUSTED.
+//    conv_bias_relu outputs at the kink itself (z exactly 0) are left out of the loss
+//    instead: no step could difference them, and a right backward gives them nothing.
 //  - Allowed error of a probe: the tolerance model on the analytic gradient (for a
 //    direction sum_i |u_i| bound_i, plus the rounding of <grad, u>) + the f64 rounding
 //    of the losses over the step + the truncation estimate |D(h) - D(h/2)|.
@@ -136,6 +138,23 @@ Ambiguity allow_relu_ambiguity(Problem& p) {
   return out;
 }
 
+// conv_bias_relu: every output whose z is exactly 0 (the relu's kink: any step that
+// moves it is non-differentiable) or whose relu' is ambiguous is left out of the loss
+// the probes difference (Problem::left_out). Returns how many sit at the kink and are
+// not ambiguous: a right backward gives those exact zeros nothing (relu'(0) = 0), so a
+// backward that passes their dy (relu'(0) = 1) now disagrees with the differences.
+int64_t leave_out_kinks(Problem& p, const std::vector<bool>& ambiguous) {
+  if (p.z0.size() == 0) return 0;
+  p.left_out.assign(static_cast<size_t>(p.z0.size()), false);
+  int64_t kinked = 0;
+  for (int64_t i = 0; i < p.z0.size(); ++i) {
+    const bool amb = !ambiguous.empty() && ambiguous[static_cast<size_t>(i)];
+    if (amb || p.z0[i] == 0.0) p.left_out[static_cast<size_t>(i)] = true;
+    kinked += !amb && p.z0[i] == 0.0;
+  }
+  return kinked;
+}
+
 // Why the backend's gradients in o cannot be compared element by element, or empty.
 std::string shape_problem(const CheckContext& ctx, const OpOutputs& o) {
   const std::array<const Tensor*, 3> inputs = {&ctx.in.x, &ctx.in.w, &ctx.in.b};
@@ -151,7 +170,7 @@ std::string shape_problem(const CheckContext& ctx, const OpOutputs& o) {
 
 // The Jacobian's rows: every output's unit cotangent through the oracle and the backend.
 // A failed call or a wrong shape ends the check with that result.
-// Outputs whose relu' is ambiguous (`skip`) have no row: either side is right there.
+// Outputs left out of the loss (`skip`: at the relu's kink, or ambiguous) have no row.
 std::optional<CheckResult> add_rows(Problem& p, const std::vector<bool>& skip) {
   const CheckContext& ctx = p.ctx;
   auto oracle = make_reference_backend();
@@ -224,9 +243,12 @@ CheckResult gradcheck_with(const CheckContext& ctx, const GradcheckOptions& opti
   }
   Problem p = make_problem(ctx);
   const Ambiguity ambiguous = allow_relu_ambiguity(p);
+  const int64_t kinked = leave_out_kinks(p, ambiguous.outputs);
   const std::string relu_note =
-      p.ambiguous == 0 ? "" : "; " + std::to_string(p.ambiguous) + " pre-activations within rounding of 0 may take "
-                              "either side of relu' (their dy allowed for, their Jacobian rows left out)";
+      (p.ambiguous == 0 ? "" : "; " + std::to_string(p.ambiguous) + " pre-activations within rounding of 0 may take "
+                              "either side of relu' (their dy allowed for, their Jacobian rows left out)") +
+      (kinked == 0 ? "" : "; " + std::to_string(kinked) + " outputs at the relu's kink (z = 0) left out of the "
+                          "differenced loss and the Jacobian's rows");
   Outcome out;
   const int64_t elements = ctx.in.x.size() + ctx.in.w.size() + ctx.in.b.size();
   if (elements <= options.full_limit) {
@@ -235,7 +257,7 @@ CheckResult gradcheck_with(const CheckContext& ctx, const GradcheckOptions& opti
     // With rows, the unambiguous outputs' rows judge the relu mask whatever the slack on
     // the case's dy; without, a slack that swamps the gradients leaves nothing judged.
     if (outputs <= options.row_limit) {
-      if (std::optional<CheckResult> stop = add_rows(p, ambiguous.outputs)) return *stop;
+      if (std::optional<CheckResult> stop = add_rows(p, p.left_out)) return *stop;
       if (p.rows.empty() && !ambiguous.swamped.empty()) {
         return make_result("gradcheck", Disposition::kMistrusted, ambiguous.swamped + "; every output is");
       }

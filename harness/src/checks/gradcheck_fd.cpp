@@ -16,6 +16,8 @@ namespace {
 constexpr double kStepFloor = 0x1p-26;  // a probe needing a smaller fraction is at a kink
 constexpr int kMaxTries = 8;
 
+bool left_out(const Problem& p, int64_t i) { return !p.left_out.empty() && p.left_out[static_cast<size_t>(i)]; }
+
 // The oracle's loss at some inputs, and what decides where its kinks are.
 struct Eval {
   double loss = 0.0;
@@ -42,7 +44,9 @@ Eval evaluate(const Problem& p, const Params& q) {
     if (keep) e.out = std::move(y);
     return e;
   }
-  for (int64_t i = 0; i < y.size(); ++i) e.loss += y[i] > 0.0 ? y[i] * dy[i] : 0.0;
+  for (int64_t i = 0; i < y.size(); ++i) {
+    if (!left_out(p, i)) e.loss += y[i] > 0.0 ? y[i] * dy[i] : 0.0;
+  }
   if (keep) {  // y = relu(z)
     e.out = y;
     for (double& v : e.out.data) v = std::max(v, 0.0);
@@ -51,10 +55,10 @@ Eval evaluate(const Problem& p, const Params& q) {
   return e;
 }
 
-bool same_piece(const Eval& a, const Eval& b) {
+bool same_piece(const Problem& p, const Eval& a, const Eval& b) {
   if (a.index) return a.index->data == b.index->data;
   for (int64_t i = 0; i < a.z.size(); ++i) {
-    if ((a.z[i] > 0.0) != (b.z[i] > 0.0)) return false;
+    if (!left_out(p, i) && (a.z[i] > 0.0) != (b.z[i] > 0.0)) return false;
   }
   return true;
 }
@@ -66,7 +70,7 @@ double smaller_step(const Problem& p, const Eval& plus, const Eval& minus, doubl
   if (plus.index) return h / 16.0;
   double safe = h;
   for (int64_t i = 0; i < plus.z.size(); ++i) {
-    if ((plus.z[i] > 0.0) == (minus.z[i] > 0.0)) continue;
+    if (left_out(p, i) || (plus.z[i] > 0.0) == (minus.z[i] > 0.0)) continue;
     safe = std::min(safe, std::abs(p.z0[i]) * 2.0 * h / std::abs(plus.z[i] - minus.z[i]));
   }
   return std::min(safe / 4.0, h / 2.0);
@@ -86,12 +90,12 @@ Probe probe(const Problem& p, const std::function<Params(double)>& at, double h)
   Probe r;
   for (int tries = 0; tries < kMaxTries && h >= floor; ++tries) {
     const Eval plus = evaluate(p, at(h)), minus = evaluate(p, at(-h));
-    if (!same_piece(plus, minus)) {
+    if (!same_piece(p, plus, minus)) {
       h = smaller_step(p, plus, minus, h);
       continue;
     }
     const Eval plus2 = evaluate(p, at(h / 2.0)), minus2 = evaluate(p, at(-h / 2.0));
-    if (!same_piece(plus2, minus2) || !same_piece(plus, plus2)) {  // z is quadratic along mixed u
+    if (!same_piece(p, plus2, minus2) || !same_piece(p, plus, plus2)) {  // z is quadratic along mixed u
       h /= 16.0;
       continue;
     }
@@ -113,7 +117,7 @@ double difference_error(const Problem& p, const Probe& r) {
 }
 
 Problem make_problem(const CheckContext& ctx) {
-  Problem p{ctx, {}, 0.0, -1, {}, {}, 0};
+  Problem p{ctx, {}, 0.0, -1, {}, {}, 0, {}};
   // Every term of the loss is at most |y|_abs * |dy|: each y within gamma(n_y) of its
   // absolute sum, then a sum over the outputs, then the rounding of the perturbed
   // inputs. The factor 2 covers the step's growth of |x|, |w|, |b|. Products that

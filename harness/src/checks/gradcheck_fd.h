@@ -46,6 +46,12 @@ struct Problem {
   // gradient by (relu_ambiguity.h), and how many there are; empty tensors without any.
   Params slack;
   int64_t ambiguous = 0;
+  // conv_bias_relu: outputs left out of the differenced loss (and of the Jacobian's
+  // rows): those at the relu's kink (z exactly 0, where no step is differentiable) and
+  // the ambiguous ones. A right backward gives the kink's outputs nothing (relu'(0) = 0
+  // on sums that are exact, else they are ambiguous and allowed for in `slack`), so
+  // the rest of the loss still has the backend's gradient; empty: none left out.
+  std::vector<bool> left_out;
 };
 
 struct Probe {
