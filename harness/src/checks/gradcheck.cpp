@@ -123,6 +123,7 @@ void full_jacobian(const Problem& p, Outcome& out) {
 struct Ambiguity {
   std::vector<bool> outputs;  // which they are; empty when none
   std::string swamped;        // why the slack leaves the case's dy unjudged, or empty
+  std::string one_swamped;    // why it leaves one gradient unjudged (swamped_gradient()), or empty
 };
 
 Ambiguity allow_relu_ambiguity(Problem& p) {
@@ -131,7 +132,7 @@ Ambiguity allow_relu_ambiguity(Problem& p) {
   ReluAmbiguity a = relu_ambiguity(p.ctx, *g);
   if (a.count == 0) return {};
   ref::ConvGrads s = ambiguity_slack(p.ctx, *g, a);
-  Ambiguity out{{}, ambiguity_swamps(a, s, p.ctx.ref)};
+  Ambiguity out{{}, ambiguity_swamps(a, s, p.ctx.ref), swamped_gradient(a, s, p.ctx.ref)};
   p.slack = {std::move(s.dx), std::move(s.dw), std::move(s.db)};
   p.ambiguous = a.count;
   out.outputs = std::move(a.ambiguous);
@@ -226,6 +227,15 @@ CheckResult conclude(const CheckContext& ctx, Outcome& out, const std::string& h
   return r;
 }
 
+// Only the case's dy judged (no Jacobian rows): a pass where the ambiguity swamps one
+// gradient is MISTRUSTED, as in backward (a wrong dw could hide in its slack); a
+// failure stands. The rows judge every unambiguous output on its own, so a pass with
+// them stands.
+CheckResult unless_one_swamped(CheckResult r, const Problem& p, const Ambiguity& a) {
+  if (r.disposition != Disposition::kPassed || !p.rows.empty() || a.one_swamped.empty()) return r;
+  return make_result("gradcheck", Disposition::kMistrusted, a.one_swamped + " (" + r.message + ")");
+}
+
 }  // namespace
 
 std::string gradcheck_not_applicable(const CheckContext& ctx) {
@@ -267,15 +277,17 @@ CheckResult gradcheck_with(const CheckContext& ctx, const GradcheckOptions& opti
       how += " for the case's dy (" + std::to_string(outputs) + " outputs: too many for the full Jacobian)";
     }
     full_jacobian(p, out);
-    return conclude(ctx, out, how + relu_note);
+    return unless_one_swamped(conclude(ctx, out, how + relu_note), p, ambiguous);
   }
   if (!ambiguous.swamped.empty()) return make_result("gradcheck", Disposition::kMistrusted, ambiguous.swamped);
   const int count = std::max(4, options.directions);
   p.aimed = aimed_direction_applies(ctx) ? count : -1;
   directional(p, count + (p.aimed >= 0), out);
-  return conclude(ctx, out, std::to_string(count) + " random directions v^T J u" +
-                                (p.aimed >= 0 ? " and 1 aimed at the backend's departure from the oracle's backward" : "") +
-                                relu_note);
+  return unless_one_swamped(
+      conclude(ctx, out, std::to_string(count) + " random directions v^T J u" +
+                             (p.aimed >= 0 ? " and 1 aimed at the backend's departure from the oracle's backward" : "") +
+                             relu_note),
+      p, ambiguous);
 }
 
 CheckResult gradcheck_run(const CheckContext& ctx) { return gradcheck_with(ctx, GradcheckOptions{}); }

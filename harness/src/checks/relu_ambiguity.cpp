@@ -138,8 +138,10 @@ ref::ConvGrads ambiguity_slack(const CheckContext& ctx, const ConvGeometry& g, c
 
 namespace {
 
-// One gradient's reach: of its elements, those the ambiguity may move by less than half
-// their size (an element the oracle makes 0 is never clear: nothing there shows a mask).
+// One gradient's reach: of its elements that can show anything (the oracle's value or
+// the ambiguity's slack is not 0; an element that is 0 with no slack is judged exactly
+// and is left out of both counts), those the ambiguity may move by less than half
+// their size.
 struct Reach {
   const char* name;
   int64_t clear = 0;
@@ -156,9 +158,10 @@ std::vector<Reach> reaches(const ref::ConvGrads& slack, const OpOutputs& ref, bo
     if (moved->size() == 0 || moved->size() != want->size()) continue;
     Reach r{name};
     for (int64_t i = 0; i < moved->size(); ++i) {
+      if ((*moved)[i] == 0.0 && (*want)[i] == 0.0) continue;
       r.clear += (*moved)[i] < 0.5 * std::abs((*want)[i]);
+      ++r.elements;
     }
-    r.elements = moved->size();
     out.push_back(r);
   }
   return out;
@@ -168,7 +171,7 @@ std::string swamp_message(const ReluAmbiguity& a, int64_t judged, int64_t elemen
   return std::to_string(a.count) + " of " + std::to_string(a.z.size()) +
          " pre-activations are within rounding of 0, where either side of relu' is right; they may move all but " +
          std::to_string(judged) + " of the " + std::to_string(elements) + " " + what +
-         " elements by half their size or more, so the data cannot judge the relu mask at this precision "
+         " elements they reach or the oracle makes nonzero by half their size or more, so the data cannot judge the relu mask at this precision "
          "(use data further from 0, a smaller reduction or a wider accumulation)";
 }
 
