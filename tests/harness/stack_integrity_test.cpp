@@ -113,6 +113,26 @@ class RecyclesThePreviousArgmax final : public DelegatingBackend {
   IndexTensor* previous_ = nullptr;
 };
 
+// The pool's forward uses its own layer's conv input as workspace: that input is dead
+// once the conv has run, in inference. The record is fingerprinted when it is stored,
+// before the layer's calls, so this is caught too.
+class PoolRecyclesTheConvInput final : public DelegatingBackend {
+ public:
+  PoolRecyclesTheConvInput() : DelegatingBackend("pool-recycles-the-conv-input") {}
+  Status conv_forward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
+                      Tensor& y) override {
+    conv_input_ = const_cast<Tensor*>(&x);
+    return reference().conv_forward(g, x, w, b, relu, y);
+  }
+  Status maxpool_forward(const PoolGeometry& g, const Tensor& x, Tensor& y, IndexTensor* indices) override {
+    if (conv_input_ != nullptr) std::fill(conv_input_->data.begin(), conv_input_->data.end(), 0.0);
+    return reference().maxpool_forward(g, x, y, indices);
+  }
+
+ private:
+  Tensor* conv_input_ = nullptr;
+};
+
 TEST(StackIntegrity, AWriteIntoASavedRecordNoCallWasHandedFailsTheRun) {
   for (bool pool : {false, true}) {
     Case c = small_stack(pool);
@@ -131,6 +151,17 @@ TEST(StackIntegrity, AWriteIntoASavedRecordNoCallWasHandedFailsTheRun) {
                                   : "stack layer 2: the saved input kept for its backward changed";
     EXPECT_NE(r.status.message().find(says), std::string::npos) << r.status.to_string();
     EXPECT_NE(r.status.message().find("a call wrote into a buffer it was not handed"), std::string::npos);
+  }
+  // sqrt on depth 2 keeps both layers' records as one segment; none keeps them too.
+  for (CheckpointKind kind : {CheckpointKind::kNone, CheckpointKind::kSqrt}) {
+    Case c = small_stack(true);
+    std::get<StackParams>(c.op).checkpoint = {kind, 0};
+    PoolRecyclesTheConvInput be;
+    const StackRun r = run(be, c);
+    ASSERT_FALSE(r.status.ok());
+    EXPECT_NE(r.status.message().find("stack layer 2: the saved input kept for its backward changed"),
+              std::string::npos)
+        << r.status.to_string();
   }
 }
 

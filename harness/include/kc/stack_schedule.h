@@ -81,12 +81,15 @@ class StackSchedule {
     { rt.fingerprint(i) } -> std::convertible_to<uint64_t>;
   };
 
-  // Fingerprints of what layer l's record keeps, once the call that fills it has run.
-  void seal(size_t l) {
+  // Fingerprints of what layer l's record keeps: its input as soon as it is stored
+  // (before the layer's own calls, which may not write into it either), its argmax once
+  // the forward has filled it.
+  void seal_input(size_t l) {
+    if constexpr (kFingerprints) records_[l].input_print = rt_.fingerprint(*records_[l].input);
+  }
+  void seal_indices(size_t l) {
     if constexpr (kFingerprints) {
-      Record& r = records_[l];
-      if (r.input) r.input_print = rt_.fingerprint(*r.input);
-      if (r.indices) r.indices_print = rt_.fingerprint(*r.indices);
+      if (records_[l].indices) records_[l].indices_print = rt_.fingerprint(*records_[l].indices);
     }
   }
 
@@ -126,11 +129,12 @@ class StackSchedule {
       if (full || static_cast<int64_t>(l) == seg * k_) {
         records_[l].input = std::move(a);
         in = &*records_[l].input;
+        seal_input(l);
         hold(full ? record_bytes(layers_[l], opt_.dtype) : input_bytes(l));
       }
       Value out;
       KC_RETURN_IF_ERROR(rt_.forward(l, *in, out, full && opt_.backward ? &records_[l].indices : nullptr));
-      seal(l);
+      seal_indices(l);
       rt_.output(l, out);
       a = std::move(out);
     }
@@ -148,11 +152,14 @@ class StackSchedule {
     release(input_bytes(first));
     std::optional<Value> t;
     for (size_t l = first; l < last; ++l) {
-      if (l != first) records_[l].input = std::move(*t);
+      if (l != first) {
+        records_[l].input = std::move(*t);
+        seal_input(l);
+      }
       hold(record_bytes(layers_[l], opt_.dtype));
       Value out;
       KC_RETURN_IF_ERROR(rt_.forward(l, *records_[l].input, out, &records_[l].indices));
-      seal(l);
+      seal_indices(l);
       ++run_.recomputations;
       t = std::move(out);
     }

@@ -154,14 +154,16 @@ bool degenerate_op(const Case& c) {
   return inner == 0.0;
 }
 
+enum class Data { kUsable, kDegenerate, kThrew };
+
 // The oracle runs here, in the fuzz parent, not in a child that isolates a crash: an
-// exception it throws (out of memory) keeps the drawn seed, and the case's run in the
-// child then reports it.
-bool degenerate_data(const Case& c) {
+// exception it throws (out of memory) makes steer_seed() keep the drawn seed, and the
+// case's run in the child then reports it.
+Data degenerate_data(const Case& c) {
   try {
-    return is_stack(c) ? degenerate_stack(c) : degenerate_op(c);
+    return (is_stack(c) ? degenerate_stack(c) : degenerate_op(c)) ? Data::kDegenerate : Data::kUsable;
   } catch (...) {
-    return false;
+    return Data::kThrew;
   }
 }
 
@@ -177,7 +179,9 @@ Case steer_seed(Case c) {
   const uint64_t drawn = c.data.seed;
   for (uint64_t k = 0; k < kSeedTries; ++k) {
     c.data.seed = drawn + k;
-    if (!degenerate_data(c)) return c;
+    const Data d = degenerate_data(c);
+    if (d == Data::kUsable) return c;
+    if (d == Data::kThrew) break;
   }
   c.data.seed = drawn;
   return c;
