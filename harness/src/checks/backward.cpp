@@ -37,13 +37,13 @@ CheckResult backward_run(const CheckContext& ctx) {
   };
   if (const ConvGeometry* g = conv_geo(ctx); g && is_fused(ctx.c)) {
     const FusedExpectation e = fused_expectation(ctx, *g);
-    if (!e.swamped.empty()) return make_result("backward", Disposition::kMistrusted, e.swamped);
+    if (std::string all = e.swamp.all(); !all.empty()) return make_result("backward", Disposition::kMistrusted, all);
     const bool amb = e.ambiguous > 0;
     compare("dx", ctx.cand.dx, amb ? e.want.dx : ctx.ref.dx, ctx.abs.dx, amb ? &e.slack.dx : nullptr);
     compare("dw", ctx.cand.dw, amb ? e.want.dw : ctx.ref.dw, ctx.abs.dw, amb ? &e.slack.dw : nullptr);
     compare("db", ctx.cand.db, amb ? e.want.db : ctx.ref.db, ctx.abs.db, amb ? &e.slack.db : nullptr);
     if (amb) r.message += std::to_string(e.ambiguous) + " pre-activations within rounding of 0 may take either side of relu'; ";
-    if (why.empty()) why = e.one_swamped;  // judged beyond its slack, but a wrong one could hide in it
+    if (why.empty()) why = e.swamp.one();  // judged beyond its slack, but a wrong one could hide in it
   } else if (const ConvGeometry* cg = conv_geo(ctx)) {
     compare("dx", ctx.cand.dx, ctx.ref.dx, ctx.abs.dx, nullptr);
     compare("dw", ctx.cand.dw, ctx.ref.dw, ctx.abs.dw, nullptr);

@@ -122,8 +122,7 @@ void full_jacobian(const Problem& p, Outcome& out) {
 // What their dy may move each gradient by is allowed (p.slack); their rows are left out.
 struct Ambiguity {
   std::vector<bool> outputs;  // which they are; empty when none
-  std::string swamped;        // why the slack leaves the case's dy unjudged, or empty
-  std::string one_swamped;    // why it leaves one gradient unjudged (swamped_gradient()), or empty
+  Swamping swamp;             // whether the slack leaves the gradients, or one of them, unjudged
 };
 
 Ambiguity allow_relu_ambiguity(Problem& p) {
@@ -132,7 +131,7 @@ Ambiguity allow_relu_ambiguity(Problem& p) {
   ReluAmbiguity a = relu_ambiguity(p.ctx, *g);
   if (a.count == 0) return {};
   ref::ConvGrads s = ambiguity_slack(p.ctx, *g, a);
-  Ambiguity out{{}, ambiguity_swamps(a, s, p.ctx.ref), swamped_gradient(a, s, p.ctx.ref)};
+  Ambiguity out{{}, swamping(a, s, p.ctx.ref)};
   p.slack = {std::move(s.dx), std::move(s.dw), std::move(s.db)};
   p.ambiguous = a.count;
   out.outputs = std::move(a.ambiguous);
@@ -149,9 +148,9 @@ int64_t leave_out_kinks(Problem& p, const std::vector<bool>& ambiguous) {
   p.left_out.assign(static_cast<size_t>(p.z0.size()), false);
   int64_t kinked = 0;
   for (int64_t i = 0; i < p.z0.size(); ++i) {
-    const bool amb = !ambiguous.empty() && ambiguous[static_cast<size_t>(i)];
-    if (amb || p.z0[i] == 0.0) p.left_out[static_cast<size_t>(i)] = true;
-    kinked += !amb && p.z0[i] == 0.0;
+    const bool amb = !ambiguous.empty() && ambiguous[static_cast<size_t>(i)], kink = p.z0[i] == 0.0;
+    p.left_out[static_cast<size_t>(i)] = amb || kink;
+    kinked += kink && !amb;
   }
   return kinked;
 }
@@ -232,8 +231,9 @@ CheckResult conclude(const CheckContext& ctx, Outcome& out, const std::string& h
 // failure stands. The rows judge every unambiguous output on its own, so a pass with
 // them stands.
 CheckResult unless_one_swamped(CheckResult r, const Problem& p, const Ambiguity& a) {
-  if (r.disposition != Disposition::kPassed || !p.rows.empty() || a.one_swamped.empty()) return r;
-  return make_result("gradcheck", Disposition::kMistrusted, a.one_swamped + " (" + r.message + ")");
+  const std::string one = a.swamp.one();
+  if (r.disposition != Disposition::kPassed || !p.rows.empty() || one.empty()) return r;
+  return make_result("gradcheck", Disposition::kMistrusted, one + " (" + r.message + ")");
 }
 
 }  // namespace
@@ -253,6 +253,7 @@ CheckResult gradcheck_with(const CheckContext& ctx, const GradcheckOptions& opti
   }
   Problem p = make_problem(ctx);
   const Ambiguity ambiguous = allow_relu_ambiguity(p);
+  const std::string swamped = ambiguous.swamp.all();  // why the slack leaves the case's dy unjudged
   const int64_t kinked = leave_out_kinks(p, ambiguous.outputs);
   const std::string relu_note =
       (p.ambiguous == 0 ? "" : "; " + std::to_string(p.ambiguous) + " pre-activations within rounding of 0 may take "
@@ -268,18 +269,18 @@ CheckResult gradcheck_with(const CheckContext& ctx, const GradcheckOptions& opti
     // the case's dy; without, a slack that swamps the gradients leaves nothing judged.
     if (outputs <= options.row_limit) {
       if (std::optional<CheckResult> stop = add_rows(p, p.left_out)) return *stop;
-      if (p.rows.empty() && !ambiguous.swamped.empty()) {
-        return make_result("gradcheck", Disposition::kMistrusted, ambiguous.swamped + "; every output is");
+      if (p.rows.empty() && !swamped.empty()) {
+        return make_result("gradcheck", Disposition::kMistrusted, swamped + "; every output is");
       }
       how += ", for the case's dy and as the full Jacobian (" + std::to_string(p.rows.size()) + " rows)";
     } else {
-      if (!ambiguous.swamped.empty()) return make_result("gradcheck", Disposition::kMistrusted, ambiguous.swamped);
+      if (!swamped.empty()) return make_result("gradcheck", Disposition::kMistrusted, swamped);
       how += " for the case's dy (" + std::to_string(outputs) + " outputs: too many for the full Jacobian)";
     }
     full_jacobian(p, out);
     return unless_one_swamped(conclude(ctx, out, how + relu_note), p, ambiguous);
   }
-  if (!ambiguous.swamped.empty()) return make_result("gradcheck", Disposition::kMistrusted, ambiguous.swamped);
+  if (!swamped.empty()) return make_result("gradcheck", Disposition::kMistrusted, swamped);
   const int count = std::max(4, options.directions);
   p.aimed = aimed_direction_applies(ctx) ? count : -1;
   directional(p, count + (p.aimed >= 0), out);

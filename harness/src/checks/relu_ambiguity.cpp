@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <utility>
 
@@ -136,62 +137,55 @@ ref::ConvGrads ambiguity_slack(const CheckContext& ctx, const ConvGeometry& g, c
   return s;
 }
 
-namespace {
-
-// One gradient's reach: of its elements that can show anything (the oracle's value or
-// the ambiguity's slack is not 0; an element that is 0 with no slack is judged exactly
-// and is left out of both counts), those the ambiguity may move by less than half
-// their size.
-struct Reach {
-  const char* name;
-  int64_t clear = 0;
-  int64_t elements = 0;
-  bool swamped() const { return elements > 0 && 4 * clear < elements; }  // a quarter clear shows a wrong mask
-};
-
-std::vector<Reach> reaches(const ref::ConvGrads& slack, const OpOutputs& ref, bool with_dx) {
+Swamping swamping(const ReluAmbiguity& a, const ref::ConvGrads& slack, const OpOutputs& ref) {
+  Swamping out;
+  out.ambiguous = a.count;
+  out.outputs = a.z.size();
   const std::tuple<const char*, const Tensor*, const Tensor*> grads[] = {
       {"dx", &slack.dx, &ref.dx}, {"dw", &slack.dw, &ref.dw}, {"db", &slack.db, &ref.db}};
-  std::vector<Reach> out;
   for (const auto& [name, moved, want] : grads) {
-    if (!with_dx && moved == &slack.dx) continue;
     if (moved->size() == 0 || moved->size() != want->size()) continue;
-    Reach r{name};
+    Swamping::Reach r{name};
     for (int64_t i = 0; i < moved->size(); ++i) {
-      if ((*moved)[i] == 0.0 && (*want)[i] == 0.0) continue;
+      if ((*moved)[i] == 0.0 && (*want)[i] == 0.0) continue;  // judged exactly: it shows nothing
       r.clear += (*moved)[i] < 0.5 * std::abs((*want)[i]);
       ++r.elements;
     }
-    out.push_back(r);
+    out.reaches.push_back(r);
   }
   return out;
 }
 
-std::string swamp_message(const ReluAmbiguity& a, int64_t judged, int64_t elements, const std::string& what) {
-  return std::to_string(a.count) + " of " + std::to_string(a.z.size()) +
+namespace {
+
+std::string swamp_message(const Swamping& s, int64_t judged, int64_t elements, const std::string& what) {
+  return std::to_string(s.ambiguous) + " of " + std::to_string(s.outputs) +
          " pre-activations are within rounding of 0, where either side of relu' is right; they may move all but " +
          std::to_string(judged) + " of the " + std::to_string(elements) + " " + what +
-         " elements they reach or the oracle makes nonzero by half their size or more, so the data cannot judge the relu mask at this precision "
-         "(use data further from 0, a smaller reduction or a wider accumulation)";
+         " elements they reach or the oracle makes nonzero by half their size or more, so the data cannot judge "
+         "the relu mask at this precision (use data further from 0, a smaller reduction or a wider accumulation)";
 }
+
+bool skipped(const Swamping::Reach& r, bool with_dx) { return !with_dx && std::string_view(r.name) == "dx"; }
 
 }  // namespace
 
-std::string ambiguity_swamps(const ReluAmbiguity& a, const ref::ConvGrads& slack, const OpOutputs& ref,
-                             bool with_dx) {
+std::string Swamping::all(bool with_dx) const {
+  if (ambiguous == 0) return {};
   int64_t judged = 0, elements = 0;
-  for (const Reach& r : reaches(slack, ref, with_dx)) {
+  for (const Reach& r : reaches) {
+    if (skipped(r, with_dx)) continue;
     if (!r.swamped()) return {};
     judged += r.clear;
     elements += r.elements;
   }
-  return swamp_message(a, judged, elements, "gradient");
+  return swamp_message(*this, judged, elements, "gradient");
 }
 
-std::string swamped_gradient(const ReluAmbiguity& a, const ref::ConvGrads& slack, const OpOutputs& ref,
-                             bool with_dx) {
-  for (const Reach& r : reaches(slack, ref, with_dx)) {
-    if (r.swamped()) return swamp_message(a, r.clear, r.elements, r.name);
+std::string Swamping::one(bool with_dx) const {
+  if (ambiguous == 0) return {};
+  for (const Reach& r : reaches) {
+    if (!skipped(r, with_dx) && r.swamped()) return swamp_message(*this, r.clear, r.elements, r.name);
   }
   return {};
 }
@@ -208,10 +202,7 @@ FusedExpectation fused_expectation(const CheckContext& ctx, const ConvGeometry& 
   e.want = ref::conv_backward(g, ctx.in.x, ctx.in.w, dz);
   e.want.db = ref::conv_backward_bias(g, dz);
   e.slack = ambiguity_slack(ctx, g, a);
-  e.swamped = ambiguity_swamps(a, e.slack, ctx.ref);
-  e.swamped_weights = ambiguity_swamps(a, e.slack, ctx.ref, false);
-  e.one_swamped = swamped_gradient(a, e.slack, ctx.ref);
-  e.one_weight_swamped = swamped_gradient(a, e.slack, ctx.ref, false);
+  e.swamp = swamping(a, e.slack, ctx.ref);
   return e;
 }
 

@@ -25,20 +25,32 @@ ReluAmbiguity relu_ambiguity(const CheckContext& ctx, const ConvGeometry& g);
 // and |w| for |dy| at the ambiguous outputs (db: the sum of those |dy|).
 ref::ConvGrads ambiguity_slack(const CheckContext& ctx, const ConvGeometry& g, const ReluAmbiguity& a);
 
-// Why the ambiguity swamps the gradients, or empty: in each of dx, dw and db (dw and db
-// alone when `with_dx` is false, for a check that judges only those), fewer than a
-// quarter of the elements lie out of its reach (the ambiguous outputs may move them by
-// half their size or more), so a wrong relu mask could pass. Such data cannot judge the
-// mask at this precision: the verdict is MISTRUSTED, never PASSED.
-std::string ambiguity_swamps(const ReluAmbiguity& a, const ref::ConvGrads& slack, const OpOutputs& ref,
-                             bool with_dx = true);
+// How far the ambiguous outputs' slack reaches into each of dx, dw and db, counted once
+// (swamping()). A gradient is swamped where fewer than a quarter of its elements that
+// can show anything (the oracle's value or the slack is not 0) lie out of its reach:
+// the ambiguous outputs may move the rest by half their size or more.
+struct Swamping {
+  struct Reach {
+    const char* name;
+    int64_t clear = 0;     // moved by less than half their size
+    int64_t elements = 0;  // that can show anything
+    bool swamped() const { return elements > 0 && 4 * clear < elements; }  // a quarter clear shows a wrong mask
+  };
+  std::vector<Reach> reaches;  // dx, dw, db, those the op has
+  int64_t ambiguous = 0;       // 0: nothing is swamped
+  int64_t outputs = 0;
 
-// Why the ambiguity swamps one of the gradients on its own (the first of dx, dw and db,
-// or of dw and db when `with_dx` is false), or empty. A check that judges several
-// gradients and passes them all is MISTRUSTED for this: a wrong swamped gradient (a
-// mean instead of a sum in dw) hides in its slack while the others are judged.
-std::string swamped_gradient(const ReluAmbiguity& a, const ref::ConvGrads& slack, const OpOutputs& ref,
-                             bool with_dx = true);
+  // Why every gradient is swamped (dw and db alone when `with_dx` is false, for a check
+  // that judges only those), or empty: a wrong relu mask could pass, so such data
+  // cannot judge the mask at this precision and the verdict is MISTRUSTED, never PASSED.
+  std::string all(bool with_dx = true) const;
+  // Why one gradient is swamped on its own (the first), or empty. A check that judges
+  // several gradients and passes them all is MISTRUSTED for this: a wrong swamped
+  // gradient (a mean instead of a sum in dw) hides in its slack while the others are judged.
+  std::string one(bool with_dx = true) const;
+};
+
+Swamping swamping(const ReluAmbiguity& a, const ref::ConvGrads& slack, const OpOutputs& ref);
 
 // The oracle's conv_bias_relu gradients with the ambiguous outputs' dy left out, and
 // the slack those outputs may add (ambiguity_slack): a right kernel's dx, dw and db lie
@@ -48,10 +60,7 @@ struct FusedExpectation {
   ref::ConvGrads want;
   ref::ConvGrads slack;
   int64_t ambiguous = 0;
-  std::string swamped;          // ambiguity_swamps(): why the gradients cannot be judged, or empty
-  std::string swamped_weights;  // the same for dw and db alone (weight_share judges only those)
-  std::string one_swamped;         // swamped_gradient(): one of dx, dw, db cannot be judged, or empty
-  std::string one_weight_swamped;  // the same for dw and db alone
+  Swamping swamp;  // whether the ambiguity leaves the gradients, or one of them, unjudged
 };
 
 FusedExpectation fused_expectation(const CheckContext& ctx, const ConvGeometry& g);

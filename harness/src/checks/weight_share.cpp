@@ -295,7 +295,7 @@ CheckResult weight_share_run(const CheckContext& ctx) {
   Findings f;
   FusedExpectation fused;
   if (is_fused(ctx.c) && !ctx.is_reference) fused = fused_expectation(ctx, g);
-  if (!fused.swamped_weights.empty()) return make_result(kName, Disposition::kMistrusted, fused.swamped_weights);
+  if (std::string all = fused.swamp.all(false); !all.empty()) return make_result(kName, Disposition::kMistrusted, all);
   if (fused.ambiguous > 0) f.fused = &fused;
   if (Status s = batch_split(ctx, g, f); !s.ok()) return call_failed(kName, "a batch-1 run", s);
   if (Status s = tile_split_identity(ctx, g, f); !s.ok()) return call_failed(kName, "a run on one output tile", s);
@@ -322,7 +322,7 @@ CheckResult weight_share_run(const CheckContext& ctx) {
   if (!f.race.empty()) r.message += " " + f.race + " (allowed: the case does not ask for determinism);";
   r.message += ratio;
   // One swamped gradient: dw and db are judged beyond its slack, but a wrong one could hide in it.
-  if (!fused.one_weight_swamped.empty()) return make_result(kName, Disposition::kMistrusted, fused.one_weight_swamped);
+  if (std::string one = fused.swamp.one(false); !one.empty()) return make_result(kName, Disposition::kMistrusted, one);
   for (const auto& [name, t] : {std::pair{"dw", &ctx.ref.dw}, std::pair{"db", &ctx.ref.db}}) {
     if (t->size() == 0) continue;
     if (std::string why = distrust(name, *t); !why.empty()) return make_result(kName, Disposition::kMistrusted, why);

@@ -171,8 +171,8 @@ Data degenerate_data(const Case& c) {
 // whose data is not degenerate (degenerate_data), or the drawn seed where none is:
 // a relu that zeroes every output, a relu stack that zeroes every path, an all-zero
 // cotangent or bias gradient, a sum that cancels, are redrawn rather than checked
-// MISTRUSTED. The fill, the sizes and the
-// sparsity of a fill stay as drawn; what the geometry alone makes degenerate stays too.
+// MISTRUSTED. The fill, the sizes and the sparsity of a fill stay as drawn; what the
+// geometry alone makes degenerate stays too.
 constexpr uint64_t kSeedTries = 6;
 
 Case steer_seed(Case c) {
