@@ -52,10 +52,7 @@ expect_match("unknown option '-v'" "run -v: the unknown option is named")
 # --require with no name is refused, not ignored (called directly: ARGN drops "").
 execute_process(COMMAND "${KCHECK}" run "${CASES}/conv/conv1d.yaml" --require "" --backend reference
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 120)
-set(out "${out}${err}")
-if(NOT rc EQUAL 2)
-  message(FATAL_ERROR "run --require '': exit ${rc}, want 2\n${out}")
-endif()
+expect_exit(2 "run --require ''")
 expect_match("--require: expected a backend name, got ''" "run --require '' is not refused")
 
 # A backend named twice runs once.
@@ -70,10 +67,7 @@ endif()
 # An unusable KC_MAX_CASE_BYTES is refused, naming the variable, not silently ignored.
 execute_process(COMMAND "${CMAKE_COMMAND}" -E env KC_MAX_CASE_BYTES=abc "${KCHECK}" run "${CASES}/conv/conv1d.yaml"
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 120)
-set(out "${out}${err}")
-if(NOT rc EQUAL 2)
-  message(FATAL_ERROR "KC_MAX_CASE_BYTES=abc kcheck run: exit ${rc}, want 2\n${out}")
-endif()
+expect_exit(2 "KC_MAX_CASE_BYTES=abc kcheck run")
 expect_match("KC_MAX_CASE_BYTES: expected a positive byte count[^\n]*got 'abc'" "KC_MAX_CASE_BYTES=abc is not named")
 
 # A file name holding a newline is written escaped (\x0a) in result lines, so that it
