@@ -54,6 +54,8 @@ uint64_t digest(const HostVector<T>& v) {
 class CallAudit {
  public:
   void input(const char* name, const Tensor& t) { ins_.push_back({name, &t, nullptr, digest(t.data)}); }
+  // An input whose digest the caller has just taken.
+  void input(const char* name, const Tensor& t, uint64_t known) { ins_.push_back({name, &t, nullptr, known}); }
   void input(const char* name, const IndexTensor& t) { ins_.push_back({name, nullptr, &t, digest(t.data)}); }
   void output(const char* name, const Tensor& t) { outs_.push_back({name, &t, nullptr, t.data.data(), t.size()}); }
   void output(const char* name, const IndexTensor& t) {
@@ -129,6 +131,10 @@ Status audited(size_t l, const char* call, CallAudit& audit, Call&& run) {
 HostStackRuntime::HostStackRuntime(Backend& be, const std::vector<StackLayer>& layers, const StackInputs& in,
                                    const StackRunOptions& opt, StackRun& run)
     : be_(be), layers_(layers), in_(in), opt_(opt), run_(run) {
+  for (size_t l = 0; l < layers_.size(); ++l) {
+    w_print_.push_back(digest(in_.w[l].data));
+    b_print_.push_back(bias(l) ? digest(bias(l)->data) : 0);
+  }
   if (opt.backward) {
     run_.dw.resize(layers_.size());
     run_.db.resize(layers_.size());
@@ -144,9 +150,10 @@ Status HostStackRuntime::forward(size_t l, const Tensor& x, Tensor& y, std::opti
   const StackLayer& L = layers_[l];
   Tensor z = poisoned(opt_.dtype, L.conv.y_shape());
   CallAudit conv;
+  KC_RETURN_IF_ERROR(parameters_unchanged(l, "before its conv_forward read them"));
   conv.input("x", x);
-  conv.input("w", in_.w[l]);
-  if (bias(l)) conv.input("b", *bias(l));
+  conv.input("w", in_.w[l], w_print_[l]);
+  if (bias(l)) conv.input("b", *bias(l), b_print_[l]);
   conv.output("y", z);
   KC_RETURN_IF_ERROR(
       audited(l, "conv_forward", conv, [&] { return be_.conv_forward(L.conv, x, in_.w[l], bias(l), L.relu, z); }));
@@ -189,9 +196,10 @@ Status HostStackRuntime::backward(size_t l, const Tensor& x, const IndexTensor* 
   Tensor db = L.conv.bias ? poisoned(opt_.dtype, L.conv.b_shape()) : Tensor{};
   const Tensor& g = L.pool ? dz : dy;
   CallAudit conv;
+  KC_RETURN_IF_ERROR(parameters_unchanged(l, "before its conv_backward read them"));
   conv.input("x", x);
-  conv.input("w", in_.w[l]);
-  if (bias(l)) conv.input("b", *bias(l));
+  conv.input("w", in_.w[l], w_print_[l]);
+  if (bias(l)) conv.input("b", *bias(l), b_print_[l]);
   conv.input("dy", g);
   conv.output("dx", dx);
   conv.output("dw", dw);
@@ -203,6 +211,23 @@ Status HostStackRuntime::backward(size_t l, const Tensor& x, const IndexTensor* 
   if (opt_.keep_conv_grads) run_.conv_grads[l] = g;
   run_.dw[l] = std::move(dw);
   if (L.user_bias) run_.db[l] = std::move(db);
+  return ok_status();
+}
+
+// Layer l's w and b are handed (const) only to layer l's calls, which the CallAudit
+// holds to that; a call of another layer that writes into them is seen here.
+Status HostStackRuntime::parameters_unchanged(size_t l, const char* when) const {
+  const char* what = digest(in_.w[l].data) != w_print_[l]          ? "weights (w)"
+                     : bias(l) && digest(bias(l)->data) != b_print_[l] ? "bias (b)"
+                                                                        : nullptr;
+  if (what == nullptr) return ok_status();
+  return at_stack_layer(l, failed_precondition(std::string("its ") + what + " changed during the run, " + when +
+                                               ", and no call was handed them to write: a call "
+                                               "wrote into a buffer it was not handed (a layer's parameters are read-only for the whole step)"));
+}
+
+Status HostStackRuntime::parameters_intact() const {
+  for (size_t l = 0; l < layers_.size(); ++l) KC_RETURN_IF_ERROR(parameters_unchanged(l, "after their last use"));
   return ok_status();
 }
 
@@ -248,6 +273,7 @@ StackRun run_stack(Backend& backend, const std::vector<StackLayer>& layers, cons
   StackSchedule<HostStackRuntime> schedule(rt, layers, options, run);
   Tensor dx = in.dy;
   run.status = schedule.run(in.x, run.y, dx);
+  if (run.status.ok()) run.status = rt.parameters_intact();
   if (options.backward && run.status.ok()) run.dx = std::move(dx);
   return run;
 }

@@ -165,6 +165,110 @@ TEST(StackIntegrity, AWriteIntoASavedRecordNoCallWasHandedFailsTheRun) {
   }
 }
 
+// The stack's input is layer 1's checkpoint under sqrt (depth 3 is segments [1, 2] and
+// [3]): an engine that takes it for dead once layer 2 has run, and uses it as
+// workspace, is seen when the recomputation of layers 1..2 reads it back.
+class RecyclesTheStackInput final : public DelegatingBackend {
+ public:
+  RecyclesTheStackInput() : DelegatingBackend("recycles-the-stack-input") {}
+  Status conv_forward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
+                      Tensor& y) override {
+    if (++calls_ == 1) first_ = const_cast<Tensor*>(&x);
+    if (calls_ == 2) std::fill(first_->data.begin(), first_->data.end(), 0.0);
+    return reference().conv_forward(g, x, w, b, relu, y);
+  }
+
+ private:
+  int calls_ = 0;
+  Tensor* first_ = nullptr;
+};
+
+// An engine that takes a backward's dx for dead once it has been handed back, and uses
+// it as the next forward's workspace: with checkpointing that dx is the cotangent held
+// while the earlier segment is recomputed. Without recomputation no forward follows a
+// backward, and the same engine is right.
+class RecyclesTheLastDx final : public DelegatingBackend {
+ public:
+  RecyclesTheLastDx() : DelegatingBackend("recycles-the-last-dx") {}
+  Status conv_forward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
+                      Tensor& y) override {
+    if (dx_ != nullptr) std::fill(dx_, dx_ + dx_size_, 0.0);
+    dx_ = nullptr;
+    return reference().conv_forward(g, x, w, b, relu, y);
+  }
+  Status conv_backward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
+                       const Tensor& dy, Tensor& dx, Tensor& dw, Tensor* db) override {
+    dx_ = dx.data.data();  // the storage the schedule moves into its cotangent
+    dx_size_ = static_cast<size_t>(dx.size());
+    return reference().conv_backward(g, x, w, b, relu, dy, dx, dw, db);
+  }
+
+ private:
+  double* dx_ = nullptr;
+  size_t dx_size_ = 0;
+};
+
+// Engines that scribble on another layer's weights: `early`, layer 2's forward writes
+// into layer 1's, before layer 1's backward reads them again; late, layer 1's backward
+// (the last call) writes into layer 3's, after their last use.
+class WritesAnotherLayersWeights final : public DelegatingBackend {
+ public:
+  explicit WritesAnotherLayersWeights(bool early) : DelegatingBackend("writes-another-layers-weights"), early_(early) {}
+  Status conv_forward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
+                      Tensor& y) override {
+    if (first_ == nullptr) first_ = const_cast<Tensor*>(&w);
+    if (early_ && &w != first_) first_->data[0] += 1.0;
+    last_ = const_cast<Tensor*>(&w);
+    return reference().conv_forward(g, x, w, b, relu, y);
+  }
+  Status conv_backward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
+                       const Tensor& dy, Tensor& dx, Tensor& dw, Tensor* db) override {
+    KC_RETURN_IF_ERROR(reference().conv_backward(g, x, w, b, relu, dy, dx, dw, db));
+    if (!early_ && &w == first_) last_->data[0] += 1.0;
+    return ok_status();
+  }
+
+ private:
+  bool early_;
+  Tensor* first_ = nullptr;
+  Tensor* last_ = nullptr;
+};
+
+TEST(StackIntegrity, AWriteIntoTheCheckpointCotangentOrParametersNoCallWasHandedFailsTheRun) {
+  const Case sqrt3 = small_stack(false);  // depth 3, sqrt: segments [1, 2] and [3]
+  Case none3 = sqrt3;
+  std::get<StackParams>(none3.op).checkpoint = {CheckpointKind::kNone, 0};
+  {
+    RecyclesTheStackInput be;
+    const StackRun r = run(be, sqrt3);
+    ASSERT_FALSE(r.status.ok());
+    EXPECT_NE(r.status.message().find("stack layer 1: the saved input kept for its recomputation changed"),
+              std::string::npos)
+        << r.status.to_string();
+  }
+  {
+    RecyclesTheLastDx be;
+    const StackRun r = run(be, sqrt3);
+    ASSERT_FALSE(r.status.ok());
+    EXPECT_NE(r.status.message().find("stack layer 2: the cotangent of its output, held for its backward, changed "
+                                      "while layers 1..2 were recomputed"),
+              std::string::npos)
+        << r.status.to_string();
+    RecyclesTheLastDx control;
+    EXPECT_TRUE(run(control, none3).status.ok()) << run(control, none3).status.to_string();
+  }
+  for (bool early : {true, false}) {
+    SCOPED_TRACE(early ? "early" : "after the last use");
+    WritesAnotherLayersWeights be(early);
+    const StackRun r = run(be, none3);
+    ASSERT_FALSE(r.status.ok());
+    const std::string says = early ? "stack layer 1: its weights (w) changed during the run, before its "
+                                     "conv_backward read them"
+                                   : "stack layer 3: its weights (w) changed during the run, after their last use";
+    EXPECT_NE(r.status.message().find(says), std::string::npos) << r.status.to_string();
+  }
+}
+
 // Through the runner: every stack check reports the breach (here, db written one element
 // past its end in each backward, as trap.db_past_end does).
 class DbPastTheEnd final : public DelegatingBackend {

@@ -7,8 +7,9 @@
 // Every call is held to the calling contract of backend.h, as `integrity` holds a single
 // op (outputs written into the buffers handed over, every element, guard bands intact,
 // inputs unchanged): the first breach fails the run, named by layer, call and buffer.
-// The records the schedule keeps are fingerprinted (stack_schedule.h), so a call that
-// writes into a saved activation it was not handed fails the run too.
+// The records the schedule keeps are fingerprinted (stack_schedule.h), and so is every
+// layer's w and b, so a call that writes into a saved activation, the cotangent or
+// another layer's parameters (none of which it was handed) fails the run too.
 #pragma once
 
 #include <cstdint>
@@ -43,14 +44,19 @@ class HostStackRuntime {
   Status backward(size_t l, const Tensor& x, const IndexTensor* argmax, const Tensor& dy, Tensor& dx);
   uint64_t fingerprint(const Tensor& t) const;  // a digest of the element bits
   uint64_t fingerprint(const IndexTensor& t) const;
+  // Every layer's w and b as they were when the run began (checked before each call that
+  // reads them, too): a call that wrote into another layer's parameters fails the run.
+  Status parameters_intact() const;
 
  private:
   const Tensor* bias(size_t l) const;
+  Status parameters_unchanged(size_t l, const char* when) const;
   Backend& be_;
   const std::vector<StackLayer>& layers_;
   const StackInputs& in_;
   const StackRunOptions& opt_;
   StackRun& run_;
+  std::vector<uint64_t> w_print_, b_print_;  // digests of in_.w[l], in_.b[l] at the start
 };
 
 // The backend's supports() for every layer's conv and pool case: a stack runs only

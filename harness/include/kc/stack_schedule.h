@@ -19,7 +19,8 @@
 //       record it hands back (to a recomputation or a backward) is what it kept: a call
 //       that wrote into a buffer it was not handed, such as an earlier layer's saved
 //       activation (an engine that recycles a dead-in-inference input as workspace),
-//       fails the run, named by the layer whose record changed.
+//       fails the run, named by the layer whose record changed. The cotangent held
+//       across a recomputation is checked the same way.
 #pragma once
 
 #include <algorithm>
@@ -55,7 +56,7 @@ class StackSchedule {
     if (!opt_.backward) return ok_status();
     for (int64_t seg = segments_ - 1; seg >= 0; --seg) {
       const size_t first = static_cast<size_t>(seg * k_), last = static_cast<size_t>(std::min(depth, (seg + 1) * k_));
-      if (seg != segments_ - 1) KC_RETURN_IF_ERROR(recompute(first, last));
+      if (seg != segments_ - 1) KC_RETURN_IF_ERROR(recompute_keeping(first, last, g));
       for (size_t l = last; l-- > first;) {
         KC_RETURN_IF_ERROR(unchanged(l, "its backward"));
         Value dx;
@@ -140,6 +141,25 @@ class StackSchedule {
     }
     y = std::move(a);
     return ok_status();
+  }
+
+  // recompute(), with the cotangent g held across it fingerprinted: no recomputing call
+  // is handed g, so a change is a write into a buffer it was not handed (an engine that
+  // takes the last backward's output for dead and uses it as workspace).
+  Status recompute_keeping(size_t first, size_t last, const Value& g) {
+    if constexpr (kFingerprints) {
+      const uint64_t print = rt_.fingerprint(g);
+      KC_RETURN_IF_ERROR(recompute(first, last));
+      if (rt_.fingerprint(g) != print) {
+        return at_stack_layer(last - 1, failed_precondition(
+            "the cotangent of its output, held for its backward, changed while layers " + std::to_string(first + 1) +
+            ".." + std::to_string(last) + " were recomputed, and no call was handed it to write: a call wrote "
+            "into a buffer it was not handed (the gradient carried back is live until the next backward reads it)"));
+      }
+      return ok_status();
+    } else {
+      return recompute(first, last);
+    }
   }
 
   // Layers [first, last) again from the checkpoint at first, keeping every record. The
