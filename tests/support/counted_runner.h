@@ -5,7 +5,11 @@
 // buffers stay counted, as with an allocator that never gives memory back, so
 // checkpointing saves nothing measurable; kNextLayersIndices, a layer's pool backward is
 // handed the argmax offsets last kept for the layer after it (an engine that indexes its
-// per-layer offsets buffers with l + 1), the same way under every policy.
+// per-layer offsets buffers with l + 1), the same way under every policy;
+// kCheckpointAsWorkspace, a forward that keeps no argmax (the inference path, which
+// the schedule takes before a checkpoint's segment is recomputed) treats its input as
+// dead once it has run and uses it as workspace, so the checkpoint the recomputation
+// starts from is overwritten. The records are fingerprinted as the host runtime's are.
 #pragma once
 
 #include <algorithm>
@@ -18,7 +22,7 @@
 
 namespace kc::test {
 
-enum class CountedBug { kNone, kLeak, kNextLayersIndices };
+enum class CountedBug { kNone, kLeak, kNextLayersIndices, kCheckpointAsWorkspace };
 
 struct MemoryCounter {
   int64_t current = 0, peak = 0;
@@ -70,9 +74,15 @@ class CountedRuntime {
     KC_RETURN_IF_ERROR(host_.forward(l, x.tensor(), out, keep));
     y = make(std::move(out));
     if (bug_ == CountedBug::kNextLayersIndices && keep != nullptr && keep->has_value()) kept_[l] = **keep;
+    if (bug_ == CountedBug::kCheckpointAsWorkspace && keep == nullptr) {
+      Tensor& dead = const_cast<Tensor&>(x.tensor());  // the kCheckpointAsWorkspace bug
+      std::fill(dead.data.begin(), dead.data.end(), 0.0);
+    }
     return ok_status();
   }
   void output(size_t l, const Counted& y) { host_.output(l, y.tensor()); }
+  uint64_t fingerprint(const Counted& v) const { return host_.fingerprint(v.tensor()); }
+  uint64_t fingerprint(const IndexTensor& i) const { return host_.fingerprint(i); }
   Status backward(size_t l, const Counted& x, const IndexTensor* argmax, const Counted& dy, Counted& dx) {
     if (auto next = kept_.find(l + 1); argmax != nullptr && next != kept_.end() && next->second.shape == argmax->shape) {
       argmax = &next->second;  // the kNextLayersIndices bug
@@ -102,6 +112,7 @@ inline StackRun run_counted(Backend& ops, const std::vector<StackLayer>& layers,
   Counted y, g = rt.make(in.dy);
   counter = MemoryCounter{0, 0, bug == CountedBug::kLeak};
   run.status = schedule.run(rt.make(in.x), y, g);
+  if (run.status.ok()) run.status = host.parameters_intact();
   if (!run.status.ok()) return run;
   run.y = y.tensor();
   if (options.backward) run.dx = g.tensor();

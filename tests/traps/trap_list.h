@@ -65,6 +65,9 @@
           "saved no measured memory where the plan saves", "pool2d k2 s2, the classic downsampling") \
   KC_TRAP(resident_next_layers_indices, kResidentNextLayersIndices, "backward", \
           "worst normwise error * in dx", "pool2d k2 s2, the classic downsampling") \
+  KC_TRAP(resident_checkpoint_as_workspace, kResidentCheckpointAsWorkspace, "backward", \
+          "the saved input kept for its recomputation changed while it was kept", \
+          "pool2d k2 s2, the classic downsampling") \
   /* max pool */ \
   KC_TRAP(pool_inference_in_training, kPoolInferenceInTraining, "argmax", \
           "was never written (still the poison value)*backward without indices was not refused", \

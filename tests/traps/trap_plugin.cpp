@@ -55,8 +55,9 @@ class TrapBackend final : public Backend {
 // A backend that runs stacks resident in its own memory, as the GPU backends do, with
 // one bug in the resident run (support/counted_runner.h): an allocator that never gives
 // freed activations back (checkpointing recomputes as planned and gets every gradient
-// right, but its measured peak does not shrink), or per-layer argmax offsets indexed
-// with the next layer's number. Per-layer calls are the zoo's correct ones.
+// right, but its measured peak does not shrink), per-layer argmax offsets indexed
+// with the next layer's number, or a checkpoint used as workspace by the inference-path
+// forward. Per-layer calls are the zoo's correct ones.
 class ResidentRunner final : public Backend, public ResidentStackRunner {
  public:
   ResidentRunner(std::string name, test::CountedBug bug) : ops_(name, Bug::kNone), name_(std::move(name)), bug_(bug) {}
@@ -90,9 +91,11 @@ class ResidentRunner final : public Backend, public ResidentStackRunner {
 
 void add(Registry& r, const std::string& name, Bug bug) {
   const std::string full = "trap." + name;
-  if (bug == Bug::kResidentMemoryLeak || bug == Bug::kResidentNextLayersIndices) {
-    const test::CountedBug b =
-        bug == Bug::kResidentMemoryLeak ? test::CountedBug::kLeak : test::CountedBug::kNextLayersIndices;
+  if (bug == Bug::kResidentMemoryLeak || bug == Bug::kResidentNextLayersIndices ||
+      bug == Bug::kResidentCheckpointAsWorkspace) {
+    const test::CountedBug b = bug == Bug::kResidentMemoryLeak           ? test::CountedBug::kLeak
+                               : bug == Bug::kResidentNextLayersIndices ? test::CountedBug::kNextLayersIndices
+                                                                         : test::CountedBug::kCheckpointAsWorkspace;
     (void)r.add(full, [full, b] { return std::make_unique<ResidentRunner>(full, b); });
     return;
   }
