@@ -7,10 +7,18 @@
 //
 // Unlike the host executor, a forward whose argmax is not kept (an earlier segment's
 // first pass) runs the pool in inference mode: no offsets are allocated for it.
+//
+// As on the host, the records the schedule keeps (and the cotangent across a
+// recomputation) are fingerprinted, here by a digest of their bytes copied back to the
+// host, and every layer's w and b are checked at the end of the step: a kernel that
+// writes into a device buffer it was not handed fails the run, named by layer. The
+// copies are host memory; the measured device peak does not see them.
 #include "device_stack.h"
 
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "kc/gpu/device_buffer.h"
 #include "kc/gpu/host_convert.h"
@@ -20,6 +28,37 @@
 
 namespace kc::gpu {
 namespace {
+
+// FNV-1a over a buffer's bytes: a changed buffer changes it (but for a collision).
+uint64_t digest_bytes(const std::vector<unsigned char>& bytes) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : bytes) h = (h ^ c) * 1099511628211ull;
+  return h ^ static_cast<uint64_t>(bytes.size());
+}
+
+StatusOr<uint64_t> digest_of(const DeviceBuffer& b) {
+  std::vector<unsigned char> host(static_cast<size_t>(b.bytes()));
+  KC_RETURN_IF_ERROR(b.download(host.data(), b.bytes()));
+  return digest_bytes(host);
+}
+
+// Every layer's w and b still what was uploaded: no call is handed them to write.
+Status parameters_intact(const std::vector<DeviceBuffer>& w, const std::vector<DeviceBuffer>& b,
+                         const std::vector<uint64_t>& prints) {
+  for (size_t l = 0; l < w.size(); ++l) {
+    for (const DeviceBuffer* p : {&w[l], &b[l]}) {
+      if (!*p) continue;
+      KC_ASSIGN_OR_RETURN(const uint64_t now, digest_of(*p));
+      if (now != prints[2 * l + (p == &b[l])]) {
+        return at_stack_layer(l, failed_precondition(std::string("its ") + (p == &w[l] ? "weights (w)" : "bias (b)") +
+                                                     " changed during the run, and no call was handed them to "
+                                                     "write: a kernel wrote into a buffer it was not handed (a "
+                                                     "layer's parameters are read-only for the whole step)"));
+      }
+    }
+  }
+  return ok_status();
+}
 
 class DeviceRuntime {
  public:
@@ -52,7 +91,19 @@ class DeviceRuntime {
     return at_stack_layer(l, backward_layer(layers_[l], l, x, argmax, dy, dx));
   }
 
-  // A failed download of a kept activation (output() cannot return it).
+  // A digest of the buffer's bytes (stack_schedule.h). A failed copy is kept in
+  // status(), which run_on_device() reports before what the schedule says.
+  uint64_t fingerprint(const DeviceBuffer& b) {
+    std::vector<unsigned char> host(static_cast<size_t>(b.bytes()));
+    if (const Status s = b.download(host.data(), b.bytes()); !s.ok()) {
+      if (status_.ok()) status_ = s.with_context("fingerprint of " + b.name());
+      return 0;
+    }
+    return digest_bytes(host);
+  }
+
+  // A failed download of a kept activation (output() cannot return it), or of a
+  // fingerprint.
   const Status& status() const { return status_; }
 
  private:
@@ -155,6 +206,13 @@ Status run_on_device(Engine& engine, const std::vector<StackLayer>& layers, cons
     w.push_back(std::move(wl));
     b.push_back(std::move(bl));
   }
+  std::vector<uint64_t> prints(2 * layers.size(), 0);
+  for (size_t l = 0; l < layers.size(); ++l) {
+    KC_ASSIGN_OR_RETURN(prints[2 * l], digest_of(w[l]));
+    if (b[l]) {
+      KC_ASSIGN_OR_RETURN(prints[2 * l + 1], digest_of(b[l]));
+    }
+  }
   DeviceBuffer g;
   if (options.backward) {
     KC_ASSIGN_OR_RETURN(g, upload(in.dy, t, "dy"));
@@ -168,8 +226,10 @@ Status run_on_device(Engine& engine, const std::vector<StackLayer>& layers, cons
   DeviceRuntime rt(engine, layers, options, w, b, run);
   StackSchedule<DeviceRuntime> schedule(rt, layers, options, run);
   DeviceBuffer y;
-  KC_RETURN_IF_ERROR(schedule.run(std::move(x), y, g));
+  const Status scheduled = schedule.run(std::move(x), y, g);
   KC_RETURN_IF_ERROR(rt.status());
+  KC_RETURN_IF_ERROR(scheduled);
+  KC_RETURN_IF_ERROR(parameters_intact(w, b, prints));
   run.measured_peak_bytes = device_memory_stats().peak_bytes - base;
   run.y = Tensor::zeros(t, layers.back().out_shape());
   KC_RETURN_IF_ERROR(download(y, t, run.y));
