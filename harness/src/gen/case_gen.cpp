@@ -17,7 +17,6 @@
 #include "kc/stack.h"
 #include "kc/stack_exec.h"
 #include "pick.h"
-#include "steer.h"
 #include "window.h"
 
 namespace kc::gen {
@@ -155,41 +154,36 @@ bool degenerate_op(const Case& c) {
   return inner == 0.0;
 }
 
+enum class Data { kUsable, kDegenerate, kThrew };
+
+// The oracle runs here, in the fuzz parent, not in a child that isolates a crash: an
+// exception it throws (out of memory) makes steer_seed() keep the drawn seed, and the
+// case's run in the child then reports it.
+Data degenerate_data(const Case& c) {
+  try {
+    return (is_stack(c) ? degenerate_stack(c) : degenerate_op(c)) ? Data::kDegenerate : Data::kUsable;
+  } catch (...) {
+    return Data::kThrew;
+  }
+}
+
 // The case's data seed is the first of seed, seed + 1, ..., seed + kSeedTries - 1
-// whose data is not degenerate (degenerate_stack, degenerate_op), or the drawn seed
-// where none is: a relu that zeroes every output, a relu stack that zeroes every path,
-// an all-zero cotangent or bias gradient, a sum that cancels, are redrawn rather than
-// checked MISTRUSTED. The fill, the sizes and the sparsity of a fill stay as drawn; what
-// the geometry alone makes degenerate stays too.
+// whose data is not degenerate (degenerate_data), or the drawn seed where none is:
+// a relu that zeroes every output, a relu stack that zeroes every path, an all-zero
+// cotangent or bias gradient, a sum that cancels, are redrawn rather than checked
+// MISTRUSTED. The fill, the sizes and the sparsity of a fill stay as drawn; what the
+// geometry alone makes degenerate stays too.
 constexpr uint64_t kSeedTries = 6;
 
-// The offset k of the first seed + k whose data is usable, or -1: none is, or the oracle
-// threw on one (out of memory), and the drawn seed is kept.
-int usable_offset(Case c) {
-  const uint64_t drawn = c.data.seed;
-  try {
-    for (uint64_t k = 0; k < kSeedTries; ++k) {
-      c.data.seed = drawn + k;
-      if (!(is_stack(c) ? degenerate_stack(c) : degenerate_op(c))) return static_cast<int>(k);
-    }
-  } catch (...) {
-  }
-  return -1;
-}
-
-// usable_offset() runs the oracle on generated data in the process that generates (the
-// fuzz parent), not in a worker that isolates a crash, so it runs in a helper process:
-// a crash there, or no answer within a minute, keeps the drawn seed, and the case's own
-// isolated run then reports what the oracle does on it.
-int steered_offset(const Case& c) {
-  static detail::CaseOracleHelper helper(usable_offset, 60);
-  const int k = helper.ask(c);
-  return k >= 0 && k < static_cast<int>(kSeedTries) ? k : -1;
-}
-
 Case steer_seed(Case c) {
-  const int k = steered_offset(c);
-  if (k > 0) c.data.seed += static_cast<uint64_t>(k);
+  const uint64_t drawn = c.data.seed;
+  for (uint64_t k = 0; k < kSeedTries; ++k) {
+    c.data.seed = drawn + k;
+    const Data d = degenerate_data(c);
+    if (d == Data::kUsable) return c;
+    if (d == Data::kThrew) break;
+  }
+  c.data.seed = drawn;
   return c;
 }
 
