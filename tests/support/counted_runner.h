@@ -1,7 +1,7 @@
 // A resident stack runner on the host, for tests and the trap zoo: the checkpoint
 // schedule (stack_schedule.h) on move-only buffers whose bytes are counted while they
 // live, as a GPU backend's device buffers are, around a backend's per-layer calls
-// (HostStackRuntime). Two planted bugs for the trap zoo (CountedBug): kLeak, freed
+// (HostStackRuntime). Three planted bugs for the trap zoo (CountedBug): kLeak, freed
 // buffers stay counted, as with an allocator that never gives memory back, so
 // checkpointing saves nothing measurable; kNextLayersIndices, a layer's pool backward is
 // handed the argmax offsets last kept for the layer after it (an engine that indexes its

@@ -7,9 +7,9 @@
 // Every call is held to the calling contract of backend.h, as `integrity` holds a single
 // op (outputs written into the buffers handed over, every element, guard bands intact,
 // inputs unchanged): the first breach fails the run, named by layer, call and buffer.
-// The records the schedule keeps are fingerprinted (stack_schedule.h), and so is every
-// layer's w and b, so a call that writes into a saved activation, the cotangent or
-// another layer's parameters (none of which it was handed) fails the run too.
+// The records the schedule keeps are fingerprinted (stack_schedule.h), and so are the
+// cotangent held across a recomputation and every layer's w and b, so a call that
+// writes into one of them (none of which it was handed) fails the run too.
 #pragma once
 
 #include <cstdint>
