@@ -8,11 +8,13 @@
 // Unlike the host executor, a forward whose argmax is not kept (an earlier segment's
 // first pass) runs the pool in inference mode: no offsets are allocated for it.
 //
-// As on the host, the records the schedule keeps (and the cotangent across a
-// recomputation) are fingerprinted, here by a digest of their bytes copied back to the
-// host, and every layer's w and b are checked at the end of the step: a kernel that
-// writes into a device buffer it was not handed fails the run, named by layer. The
-// copies are host memory; the measured device peak does not see them.
+// As on the host, the records the schedule keeps (each saved input and argmax) and the
+// cotangent across a recomputation are fingerprinted, here by a digest of their bytes
+// copied back to the host; every layer's w and b are checked once, at the end of the
+// step. A kernel that writes into one of them (no call is handed them to write) fails
+// the run, named by the layer whose buffer changed; a write into the activation in
+// flight shows as wrong values. The copies are host memory; the measured device peak
+// does not see them.
 #include "device_stack.h"
 
 #include <cstdint>
@@ -48,8 +50,9 @@ Status parameters_intact(const std::vector<DeviceBuffer>& w, const std::vector<D
   for (size_t l = 0; l < w.size(); ++l) {
     for (const DeviceBuffer* p : {&w[l], &b[l]}) {
       if (!*p) continue;
-      KC_ASSIGN_OR_RETURN(const uint64_t now, digest_of(*p));
-      if (now != prints[2 * l + (p == &b[l])]) {
+      const StatusOr<uint64_t> now = digest_of(*p);
+      if (!now.ok()) return at_stack_layer(l, now.status().with_context("checking its parameters"));
+      if (*now != prints[2 * l + (p == &b[l])]) {
         return at_stack_layer(l, failed_precondition(std::string("its ") + (p == &w[l] ? "weights (w)" : "bias (b)") +
                                                      " changed during the run, and no call was handed them to "
                                                      "write: a kernel wrote into a buffer it was not handed (a "
@@ -96,7 +99,7 @@ class DeviceRuntime {
   uint64_t fingerprint(const DeviceBuffer& b) {
     std::vector<unsigned char> host(static_cast<size_t>(b.bytes()));
     if (const Status s = b.download(host.data(), b.bytes()); !s.ok()) {
-      if (status_.ok()) status_ = s.with_context("fingerprint of " + b.name());
+      if (status_.ok()) status_ = s.with_context("fingerprint of a kept " + b.name());
       return 0;
     }
     return digest_bytes(host);
@@ -241,6 +244,8 @@ Status run_on_device(Engine& engine, const std::vector<StackLayer>& layers, cons
 }
 
 }  // namespace
+
+static_assert(FingerprintingRuntime<DeviceRuntime>);
 
 StackRun run_device_stack(Engine& engine, const std::vector<StackLayer>& layers, const StackInputs& in,
                           const StackRunOptions& options) {

@@ -234,6 +234,8 @@ Status HostStackRuntime::parameters_intact() const {
 uint64_t HostStackRuntime::fingerprint(const Tensor& t) const { return digest(t.data); }
 uint64_t HostStackRuntime::fingerprint(const IndexTensor& t) const { return digest(t.data); }
 
+static_assert(FingerprintingRuntime<HostStackRuntime>);
+
 const Tensor* HostStackRuntime::bias(size_t l) const { return layers_[l].conv.bias ? &in_.b[l] : nullptr; }
 
 StatusOr<StackInputs> make_stack_inputs(const Case& c, const std::vector<StackLayer>& layers) {

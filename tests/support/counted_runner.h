@@ -100,6 +100,8 @@ class CountedRuntime {
   std::map<size_t, IndexTensor> kept_;  // kNextLayersIndices: the last offsets kept per layer
 };
 
+static_assert(FingerprintingRuntime<CountedRuntime>);
+
 // The whole step with `ops`'s per-layer calls; measured_peak_bytes counts from x on
 // (the incoming cotangent is not the step's own), as the GPU backends measure.
 inline StackRun run_counted(Backend& ops, const std::vector<StackLayer>& layers, const StackInputs& in,

@@ -13,7 +13,7 @@
 //   void output(size_t l, const Value& y)   the first forward's layer outputs, in order
 //   Status backward(size_t l, const Value& x, const Indices* argmax, const Value& dy, Value& dx)
 //       layer l backward from its record; stores dw, db (and what else it keeps) itself
-// Optional:
+// Optional (FingerprintingRuntime; one overload serves both where Value is Indices):
 //   uint64_t fingerprint(const Value&), uint64_t fingerprint(const Indices&)
 //       a digest of a kept record's contents. With it the schedule checks that each
 //       record it hands back (to a recomputation or a backward) is what it kept: a call
@@ -34,6 +34,14 @@
 #include "kc/stack_run.h"
 
 namespace kc {
+
+// A runtime whose records the schedule fingerprints. A runtime that means to offer it
+// static_asserts it, so that a changed signature cannot switch the checks off silently.
+template <class Rt>
+concept FingerprintingRuntime = requires(Rt& rt, const typename Rt::Value& v, const typename Rt::Indices& i) {
+  { rt.fingerprint(v) } -> std::convertible_to<uint64_t>;
+  { rt.fingerprint(i) } -> std::convertible_to<uint64_t>;
+};
 
 template <class Rt>
 class StackSchedule {
@@ -77,10 +85,7 @@ class StackSchedule {
     uint64_t input_print = 0, indices_print = 0;  // fingerprints when kept (seal())
   };
 
-  static constexpr bool kFingerprints = requires(Rt& rt, const Value& v, const Indices& i) {
-    { rt.fingerprint(v) } -> std::convertible_to<uint64_t>;
-    { rt.fingerprint(i) } -> std::convertible_to<uint64_t>;
-  };
+  static constexpr bool kFingerprints = FingerprintingRuntime<Rt>;
 
   // Fingerprints of what layer l's record keeps: its input as soon as it is stored
   // (before the layer's own calls, which may not write into it either), its argmax once
