@@ -25,23 +25,17 @@
 #include "kc/gpu/device_buffer.h"
 #include "kc/gpu/host_convert.h"
 #include "kc/gpu/pool_shape.h"
+#include "kc/host_buffer.h"
 #include "kc/stack_schedule.h"
 #include "transfer.h"
 
 namespace kc::gpu {
 namespace {
 
-// FNV-1a over a buffer's bytes: a changed buffer changes it (but for a collision).
-uint64_t digest_bytes(const std::vector<unsigned char>& bytes) {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : bytes) h = (h ^ c) * 1099511628211ull;
-  return h ^ static_cast<uint64_t>(bytes.size());
-}
-
 StatusOr<uint64_t> digest_of(const DeviceBuffer& b) {
   std::vector<unsigned char> host(static_cast<size_t>(b.bytes()));
   KC_RETURN_IF_ERROR(b.download(host.data(), b.bytes()));
-  return digest_bytes(host);
+  return digest_bytes(host.data(), host.size());
 }
 
 // Every layer's w and b still what was uploaded: no call is handed them to write.
@@ -97,12 +91,10 @@ class DeviceRuntime {
   // A digest of the buffer's bytes (stack_schedule.h). A failed copy is kept in
   // status(), which run_on_device() reports before what the schedule says.
   uint64_t fingerprint(const DeviceBuffer& b) {
-    std::vector<unsigned char> host(static_cast<size_t>(b.bytes()));
-    if (const Status s = b.download(host.data(), b.bytes()); !s.ok()) {
-      if (status_.ok()) status_ = s.with_context("fingerprint of a kept " + b.name());
-      return 0;
-    }
-    return digest_bytes(host);
+    const StatusOr<uint64_t> d = digest_of(b);
+    if (d.ok()) return *d;
+    if (status_.ok()) status_ = d.status().with_context("fingerprint of a kept " + b.name());
+    return 0;
   }
 
   // A failed download of a kept activation (output() cannot return it), or of a

@@ -87,4 +87,11 @@ std::string describe_guard_damage(const GuardDamage& d, size_t element_bytes, si
          num(static_cast<int64_t>(elements)) + " elements it was given";
 }
 
+uint64_t digest_bytes(const void* data, size_t bytes) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 0; i < bytes; ++i) h = (h ^ p[i]) * 1099511628211ull;
+  return h ^ static_cast<uint64_t>(bytes);
+}
+
 }  // namespace kc

@@ -4,7 +4,6 @@
 #include "kc/stack_exec.h"
 
 #include <cmath>
-#include <cstring>
 #include <optional>
 #include <string>
 #include <vector>
@@ -32,18 +31,7 @@ void uniform_fill(Tensor& t, uint64_t seed, uint64_t stream, double scale, bool 
 
 Status named(size_t l, const char* call, const Status& s) { return at_stack_layer(l, s.with_context(call)); }
 
-// FNV-1a over a buffer's element bits: a changed input changes it (but for a collision).
-template <class T>
-uint64_t digest(const HostVector<T>& v) {
-  static_assert(sizeof(T) == 8);
-  uint64_t h = 1469598103934665603ull;
-  for (const T& e : v) {
-    uint64_t bits;
-    std::memcpy(&bits, &e, sizeof bits);
-    for (int i = 0; i < 8; ++i) h = (h ^ ((bits >> (8 * i)) & 0xFF)) * 1099511628211ull;
-  }
-  return h ^ static_cast<uint64_t>(v.size());
-}
+}  // namespace
 
 // The calling contract of backend.h (integrity's rules, DESIGN section 4) on one layer's
 // call, which the single-op `integrity` check cannot see inside a stack: every output
@@ -119,6 +107,8 @@ class CallAudit {
   std::vector<Out> outs_;
 };
 
+namespace {
+
 // One backend call under a CallAudit: the call's own error first, then the audit's.
 template <class Call>
 Status audited(size_t l, const char* call, CallAudit& audit, Call&& run) {
@@ -150,10 +140,7 @@ Status HostStackRuntime::forward(size_t l, const Tensor& x, Tensor& y, std::opti
   const StackLayer& L = layers_[l];
   Tensor z = poisoned(opt_.dtype, L.conv.y_shape());
   CallAudit conv;
-  KC_RETURN_IF_ERROR(parameters_unchanged(l, "before its conv_forward read them"));
-  conv.input("x", x);
-  conv.input("w", in_.w[l], w_print_[l]);
-  if (bias(l)) conv.input("b", *bias(l), b_print_[l]);
+  KC_RETURN_IF_ERROR(conv_inputs(l, x, "conv_forward", conv));
   conv.output("y", z);
   KC_RETURN_IF_ERROR(
       audited(l, "conv_forward", conv, [&] { return be_.conv_forward(L.conv, x, in_.w[l], bias(l), L.relu, z); }));
@@ -196,10 +183,7 @@ Status HostStackRuntime::backward(size_t l, const Tensor& x, const IndexTensor* 
   Tensor db = L.conv.bias ? poisoned(opt_.dtype, L.conv.b_shape()) : Tensor{};
   const Tensor& g = L.pool ? dz : dy;
   CallAudit conv;
-  KC_RETURN_IF_ERROR(parameters_unchanged(l, "before its conv_backward read them"));
-  conv.input("x", x);
-  conv.input("w", in_.w[l], w_print_[l]);
-  if (bias(l)) conv.input("b", *bias(l), b_print_[l]);
+  KC_RETURN_IF_ERROR(conv_inputs(l, x, "conv_backward", conv));
   conv.input("dy", g);
   conv.output("dx", dx);
   conv.output("dw", dw);
@@ -214,9 +198,19 @@ Status HostStackRuntime::backward(size_t l, const Tensor& x, const IndexTensor* 
   return ok_status();
 }
 
+// Layer l's conv call's inputs x, w and b into `audit`, once w and b are known to be
+// what the run began with (their digests are then the audit's too).
+Status HostStackRuntime::conv_inputs(size_t l, const Tensor& x, const char* call, CallAudit& audit) const {
+  KC_RETURN_IF_ERROR(parameters_unchanged(l, std::string("before its ") + call + " read them"));
+  audit.input("x", x);
+  audit.input("w", in_.w[l], w_print_[l]);
+  if (bias(l)) audit.input("b", *bias(l), b_print_[l]);
+  return ok_status();
+}
+
 // Layer l's w and b are handed (const) only to layer l's calls, which the CallAudit
 // holds to that; a call of another layer that writes into them is seen here.
-Status HostStackRuntime::parameters_unchanged(size_t l, const char* when) const {
+Status HostStackRuntime::parameters_unchanged(size_t l, const std::string& when) const {
   const char* what = digest(in_.w[l].data) != w_print_[l]          ? "weights (w)"
                      : bias(l) && digest(bias(l)->data) != b_print_[l] ? "bias (b)"
                                                                         : nullptr;

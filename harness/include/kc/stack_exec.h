@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "kc/backend.h"
@@ -28,6 +29,8 @@ StatusOr<StackInputs> make_stack_inputs(const Case& c, const std::vector<StackLa
 // any other runs it through the executor here.
 StackRun run_stack(Backend& backend, const std::vector<StackLayer>& layers, const StackInputs& in,
                    const StackRunOptions& options);
+
+class CallAudit;  // one layer call's buffers held to the calling contract (stack_exec.cpp)
 
 // The schedule's runtime (stack_schedule.h) on host tensors: a backend's per-layer
 // calls, every output and gradient rounded to the run's dtype; dw, db (and conv_grads
@@ -50,7 +53,8 @@ class HostStackRuntime {
 
  private:
   const Tensor* bias(size_t l) const;
-  Status parameters_unchanged(size_t l, const char* when) const;
+  Status parameters_unchanged(size_t l, const std::string& when) const;
+  Status conv_inputs(size_t l, const Tensor& x, const char* call, CallAudit& audit) const;
   Backend& be_;
   const std::vector<StackLayer>& layers_;
   const StackInputs& in_;
