@@ -1,6 +1,6 @@
 // The gradcheck check (DESIGN section 4): the oracle and a backend rounding to its dtype
 // pass on conv, relu and max pool; planted dx and routing bugs are caught on the full and
-// the directional paths; kinks and ties are reported, not failed.
+// the directional paths; kinks are reported, not failed; tied maxima are moved as one.
 #include <gtest/gtest.h>
 
 #include "math_support.h"
@@ -403,13 +403,90 @@ TEST(GradcheckCheck, ReluDerivativeAtZeroIsJudgedWhereTheSumsAreExact) {
   EXPECT_THAT(ok.message, Not(HasSubstr("non-differentiable")));  // every probe differenced
 }
 
-TEST(GradcheckCheck, EveryProbeAtATieIsMistrusted) {
+// Max pools over windows of two neighbours (kernel 2, stride 2, 1-D: window w holds
+// 2w and 2w+1), whose backward mishandles windows whose maximum is held twice: it
+// routes their dy to the last holder (against tie: first), or routes it nowhere.
+class TieRouting : public test::DelegatingBackend {
+ public:
+  enum class Bug { kLastHolder, kDropped };
+  explicit TieRouting(Bug bug) : DelegatingBackend("tie-routing"), bug_(bug) {}
+  Status maxpool_forward(const PoolGeometry& g, const Tensor& x, Tensor& y, IndexTensor* indices) override {
+    x_ = x;
+    return reference().maxpool_forward(g, x, y, indices);
+  }
+  Status maxpool_backward(const PoolGeometry& g, const Tensor& dy, const IndexTensor* idx, Tensor& dx) override {
+    if (idx == nullptr) return reference().maxpool_backward(g, dy, idx, dx);  // argmax asks for the refusal
+    IndexTensor routed = *idx;
+    Tensor kept = dy;
+    const int64_t in = g.spatial.in_count(), out = g.spatial.out_count();
+    for (int64_t w = 0; w < dy.size(); ++w) {
+      const int64_t plane = w / out * in, i = routed.data[static_cast<size_t>(w)];
+      if (x_[plane + (i ^ 1)] != x_[plane + i]) continue;  // the window's other element
+      if (bug_ == Bug::kLastHolder) routed.data[static_cast<size_t>(w)] = i | 1;
+      else kept[w] = 0.0;
+    }
+    KC_ASSIGN_OR_RETURN(Tensor r, ref::maxpool_backward(g, kept, routed));
+    dx.data = r.data;
+    return ok_status();
+  }
+
+ private:
+  Bug bug_;
+  Tensor x_;
+};
+
+TEST(GradcheckCheck, TiedMaximaAreMovedAsOneAndTheirSummedGradientJudged) {
+  // Three of four windows tie. Moving one tied element alone changes the argmax, so
+  // before, 6 of 8 probes were non-differentiable and a backward that routes a tie's
+  // dy nowhere passed gradcheck. The groups are now moved as one.
   Case c = seeded(pool_case(1, 1, {8}, {2}, {2}, explicit_pad({{0, 0}})), 15);
-  c.tensors["x"] = Tensor::filled(DType::kF64, {1, 1, 8}, 0.5);  // every window is a tie
+  c.tensors["x"] = Tensor{DType::kF64, {1, 1, 8}, {0.5, 0.5, 0.125, 0.375, 0.75, 0.75, -0.25, -0.25}};
+  auto oracle = make_reference_backend();
+  const CheckResult ok = run_check(c, *oracle, "gradcheck");
+  EXPECT_EQ(ok.disposition, Disposition::kPassed) << describe(ok);
+  EXPECT_THAT(ok.message, HasSubstr("3 groups of tied maxima (6 elements of x) moved as one"));
+  EXPECT_THAT(ok.message, Not(HasSubstr("non-differentiable")));
+  // Which holder gets the dy is the argmax check's to judge: their sum is right.
+  TieRouting last(TieRouting::Bug::kLastHolder);
+  EXPECT_EQ(run_check(c, last, "gradcheck").disposition, Disposition::kPassed);
+  const CheckResult tie = run_check(c, last, "argmax");
+  EXPECT_EQ(tie.disposition, Disposition::kFailed) << describe(tie);
+  EXPECT_THAT(tie.message, HasSubstr("gradient must land only on indexed positions"));
+  TieRouting dropped(TieRouting::Bug::kDropped);
+  const CheckResult r = run_check(c, dropped, "gradcheck");
+  EXPECT_EQ(r.disposition, Disposition::kFailed) << describe(r);
+  EXPECT_THAT(r.message, HasSubstr("dx: 3 of 5 elements and groups of tied maxima disagree"));
+}
+
+TEST(GradcheckCheck, TiedMaximaOnTheDirectionalPath) {
+  // 720 elements of x in {-1, 0, 0.5, 1}: about a quarter of the windows tie, and every
+  // random direction that moved their elements apart was non-differentiable.
+  Case c = seeded(pool_case(2, 3, {120}, {2}, {2}, explicit_pad({{0, 0}})), 17);
+  c.data.fill = Fill::kTies;
+  auto oracle = make_reference_backend();
+  const CheckResult ok = run_check(c, *oracle, "gradcheck");
+  EXPECT_EQ(ok.disposition, Disposition::kPassed) << describe(ok);
+  EXPECT_THAT(ok.message, HasSubstr("4 random directions v^T J u; "));
+  EXPECT_THAT(ok.message, HasSubstr("groups of tied maxima"));
+  EXPECT_THAT(ok.message, Not(HasSubstr("non-differentiable")));
+  TieRouting last(TieRouting::Bug::kLastHolder), dropped(TieRouting::Bug::kDropped);
+  EXPECT_EQ(run_check(c, last, "gradcheck").disposition, Disposition::kPassed) << describe(run_check(c, last, "gradcheck"));
+  const CheckResult r = run_check(c, dropped, "gradcheck");
+  EXPECT_EQ(r.disposition, Disposition::kFailed) << describe(r);
+  EXPECT_THAT(r.message, HasSubstr("the disagreement is in dx"));
+}
+
+TEST(GradcheckCheck, NearTiesWithinTheSmallestStepAreMistrusted) {
+  // Each window holds 0.5 and the next double: no step gradcheck may take keeps the
+  // argmax of a probe that moves either, and they are not tied, so not moved as one.
+  Case c = seeded(pool_case(1, 1, {8}, {2}, {2}, explicit_pad({{0, 0}})), 15);
+  const double up = std::nextafter(0.5, 1.0);
+  c.tensors["x"] = Tensor{DType::kF64, {1, 1, 8}, {0.5, up, 0.5, up, up, 0.5, up, 0.5}};
   auto oracle = make_reference_backend();
   const CheckResult r = run_check(c, *oracle, "gradcheck");
   EXPECT_EQ(r.disposition, Disposition::kMistrusted) << describe(r);
   EXPECT_THAT(r.message, HasSubstr("8 of 8 probes non-differentiable"));
+  EXPECT_THAT(r.message, Not(HasSubstr("tied maxima")));
 }
 
 TEST(GradcheckCheck, DirectionalPathWithEightDirections) {

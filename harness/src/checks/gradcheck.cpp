@@ -27,6 +27,9 @@
 //    non-differentiable, never failed. If every probe is, the check is MISTRUSTED.
 //    conv_bias_relu outputs at the kink itself (z exactly 0) are left out of the loss
 //    instead: no step could difference them, and a right backward gives them nothing.
+//    Max pool elements that tie for a window's maximum are moved together, by the same
+//    amount, so that they stay tied (tie_groups in gradcheck_fd.h): probes and
+//    directions then compare the sum of their gradients, which every tie rule agrees on.
 //  - Allowed error of a probe: the tolerance model on the analytic gradient (for a
 //    direction sum_i |u_i| bound_i, plus the rounding of <grad, u>) + the f64 rounding
 //    of the losses over the step + the truncation estimate |D(h) - D(h/2)|.
@@ -55,20 +58,37 @@ std::string joined(const std::vector<std::string>& parts) {
   return s;
 }
 
-// Entry (j, i) of row j against the difference of y_j along element i of tensor t: the
-// tolerance model on the row's gradient plus the difference's own error for y_j.
-void compare_row_entries(const Problem& p, int t, int64_t i, const Probe& r, const ToleranceSpec& spec,
-                         Tally& tally) {
+// A probe unit's gradient (the sum over its elements, one unless they are tied maxima)
+// and what the tolerance model allows it to be off by.
+struct UnitGrad {
+  double cand = 0.0, bound = 0.0;
+};
+
+UnitGrad unit_grad(const OpOutputs& cand, const OpOutputs& ref, const OpOutputs& abs, int t,
+                   const std::vector<int64_t>& unit, const ToleranceSpec& spec) {
+  UnitGrad g;
+  for (int64_t i : unit) {
+    g.cand += grad_of(cand, t)[i];
+    g.bound += element_bound(spec, std::abs(grad_of(ref, t)[i]), grad_of(abs, t)[i]);
+  }
+  if (unit.size() > 1) g.bound += gamma_n(static_cast<int64_t>(unit.size()), u64()) * std::abs(g.cand);  // our sum
+  return g;
+}
+
+// Entry (j, unit) of row j against the difference of y_j along a probe unit of tensor t:
+// the tolerance model on the row's gradient plus the difference's own error for y_j.
+void compare_row_entries(const Problem& p, int t, const std::vector<int64_t>& unit, const Probe& r,
+                         const ToleranceSpec& spec, Tally& tally) {
   const Tensor& y = p.ctx.ref.y;
   for (const Row& row : p.rows) {
     const auto j = static_cast<size_t>(row.output);  // the probe differences every output
     const double value = (4.0 * r.row_d_half[j] - r.row_d[j]) / 3.0;
     const double error = 6.0 * row.output_error / r.h + std::abs(r.row_d[j] - r.row_d_half[j]);
-    const double bound = element_bound(spec, std::abs(grad_of(row.ref, t)[i]), grad_of(row.abs, t)[i]) + error;
+    const UnitGrad g = unit_grad(row.cand, row.ref, row.abs, t, unit, spec);
     std::vector<int64_t> at = unflatten(row.output, y.shape);
-    const std::vector<int64_t> in = unflatten(i, grad_of(row.cand, t).shape);
+    const std::vector<int64_t> in = unflatten(unit.front(), grad_of(row.cand, t).shape);
     at.insert(at.end(), in.begin(), in.end());
-    tally.add(std::string("J(y,") + kWrt[t] + ")", std::move(at), grad_of(row.cand, t)[i], value, bound);
+    tally.add(std::string("J(y,") + kWrt[t] + ")", std::move(at), g.cand, value, g.bound + error);
   }
 }
 
@@ -77,15 +97,15 @@ void full_jacobian(const Problem& p, Outcome& out) {
   const Params theta = {ctx.in.x, ctx.in.w, ctx.in.b};
   for (int t = 0; t < 3; ++t) {
     if (theta[t].size() == 0) continue;
-    const Tensor &cand = grad_of(ctx.cand, t), &ref = grad_of(ctx.ref, t), &abs = grad_of(ctx.abs, t);
     const ToleranceSpec spec = tolerance_for(ctx, kGrad[t]);
     const double h = kStep * scale_of(theta[t]);
     Tally rows;  // the Jacobian's entries for this tensor
     const int64_t failed_before = out.tally.failures();
-    for (int64_t i = 0; i < theta[t].size(); ++i) {
+    const std::vector<std::vector<int64_t>> units = probe_units(p, t, theta[t].size());
+    for (const std::vector<int64_t>& unit : units) {
       auto at = [&](double s) {
         Params q = theta;
-        q[t][i] += s;
+        for (int64_t i : unit) q[t][i] += s;
         return q;
       };
       const Probe r = probe(p, at, h);
@@ -94,14 +114,18 @@ void full_jacobian(const Problem& p, Outcome& out) {
         ++out.kinks;
         continue;
       }
-      const double slack = p.slack[t].size() > 0 ? p.slack[t][i] : 0.0;
-      const double bound = element_bound(spec, std::abs(ref[i]), abs[i]) + slack + difference_error(p, r);
-      out.tally.add(kGrad[t], unflatten(i, cand.shape), cand[i], r.value, bound);
-      compare_row_entries(p, t, i, r, spec, rows);
+      double slack = 0.0;
+      for (int64_t i : unit) slack += p.slack[t].size() > 0 ? p.slack[t][i] : 0.0;
+      const UnitGrad g = unit_grad(ctx.cand, ctx.ref, ctx.abs, t, unit, spec);
+      out.tally.add(kGrad[t], unflatten(unit.front(), theta[t].shape), g.cand, r.value,
+                    g.bound + slack + difference_error(p, r));
+      compare_row_entries(p, t, unit, r, spec, rows);
     }
     if (const int64_t bad = out.tally.failures() - failed_before; bad > 0) {
+      const bool grouped = units.size() < static_cast<size_t>(theta[t].size());
       out.notes.push_back(std::string(kGrad[t]) + ": " + std::to_string(bad) + " of " +
-                          std::to_string(theta[t].size()) + " elements disagree");
+                          std::to_string(units.size()) + (grouped ? " elements and groups of tied maxima" : " elements") +
+                          " disagree");
     }
     if (rows.failures() > 0) {
       out.notes.push_back(std::string("J(y,") + kWrt[t] + "), the backward of one output's unit dy at a time: " +
@@ -153,6 +177,20 @@ int64_t leave_out_kinks(Problem& p, const std::vector<bool>& ambiguous) {
     kinked += kink && !amb;
   }
   return kinked;
+}
+
+// "; 3 groups of tied maxima (7 elements of x) moved as one …", or empty without ties.
+std::string tie_note(const Problem& p) {
+  if (p.tie_group.empty()) return {};
+  int64_t groups = 0, members = 0;
+  for (const std::vector<int64_t>& unit : probe_units(p, 0, p.ctx.in.x.size())) {
+    if (unit.size() < 2) continue;
+    ++groups;
+    members += static_cast<int64_t>(unit.size());
+  }
+  return "; " + std::to_string(groups) + (groups == 1 ? " group" : " groups") + " of tied maxima (" + std::to_string(members) +
+         " elements of x) moved as one, their gradients compared as sums (which of them a window routes its "
+         "dy to is the argmax check's to judge)";
 }
 
 // Why the backend's gradients in o cannot be compared element by element, or empty.
@@ -255,11 +293,12 @@ CheckResult gradcheck_with(const CheckContext& ctx, const GradcheckOptions& opti
   const Ambiguity ambiguous = allow_relu_ambiguity(p);
   const std::string swamped = ambiguous.swamp.all();  // why the slack leaves the case's dy unjudged
   const int64_t kinked = leave_out_kinks(p, ambiguous.outputs);
-  const std::string relu_note =
+  const std::string kink_notes =
       (p.ambiguous == 0 ? "" : "; " + std::to_string(p.ambiguous) + " pre-activations within rounding of 0 may take "
                               "either side of relu' (their dy allowed for, their Jacobian rows left out)") +
       (kinked == 0 ? "" : "; " + std::to_string(kinked) + " outputs at the relu's kink (z = 0) left out of the "
-                          "differenced loss and the Jacobian's rows");
+                          "differenced loss and the Jacobian's rows") +
+      tie_note(p);
   Outcome out;
   const int64_t elements = ctx.in.x.size() + ctx.in.w.size() + ctx.in.b.size();
   if (elements <= options.full_limit) {
@@ -278,7 +317,7 @@ CheckResult gradcheck_with(const CheckContext& ctx, const GradcheckOptions& opti
       how += " for the case's dy (" + std::to_string(outputs) + " outputs: too many for the full Jacobian)";
     }
     full_jacobian(p, out);
-    return unless_one_swamped(conclude(ctx, out, how + relu_note), p, ambiguous);
+    return unless_one_swamped(conclude(ctx, out, how + kink_notes), p, ambiguous);
   }
   if (!swamped.empty()) return make_result("gradcheck", Disposition::kMistrusted, swamped);
   const int count = std::max(4, options.directions);
@@ -287,7 +326,7 @@ CheckResult gradcheck_with(const CheckContext& ctx, const GradcheckOptions& opti
   return unless_one_swamped(
       conclude(ctx, out, std::to_string(count) + " random directions v^T J u" +
                              (p.aimed >= 0 ? " and 1 aimed at the backend's departure from the oracle's backward" : "") +
-                             relu_note),
+                             kink_notes),
       p, ambiguous);
 }
 

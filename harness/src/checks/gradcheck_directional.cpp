@@ -13,12 +13,27 @@ namespace {
 
 constexpr uint64_t kDirectionStream = 0x67726164;  // apart from the fill's streams
 
-// Element i of tensor t in direction k before scaling: uniform in [-1, 1) from the case
-// seed, or for the aimed direction the sign of the backend's departure from the oracle.
-double raw_direction(const Problem& p, int k, int t, int64_t i) {
-  if (k != p.aimed) return 2.0 * uniform01(p.ctx.c.data.seed, kDirectionStream + 3 * k + t, static_cast<uint64_t>(i)) - 1.0;
-  const double d = grad_of(p.ctx.cand, t)[i] - grad_of(p.ctx.ref, t)[i];
-  return d > 0.0 ? 1.0 : d < 0.0 ? -1.0 : std::isnan(d) ? 1.0 : 0.0;
+// Tensor t of direction k before scaling: uniform in [-1, 1) from the case seed, or for
+// the aimed direction the sign of the backend's departure from the oracle. The elements
+// of a group of tied maxima (Problem::tie_group) get one value: the first element's
+// draw, or the sign of the group's summed departure.
+Tensor raw_direction(const Problem& p, int k, int t, const Dims& shape) {
+  Tensor u = Tensor::zeros(DType::kF64, shape);
+  const bool grouped = t == 0 && !p.tie_group.empty();
+  auto group = [&](int64_t i) { return grouped ? p.tie_group[static_cast<size_t>(i)] : i; };
+  if (k != p.aimed) {
+    for (int64_t i = 0; i < u.size(); ++i) {
+      u[i] = 2.0 * uniform01(p.ctx.c.data.seed, kDirectionStream + 3 * k + t, static_cast<uint64_t>(group(i))) - 1.0;
+    }
+    return u;
+  }
+  Tensor d = Tensor::zeros(DType::kF64, shape);  // the departure, summed at each group's first element
+  for (int64_t i = 0; i < u.size(); ++i) d[group(i)] += grad_of(p.ctx.cand, t)[i] - grad_of(p.ctx.ref, t)[i];
+  for (int64_t i = 0; i < u.size(); ++i) {
+    const double di = d[group(i)];
+    u[i] = di > 0.0 ? 1.0 : di < 0.0 ? -1.0 : std::isnan(di) ? 1.0 : 0.0;
+  }
+  return u;
 }
 
 // Direction k, each tensor's part scaled so that sum_i |u_i| bound_i = 1 (bound: the
@@ -28,13 +43,15 @@ Params direction(const Problem& p, const Params& theta, int k, unsigned which) {
   Params u;
   for (int t = 0; t < 3; ++t) {
     if (theta[t].size() == 0) continue;  // zeros() of an empty shape would hold one element
-    u[t] = Tensor::zeros(DType::kF64, theta[t].shape);
-    if (!(which >> t & 1u)) continue;
+    if (!(which >> t & 1u)) {
+      u[t] = Tensor::zeros(DType::kF64, theta[t].shape);
+      continue;
+    }
+    u[t] = raw_direction(p, k, t, theta[t].shape);
     const Tensor &ref = grad_of(p.ctx.ref, t), &abs = grad_of(p.ctx.abs, t);
     const ToleranceSpec spec = tolerance_for(p.ctx, kGrad[t]);
     double bounded = 0.0, mass = 0.0, plain = 0.0;
     for (int64_t i = 0; i < u[t].size(); ++i) {
-      u[t][i] = raw_direction(p, k, t, i);
       bounded += std::abs(u[t][i]) * element_bound(spec, std::abs(ref[i]), abs[i]);
       mass += std::abs(u[t][i]) * abs[i];
       plain += std::abs(u[t][i]);

@@ -9,6 +9,7 @@
 #include "common.h"
 #include "kc/ref/conv.h"
 #include "kc/ref/maxpool.h"
+#include "window.h"
 
 namespace kc::checks::fd {
 namespace {
@@ -116,8 +117,71 @@ double difference_error(const Problem& p, const Probe& r) {
   return 6.0 * p.loss_error / r.h + std::abs(r.d - r.d_half);
 }
 
+std::vector<int64_t> tie_groups(const PoolGeometry& g, const Tensor& x) {
+  // Union-find over the elements of x; a group's root is its smallest index.
+  std::vector<int64_t> first(static_cast<size_t>(x.size()));
+  auto up = [&](int64_t i) -> int64_t& { return first[static_cast<size_t>(i)]; };
+  for (int64_t i = 0; i < x.size(); ++i) up(i) = i;
+  auto root = [&](int64_t i) {
+    while (up(i) != i) i = up(i) = up(up(i));  // path halving
+    return i;
+  };
+  const int64_t in = g.spatial.in_count(), windows = g.spatial.out_count();
+  const Dims out_dims = g.spatial.out_dims();
+  bool tied = false;
+  for (int64_t w = 0; w < windows; ++w) {
+    const std::vector<int64_t> taps = rules::window_taps(g.spatial, rules::unravel(w, out_dims));
+    for (int64_t plane = 0; plane < g.batch * g.channels; ++plane) {
+      const double* xp = x.data.data() + plane * in;
+      double m = -INFINITY;
+      bool nan = false;
+      for (int64_t t : taps) {
+        nan = nan || std::isnan(xp[t]);
+        m = std::max(m, xp[t]);
+      }
+      if (nan || m == -INFINITY) continue;
+      int64_t held = -1;  // the first holder of the maximum, as a flat index into x
+      for (int64_t t : taps) {
+        if (xp[t] != m) continue;
+        const int64_t i = plane * in + t;
+        if (held < 0) {
+          held = root(i);
+          continue;
+        }
+        const int64_t r = root(i);
+        if (r == held) continue;
+        tied = true;
+        up(std::max(r, held)) = std::min(r, held);
+        held = std::min(r, held);
+      }
+    }
+  }
+  if (!tied) return {};
+  for (int64_t i = 0; i < x.size(); ++i) up(i) = root(i);
+  return first;
+}
+
+std::vector<std::vector<int64_t>> probe_units(const Problem& p, int t, int64_t size) {
+  std::vector<std::vector<int64_t>> units;
+  if (t != 0 || p.tie_group.empty()) {
+    units.reserve(static_cast<size_t>(size));
+    for (int64_t i = 0; i < size; ++i) units.push_back({i});
+    return units;
+  }
+  std::vector<int64_t> unit_of(static_cast<size_t>(size), -1);  // a group's unit, at its first element
+  for (int64_t i = 0; i < size; ++i) {
+    const auto r = static_cast<size_t>(p.tie_group[static_cast<size_t>(i)]);
+    if (unit_of[r] < 0) {  // r <= i: the group's first element comes first
+      unit_of[r] = static_cast<int64_t>(units.size());
+      units.emplace_back();
+    }
+    units[static_cast<size_t>(unit_of[r])].push_back(i);
+  }
+  return units;
+}
+
 Problem make_problem(const CheckContext& ctx) {
-  Problem p{ctx, {}, 0.0, -1, {}, {}, 0, {}};
+  Problem p{ctx, {}, 0.0, -1, {}, {}, 0, {}, {}};
   // Every term of the loss is at most |y|_abs * |dy|: each y within gamma(n_y) of its
   // absolute sum, then a sum over the outputs, then the rounding of the perturbed
   // inputs. The factor 2 covers the step's growth of |x|, |w|, |b|. Products that
@@ -126,6 +190,7 @@ Problem make_problem(const CheckContext& ctx) {
   const int64_t n = tolerance_for(ctx, "y").n + ctx.in.dy.size() + 8;
   p.loss_error = 2.0 * (gamma_n(n, u64()) * s + static_cast<double>(n) * underflow_unit(DType::kF64));
   if (is_fused(ctx.c)) p.z0 = ref::conv_forward(*conv_geo(ctx), ctx.in.x, ctx.in.w, &ctx.in.b);
+  if (const PoolGeometry* g = pool_geo(ctx)) p.tie_group = tie_groups(*g, ctx.in.x);
   return p;
 }
 

@@ -52,6 +52,9 @@ struct Problem {
   // on sums that are exact, else they are ambiguous and allowed for in `slack`), so
   // the rest of the loss still has the backend's gradient; empty: none left out.
   std::vector<bool> left_out;
+  // Max pool: for every element of x, the first element of its group of tied maxima
+  // (tie_groups); empty when no window's maximum is held twice.
+  std::vector<int64_t> tie_group;
 };
 
 struct Probe {
@@ -69,6 +72,19 @@ double difference_error(const Problem& p, const Probe& r);
 
 // The problem of a check context, without rows (gradcheck.cpp adds them).
 Problem make_problem(const CheckContext& ctx);
+
+// Max pool: elements of x that hold the maximum of a common window, joined across
+// windows (a ~ b in one window, b ~ c in another: one group), each mapped to the
+// group's first element; empty when there are none. A step that moves one of them
+// alone changes an argmax, so no probe could difference it; moved together by the
+// same amount, they stay tied, every argmax stays where it is, and the loss is
+// differentiable along that step. The gradient probed is then their sum: which of
+// them a window routes its dy to is the argmax check's to judge, not gradcheck's.
+// Windows whose maximum is NaN or -inf are left alone (a step does not move them).
+std::vector<int64_t> tie_groups(const PoolGeometry& g, const Tensor& x);
+
+// The elements of tensor t that a probe moves together: x's tie groups, else one each.
+std::vector<std::vector<int64_t>> probe_units(const Problem& p, int t, int64_t size);
 
 struct Outcome {
   Tally tally;
