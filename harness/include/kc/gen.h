@@ -88,6 +88,11 @@ struct Options {
   // 0. Without kNaN/kInfinity `fill: special` is not generated either, so that every
   // case has finite inputs (gradcheck, adjoint and weight_share apply).
   unsigned data = kAllData;
+  // Steer each case's data seed here (steer_seed). false: the cases come with their
+  // drawn seeds, and the caller steers them where a crash of the oracle cannot end
+  // it (kcheck fuzz: in the worker that checks the case). Either way a (seed, index)
+  // gives the same case once steered.
+  bool steer = true;
 };
 
 // Valid cases (validate() accepts every one). conv_bias_relu always has a bias.
@@ -114,6 +119,13 @@ rc::Gen<Case> conv_bias_relu_case(const Options& options = {});
 // of about 1 in 7 relu stacks, which the checks report MISTRUSTED).
 rc::Gen<Case> stack_case(const Options& options = {});
 rc::Gen<Case> valid_case(OpSet ops, const Options& options = {});
+
+// The steering of the generators above: the case with the first of its data seed s,
+// s + 1, ..., s + 5 whose oracle results can judge a kernel, or with s where none can
+// (or where the oracle throws). It runs the oracle (forward and backward, a stack's
+// whole step): `trying`, when given, is told each seed before the oracle runs on it,
+// so that a caller can name the data a crash happened on.
+Case steer_seed(Case c, const std::function<void(uint64_t seed)>& trying = {});
 
 // One value of the dtype of one of `kinds` (which must not be 0).
 rc::Gen<double> data_value(DType dtype, unsigned kinds);

@@ -156,9 +156,10 @@ bool degenerate_op(const Case& c) {
 
 enum class Data { kUsable, kDegenerate, kThrew };
 
-// The oracle runs here, in the fuzz parent, not in a child that isolates a crash: an
-// exception it throws (out of memory) makes steer_seed() keep the drawn seed, and the
-// case's run in the child then reports it.
+// The oracle runs in whatever process steers: kcheck fuzz steers in the worker that
+// then checks the case, so that a crash is that case's CRASHED, not the end of the
+// run. An exception it throws (out of memory) makes steer_seed() keep the drawn seed,
+// and the case's check then reports it.
 Data degenerate_data(const Case& c) {
   try {
     return (is_stack(c) ? degenerate_stack(c) : degenerate_op(c)) ? Data::kDegenerate : Data::kUsable;
@@ -175,10 +176,13 @@ Data degenerate_data(const Case& c) {
 // geometry alone makes degenerate stays too.
 constexpr uint64_t kSeedTries = 6;
 
-Case steer_seed(Case c) {
+}  // namespace
+
+Case steer_seed(Case c, const std::function<void(uint64_t seed)>& trying) {
   const uint64_t drawn = c.data.seed;
   for (uint64_t k = 0; k < kSeedTries; ++k) {
     c.data.seed = drawn + k;
+    if (trying) trying(c.data.seed);
     const Data d = degenerate_data(c);
     if (d == Data::kUsable) return c;
     if (d == Data::kThrew) break;
@@ -187,10 +191,15 @@ Case steer_seed(Case c) {
   return c;
 }
 
-// The case, with inline x when the draft asks for it, its data seed steered.
-rc::Gen<Case> finish(Case c, const DataDraft& d, unsigned kinds) {
-  if (!d.inline_x || d.fill == Fill::kInteger || kinds == 0) return just(steer_seed(std::move(c)));
-  return rc::gen::map(with_inline_x(c, kinds), steer_seed);
+namespace {
+
+Case steered(Case c) { return steer_seed(std::move(c)); }
+
+// The case, with inline x when the draft asks for it, its data seed steered (steer).
+rc::Gen<Case> finish(Case c, const DataDraft& d, unsigned kinds, bool steer) {
+  if (!d.inline_x || d.fill == Fill::kInteger || kinds == 0) return just(steer ? steered(std::move(c)) : std::move(c));
+  if (!steer) return with_inline_x(c, kinds);
+  return rc::gen::map(with_inline_x(c, kinds), steered);
 }
 
 rc::Gen<ConvDraft> conv_draft(bool fused, const Options& o) {
@@ -231,7 +240,7 @@ Case realise_conv(const ConvDraft& d, bool fused) {
 rc::Gen<Case> conv_like(bool fused, const Options& options) {
   return rc::gen::mapcat(sized(options), [fused](const Options& o) {
     return rc::gen::mapcat(conv_draft(fused, o), [fused, o](const ConvDraft& d) {
-      return finish(realise_conv(d, fused), d.data, inline_kinds(fused, o.data));
+      return finish(realise_conv(d, fused), d.data, inline_kinds(fused, o.data), o.steer);
     });
   });
 }
@@ -335,12 +344,16 @@ rc::Gen<Case> conv_bias_relu_case(const Options& options) { return conv_like(tru
 
 rc::Gen<Case> maxpool_case(const Options& options) {
   return rc::gen::mapcat(sized(options), [](const Options& o) {
-    return rc::gen::mapcat(pool_draft(o), [o](const PoolDraft& d) { return finish(realise_pool(d), d.data, o.data); });
+    return rc::gen::mapcat(pool_draft(o), [o](const PoolDraft& d) {
+      return finish(realise_pool(d), d.data, o.data, o.steer);
+    });
   });
 }
 
 rc::Gen<Case> stack_case(const Options& options) {
-  return rc::gen::map(stack_draft(options.caps), [](const StackDraft& d) { return steer_seed(realise_stack(d)); });
+  const bool steer = options.steer;
+  return rc::gen::map(stack_draft(options.caps),
+                      [steer](const StackDraft& d) { return steer ? steered(realise_stack(d)) : realise_stack(d); });
 }
 
 rc::Gen<Case> valid_case(OpSet ops, const Options& options) {

@@ -5,13 +5,21 @@
 // name is shrunk (RapidCheck's shrink tree of the generated case, every candidate run
 // in a worker too) and saved, later ones are counted: a broken kernel fails almost
 // every case, and one small reproducer per kind of failure is what a user can act on.
+// Generated cases come with their drawn data seeds; the worker that checks a case
+// steers its seed first (gen::steer_seed runs the oracle, which must not crash the
+// run) and leaves the seed in a page shared with the parent, which reports and saves
+// the case with the seed it was checked on.
 #include "fuzz_session.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <new>
 #include <set>
 
 #include "kc/case_io.h"
@@ -60,11 +68,48 @@ std::string diagnosis(const CaseResult& r, const std::string& kind) {
   return first_line(c ? c->message : r.message);
 }
 
+// Where a worker steering a case's data seed leaves it, for the parent to read once the
+// worker has exited or died: a page shared across fork, one slot a case. kSteering with
+// the seed the oracle is running on, then kSteered with the seed the case is checked on.
+class SteerSlots {
+ public:
+  enum State : uint32_t { kUnset, kSteering, kSteered };
+  struct Slot {
+    std::atomic<uint64_t> seed{0};
+    std::atomic<uint32_t> state{kUnset};
+  };
+
+  explicit SteerSlots(size_t n) : n_(n) {
+    void* p = mmap(nullptr, bytes(), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) throw std::bad_alloc();
+    slots_ = static_cast<Slot*>(p);
+    for (size_t i = 0; i < n_; ++i) new (&slots_[i]) Slot();
+  }
+  ~SteerSlots() { munmap(slots_, bytes()); }
+  SteerSlots(const SteerSlots&) = delete;
+  SteerSlots& operator=(const SteerSlots&) = delete;
+
+  Slot& operator[](size_t i) { return slots_[i]; }
+  void reset(size_t i) { slots_[i].state = kUnset; }
+
+ private:
+  size_t bytes() const { return n_ * sizeof(Slot); }
+  size_t n_;
+  Slot* slots_ = nullptr;
+};
+
+gen::Options unsteered() {
+  gen::Options o;
+  o.steer = false;  // the worker steers (Session::steer_here)
+  return o;
+}
+
 class Session {
   static constexpr size_t kChunk = 8;  // cases per worker process
 
  public:
-  Session(const Settings& s, const Registry& reg) : s_(s), reg_(reg), gen_(gen::valid_case(s.ops)) {}
+  Session(const Settings& s, const Registry& reg)
+      : s_(s), reg_(reg), gen_(gen::valid_case(s.ops, unsteered())), slots_(batch_size() + 1) {}
 
   Outcome run() {
     start_ = Clock::now();
@@ -124,30 +169,58 @@ class Session {
     out_.replayed = static_cast<int64_t>(loaded_.size());
   }
 
+  size_t batch_size() const { return static_cast<size_t>(std::max(1, s_.jobs)) * 2 * kChunk; }
+  size_t shrink_slot() const { return batch_size(); }  // the slot after the batch's
+
+  // In the worker: the case with its data seed steered, the seed left in the slot.
+  Case steer_here(Case c, SteerSlots::Slot& slot) const {
+    slot.seed = c.data.seed;
+    slot.state = SteerSlots::kSteering;
+    c = s_.steer(std::move(c), [&slot](uint64_t seed) { slot.seed = seed; });
+    slot.seed = c.data.seed;
+    slot.state = SteerSlots::kSteered;
+    return c;
+  }
+
+  // In the parent, after the worker: the case and its result as checked, with the
+  // steered seed. A worker that died (or ran out of time) while steering: the result
+  // says so, and the case carries the seed the oracle was running on.
+  void settle(Case& c, CaseResult& r, size_t slot) {
+    const uint32_t state = slots_[slot].state;
+    if (state == SteerSlots::kUnset) return;  // the worker died before this case
+    c.data.seed = slots_[slot].seed;
+    r.reproducer = case_to_one_line(c);
+    if (state == SteerSlots::kSteering) {
+      r.message = "while the oracle judged the case's data seed " + std::to_string(c.data.seed) +
+                  " for steering (the reproducer has that seed): " + r.message;
+    }
+  }
+
   Case named(Case c, uint64_t index, const std::string& suffix = "") const {
     c.name = "fuzz seed " + std::to_string(s_.seed) + " case " + std::to_string(index) + suffix;
     c.source = "kcheck fuzz --seed " + std::to_string(s_.seed) + ": case " + std::to_string(index);
     return c;
   }
 
-  IsolatedTask task_for(const Case& c) {
+  IsolatedTask task_for(const Case& c, size_t slot) {
     CaseResult label;
     label.case_name = case_label(c);
     label.source = c.source;
     label.backend = s_.backend;
     label.reproducer = case_to_one_line(c);
-    return {label, [this, c] { return check_case(c, *reg_.make(s_.backend)); }};
+    return {label, [this, c, slot] { return check_case(steer_here(c, slots_[slot]), *reg_.make(s_.backend)); }};
   }
 
-  // One worker checks a chunk of cases (a fresh backend each), their results framed
-  // in the message of the chunk's result.
-  IsolatedTask chunk_task(std::vector<Case> chunk) {
+  // One worker checks a chunk of cases (a fresh backend each; case i's slot is
+  // first + i), their results framed in the message of the chunk's result.
+  IsolatedTask chunk_task(std::vector<Case> chunk, size_t first) {
     CaseResult label;
     label.case_name = "a chunk of " + std::to_string(chunk.size()) + " cases";
     label.backend = s_.backend;
-    return {label, [this, chunk] {
+    return {label, [this, chunk, first] {
               CaseResult packed;
-              for (const Case& c : chunk) {
+              for (size_t i = 0; i < chunk.size(); ++i) {
+                const Case c = steer_here(chunk[i], slots_[first + i]);
                 const std::string one = serialize(check_case(c, *reg_.make(s_.backend)));
                 packed.message += std::to_string(one.size()) + ":" + one;
               }
@@ -170,14 +243,16 @@ class Session {
     return true;
   }
 
-  // Results of `cases` in order. Chunks amortise the fork (about a millisecond a
-  // worker, as much as a small case takes to check); a chunk whose worker died is run
-  // again case by case, so that the crash or hang lands on the case that caused it.
-  std::vector<CaseResult> check_cases(const std::vector<Case>& cases) {
+  // Results of `cases` in order, each case steered as it was checked. Chunks amortise
+  // the fork (about a millisecond a worker, as much as a small case takes to check); a
+  // chunk whose worker died is run again case by case, so that the crash or hang lands
+  // on the case that caused it.
+  std::vector<CaseResult> check_cases(std::vector<Case>& cases) {
     std::vector<IsolatedTask> tasks;
+    for (size_t i = 0; i < cases.size(); ++i) slots_.reset(i);
     for (size_t i = 0; i < cases.size(); i += kChunk) {
       tasks.push_back(chunk_task({cases.begin() + static_cast<long>(i),
-                                  cases.begin() + static_cast<long>(std::min(cases.size(), i + kChunk))}));
+                                  cases.begin() + static_cast<long>(std::min(cases.size(), i + kChunk))}, i));
     }
     IsolateOptions iso = isolation(true, kChunk);
     const std::vector<CaseResult> packed = run_tasks(std::move(tasks), iso);
@@ -185,9 +260,12 @@ class Session {
     for (size_t t = 0; t < packed.size(); ++t) {
       const size_t first = t * kChunk, count = std::min(kChunk, cases.size() - first);
       const size_t before = out.size();
-      if (packed[t].disposition == Disposition::kPassed && unpack(packed[t], count, out)) continue;
+      if (packed[t].disposition == Disposition::kPassed && unpack(packed[t], count, out)) {
+        for (size_t i = first; i < first + count; ++i) settle(cases[i], out[i], i);
+        continue;
+      }
       out.resize(before);
-      for (size_t i = first; i < first + count; ++i) out.push_back(check_one(cases[i]));
+      for (size_t i = first; i < first + count; ++i) out.push_back(check_one(cases[i], i));
     }
     return out;
   }
@@ -196,7 +274,7 @@ class Session {
     const auto batch_start = Clock::now();
     std::vector<std::pair<uint64_t, rc::Shrinkable<Case>>> trees;
     std::vector<Case> cases;
-    const size_t size = static_cast<size_t>(std::max(1, s_.jobs)) * 2 * kChunk;
+    const size_t size = batch_size();
     for (; trees.size() < size && !(s_.count >= 0 && next >= static_cast<uint64_t>(s_.count)); next += s_.shards) {
       trees.emplace_back(next, gen::generate(gen_, s_.seed, next));
       cases.push_back(named(trees.back().second.value(), next));
@@ -207,7 +285,7 @@ class Session {
       out_.generated += 1;
       const bool bad = is_failure(results[i].disposition);
       const std::string kind = bad ? failure_kind(results[i]) : "";
-      if (bad && kinds_seen_.insert(kind).second) shrink_and_save(trees[i].first, trees[i].second, results[i]);
+      if (bad && kinds_seen_.insert(kind).second) shrink_and_save(trees[i].first, trees[i].second, cases[i], results[i]);
       record(std::move(results[i]), true);
     }
     done_ = static_cast<int64_t>(out_.results.size());  // the chunk counts were estimates
@@ -228,13 +306,18 @@ class Session {
     out_.results.push_back(std::move(r));
   }
 
-  CaseResult check_one(const Case& c) {
+  // The case checked alone in a worker, steered there (c becomes the case as checked).
+  CaseResult check_one(Case& c, size_t slot) {
+    slots_.reset(slot);
     std::vector<IsolatedTask> one;
-    one.push_back(task_for(c));
-    return run_tasks(std::move(one), isolation(false)).front();
+    one.push_back(task_for(c, slot));
+    CaseResult r = run_tasks(std::move(one), isolation(false)).front();
+    settle(c, r, slot);
+    return r;
   }
 
-  void shrink_and_save(uint64_t index, const rc::Shrinkable<Case>& tree, const CaseResult& first) {
+  // `checked`: the tree's case as it was checked (steered), `first` its result.
+  void shrink_and_save(uint64_t index, const rc::Shrinkable<Case>& tree, const Case& checked, const CaseResult& first) {
     const std::string kind = failure_kind(first);
     clear_progress();
     std::printf("%s after %.1f s: case %llu fails %s: %s\n", std::string(disposition_name(first.disposition)).c_str(),
@@ -242,17 +325,20 @@ class Session {
     std::fflush(stdout);
     const auto t0 = Clock::now();
     CaseResult last = first;
+    Case last_case = named(checked, index, " (shrunk)");  // the smallest failing case, steered
     auto still_fails = [&](const Case& candidate) {
-      CaseResult r = check_one(named(candidate, index, " (shrunk)"));
+      Case c = named(candidate, index, " (shrunk)");
+      CaseResult r = check_one(c, shrink_slot());
       if (!fails_like(r, kind)) return false;
       last = std::move(r);
+      last_case = std::move(c);  // shrink_case takes this candidate as its smallest
       return true;
     };
     const auto deadline = t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s_.shrink_time));
     const gen::ShrinkOutcome so = gen::shrink_case(tree, still_fails, deadline);
     const std::string stem = "fuzz-s" + std::to_string(s_.seed) + "-c" + std::to_string(index) + "-" + kind;
-    Saved sv{kind, save(named(tree.value(), index), first, kind, stem), {}, so.steps, so.tried, so.out_of_time, 0};
-    sv.shrunk = save(named(so.smallest, index, " (shrunk)"), last, kind, stem + "-shrunk");
+    Saved sv{kind, save(checked, first, kind, stem), {}, so.steps, so.tried, so.out_of_time, 0};
+    sv.shrunk = save(last_case, last, kind, stem + "-shrunk");
     sv.seconds = since(t0);
     std::printf("  shrunk in %d steps (%d candidates, %.1f s%s): %s\n", sv.steps, sv.tried, sv.seconds,
                 sv.out_of_time ? ", stopped by --shrink-time" : "", diagnosis(last, kind).c_str());
@@ -293,6 +379,7 @@ class Session {
   const Settings& s_;
   const Registry& reg_;
   rc::Gen<Case> gen_;
+  SteerSlots slots_;
   Outcome out_;
   std::vector<LoadedCase> loaded_;
   std::set<std::string> kinds_seen_;

@@ -1,11 +1,13 @@
 // The engine of `kcheck fuzz` (DESIGN section 6): replay the saved regressions, then
-// generate cases from (seed, index), check each on the backend in a worker process,
-// and shrink the first failure of each kind, saving it before and after as YAML.
+// generate cases from (seed, index), steer each one's data seed and check it on the
+// backend in a worker process, and shrink the first failure of each kind, saving it
+// before and after as YAML (with the seed it was checked on).
 // Case k of a run belongs to shard k mod n: a run split over n processes checks the
 // same cases as one run, whatever the machines. Part of kcheck (it prints progress).
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -35,6 +37,11 @@ struct Settings {
   int64_t max_failures = 0; // stop after this many failing cases; 0: no limit
   bool in_process = false;  // no worker processes (debugging; a crash ends the run)
   bool progress = false;    // a progress line on stderr
+  // How a generated case's data seed is steered, in the worker that checks it (the
+  // generator leaves it as drawn): gen::steer_seed; tests plant a crash here.
+  std::function<Case(Case, const std::function<void(uint64_t)>&)> steer = [](Case c, const auto& trying) {
+    return gen::steer_seed(std::move(c), trying);
+  };
 };
 
 // A failure that was shrunk and saved.

@@ -1,0 +1,153 @@
+// The fuzz loop steers each generated case's data seed in the worker that checks it
+// (gen/fuzz_session.h): the seed a case was checked on is the one reported and saved,
+// and a worker that dies while steering ends that case, not the run, and names the
+// seed the oracle died on. The steering is planted here (Settings::steer): the real
+// one runs the oracle, which does not crash.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "gen/fuzz_session.h"
+#include "kc/case_io.h"
+#include "kc/runner.h"
+#include "support/delegating_backend.h"
+
+namespace kc {
+namespace {
+
+using ::testing::HasSubstr;
+
+// The data seed case `index` of the run is drawn with, before steering.
+uint64_t drawn_seed(gen::OpSet ops, uint64_t seed, uint64_t index) {
+  gen::Options o;
+  o.steer = false;
+  return gen::generate(gen::valid_case(ops, o), seed, index).value().data.seed;
+}
+
+std::string seed_field(uint64_t seed) { return "seed: " + std::to_string(seed); }
+
+std::string read(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+// The index in "fuzz seed S case N", or -1 for a replayed case.
+int64_t case_index(const CaseResult& r) {
+  const size_t at = r.case_name.rfind(" case ");
+  if (r.case_name.rfind("fuzz seed ", 0) != 0 || at == std::string::npos) return -1;
+  return std::stoll(r.case_name.substr(at + 6));
+}
+
+fuzz::Settings settings(const std::string& dir) {
+  fuzz::Settings s;
+  s.ops = gen::OpSet::kConv;
+  s.seed = 11;
+  s.count = 24;
+  s.jobs = 2;
+  s.shrink_time = 2;
+  s.timeout = 60;
+  s.save_dir = dir;
+  std::filesystem::remove_all(dir);
+  return s;
+}
+
+TEST(FuzzSession, TheSeedACaseWasCheckedOnIsTheOneReportedAndSaved) {
+  // Every case is steered to its drawn seed + 1, in the worker; the backend fails
+  // every forward, so the first case is shrunk and saved.
+  fuzz::Settings s = settings(::testing::TempDir() + "kc_fuzz_steered");
+  s.steer = [](Case c, const std::function<void(uint64_t)>& trying) {
+    trying(c.data.seed);
+    trying(c.data.seed + 1);
+    c.data.seed += 1;
+    return c;
+  };
+  Registry reg;
+  ASSERT_TRUE(reg.add("off-by-one", [] {
+                   class OffByOne : public test::DelegatingBackend {
+                    public:
+                     OffByOne() : DelegatingBackend("off-by-one") {}
+                     Status conv_forward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b,
+                                         bool relu, Tensor& y) override {
+                       KC_RETURN_IF_ERROR(DelegatingBackend::conv_forward(g, x, w, b, relu, y));
+                       y[0] += 1.0;
+                       return ok_status();
+                     }
+                   };
+                   return std::make_unique<OffByOne>();
+                 }).ok());
+  s.backend = "off-by-one";
+  const fuzz::Outcome out = fuzz::run(s, reg);
+  ASSERT_EQ(out.generated, 24);
+  int64_t seen = 0;
+  for (const CaseResult& r : out.results) {
+    const int64_t i = case_index(r);
+    if (i < 0) continue;
+    ++seen;
+    EXPECT_THAT(r.reproducer, HasSubstr(seed_field(drawn_seed(s.ops, s.seed, static_cast<uint64_t>(i)) + 1)))
+        << r.case_name;
+  }
+  EXPECT_EQ(seen, 24);
+  ASSERT_EQ(out.saved.size(), 1u);
+  // The saved case is the one that failed, on the seed it failed on: it fails again.
+  const uint64_t first = drawn_seed(s.ops, s.seed, 0);
+  EXPECT_THAT(read(out.saved[0].original), HasSubstr(seed_field(first + 1)));
+  for (const std::string& path : {out.saved[0].original, out.saved[0].shrunk}) {
+    const std::vector<LoadedCase> loaded = load_case_file(path);
+    ASSERT_EQ(loaded.size(), 1u) << path;
+    ASSERT_TRUE(loaded[0].c.ok()) << path;
+    const std::unique_ptr<Backend> be = reg.make("off-by-one");
+    EXPECT_EQ(check_case(*loaded[0].c, *be).disposition, Disposition::kFailed) << path;
+  }
+}
+
+TEST(FuzzSession, AWorkerThatDiesWhileSteeringEndsItsCaseNotTheRunAndNamesTheSeed) {
+  // Steering dies (SIGABRT) on the third seed it tries for every third drawn seed;
+  // the others are steered to seed + 1.
+  fuzz::Settings s = settings(::testing::TempDir() + "kc_fuzz_steer_crash");
+  auto dies = [](uint64_t drawn) { return drawn % 3 == 0; };
+  s.steer = [dies](Case c, const std::function<void(uint64_t)>& trying) {
+    for (uint64_t k = 0; k < 3; ++k) {
+      trying(c.data.seed + k);
+      if (k == 2 && dies(c.data.seed)) std::abort();
+    }
+    c.data.seed += 1;
+    return c;
+  };
+  const Registry reg = builtin_registry();
+  const fuzz::Outcome out = fuzz::run(s, reg);
+  ASSERT_EQ(out.generated, 24);  // the run went on past every crash
+  int64_t crashed = 0;
+  std::string first_crash;  // the seed field the first crashed case was reported on
+  for (const CaseResult& r : out.results) {
+    const int64_t i = case_index(r);
+    if (i < 0) continue;
+    const uint64_t drawn = drawn_seed(s.ops, s.seed, static_cast<uint64_t>(i));
+    if (!dies(drawn)) {
+      EXPECT_NE(r.disposition, Disposition::kCrashed) << r.case_name << ": " << r.message;
+      EXPECT_THAT(r.reproducer, HasSubstr(seed_field(drawn + 1))) << r.case_name;
+      continue;
+    }
+    ++crashed;
+    EXPECT_EQ(r.disposition, Disposition::kCrashed) << r.case_name;
+    EXPECT_THAT(r.message, HasSubstr("while the oracle judged the case's data seed " + std::to_string(drawn + 2) +
+                                     " for steering"));
+    EXPECT_THAT(r.reproducer, HasSubstr(seed_field(drawn + 2))) << r.case_name;
+    if (first_crash.empty()) first_crash = seed_field(drawn + 2);
+  }
+  EXPECT_GT(crashed, 0) << "no drawn seed of this run is a multiple of 3: pick another run seed";
+  ASSERT_EQ(out.saved.size(), 1u);
+  EXPECT_EQ(out.saved[0].check, "crashed");
+  const std::string saved = read(out.saved[0].original);
+  EXPECT_THAT(saved, HasSubstr("while the oracle judged the case's data seed"));
+  EXPECT_THAT(saved, HasSubstr(first_crash));  // a run of the saved file feeds the oracle that data
+}
+
+}  // namespace
+}  // namespace kc
