@@ -1,13 +1,17 @@
 // A stack's training step resident on the device (gpu/src/device_stack.cpp), label gpu:
 // the same values as the host executor driving the same backend's per-layer calls, and
 // device memory measured: at least the activations the plan holds at once, and less
-// with sqrt checkpointing than without. Without a usable device every test is skipped
-// with the device probe's reason.
+// with sqrt checkpointing than without; a planted write into a buffer the schedule
+// keeps fails the run, named. Without a usable device every test is skipped with the
+// device probe's reason.
+#include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
 #include <memory>
 #include <string>
 
+#include "device_stack.h"  // gpu/src: run_device_stack on an engine a test wraps
+#include "engine.h"
 #include "support/delegating_backend.h"
 #include "require_device.h"
 #include "kc/case_io.h"
@@ -18,9 +22,11 @@
 namespace kc {
 namespace {
 
-Case stack(const std::string& dtype, const std::string& layer) {
+Case stack(const std::string& dtype, const std::string& layer, int depth = 9, const std::string& checkpoint = "") {
   auto cases = parse_cases("{op: stack, dtype: " + dtype + ", input: {batch: 2, channels: 3, spatial: [20, 20]}, " +
-                               "stack: {depth: 9, layer: " + layer + "}, data: {seed: 7}, deterministic: true}",
+                               "stack: {depth: " + std::to_string(depth) + ", layer: " + layer +
+                               (checkpoint.empty() ? "" : ", checkpoint: " + checkpoint) +
+                               "}, data: {seed: 7}, deterministic: true}",
                            "device_stack.yaml");
   EXPECT_EQ(cases.size(), 1u);
   EXPECT_TRUE(cases.at(0).c.ok()) << cases.at(0).c.status().to_string();
@@ -95,6 +101,89 @@ TEST(GpuDevice, ResidentStackMeasuresTheActivationsAndTheirSaving) {
   ASSERT_TRUE(k);
   EXPECT_EQ(k->disposition, Disposition::kPassed) << k->message;
   EXPECT_NE(k->message.find("measured saving"), std::string::npos) << k->message;
+}
+
+// The cuda engine, with a planted write into a device buffer the call was not handed,
+// as the host's StackIntegrity engines do (tests/harness/stack_integrity_test.cpp):
+//  - kStackInput: the second forward overwrites the first forward's x (the stack's
+//    input, layer 1's checkpoint under sqrt), which the recomputation reads back;
+//  - kLastDx: a forward after a backward overwrites that backward's dx (the cotangent
+//    the schedule holds while it recomputes the segment before);
+//  - kLateWeights: the last backward (layer 1's) overwrites the last forward's w.
+class PlantedWrite final : public gpu::Engine {
+ public:
+  enum class Bug { kStackInput, kLastDx, kLateWeights };
+  explicit PlantedWrite(Bug bug) : bug_(bug), inner_(gpu::make_cuda_engine()) {}
+  std::string name() const override { return "cuda-planted-write"; }
+  Status available() const override { return inner_->available(); }
+  Status supports(const Case& c) const override { return inner_->supports(c); }
+  Status conv_forward(const ConvGeometry& g, DType dtype, bool relu, const gpu::ConvIO& io) override {
+    ++forwards_;
+    if (first_x_ == nullptr) first_x_ = io.x, first_w_ = io.w;
+    if (bug_ == Bug::kStackInput && forwards_ == 2) scribble(first_x_);
+    if (bug_ == Bug::kLastDx && last_dx_ != nullptr) scribble(last_dx_);
+    last_dx_ = nullptr;
+    last_w_ = io.w;
+    return inner_->conv_forward(g, dtype, relu, io);
+  }
+  Status conv_backward(const ConvGeometry& g, DType dtype, bool relu, const gpu::ConvIO& io) override {
+    KC_RETURN_IF_ERROR(inner_->conv_backward(g, dtype, relu, io));
+    last_dx_ = io.dx;
+    if (bug_ == Bug::kLateWeights && io.w == first_w_) scribble(last_w_);
+    return ok_status();
+  }
+  Status pool_forward(const PoolGeometry& g, DType dtype, const gpu::PoolIO& io) override {
+    return inner_->pool_forward(g, dtype, io);
+  }
+  Status pool_backward(const PoolGeometry& g, DType dtype, const gpu::PoolIO& io) override {
+    return inner_->pool_backward(g, dtype, io);
+  }
+  Status check_guards() const override { return inner_->check_guards(); }
+  void release_scratch() override { inner_->release_scratch(); }
+
+ private:
+  static void scribble(const void* p) {  // the first element becomes a NaN
+    ASSERT_EQ(cudaMemset(const_cast<void*>(p), 0xFF, 4), cudaSuccess);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  }
+
+  Bug bug_;
+  std::unique_ptr<gpu::Engine> inner_;
+  int forwards_ = 0;
+  const void* first_x_ = nullptr;
+  const void* first_w_ = nullptr;
+  const void* last_w_ = nullptr;
+  const void* last_dx_ = nullptr;
+};
+
+TEST(GpuDevice, AWriteIntoAKeptBufferNoCallWasHandedFailsTheResidentStack) {
+  KC_REQUIRE_DEVICE();
+  const struct {
+    PlantedWrite::Bug bug;
+    const char* checkpoint;
+    const char* says;
+  } planted[] = {
+      {PlantedWrite::Bug::kStackInput, "sqrt", "stack layer 1: the saved input kept for its recomputation changed"},
+      {PlantedWrite::Bug::kLastDx, "sqrt",
+       "stack layer 2: the cotangent of its output, held for its backward, changed while layers 1..2 were recomputed"},
+      {PlantedWrite::Bug::kLateWeights, "none", "stack layer 3: its weights (w) changed during the run"},
+  };
+  for (const auto& p : planted) {
+    SCOPED_TRACE(p.says);
+    const Case c = stack("f32", kPlain, 3, p.checkpoint);  // sqrt on depth 3: segments [1, 2] and [3]
+    auto layers = stack_layers(c);
+    ASSERT_TRUE(layers.ok());
+    auto in = make_stack_inputs(c, *layers);
+    ASSERT_TRUE(in.ok());
+    const StackRunOptions opt{std::get<StackParams>(c.op).checkpoint, c.dtype};
+    auto right = gpu::make_cuda_engine();
+    const StackRun ok = gpu::run_device_stack(*right, *layers, *in, opt);
+    EXPECT_TRUE(ok.status.ok()) << ok.status.to_string();  // the same step without the planted write
+    PlantedWrite engine(p.bug);
+    const StackRun r = gpu::run_device_stack(engine, *layers, *in, opt);
+    ASSERT_FALSE(r.status.ok());
+    EXPECT_NE(r.status.message().find(p.says), std::string::npos) << r.status.to_string();
+  }
 }
 
 }  // namespace
