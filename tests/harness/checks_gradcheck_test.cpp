@@ -456,6 +456,70 @@ TEST(GradcheckCheck, TiedMaximaAreMovedAsOneAndTheirSummedGradientJudged) {
   const CheckResult r = run_check(c, dropped, "gradcheck");
   EXPECT_EQ(r.disposition, Disposition::kFailed) << describe(r);
   EXPECT_THAT(r.message, HasSubstr("dx: 3 of 5 elements and groups of tied maxima disagree"));
+  // A group's sum is named as one, not as the value of its first element.
+  EXPECT_TRUE(std::any_of(r.worst.begin(), r.worst.end(),
+                          [](const WorstPoint& w) { return w.tensor == "dx (2 tied maxima summed, first)"; }))
+      << describe(r);
+}
+
+TEST(GradcheckCheck, TiedMaximaAreJoinedAcrossOverlappingWindows) {
+  // Kernel 3, stride 1: 0 ~ 2 tie in window 1, 2 ~ 4 in window 3, so 0, 2 and 4 are one
+  // group; moved as two pairs, each probe would break the other pair's tie.
+  Case c = seeded(pool_case(1, 1, {7}, {3}, {1}, explicit_pad({{1, 1}})), 18);
+  c.tensors["x"] = Tensor{DType::kF64, {1, 1, 7}, {0.5, 0.25, 0.5, 0.125, 0.5, -0.5, 0.75}};
+  auto oracle = make_reference_backend();
+  const CheckResult ok = run_check(c, *oracle, "gradcheck");
+  EXPECT_EQ(ok.disposition, Disposition::kPassed) << describe(ok);
+  EXPECT_THAT(ok.message, HasSubstr("1 group of tied maxima (3 elements of x)"));
+  EXPECT_THAT(ok.message, Not(HasSubstr("non-differentiable")));
+}
+
+TEST(GradcheckCheck, TiesThatMergeMostRoutesIntoFewSumsAreMistrusted) {
+  // x all 0.5 under overlapping 3x3 windows: each plane is one group, and gradcheck
+  // could judge only that its dy adds up. A backward that routes every window's dy to
+  // the plane's first element is the argmax check's to catch; gradcheck must not pass it.
+  Case c = seeded(pool_case(1, 2, {5, 5}, {3, 3}, {1, 1}, explicit_pad({{1, 1}, {1, 1}})), 19);
+  c.tensors["x"] = Tensor::filled(DType::kF64, {1, 2, 5, 5}, 0.5);
+  class FirstOfPlane : public test::DelegatingBackend {
+   public:
+    FirstOfPlane() : DelegatingBackend("first-of-plane") {}
+    Status maxpool_backward(const PoolGeometry& g, const Tensor& dy, const IndexTensor* idx, Tensor& dx) override {
+      if (idx == nullptr) return reference().maxpool_backward(g, dy, idx, dx);
+      IndexTensor first = *idx;
+      for (int64_t& i : first.data) i = 0;
+      KC_ASSIGN_OR_RETURN(Tensor r, ref::maxpool_backward(g, dy, first));
+      dx.data = r.data;
+      return ok_status();
+    }
+  } be;
+  auto oracle = make_reference_backend();
+  for (Backend* b : {static_cast<Backend*>(oracle.get()), static_cast<Backend*>(&be)}) {
+    const CheckResult r = run_check(c, *b, "gradcheck");
+    EXPECT_EQ(r.disposition, Disposition::kMistrusted) << b->name() << ": " << describe(r);
+    EXPECT_THAT(r.message, HasSubstr("elements of x that receive gradient into 2 sums")) << b->name();
+  }
+  EXPECT_EQ(run_check(c, be, "argmax").disposition, Disposition::kFailed);
+}
+
+TEST(GradcheckCheck, TheRoundingOfAStepFarLargerThanTheElementIsAllowedFor) {
+  // The step is 1/16 of x's scale (1e6), so the elements at 0.001 move to about 6e4 and
+  // the loss (dy up to 2^53) rounds at that size, not at the case's own (the probe's
+  // rounding is taken at its step's envelope). The tied group's sum cancels
+  // (2^53 + 1 - 2^53): its rounding is bounded by the magnitudes, not by the sum. Under
+  // `exact` only the error model stands between the oracle and a false failure: with
+  // neither allowance the oracle failed here (either one alone covers this case).
+  Case c = seeded(pool_case(1, 1, {8}, {2}, {1}, explicit_pad({{0, 0}})), 20);
+  c.tolerance.kind = ToleranceKind::kExact;
+  c.tensors["x"] = Tensor{DType::kF64, {1, 1, 8}, {0.001, 0.001, 0.001, -1e6, -1000000.5, -1000001, -1000002, 1e6}};
+  const double big = 0x1p53;
+  c.tensors["dy"] = Tensor{DType::kF64, {1, 1, 7}, {big, 1.0, -big, 0.0, 0.0, 0.0, 0.0}};
+  auto oracle = make_reference_backend();
+  const CheckResult r = run_check(c, *oracle, "gradcheck");
+  EXPECT_EQ(r.disposition, Disposition::kPassed) << describe(r);
+  c.tensors["x"][1] = -1e6 + 0.25;  // no tie: the same step, one element at a time
+  c.tensors["dy"] = Tensor{DType::kF64, {1, 1, 7}, {big, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0}};
+  const CheckResult single = run_check(c, *oracle, "gradcheck");
+  EXPECT_EQ(single.disposition, Disposition::kPassed) << describe(single);
 }
 
 TEST(GradcheckCheck, TiedMaximaOnTheDirectionalPath) {

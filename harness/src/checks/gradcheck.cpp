@@ -67,12 +67,21 @@ struct UnitGrad {
 UnitGrad unit_grad(const OpOutputs& cand, const OpOutputs& ref, const OpOutputs& abs, int t,
                    const std::vector<int64_t>& unit, const ToleranceSpec& spec) {
   UnitGrad g;
+  double magnitude = 0.0;
   for (int64_t i : unit) {
     g.cand += grad_of(cand, t)[i];
     g.bound += element_bound(spec, std::abs(grad_of(ref, t)[i]), grad_of(abs, t)[i]);
+    magnitude += std::abs(grad_of(cand, t)[i]);
   }
-  if (unit.size() > 1) g.bound += gamma_n(static_cast<int64_t>(unit.size()), u64()) * std::abs(g.cand);  // our sum
+  // Our own f64 sum, which may cancel: its rounding is bounded by the sum of magnitudes.
+  if (unit.size() > 1) g.bound += gamma_n(static_cast<int64_t>(unit.size()), u64()) * magnitude;
   return g;
+}
+
+// The name a comparison of one probe unit goes by: the tensor, or for a group of tied
+// maxima (reported at its first element) how many were summed.
+std::string unit_name(const std::string& tensor, const std::vector<int64_t>& unit) {
+  return unit.size() < 2 ? tensor : tensor + " (" + std::to_string(unit.size()) + " tied maxima summed, first)";
 }
 
 // Entry (j, unit) of row j against the difference of y_j along a probe unit of tensor t:
@@ -83,12 +92,12 @@ void compare_row_entries(const Problem& p, int t, const std::vector<int64_t>& un
   for (const Row& row : p.rows) {
     const auto j = static_cast<size_t>(row.output);  // the probe differences every output
     const double value = (4.0 * r.row_d_half[j] - r.row_d[j]) / 3.0;
-    const double error = 6.0 * row.output_error / r.h + std::abs(r.row_d[j] - r.row_d_half[j]);
+    const double error = 6.0 * r.output_error[j] / r.h + std::abs(r.row_d[j] - r.row_d_half[j]);
     const UnitGrad g = unit_grad(row.cand, row.ref, row.abs, t, unit, spec);
     std::vector<int64_t> at = unflatten(row.output, y.shape);
     const std::vector<int64_t> in = unflatten(unit.front(), grad_of(row.cand, t).shape);
     at.insert(at.end(), in.begin(), in.end());
-    tally.add(std::string("J(y,") + kWrt[t] + ")", std::move(at), g.cand, value, g.bound + error);
+    tally.add(unit_name(std::string("J(y,") + kWrt[t] + ")", unit), std::move(at), g.cand, value, g.bound + error);
   }
 }
 
@@ -117,7 +126,7 @@ void full_jacobian(const Problem& p, Outcome& out) {
       double slack = 0.0;
       for (int64_t i : unit) slack += p.slack[t].size() > 0 ? p.slack[t][i] : 0.0;
       const UnitGrad g = unit_grad(ctx.cand, ctx.ref, ctx.abs, t, unit, spec);
-      out.tally.add(kGrad[t], unflatten(unit.front(), theta[t].shape), g.cand, r.value,
+      out.tally.add(unit_name(kGrad[t], unit), unflatten(unit.front(), theta[t].shape), g.cand, r.value,
                     g.bound + slack + difference_error(p, r));
       compare_row_entries(p, t, unit, r, spec, rows);
     }
@@ -213,7 +222,6 @@ std::optional<CheckResult> add_rows(Problem& p, const std::vector<bool>& skip) {
   const CheckContext& ctx = p.ctx;
   auto oracle = make_reference_backend();
   OpInputs in = ctx.in;  // a small case: the copies are cheap
-  const int64_t n = tolerance_for(ctx, "y").n + 8;
   for (int64_t j = 0; j < ctx.in.dy.size(); ++j) {
     if (!skip.empty() && skip[static_cast<size_t>(j)]) continue;
     in.dy = Tensor::zeros(ctx.in.dy.dtype, ctx.in.dy.shape);  // anew: a backend may have written into it
@@ -229,8 +237,6 @@ std::optional<CheckResult> add_rows(Problem& p, const std::vector<bool>& skip) {
     if (std::string bad = shape_problem(ctx, row.cand); !bad.empty()) {
       return make_result("gradcheck", Disposition::kFailed, bad + which);
     }
-    // y_j's own f64 rounding, as for the loss (make_problem) with one term.
-    row.output_error = 2.0 * (gamma_n(n, u64()) * ctx.abs.y[j] + static_cast<double>(n) * underflow_unit(DType::kF64));
     p.rows.push_back(std::move(row));
   }
   return std::nullopt;
@@ -272,6 +278,32 @@ CheckResult unless_one_swamped(CheckResult r, const Problem& p, const Ambiguity&
   const std::string one = a.swamp.one();
   if (r.disposition != Disposition::kPassed || !p.rows.empty() || one.empty()) return r;
   return make_result("gradcheck", Disposition::kMistrusted, one + " (" + r.message + ")");
+}
+
+// Max pool: the elements of x that receive gradient (the oracle's argmax targets) against
+// the sums gradcheck judges them by (the tie groups holding them). Where the groups merge
+// them into fewer than half as many sums, a pass says little more than that each plane's
+// dy adds up: MISTRUSTED, as a pass on data that cannot tell positions apart is. A
+// failure stands.
+CheckResult unless_ties_merge(CheckResult r, const Problem& p) {
+  const PoolGeometry* g = pool_geo(p.ctx);
+  if (r.disposition != Disposition::kPassed || g == nullptr || p.tie_group.empty() || !p.ctx.ref.indices) return r;
+  const int64_t in = g->spatial.in_count(), out = g->spatial.out_count();
+  std::vector<char> target(p.tie_group.size(), 0), sum(p.tie_group.size(), 0);
+  int64_t targets = 0, sums = 0;
+  const HostVector<int64_t>& idx = p.ctx.ref.indices->data;
+  for (size_t w = 0; w < idx.size(); ++w) {
+    if (idx[w] < 0 || idx[w] >= in) continue;
+    const auto i = static_cast<size_t>(static_cast<int64_t>(w) / out * in + idx[w]);
+    targets += !target[i], target[i] = 1;
+    const auto group = static_cast<size_t>(p.tie_group[i]);
+    sums += !sum[group], sum[group] = 1;
+  }
+  if (2 * sums >= targets) return r;
+  return make_result("gradcheck", Disposition::kMistrusted,
+                     "tied maxima merge the " + std::to_string(targets) + " elements of x that receive gradient into " +
+                         std::to_string(sums) + " sums, too few to tell where each window's dy goes (the argmax check "
+                         "judges the routing) (" + r.message + ")");
 }
 
 }  // namespace
@@ -317,17 +349,19 @@ CheckResult gradcheck_with(const CheckContext& ctx, const GradcheckOptions& opti
       how += " for the case's dy (" + std::to_string(outputs) + " outputs: too many for the full Jacobian)";
     }
     full_jacobian(p, out);
-    return unless_one_swamped(conclude(ctx, out, how + kink_notes), p, ambiguous);
+    return unless_ties_merge(unless_one_swamped(conclude(ctx, out, how + kink_notes), p, ambiguous), p);
   }
   if (!swamped.empty()) return make_result("gradcheck", Disposition::kMistrusted, swamped);
   const int count = std::max(4, options.directions);
   p.aimed = aimed_direction_applies(ctx) ? count : -1;
   directional(p, count + (p.aimed >= 0), out);
-  return unless_one_swamped(
-      conclude(ctx, out, std::to_string(count) + " random directions v^T J u" +
-                             (p.aimed >= 0 ? " and 1 aimed at the backend's departure from the oracle's backward" : "") +
-                             kink_notes),
-      p, ambiguous);
+  return unless_ties_merge(
+      unless_one_swamped(
+          conclude(ctx, out, std::to_string(count) + " random directions v^T J u" +
+                                 (p.aimed >= 0 ? " and 1 aimed at the backend's departure from the oracle's backward" : "") +
+                                 kink_notes),
+          p, ambiguous),
+      p);
 }
 
 CheckResult gradcheck_run(const CheckContext& ctx) { return gradcheck_with(ctx, GradcheckOptions{}); }

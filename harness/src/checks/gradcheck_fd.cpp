@@ -56,6 +56,42 @@ Eval evaluate(const Problem& p, const Params& q) {
   return e;
 }
 
+// |a| and |b| element by element, the larger: for a = q + hu and b = q - hu that is
+// |q| + h|u|, which bounds |q + su| for every |s| <= h.
+Params envelope(const Params& a, const Params& b) {
+  Params e = a;
+  for (int t = 0; t < 3; ++t) {
+    for (int64_t i = 0; i < e[t].size(); ++i) e[t][i] = std::max(std::abs(a[t][i]), std::abs(b[t][i]));
+  }
+  return e;
+}
+
+// The f64 rounding of the losses (and outputs) a probe differenced, from the absolute
+// pass at the envelope of its step: every y_j within gamma(n_y) of its absolute sum
+// (a conv over |x|, |w|, |b|, which bounds the relu's output too; a max pool's y is a
+// selection, bounded by the window's largest |x|), then the sum over the outputs.
+// Taken at the envelope rather than at the case's inputs: the step is relative to each
+// tensor's scale, so an element far smaller than the scale can grow by orders of
+// magnitude. The factor 2 is for safety. Products that underflow err absolutely, by up
+// to the underflow unit each (subnormal data).
+void rounding_at(const Problem& p, const Params& env, Probe& r) {
+  const CheckContext& ctx = p.ctx;
+  Tensor abs_y;
+  if (const PoolGeometry* pool = pool_geo(ctx)) {
+    abs_y = ref::maxpool_forward(*pool, env[0]).y;
+  } else {
+    const ConvGeometry& g = *conv_geo(ctx);
+    abs_y = ref::conv_forward(g, env[0], env[1], g.bias ? &env[2] : nullptr);
+  }
+  const int64_t n_y = tolerance_for(ctx, "y").n + 8, n = n_y + ctx.in.dy.size();
+  const double tiny = underflow_unit(DType::kF64);
+  r.loss_error = 2.0 * (gamma_n(n, u64()) * abs_dot(abs_y, ctx.in.dy) + static_cast<double>(n) * tiny);
+  if (p.rows.empty()) return;
+  for (int64_t j = 0; j < abs_y.size(); ++j) {
+    r.output_error.push_back(2.0 * (gamma_n(n_y, u64()) * abs_y[j] + static_cast<double>(n_y) * tiny));
+  }
+}
+
 bool same_piece(const Problem& p, const Eval& a, const Eval& b) {
   if (a.index) return a.index->data == b.index->data;
   for (int64_t i = 0; i < a.z.size(); ++i) {
@@ -100,12 +136,13 @@ Probe probe(const Problem& p, const std::function<Params(double)>& at, double h)
       h /= 16.0;
       continue;
     }
-    r = Probe{false, h, (plus.loss - minus.loss) / (2.0 * h), (plus2.loss - minus2.loss) / h, 0.0, {}, {}};
+    r = Probe{false, h, (plus.loss - minus.loss) / (2.0 * h), (plus2.loss - minus2.loss) / h, 0.0, {}, {}, 0.0, {}};
     r.value = (4.0 * r.d_half - r.d) / 3.0;
     for (int64_t j = 0; j < plus.out.size(); ++j) {
       r.row_d.push_back((plus.out[j] - minus.out[j]) / (2.0 * h));
       r.row_d_half.push_back((plus2.out[j] - minus2.out[j]) / h);
     }
+    rounding_at(p, envelope(at(h), at(-h)), r);
     return r;
   }
   return r;
@@ -113,9 +150,7 @@ Probe probe(const Problem& p, const std::function<Params(double)>& at, double h)
 
 // The difference's own error: R weighs each loss's rounding by at most 3/h (times 2 for
 // safety), plus the truncation estimate.
-double difference_error(const Problem& p, const Probe& r) {
-  return 6.0 * p.loss_error / r.h + std::abs(r.d - r.d_half);
-}
+double difference_error(const Problem&, const Probe& r) { return 6.0 * r.loss_error / r.h + std::abs(r.d - r.d_half); }
 
 std::vector<int64_t> tie_groups(const PoolGeometry& g, const Tensor& x) {
   // Union-find over the elements of x; a group's root is its smallest index.
@@ -181,14 +216,7 @@ std::vector<std::vector<int64_t>> probe_units(const Problem& p, int t, int64_t s
 }
 
 Problem make_problem(const CheckContext& ctx) {
-  Problem p{ctx, {}, 0.0, -1, {}, {}, 0, {}, {}};
-  // Every term of the loss is at most |y|_abs * |dy|: each y within gamma(n_y) of its
-  // absolute sum, then a sum over the outputs, then the rounding of the perturbed
-  // inputs. The factor 2 covers the step's growth of |x|, |w|, |b|. Products that
-  // underflow err absolutely, by up to the underflow unit each (subnormal data).
-  const double s = abs_dot(ctx.abs.y, ctx.in.dy);
-  const int64_t n = tolerance_for(ctx, "y").n + ctx.in.dy.size() + 8;
-  p.loss_error = 2.0 * (gamma_n(n, u64()) * s + static_cast<double>(n) * underflow_unit(DType::kF64));
+  Problem p{ctx, {}, -1, {}, {}, 0, {}, {}};
   if (is_fused(ctx.c)) p.z0 = ref::conv_forward(*conv_geo(ctx), ctx.in.x, ctx.in.w, &ctx.in.b);
   if (const PoolGeometry* g = pool_geo(ctx)) p.tie_group = tie_groups(*g, ctx.in.x);
   return p;

@@ -31,15 +31,13 @@ double scale_of(const Tensor& t);
 // Row j of the Jacobian: the backward of the backend and of the oracle (values and the
 // absolute pass) for the unit cotangent dy = e_j.
 struct Row {
-  int64_t output = 0;         // j
-  double output_error = 0.0;  // bound on the f64 rounding of y_j
+  int64_t output = 0;  // j
   OpOutputs cand, ref, abs;
 };
 
 struct Problem {
   const CheckContext& ctx;
   Tensor z0;                // conv_bias_relu: the relu's input at the case's inputs
-  double loss_error = 0.0;  // bound on the f64 rounding of one loss
   int aimed = -1;           // the index of the aimed direction, -1 without one
   std::vector<Row> rows;    // the Jacobian's rows, empty when only dy^T J is checked
   // conv_bias_relu on a candidate: what outputs whose relu' is ambiguous may move each
@@ -61,6 +59,10 @@ struct Probe {
   bool kink = true;
   double h = 0.0, d = 0.0, d_half = 0.0, value = 0.0;
   std::vector<double> row_d, row_d_half;  // with rows: D(h) and D(h/2) of every y_j
+  // Bounds on the f64 rounding of one loss, and (with rows) of each y_j, at any input
+  // the probe evaluated: from the absolute pass at the step's envelope |inputs| + h|u|.
+  double loss_error = 0.0;
+  std::vector<double> output_error;
 };
 
 // The Richardson-extrapolated central difference of the loss (and with rows, of every
