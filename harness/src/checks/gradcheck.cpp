@@ -280,30 +280,35 @@ CheckResult unless_one_swamped(CheckResult r, const Problem& p, const Ambiguity&
   return make_result("gradcheck", Disposition::kMistrusted, one + " (" + r.message + ")");
 }
 
-// Max pool: the elements of x that receive gradient (the oracle's argmax targets) against
-// the sums gradcheck judges them by (the tie groups holding them). Where the groups merge
-// them into fewer than half as many sums, a pass says little more than that each plane's
-// dy adds up: MISTRUSTED, as a pass on data that cannot tell positions apart is. A
-// failure stands.
+// Max pool: the elements of x that receive gradient (the oracle's argmax targets) and
+// the sums gradcheck judges them by (the tie groups holding them). Where every such sum
+// holds two targets or more, no window's dy is judged on its own and a pass says little
+// more than that each group's dy adds up: MISTRUSTED, as when every probe is
+// non-differentiable. A failure stands.
 CheckResult unless_ties_merge(CheckResult r, const Problem& p) {
   const PoolGeometry* g = pool_geo(p.ctx);
   if (r.disposition != Disposition::kPassed || g == nullptr || p.tie_group.empty() || !p.ctx.ref.indices) return r;
   const int64_t in = g->spatial.in_count(), out = g->spatial.out_count();
-  std::vector<char> target(p.tie_group.size(), 0), sum(p.tie_group.size(), 0);
-  int64_t targets = 0, sums = 0;
+  std::vector<char> target(p.tie_group.size(), 0);
+  std::vector<int64_t> held(p.tie_group.size(), 0);  // targets per group, at its first element
+  int64_t targets = 0;
   const HostVector<int64_t>& idx = p.ctx.ref.indices->data;
   for (size_t w = 0; w < idx.size(); ++w) {
     if (idx[w] < 0 || idx[w] >= in) continue;
     const auto i = static_cast<size_t>(static_cast<int64_t>(w) / out * in + idx[w]);
-    targets += !target[i], target[i] = 1;
-    const auto group = static_cast<size_t>(p.tie_group[i]);
-    sums += !sum[group], sum[group] = 1;
+    if (target[i]) continue;
+    target[i] = 1;
+    ++targets;
+    ++held[static_cast<size_t>(p.tie_group[i])];
   }
-  if (2 * sums >= targets) return r;
+  int64_t sums = 0, alone = 0;
+  for (int64_t n : held) sums += n > 0, alone += n == 1;
+  if (targets == 0 || alone > 0) return r;
   return make_result("gradcheck", Disposition::kMistrusted,
-                     "tied maxima merge the " + std::to_string(targets) + " elements of x that receive gradient into " +
-                         std::to_string(sums) + " sums, too few to tell where each window's dy goes (the argmax check "
-                         "judges the routing) (" + r.message + ")");
+                     "tied maxima merge every element of x that receives gradient with another (" +
+                         std::to_string(targets) + " of them into " + std::to_string(sums) +
+                         " sums): no window's dy is judged on its own (the argmax check judges the routing) (" +
+                         r.message + ")");
 }
 
 }  // namespace
