@@ -3,7 +3,7 @@
 // SKIPPED only where it does not apply (max pool has no weights and no adjoint,
 // relu has no adjoint, inference keeps no indices), and MISTRUSTED only where the
 // trust rule legitimately applies, which this test recomputes on its own: a gradient
-// the check relies on is all zero, constant or mostly zero (distrust()), the
+// the check relies on is all zero, constant or mostly zero (distrust_output()), the
 // adjoint's inner product is zero, every gradcheck probe sits at a relu or argmax kink,
 // or (gradcheck's tied maxima merging the routes) some pool window ties.
 //
@@ -89,9 +89,10 @@ bool adjoint_trivial(const Case& c, const Oracle& o) {
   return largest <= (exact ? 0.0 : largest_bound);
 }
 
-bool any_distrusted(const Case&, std::initializer_list<std::pair<const char*, const Tensor*>> tensors) {
+bool any_distrusted(const Case& c, std::initializer_list<std::pair<const char*, const Tensor*>> tensors) {
+  const OpGeometry geo = *op_geometry(c);
   for (const auto& [name, t] : tensors) {
-    if (t->size() > 0 && !distrust(name, *t).empty()) return true;
+    if (t->size() > 0 && !distrust_output(geo, name, *t).empty()) return true;
   }
   return false;
 }

@@ -66,6 +66,18 @@ ToleranceSpec tolerance_for(const CheckContext& ctx, std::string_view tensor);
 std::string distrust(std::string_view tensor, const Tensor& ref, bool sparse_by_construction = false,
                      std::string_view source = "reference");
 
+// The elements of a conv's x that some window reads, directly or as the source of a
+// padding copy (reflect, replicate, circular), one flag per element of x: where dx can
+// be nonzero at all. A stride that skips inputs, or rows only zero padding reaches past,
+// leave the others 0 whatever the data.
+std::vector<char> conv_input_read(const ConvGeometry& g);
+
+// distrust() of the op's output `name` (y, dx, dw, db) with what the geometry alone
+// makes zero left out: a max pool's dx (one tap a window) is mistrusted only when all
+// zero, a conv's dx is judged on the elements some window reads (conv_input_read).
+std::string distrust_output(const OpGeometry& geo, std::string_view name, const Tensor& ref,
+                            std::string_view source = "reference");
+
 // A CheckResult with the given name and disposition.
 CheckResult make_result(std::string_view name, Disposition d, std::string message = {});
 

@@ -115,7 +115,7 @@ CheckResult judge(const CheckContext& ctx, const std::array<Side, 3>& s, bool ex
   const std::array<std::pair<const char*, const Tensor*>, 3> relied = {
       {{"y", &run.ref_y}, {"dx", &ctx.ref.dx}, {"dw", &ctx.ref.dw}}};
   for (const auto& [name, t] : relied) {
-    if (std::string why = distrust(name, *t); !why.empty()) {
+    if (std::string why = distrust_output(ctx.geo, name, *t); !why.empty()) {
       return make_result(kName, Disposition::kMistrusted, why + "; " + values);
     }
   }

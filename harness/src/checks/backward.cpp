@@ -33,7 +33,7 @@ CheckResult backward_run(const CheckContext& ctx) {
   auto compare = [&](const char* name, const Tensor& cand, const Tensor& ref, const Tensor& abs,
                      const Tensor* slack) {
     compare_tensors(name, cand, ref, &abs, tolerance_for(ctx, name), r, slack);
-    if (why.empty()) why = distrust(name, ref, pool_geo(ctx) != nullptr);
+    if (why.empty()) why = distrust_output(ctx.geo, name, ref);
   };
   if (const ConvGeometry* g = conv_geo(ctx); g && is_fused(ctx.c)) {
     const FusedExpectation e = fused_expectation(ctx, *g);

@@ -39,7 +39,7 @@ CheckResult golden_run(const CheckContext& ctx) {
   CheckResult r = make_result("golden", Disposition::kPassed);
   std::string why;
   for (const auto& [name, want] : ctx.c.expected) {
-    if (name != "indices" && why.empty()) why = distrust(name, want, pool_geo(ctx) != nullptr && name == "dx", "expected");
+    if (name != "indices" && why.empty()) why = distrust_output(ctx.geo, name, want, "expected");
     if (name == "indices") {
       compare_indices(want, ctx.cand, r);
       continue;

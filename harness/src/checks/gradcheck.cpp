@@ -262,8 +262,8 @@ CheckResult conclude(const CheckContext& ctx, Outcome& out, const std::string& h
               num(r.max_error_ratio) + ")" + (kinks.empty() ? "" : "; " + kinks);
   for (int t = 0; t < 3; ++t) {
     if (grad_of(ctx.ref, t).size() == 0) continue;
-    // A max pool's dx is sparse by construction (one tap per window), as in backward.
-    if (std::string why = distrust(kGrad[t], grad_of(ctx.ref, t), pool_geo(ctx) != nullptr); !why.empty()) {
+    // What the geometry makes zero is left out, as in backward.
+    if (std::string why = distrust_output(ctx.geo, kGrad[t], grad_of(ctx.ref, t)); !why.empty()) {
       return make_result("gradcheck", Disposition::kMistrusted, why + " (" + r.message + ")");
     }
   }

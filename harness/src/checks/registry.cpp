@@ -1,8 +1,10 @@
 // The check registry, the per-tensor tolerance and the trust rule shared by the checks.
+#include <algorithm>
 #include <cmath>
 
 #include "check_list.h"
 #include "kc/shape.h"
+#include "padding_coverage.h"
 
 namespace kc {
 
@@ -44,11 +46,17 @@ ToleranceSpec tolerance_for(const CheckContext& ctx, std::string_view tensor) {
   return s;
 }
 
-std::string distrust(std::string_view tensor, const Tensor& ref, bool sparse_by_construction, std::string_view source) {
+namespace {
+
+// distrust(), counting only the elements `counted` flags (all when it is empty).
+std::string distrust_of(std::string_view tensor, const Tensor& ref, bool sparse_by_construction,
+                        std::string_view source, const std::vector<char>& counted) {
   int64_t finite = 0, zeros = 0;
   bool constant = true;
   double first = 0.0;
-  for (double v : ref.data) {
+  for (int64_t i = 0; i < ref.size(); ++i) {
+    const double v = ref[i];
+    if (!counted.empty() && !counted[static_cast<size_t>(i)]) continue;
     if (!std::isfinite(v)) continue;
     if (finite == 0) first = v;
     constant = constant && v == first;
@@ -61,9 +69,39 @@ std::string distrust(std::string_view tensor, const Tensor& ref, bool sparse_by_
   if (sparse_by_construction) return {};
   if (constant && finite > 1) return t + " is constant: it cannot tell positions apart";
   if (finite >= 10 && zeros * 10 > finite * 9) {
-    return t + " is mostly zero (" + std::to_string(zeros) + " of " + std::to_string(finite) + ")";
+    const bool all = std::find(counted.begin(), counted.end(), 0) == counted.end();
+    return t + " is mostly zero (" + std::to_string(zeros) + " of " + std::to_string(finite) +
+           (all ? ")" : " elements some window reads)");
   }
   return {};
+}
+
+}  // namespace
+
+std::string distrust(std::string_view tensor, const Tensor& ref, bool sparse_by_construction, std::string_view source) {
+  return distrust_of(tensor, ref, sparse_by_construction, source, {});
+}
+
+std::vector<char> conv_input_read(const ConvGeometry& g) {
+  const std::vector<std::vector<char>> per_dim = checks::rules::coverage_detail::covered_coords(g);
+  const Dims in = g.spatial.in_dims();
+  const int64_t plane = element_count(in);
+  std::vector<char> read(static_cast<size_t>(g.batch * g.in_channels * plane), 1);
+  for (int64_t p = 0; p < plane; ++p) {
+    const std::vector<int64_t> c = checks::rules::unravel(p, in);
+    bool covered = true;
+    for (size_t a = 0; a < c.size(); ++a) covered = covered && per_dim[a][static_cast<size_t>(c[a])];
+    if (covered) continue;
+    for (int64_t nc = 0; nc < g.batch * g.in_channels; ++nc) read[static_cast<size_t>(nc * plane + p)] = 0;
+  }
+  return read;
+}
+
+std::string distrust_output(const OpGeometry& geo, std::string_view name, const Tensor& ref, std::string_view source) {
+  if (name != "dx") return distrust(name, ref, false, source);
+  if (std::holds_alternative<PoolGeometry>(geo)) return distrust(name, ref, true, source);
+  const std::vector<char> read = conv_input_read(std::get<ConvGeometry>(geo));
+  return distrust_of(name, ref, false, source, read.size() == static_cast<size_t>(ref.size()) ? read : std::vector<char>{});
 }
 
 CheckResult make_result(std::string_view name, Disposition d, std::string message) {
