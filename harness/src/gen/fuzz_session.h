@@ -38,7 +38,8 @@ struct Settings {
   bool in_process = false;  // no worker processes (debugging; a crash ends the run)
   bool progress = false;    // a progress line on stderr
   // How a generated case's data seed is steered, in the worker that checks it (the
-  // generator leaves it as drawn): gen::steer_seed; tests plant a crash here.
+  // generator leaves it as drawn): gen::steer_seed; tests plant a crash here. It may
+  // change the data seed only: the worker reports the seed alone back to the parent.
   std::function<Case(Case, const std::function<void(uint64_t)>&)> steer = [](Case c, const auto& trying) {
     return gen::steer_seed(std::move(c), trying);
   };
