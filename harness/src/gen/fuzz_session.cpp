@@ -21,6 +21,7 @@
 #include <fstream>
 #include <new>
 #include <set>
+#include <string_view>
 
 #include "kc/case_io.h"
 #include "kc/isolate.h"
@@ -42,20 +43,27 @@ bool check_failed(const CheckResult& c) {
   return c.disposition == Disposition::kFailed || c.disposition == Disposition::kCrashed;
 }
 
+// How the message of a case whose worker died while steering its data seed begins
+// (Session::settle).
+constexpr std::string_view kWhileSteering = "while the oracle judged the case's data seed ";
+
 // The check a failing result is named after: the first that failed, else the case's
-// disposition ("crashed", "timeout", "invalid").
+// disposition ("crashed", "timeout", "invalid"), as "steering_crashed" (_timeout) when
+// the worker died while the oracle steered the data seed: an oracle crash is its own
+// kind, so that it does not hide the first backend crash of the run from shrinking.
 std::string failure_kind(const CaseResult& r) {
   for (const CheckResult& c : r.checks) {
     if (check_failed(c)) return c.name;
   }
-  return std::string(disposition_key(r.disposition));
+  const bool steering = std::string_view(r.message).substr(0, kWhileSteering.size()) == kWhileSteering;
+  return (steering ? "steering_" : "") + std::string(disposition_key(r.disposition));
 }
 
 // A shrink candidate keeps the failure when the same check still fails (other checks
 // may come and go), or for a case-level failure, when it ends the same way.
 bool fails_like(const CaseResult& r, const std::string& kind) {
   if (const CheckResult* c = find_check(r, kind)) return check_failed(*c);
-  return is_failure(r.disposition) && disposition_key(r.disposition) == kind;
+  return is_failure(r.disposition) && failure_kind(r) == kind;
 }
 
 std::string first_line(const std::string& s, size_t max = 300) {
@@ -191,7 +199,7 @@ class Session {
     c.data.seed = slots_[slot].seed;
     r.reproducer = case_to_one_line(c);
     if (state == SteerSlots::kSteering) {
-      r.message = "while the oracle judged the case's data seed " + std::to_string(c.data.seed) +
+      r.message = std::string(kWhileSteering) + std::to_string(c.data.seed) +
                   " for steering (the reproducer has that seed): " + r.message;
     }
   }
@@ -301,7 +309,7 @@ class Session {
       for (const CheckResult& c : r.checks) {
         if (check_failed(c)) out_.failed_checks[c.name] += 1, named_check = true;
       }
-      if (!named_check) out_.failed_checks[std::string(disposition_key(r.disposition))] += 1;
+      if (!named_check) out_.failed_checks[failure_kind(r)] += 1;
     }
     out_.results.push_back(std::move(r));
   }
