@@ -92,9 +92,11 @@ if(NOT out MATCHES "\n12 results in")
 endif()
 
 # gen leaves out cases whose data cannot judge a kernel (MISTRUSTED on the oracle run as
-# a candidate), skipping their numbers: with seed 6, case 6 is a conv whose stride
-# skips most of the input, so most of dx is zero. The rest pass on the reference.
-kcheck(0 gen --count 12 --seed 6 -o "${WORK}/gen_trusted")
+# a candidate), skipping their numbers: with seed 15, case 6 is a wide bf16 conv whose
+# adjoint inner products lie within their bf16 bounds of zero. The rest pass on the
+# reference. (Seed 6's case 6, a stride that skips most of the input, is judged since
+# the trust rule counts only the input elements windows read.)
+kcheck(0 gen --count 12 --seed 15 -o "${WORK}/gen_trusted")
 if(NOT out MATCHES "12 generated cases" OR NOT out MATCHES "left out: the oracle run as a candidate is MISTRUSTED on them.*first: case 6: ")
   message(FATAL_ERROR "gen does not say which cases it left out:\n${out}")
 endif()
