@@ -74,6 +74,8 @@
           "conv2d same k3, odd kernel") \
   KC_TRAP(pool_last_tie, kPoolLastTie, "argmax", "tie rule first: the index of window * the first is at", \
           "pool2d ties, tie last, k2 s2") \
+  KC_TRAP(pool_tie_mask, kPoolTieMask, "gradcheck", \
+          "dx: * of * elements and groups of tied maxima disagree", "pool2d k2 s2, the classic downsampling") \
   KC_TRAP(pool_overlap_overwrites, kPoolOverlapOverwrites, "argmax", \
           "overlapping windows overwrite instead of adding", "pool2d k2 s2, the classic downsampling") \
   KC_TRAP(pool_pad_zero, kPoolPadZero, "padding", "padded positions are -inf and never selected", \

@@ -39,17 +39,19 @@ class TrapBackend final : public Backend {
     return trap_conv_backward({bug_, form_}, g, x, w, b, relu, dy, dx, dw, db);
   }
   Status maxpool_forward(const PoolGeometry& g, const Tensor& x, Tensor& y, IndexTensor* indices) override {
+    if (bug_ == Bug::kPoolTieMask) x_ = x;  // its backward recomputes a mask from x
     return trap_pool_forward(bug_, g, x, y, indices);
   }
   Status maxpool_backward(const PoolGeometry& g, const Tensor& dy, const IndexTensor* indices,
                           Tensor& dx) override {
-    return trap_pool_backward(bug_, g, dy, indices, dx);
+    return trap_pool_backward(bug_, g, dy, indices, &x_, dx);
   }
 
  private:
   std::string name_;
   Bug bug_;
   mutable PadKind form_ = PadKind::kExplicit;
+  Tensor x_;
 };
 
 // A backend that runs stacks resident in its own memory, as the GPU backends do, with

@@ -58,13 +58,13 @@ bool last_wins(Bug bug, TieRule tie) {
   return tie == TieRule::kLast || (bug == Bug::kPoolLastTie && tie == TieRule::kFirst);
 }
 
-// The maximum of window o of one plane under the tie and NaN rules.
-Best scan(Bug bug, const Plan& p, TieRule tie, const double* plane, int64_t o) {
+// Calls tap(flat, inside, in_pad) for each tap of window o in scan order (row-major over
+// the kernel): its in-plane position, whether it lies inside the input, and whether it
+// lies inside the input or its padding.
+template <typename Tap>
+void for_each_tap(const Plan& p, int64_t o, Tap tap) {
   const auto& [D, H, W] = p.d;
   const std::array<int64_t, 3> oc = {o / (H.out * W.out), o / W.out % H.out, o % W.out};
-  const bool last = last_wins(bug, tie);
-  Best b;
-  bool nan = false, padded = false;
   for (int64_t k = 0; k < D.kernel * H.kernel * W.kernel; ++k) {
     const std::array<int64_t, 3> kk = {k / (H.kernel * W.kernel), k / W.kernel % H.kernel, k % W.kernel};
     int64_t flat = 0;
@@ -76,23 +76,33 @@ Best scan(Bug bug, const Plan& p, TieRule tie, const double* plane, int64_t o) {
       in_pad = in_pad && i >= -d.lo && i < d.in + d.hi;
       flat = flat * d.in + i;
     }
+    tap(flat, inside, in_pad);
+  }
+}
+
+// The maximum of window o of one plane under the tie and NaN rules.
+Best scan(Bug bug, const Plan& p, TieRule tie, const double* plane, int64_t o) {
+  const bool last = last_wins(bug, tie);
+  Best b;
+  bool nan = false, padded = false;
+  for_each_tap(p, o, [&](int64_t flat, bool inside, bool in_pad) {
     if (!inside) {
       padded = padded || in_pad;
-      continue;
+      return;
     }
     const double v = plane[flat];
     if (std::isnan(v)) {
-      if (bug == Bug::kPoolIgnoresNan) continue;  // `v > best` is false for NaN: it is skipped
+      if (bug == Bug::kPoolIgnoresNan) return;  // `v > best` is false for NaN: it is skipped
       if (!nan || last) b.index = flat;
       nan = true;
-      continue;
+      return;
     }
-    if (nan) continue;
+    if (nan) return;
     // The first element inside the input starts the scan, so a window of only -inf
     // points to it; initialising with index -1 and comparing `>` never takes a -inf.
     const bool first = b.index < 0 && bug != Bug::kPoolIndexMinusOne;
     if (first || v > b.y || (last && v == b.y && v != -kInf)) b = {v, flat};
-  }
+  });
   if (nan) b.y = std::numeric_limits<double>::quiet_NaN();
   // Padding materialised as zeros (a zero-padded buffer reused from conv), not -inf.
   if (bug == Bug::kPoolPadZero && padded && !nan && b.y < 0.0) b.y = 0.0;
@@ -132,7 +142,8 @@ Status trap_pool_forward(Bug bug, const PoolGeometry& g, const Tensor& x, Tensor
   return ok_status();
 }
 
-Status trap_pool_backward(Bug bug, const PoolGeometry& g, const Tensor& dy, const IndexTensor* indices, Tensor& dx) {
+Status trap_pool_backward(Bug bug, const PoolGeometry& g, const Tensor& dy, const IndexTensor* indices,
+                          const Tensor* x, Tensor& dx) {
   if (bug == Bug::kPoolInferenceInTraining) {  // no indices, so no routing: silently zero
     for (double& v : dx.data) v = 0.0;
     return ok_status();
@@ -148,6 +159,16 @@ Status trap_pool_backward(Bug bug, const PoolGeometry& g, const Tensor& dy, cons
     const int64_t plane = static_cast<int64_t>(w) / p.out_count;
     const int64_t target = bug == Bug::kPoolIndexWithBatch ? index : plane * p.in_count + index;
     if (index < 0 || target < 0 || target >= static_cast<int64_t>(acc.size())) continue;  // nothing to route to
+    if (bug == Bug::kPoolTieMask && x != nullptr && x->data.size() == acc.size()) {
+      // The mask x == y of a backward that recomputes where the maximum is instead of
+      // reading the argmax: a window whose maximum is tied sends its dy to every holder.
+      const double* xp = &x->data[static_cast<size_t>(plane * p.in_count)];
+      const double max = xp[index];
+      for_each_tap(p, static_cast<int64_t>(w) % p.out_count, [&](int64_t flat, bool inside, bool) {
+        if (inside && xp[flat] == max) acc[static_cast<size_t>(plane * p.in_count + flat)] += dy.data[w];
+      });
+      continue;
+    }
     double& t = acc[static_cast<size_t>(target)];
     t = bug == Bug::kPoolOverlapOverwrites ? dy.data[w] : t + dy.data[w];  // `=` where overlaps must add
   }
