@@ -5,7 +5,8 @@
 // trust rule legitimately applies, which this test recomputes on its own: a gradient
 // the check relies on is all zero, constant or mostly zero (distrust_output()), the
 // adjoint's inner product is zero, every gradcheck probe sits at a relu or argmax kink,
-// or (gradcheck's tied maxima merging the routes) some pool window ties.
+// or (gradcheck's tied maxima) every element the argmax routes gradient to shares its
+// group of tied maxima with another.
 //
 // Inputs are finite (the three checks need differences of finite values). kcheck fuzz
 // found that gradcheck's step, 2^-4 of the largest |x|, underflowed when every x was an
@@ -17,6 +18,9 @@
 #include <rapidcheck/gtest.h>
 
 #include <cmath>
+#include <functional>
+#include <map>
+#include <set>
 
 #include "gen_support.h"
 #include "kc/backend.h"
@@ -106,36 +110,59 @@ std::vector<int64_t> coords_of(int64_t flat, const Dims& shape) {  // row-major
   return c;
 }
 
-// Whether some window of the max pool holds its maximum twice (the window's taps
-// enumerated here, from the geometry alone).
-bool some_window_ties(const Case& c, const Tensor& x) {
+// The in-plane positions of window w's taps inside the input (the geometry alone).
+std::vector<int64_t> taps_of(const PoolGeometry& g, int64_t w) {
+  const Dims kernel = g.spatial.kernel_dims();
+  const std::vector<int64_t> o = coords_of(w, g.spatial.out_dims());
+  std::vector<int64_t> taps;
+  for (int64_t k = 0; k < element_count(kernel); ++k) {
+    const std::vector<int64_t> kc = coords_of(k, kernel);
+    int64_t flat = 0;
+    bool inside = true;
+    for (size_t a = 0; a < o.size(); ++a) {
+      const DimGeometry& d = g.spatial.dims[a];
+      const int64_t i = o[a] * d.stride + kc[a] * d.dilation - d.pad_lo;
+      inside = inside && i >= 0 && i < d.in;
+      flat = flat * d.in + i;
+    }
+    if (inside) taps.push_back(flat);
+  }
+  return taps;
+}
+
+// Whether gradcheck's tie rule applies, recomputed here: the elements holding a window's
+// maximum joined across windows, every element the oracle's argmax routes gradient to
+// shares its group with another such element.
+bool every_target_shares_its_group(const Case& c, const Tensor& x, const IndexTensor& indices) {
   const PoolGeometry g = std::get<PoolGeometry>(*op_geometry(c));
-  const Dims out = g.spatial.out_dims(), in = g.spatial.in_dims(), kernel = g.spatial.kernel_dims();
-  const int64_t plane = element_count(in), planes = g.batch * g.channels;
-  for (int64_t w = 0; w < element_count(out); ++w) {
-    const std::vector<int64_t> o = coords_of(w, out);
-    for (int64_t p = 0; p < planes; ++p) {
+  const int64_t plane = g.spatial.in_count(), windows = g.spatial.out_count();
+  std::vector<int64_t> parent(static_cast<size_t>(x.size()));
+  for (size_t i = 0; i < parent.size(); ++i) parent[i] = static_cast<int64_t>(i);
+  std::function<int64_t(int64_t)> root = [&](int64_t i) {
+    return parent[static_cast<size_t>(i)] == i ? i : parent[static_cast<size_t>(i)] = root(parent[static_cast<size_t>(i)]);
+  };
+  for (int64_t w = 0; w < windows; ++w) {
+    const std::vector<int64_t> taps = taps_of(g, w);
+    for (int64_t p = 0; p < g.batch * g.channels; ++p) {
       double best = -INFINITY;
-      int holders = 0;
-      for (int64_t k = 0; k < element_count(kernel); ++k) {
-        const std::vector<int64_t> kc = coords_of(k, kernel);
-        int64_t flat = 0;
-        bool inside = true;
-        for (size_t a = 0; a < o.size(); ++a) {
-          const DimGeometry& d = g.spatial.dims[a];
-          const int64_t i = o[a] * d.stride + kc[a] * d.dilation - d.pad_lo;
-          inside = inside && i >= 0 && i < d.in;
-          flat = flat * d.in + i;
-        }
-        if (!inside) continue;
-        const double v = x[p * plane + flat];
-        if (v > best) best = v, holders = 1;
-        else if (v == best) ++holders;
+      for (int64_t t : taps) best = std::max(best, x[p * plane + t]);
+      int64_t first = -1;
+      for (int64_t t : taps) {
+        if (best == -INFINITY || x[p * plane + t] != best) continue;
+        if (first < 0) first = p * plane + t;
+        parent[static_cast<size_t>(root(p * plane + t))] = root(first);
       }
-      if (holders > 1 && best > -INFINITY) return true;
     }
   }
-  return false;
+  std::map<int64_t, std::set<int64_t>> targets;  // group -> the targets it holds
+  for (int64_t w = 0; w < indices.size(); ++w) {
+    const int64_t i = w / windows * plane + indices.data[static_cast<size_t>(w)];
+    targets[root(i)].insert(i);
+  }
+  for (const auto& [group, held] : targets) {
+    if (held.size() < 2) return false;
+  }
+  return !targets.empty();
 }
 
 // Empty when MISTRUSTED is legitimate for this check and case, else why not.
@@ -147,7 +174,9 @@ std::string why_mistrust_is_wrong(const CheckResult& check, const Case& c) {
       return is_pool(c) || is_fused(c) ? "" : "a conv without relu has no kinks";
     }
     if (check.message.rfind("tied maxima merge every", 0) == 0) {
-      return is_pool(c) && some_window_ties(c, make_inputs(c)->x) ? "" : "no window of this case ties";
+      return is_pool(c) && r.indices && every_target_shares_its_group(c, make_inputs(c)->x, *r.indices)
+                 ? ""
+                 : "some element that receives gradient is alone in its group of tied maxima";
     }
     return any_distrusted(c, {{"dx", &r.dx}, {"dw", &r.dw}, {"db", &r.db}}) ? "" : "no gradient is degenerate";
   }

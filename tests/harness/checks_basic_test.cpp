@@ -327,6 +327,13 @@ TEST(BackwardCheck, PaddingCopiesCountAsReadForTheTrustRule) {
   Case zeros = c;
   std::get<ConvParams>(zeros.op).padding_mode = PaddingMode::kZeros;
   EXPECT_EQ(conv_input_read(*conv_geometry(zeros)), (std::vector<char>{0, 1, 0, 0, 1}));
+  // Every window on zero padding alone: dx is zero by construction, and says so.
+  const Case unread = test::conv_case({.spatial = {1}, .kernel = {1}, .stride = {2},
+                                       .padding = test::explicit_pad({{1, 0}}), .bias = true});
+  const ConvGeometry ug = *conv_geometry(unread);
+  EXPECT_EQ(conv_input_read(ug), std::vector<char>{0});
+  EXPECT_EQ(distrust_output(OpGeometry{ug}, "dx", Tensor::zeros(DType::kF64, {1, 1, 1})),
+            "reference dx is all zero: no window reads any element of x");
 }
 
 class ValidForSame : public test::DelegatingBackend {

@@ -518,10 +518,7 @@ TEST(GradcheckCheck, TheRoundingOfAStepFarLargerThanTheElementIsAllowedFor) {
   auto oracle = make_reference_backend();
   const CheckResult r = run_check(c, *oracle, "gradcheck");
   EXPECT_EQ(r.disposition, Disposition::kPassed) << describe(r);
-  c.tensors["x"][1] = -1e6 + 0.25;  // no tie: the same step, one element at a time
-  c.tensors["dy"] = Tensor{DType::kF64, {1, 1, 7}, {big, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0}};
-  const CheckResult single = run_check(c, *oracle, "gradcheck");
-  EXPECT_EQ(single.disposition, Disposition::kPassed) << describe(single);
+  // The envelope alone is guarded by cases/regressions/*_gradcheck_rounding_*.yaml.
 }
 
 TEST(GradcheckCheck, TiedMaximaOnTheDirectionalPath) {

@@ -176,6 +176,9 @@ CheckResult stack_backward_run(const CheckContext& ctx) {
   const StackRun& ref = ctx.stack->ref;
   if (!cand.status.ok()) return call_failed("backward", "the stack", cand.status);
   if (!ref.status.ok()) return make_result("backward", Disposition::kFailed, "the oracle failed: " + ref.status.to_string());
+  // A stack's dx is judged on all of x, unlike one conv's (distrust_output): the inputs
+  // no path through the stack reaches are the influence check's blind spots to report,
+  // not zeros to leave out.
   if (std::string why = distrust("dx", ref.dx); !why.empty()) return make_result("backward", Disposition::kMistrusted, why);
   const double u = stack_unit(ctx.c);
   int64_t n = 1;

@@ -114,8 +114,8 @@ void apply_data(const DataDraft& d, Case& c) {
 }
 
 // Whether the oracle's results on the case's data leave a check nothing to judge: y,
-// dx, dw or db all zero, constant or mostly zero (the trust rule, distrust(); a max
-// pool's dx only all zero), or for
+// dx, dw or db all zero, constant or mostly zero (the trust rule, distrust_output(): a
+// max pool's dx only all zero, a conv's dx on the elements windows read), or for
 // conv, <conv(x, w), dy> without bias exactly 0 (the adjoint identity then holds
 // trivially: sparse integer fills cancel); for a stack, the oracle's (f64) dx, which
 // its backward and influence checks need (a relu stack that zeroes every path). Both
