@@ -173,6 +173,31 @@ TEST(WeightShareCheck, PartialSumWithoutTheBatch) {
   EXPECT_THAT(r.message, ::testing::Not(HasSubstr("tile split")));  // tiles of a batch-0-only sum still add up
 }
 
+// A dy that is 0 on samples 1 and 2 (as a relu that zeroes whole samples leaves it):
+// a dw of sample 0 alone is right on this data, so a pass cannot be trusted against the
+// missing batch sum. Found by fuzzing trap.dw_no_batch_sum on a conv_bias_relu case.
+TEST(WeightShareCheck, DataThatCannotTellAPartialSumIsMistrusted) {
+  Case c = share_case();
+  const ConvGeometry g = *conv_geometry(c);
+  Tensor dy = make_inputs(c)->dy;
+  const int64_t per = dy.size() / g.batch;
+  for (int64_t i = per; i < dy.size(); ++i) dy[i] = 0.0;
+  c.tensors["dy"] = dy;
+  PlantedBackward partial([](const ConvGeometry& g, const Tensor& x, const Tensor&, const Tensor& dy, Tensor&,
+                             Tensor& dw, Tensor*) {
+    dw.data = ref::conv_backward_weight(g, x, keep_only(g, dy, [](int64_t n, int64_t) { return n == 0; })).data;
+  });
+  auto oracle = make_reference_backend();
+  for (Backend* be : {static_cast<Backend*>(&partial), static_cast<Backend*>(oracle.get())}) {
+    const CheckResult r = run_check(c, *be, "weight_share");
+    EXPECT_EQ(r.disposition, Disposition::kMistrusted) << be->name() << ": " << describe(r);
+    EXPECT_THAT(r.message, HasSubstr("the data cannot tell the right sum from this mistake: dw = sample 0 alone: "
+                                     "the sum over the batch is missing (partial sum)"))
+        << be->name();
+  }
+  // With dy nonzero in every sample the same backward fails (PartialSumWithoutTheBatch).
+}
+
 TEST(WeightShareCheck, NondeterministicRace) {
   // Each call nudges a random third of dw by one ulp: order-dependent accumulation.
   std::mt19937_64 rng(41);

@@ -211,6 +211,40 @@ struct Hypothesis {
   Tensor t;
 };
 
+// A sum over part of the dy elements: which (flat index into [N, K, out...]).
+struct Part {
+  const char* cls;
+  std::string detail;
+  std::function<bool(int64_t)> keep;
+};
+
+// The partial sums a kernel gets wrong: one output position, one sample, all but the
+// last sample, one output tile.
+std::vector<Part> partial_parts(const ConvGeometry& g) {
+  const int64_t N = g.batch, P = g.spatial.out_count(), per = g.out_channels * P;
+  auto sample = [per](int64_t i) { return i / per; };
+  auto position = [P](int64_t i) { return i % P; };
+  const char* single = "single position (last write wins)";
+  std::vector<Part> parts;
+  parts.push_back({single, "= the last output position of the last sample alone",
+                   [=](int64_t i) { return sample(i) == N - 1 && position(i) == P - 1; }});
+  parts.push_back({single, "= the first output position of the first sample alone",
+                   [=](int64_t i) { return sample(i) == 0 && position(i) == 0; }});
+  if (N > 1) {
+    parts.push_back({single, "= the last sample alone: each sample overwrote the sum",
+                     [=](int64_t i) { return sample(i) == N - 1; }});
+    parts.push_back({"partial sum", "= sample 0 alone: the sum over the batch is missing",
+                     [=](int64_t i) { return sample(i) == 0; }});
+  }
+  if (N > 2) parts.push_back({"partial sum", "misses the last sample", [=](int64_t i) { return sample(i) < N - 1; }});
+  if (const std::optional<TileSplit> s = tile_split(g)) {
+    const TileSplit t = *s;
+    parts.push_back({"partial sum", "= the first output tile alone", [t](int64_t i) { return t.first(i); }});
+    parts.push_back({"partial sum", "= the second output tile alone", [t](int64_t i) { return !t.first(i); }});
+  }
+  return parts;
+}
+
 // dy routed through relu' for conv_bias_relu: the cotangent that dw and db sum.
 Tensor routed_dy(const CheckContext& ctx, const ConvGeometry& g) {
   if (!is_fused(ctx.c)) return ctx.in.dy;
@@ -218,7 +252,7 @@ Tensor routed_dy(const CheckContext& ctx, const ConvGeometry& g) {
 }
 
 std::vector<Hypothesis> hypotheses(const CheckContext& ctx, const ConvGeometry& g, bool db) {
-  const int64_t N = g.batch, P = g.spatial.out_count(), per = g.out_channels * P;
+  const int64_t N = g.batch, P = g.spatial.out_count();
   std::vector<Hypothesis> h;
   for (const auto& [count, label] : {std::pair{N * P, "N*P"}, std::pair{N, "N"}, std::pair{P, "P"}}) {
     if (count < 2) continue;
@@ -226,27 +260,10 @@ std::vector<Hypothesis> hypotheses(const CheckContext& ctx, const ConvGeometry& 
     for (double& v : t.data) v /= static_cast<double>(count);
     h.push_back({"mean instead of sum", "= the oracle's / " + std::to_string(count) + " = " + label, std::move(t)});
   }
-  // The sum over the dy elements `keep` accepts (flat index into [N, K, out...]).
   const Tensor dz = routed_dy(ctx, g);
-  auto part = [&](const char* cls, std::string detail, const std::function<bool(int64_t)>& keep) {
-    const Tensor m = masked(dz, keep);
-    h.push_back({cls, std::move(detail), db ? ref::conv_backward_bias(g, m) : ref::conv_backward_weight(g, ctx.in.x, m)});
-  };
-  auto sample = [&](int64_t i) { return i / per; };
-  auto position = [&](int64_t i) { return i % P; };
-  const char* single = "single position (last write wins)";
-  part(single, "= the last output position of the last sample alone",
-       [&](int64_t i) { return sample(i) == N - 1 && position(i) == P - 1; });
-  part(single, "= the first output position of the first sample alone",
-       [&](int64_t i) { return sample(i) == 0 && position(i) == 0; });
-  if (N > 1) {
-    part(single, "= the last sample alone: each sample overwrote the sum", [&](int64_t i) { return sample(i) == N - 1; });
-    part("partial sum", "= sample 0 alone: the sum over the batch is missing", [&](int64_t i) { return sample(i) == 0; });
-  }
-  if (N > 2) part("partial sum", "misses the last sample", [&](int64_t i) { return sample(i) < N - 1; });
-  if (const std::optional<TileSplit> s = tile_split(g)) {
-    part("partial sum", "= the first output tile alone", [&](int64_t i) { return s->first(i); });
-    part("partial sum", "= the second output tile alone", [&](int64_t i) { return !s->first(i); });
+  for (const Part& p : partial_parts(g)) {
+    const Tensor m = masked(dz, p.keep);
+    h.push_back({p.cls, p.detail, db ? ref::conv_backward_bias(g, m) : ref::conv_backward_weight(g, ctx.in.x, m)});
   }
   return h;
 }
@@ -277,6 +294,28 @@ std::string classify(const CheckContext& ctx, const ConvGeometry& g, bool db) {
 }
 
 }  // namespace
+}  // namespace kc::checks
+
+namespace kc {
+
+std::string partial_sum_blind_spot(const ConvGeometry& g, const Tensor& dz) {
+  for (const checks::Part& p : checks::partial_parts(g)) {
+    bool dropped = false, all_zero = true;  // whether it leaves out dy elements, and only zeros
+    for (int64_t i = 0; i < dz.size() && all_zero; ++i) {
+      if (p.keep(i)) continue;
+      dropped = true;
+      all_zero = dz[i] == 0.0;
+    }
+    if (!dropped || !all_zero) continue;
+    return "the data cannot tell the right sum from this mistake: dw " + p.detail + " (" + p.cls +
+           ") gives the right dw and db here, as every dy element it leaves out is 0";
+  }
+  return {};
+}
+
+}  // namespace kc
+
+namespace kc::checks {
 
 std::string weight_share_not_applicable(const CheckContext& ctx) {
   if (pool_geo(ctx)) return "max pool has no weights, so nothing is shared";
@@ -326,6 +365,9 @@ CheckResult weight_share_run(const CheckContext& ctx) {
   for (const auto& [name, t] : {std::pair{"dw", &ctx.ref.dw}, std::pair{"db", &ctx.ref.db}}) {
     if (t->size() == 0) continue;
     if (std::string why = distrust(name, *t); !why.empty()) return make_result(kName, Disposition::kMistrusted, why);
+  }
+  if (std::string why = partial_sum_blind_spot(g, routed_dy(ctx, g)); !why.empty()) {
+    return make_result(kName, Disposition::kMistrusted, why + " (" + r.message + ")");
   }
   return r;
 }
