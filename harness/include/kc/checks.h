@@ -78,10 +78,12 @@ std::vector<char> conv_input_read(const ConvGeometry& g);
 std::string distrust_output(const OpGeometry& geo, std::string_view name, const Tensor& ref,
                             std::string_view source = "reference");
 
-// weight_share's trust rule on data: the mistake (a sum over one output position, one
+// For the generator's steering: the mistake (a sum over one output position, one
 // sample, all but the last sample, or one output tile) that gives the right dw and db on
 // this data because every dy element it leaves out is 0 (dz: dy after the relu for
-// conv_bias_relu), named; empty when the data tells every one from the right sum.
+// conv_bias_relu), named; empty when there is none. weight_share itself judges the
+// partial sums' values (left-out parts that add up to 0 through x = 0 or cancelling
+// terms too), over samples and single positions only.
 std::string partial_sum_blind_spot(const ConvGeometry& g, const Tensor& dz);
 
 // A CheckResult with the given name and disposition.
