@@ -127,7 +127,7 @@ void full_jacobian(const Problem& p, Outcome& out) {
       for (int64_t i : unit) slack += p.slack[t].size() > 0 ? p.slack[t][i] : 0.0;
       const UnitGrad g = unit_grad(ctx.cand, ctx.ref, ctx.abs, t, unit, spec);
       out.tally.add(unit_name(kGrad[t], unit), unflatten(unit.front(), theta[t].shape), g.cand, r.value,
-                    g.bound + slack + difference_error(p, r));
+                    g.bound + slack + difference_error(r));
       compare_row_entries(p, t, unit, r, spec, rows);
     }
     if (const int64_t bad = out.tally.failures() - failed_before; bad > 0) {
@@ -191,11 +191,13 @@ int64_t leave_out_kinks(Problem& p, const std::vector<bool>& ambiguous) {
 // "; 3 groups of tied maxima (7 elements of x) moved as one …", or empty without ties.
 std::string tie_note(const Problem& p) {
   if (p.tie_group.empty()) return {};
+  std::vector<int64_t> size(p.tie_group.size(), 0);  // members per group, at its first element
+  for (int64_t first : p.tie_group) ++size[static_cast<size_t>(first)];
   int64_t groups = 0, members = 0;
-  for (const std::vector<int64_t>& unit : probe_units(p, 0, p.ctx.in.x.size())) {
-    if (unit.size() < 2) continue;
+  for (int64_t n : size) {
+    if (n < 2) continue;
     ++groups;
-    members += static_cast<int64_t>(unit.size());
+    members += n;
   }
   return "; " + std::to_string(groups) + (groups == 1 ? " group" : " groups") + " of tied maxima (" + std::to_string(members) +
          " elements of x) moved as one, their gradients compared as sums (which of them a window routes its "

@@ -112,8 +112,8 @@ DirectionResult run_direction(const Problem& p, int k, unsigned which) {
   return {probe(p, at, h), project(p, u)};
 }
 
-bool direction_passes(const Problem& p, const DirectionResult& d) {
-  return !d.probe.kink && std::abs(d.analytic.value - d.probe.value) <= d.analytic.bound + difference_error(p, d.probe);
+bool direction_passes(const DirectionResult& d) {
+  return !d.probe.kink && std::abs(d.analytic.value - d.probe.value) <= d.analytic.bound + difference_error(d.probe);
 }
 
 // After direction k failed: which tensors' gradients disagree on their own.
@@ -122,7 +122,7 @@ std::string attribute(const Problem& p, int k) {
   for (int t = 0; t < 3; ++t) {
     if (grad_of(p.ctx.ref, t).size() == 0) continue;  // the op has no such input
     const DirectionResult d = run_direction(p, k, 1u << t);
-    if (!d.probe.kink && !direction_passes(p, d)) blame += std::string(blame.empty() ? "" : ", ") + kGrad[t];
+    if (!d.probe.kink && !direction_passes(d)) blame += std::string(blame.empty() ? "" : ", ") + kGrad[t];
   }
   return blame.empty() ? "no single tensor disagrees on its own" : "the disagreement is in " + blame;
 }
@@ -140,9 +140,9 @@ void directional(const Problem& p, int count, Outcome& out) {
       ++out.kinks;
       continue;
     }
-    const double bound = d.analytic.bound + difference_error(p, d.probe);
+    const double bound = d.analytic.bound + difference_error(d.probe);
     out.tally.add("<grad,u>", {k}, d.analytic.value, d.probe.value, bound);
-    if (first_bad < 0 && !direction_passes(p, d)) first_bad = k;
+    if (first_bad < 0 && !direction_passes(d)) first_bad = k;
   }
   if (first_bad >= 0) out.notes.push_back(attribute(p, first_bad));
 }

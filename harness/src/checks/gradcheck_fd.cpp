@@ -126,7 +126,8 @@ Probe probe(const Problem& p, const std::function<Params(double)>& at, double h)
   const double floor = h * kStepFloor;
   Probe r;
   for (int tries = 0; tries < kMaxTries && h >= floor; ++tries) {
-    const Eval plus = evaluate(p, at(h)), minus = evaluate(p, at(-h));
+    const Params at_plus = at(h), at_minus = at(-h);
+    const Eval plus = evaluate(p, at_plus), minus = evaluate(p, at_minus);
     if (!same_piece(p, plus, minus)) {
       h = smaller_step(p, plus, minus, h);
       continue;
@@ -142,7 +143,7 @@ Probe probe(const Problem& p, const std::function<Params(double)>& at, double h)
       r.row_d.push_back((plus.out[j] - minus.out[j]) / (2.0 * h));
       r.row_d_half.push_back((plus2.out[j] - minus2.out[j]) / h);
     }
-    rounding_at(p, envelope(at(h), at(-h)), r);
+    rounding_at(p, envelope(at_plus, at_minus), r);
     return r;
   }
   return r;
@@ -150,7 +151,7 @@ Probe probe(const Problem& p, const std::function<Params(double)>& at, double h)
 
 // The difference's own error: R weighs each loss's rounding by at most 3/h (times 2 for
 // safety), plus the truncation estimate.
-double difference_error(const Problem&, const Probe& r) { return 6.0 * r.loss_error / r.h + std::abs(r.d - r.d_half); }
+double difference_error(const Probe& r) { return 6.0 * r.loss_error / r.h + std::abs(r.d - r.d_half); }
 
 std::vector<int64_t> tie_groups(const PoolGeometry& g, const Tensor& x) {
   // Union-find over the elements of x; a group's root is its smallest index.

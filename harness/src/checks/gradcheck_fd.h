@@ -70,7 +70,7 @@ struct Probe {
 Probe probe(const Problem& p, const std::function<Params(double)>& at, double h);
 
 // The difference's own error: the losses' rounding over the step plus the truncation estimate.
-double difference_error(const Problem& p, const Probe& r);
+double difference_error(const Probe& r);
 
 // The problem of a check context, without rows (gradcheck.cpp adds them).
 Problem make_problem(const CheckContext& ctx);

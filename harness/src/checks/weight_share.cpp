@@ -204,13 +204,11 @@ Status two_runs(const CheckContext& ctx, Findings& f) {
   return ok_status();
 }
 
-// A known way to get the sum wrong, as the tensor it would produce (`partial`: a sum
-// over a strict part of dy, not a mean; `tile`: over one output tile).
+// A known way to get the sum wrong, as the tensor it would produce.
 struct Hypothesis {
   const char* cls;
   std::string detail;
   Tensor t;
-  bool partial = false, tile = false;
 };
 
 // A sum over part of the dy elements: which (flat index into [N, K, out...]); `tile`:
@@ -249,6 +247,14 @@ std::vector<Part> partial_parts(const ConvGeometry& g) {
   return parts;
 }
 
+// Whether part p leaves out some of the n dy elements (one position of one sample keeps all).
+bool leaves_some_out(const Part& p, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    if (!p.keep(i)) return true;
+  }
+  return false;
+}
+
 // dy routed through relu' for conv_bias_relu: the cotangent that dw and db sum.
 Tensor routed_dy(const CheckContext& ctx, const ConvGeometry& g) {
   if (!is_fused(ctx.c)) return ctx.in.dy;
@@ -267,10 +273,7 @@ std::vector<Hypothesis> hypotheses(const CheckContext& ctx, const ConvGeometry& 
   const Tensor dz = routed_dy(ctx, g);
   for (const Part& p : partial_parts(g)) {
     const Tensor m = masked(dz, p.keep);
-    bool strict = false;  // a part that leaves some of dy out (one position of one: all of it)
-    for (int64_t i = 0; i < dz.size() && !strict; ++i) strict = !p.keep(i);
-    h.push_back({p.cls, p.detail, db ? ref::conv_backward_bias(g, m) : ref::conv_backward_weight(g, ctx.in.x, m), strict,
-                 p.tile});
+    h.push_back({p.cls, p.detail, db ? ref::conv_backward_bias(g, m) : ref::conv_backward_weight(g, ctx.in.x, m)});
   }
   return h;
 }
@@ -309,14 +312,21 @@ std::string classify(const CheckContext& ctx, const ConvGeometry& g, bool db) {
 // geometries one tile's windows read only zero padding, which would mistrust the whole
 // check for one kind of mistake (open: a cut where both tiles read input).
 std::string partial_sum_matches(const CheckContext& ctx, const ConvGeometry& g) {
+  const Tensor dz = routed_dy(ctx, g);
+  const std::vector<Part> parts = partial_parts(g);
+  std::vector<std::pair<const Part*, Tensor>> kept;  // each judged part, with dz kept to it
+  for (const Part& p : parts) {
+    if (!p.tile && leaves_some_out(p, dz.size())) kept.emplace_back(&p, masked(dz, p.keep));
+  }
   for (bool db : {false, true}) {
     const Tensor& ref = db ? ctx.ref.db : ctx.ref.dw;
     if (ref.size() == 0) continue;
-    for (const Hypothesis& h : hypotheses(ctx, g, db)) {
-      if (!h.partial || h.tile || !std::equal(h.t.data.begin(), h.t.data.end(), ref.data.begin(), ref.data.end())) continue;
-      const char* t = db ? "db" : "dw";
-      return "the data cannot tell the right sum from this mistake: " + std::string(t) + " " + h.detail + " (" +
-             h.cls + ") gives exactly the right " + t + " here, as what it leaves out adds up to 0";
+    for (const auto& [p, m] : kept) {
+      const Tensor t = db ? ref::conv_backward_bias(g, m) : ref::conv_backward_weight(g, ctx.in.x, m);
+      if (!std::equal(t.data.begin(), t.data.end(), ref.data.begin(), ref.data.end())) continue;
+      const char* which = db ? "db" : "dw";
+      return "the data cannot tell the right sum from this mistake: " + std::string(which) + " " + p->detail + " (" +
+             p->cls + ") gives exactly the right " + which + " here, as what it leaves out adds up to 0";
     }
   }
   return {};
@@ -329,13 +339,10 @@ namespace kc {
 
 std::string partial_sum_blind_spot(const ConvGeometry& g, const Tensor& dz) {
   for (const checks::Part& p : checks::partial_parts(g)) {
-    bool dropped = false, all_zero = true;  // whether it leaves out dy elements, and only zeros
-    for (int64_t i = 0; i < dz.size() && all_zero; ++i) {
-      if (p.keep(i)) continue;
-      dropped = true;
-      all_zero = dz[i] == 0.0;
-    }
-    if (!dropped || !all_zero) continue;
+    if (!checks::leaves_some_out(p, dz.size())) continue;
+    bool all_zero = true;  // every dy element it leaves out is 0
+    for (int64_t i = 0; i < dz.size() && all_zero; ++i) all_zero = p.keep(i) || dz[i] == 0.0;
+    if (!all_zero) continue;
     return "the data cannot tell the right sum from this mistake: dw " + p.detail + " (" + p.cls +
            ") gives the right dw and db here, as every dy element it leaves out is 0";
   }
