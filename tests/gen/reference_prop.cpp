@@ -17,6 +17,7 @@
 #include <rapidcheck.h>
 #include <rapidcheck/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <map>
@@ -27,6 +28,7 @@
 #include "kc/case_io.h"
 #include "kc/checks.h"
 #include "kc/invoke.h"
+#include "kc/ref/conv.h"
 #include "kc/runner.h"
 #include "kc/tolerance.h"
 
@@ -166,8 +168,8 @@ bool every_target_shares_its_group(const Case& c, const Tensor& x, const IndexTe
 }
 
 // Whether the dy that dw sums (after the relu for conv_bias_relu: 0 where y is 0) is 0
-// outside one sample, outside all but the last sample, outside one of the two halves of
-// the outermost spatial dim with two or more outputs, or outside the first or the last
+// outside one sample, outside all but the last sample, outside one of two output tiles
+// that each read input (below), or outside the first or the last
 // output position, each a strict part of dy: weight_share's partial sums over that part
 // equal the right one.
 //
@@ -206,12 +208,29 @@ bool some_partial_sum_is_the_sum(const Case& c, const OpOutputs& r) {
       [&](int64_t i) { return i / per == 0; }, [&](int64_t i) { return i / per == N - 1; },
       [&](int64_t i) { return i / per < N - 1; },
       [&](int64_t i) { return i / per == 0 && i % P == 0; }, [&](int64_t i) { return i / per == N - 1 && i % P == P - 1; }};
+  // The two output tiles: which outputs read input, from the oracle's y on x and w all
+  // ones without bias (a window of only zero padding gives 0); the outermost spatial dim
+  // where two outputs read input is cut between them, as near its middle as that allows.
   const Dims out = g.spatial.out_dims();
+  ConvGeometry linear = g;
+  linear.bias = false;
+  Tensor ones_x = Tensor::zeros(DType::kF64, g.x_shape()), ones_w = Tensor::zeros(DType::kF64, g.w_shape());
+  std::fill(ones_x.data.begin(), ones_x.data.end(), 1.0);
+  std::fill(ones_w.data.begin(), ones_w.data.end(), 1.0);
+  const Tensor reach = ref::conv_forward(linear, ones_x, ones_w, nullptr);
   for (size_t d = 0; d < out.size(); ++d) {
     if (out[d] < 2) continue;
     int64_t inner = 1;
     for (size_t e = d + 1; e < out.size(); ++e) inner *= out[e];
-    const int64_t extent = out[d], cut = out[d] / 2;
+    const int64_t extent = out[d];
+    int64_t lo = extent, hi = -1;
+    for (int64_t i = 0; i < reach.size(); ++i) {
+      if (!(reach[i] > 0.0)) continue;
+      lo = std::min(lo, (i / inner) % extent);
+      hi = std::max(hi, (i / inner) % extent);
+    }
+    if (lo >= hi) continue;
+    const int64_t cut = std::clamp(extent / 2, lo + 1, hi);
     parts.push_back([=](int64_t i) { return (i / inner) % extent < cut; });
     parts.push_back([=](int64_t i) { return (i / inner) % extent >= cut; });
     break;

@@ -198,6 +198,47 @@ TEST(WeightShareCheck, DataThatCannotTellAPartialSumIsMistrusted) {
   // With dy nonzero in every sample the same backward fails (PartialSumWithoutTheBatch).
 }
 
+// Ten outputs of which only the first four read input (the other six windows read only
+// the right padding): halving at 5 would leave one tile of padding alone, whose dw is 0
+// on any data. The tiles are cut at 3, between outputs that read input.
+Case padded_tail_case() {
+  return seeded(conv_case({.batch = 1, .channels = 2, .out_channels = 2, .spatial = {4}, .kernel = {1},
+                           .padding = explicit_pad({{0, 6}}), .bias = true}), 47);
+}
+
+Tensor first_outputs(const ConvGeometry& g, const Tensor& dy, int64_t count) {
+  return keep_only(g, dy, [count](int64_t, int64_t p) { return p < count; });
+}
+
+TEST(WeightShareCheck, TheTilesAreCutBetweenOutputsThatReadInput) {
+  auto oracle = make_reference_backend();
+  const CheckResult r = run_check(padded_tail_case(), *oracle, "weight_share");
+  EXPECT_EQ(r.disposition, Disposition::kPassed) << describe(r);
+  EXPECT_THAT(r.message, HasSubstr("tile split (spatial dim 0 at 3 of 10 outputs)"));
+  // A kernel that sums the first tile alone is named so (at a cut of 5 its dw is right).
+  PlantedBackward first_tile([](const ConvGeometry& g, const Tensor& x, const Tensor&, const Tensor& dy, Tensor&,
+                                Tensor& dw, Tensor* db) {
+    dw.data = ref::conv_backward_weight(g, x, first_outputs(g, dy, 3)).data;
+    db->data = ref::conv_backward_bias(g, first_outputs(g, dy, 3)).data;
+  });
+  const CheckResult bad = run_check(padded_tail_case(), first_tile, "weight_share");
+  EXPECT_EQ(bad.disposition, Disposition::kFailed) << describe(bad);
+  EXPECT_THAT(bad.message, HasSubstr("weight_share: partial sum (dw = the first output tile alone)"));
+}
+
+// dy that is 0 on the second tile's outputs that read input: a kernel that sums the
+// first tile alone is right on this data, so a pass is MISTRUSTED.
+TEST(WeightShareCheck, DataThatCannotTellATileFromTheSumIsMistrusted) {
+  Case c = padded_tail_case();
+  Tensor dy = make_inputs(c)->dy;  // [1, 2, 10]: output 3 of each channel is the tile's only read
+  for (int64_t i = 0; i < dy.size(); ++i) dy[i] = i % 10 == 3 ? 0.0 : dy[i];
+  c.tensors["dy"] = dy;
+  auto oracle = make_reference_backend();
+  const CheckResult r = run_check(c, *oracle, "weight_share");
+  EXPECT_EQ(r.disposition, Disposition::kMistrusted) << describe(r);
+  EXPECT_THAT(r.message, HasSubstr("dw = the first output tile alone (partial sum) gives exactly the right dw"));
+}
+
 TEST(WeightShareCheck, NondeterministicRace) {
   // Each call nudges a random third of dw by one ulp: order-dependent accumulation.
   std::mt19937_64 rng(41);

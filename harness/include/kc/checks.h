@@ -78,13 +78,16 @@ std::vector<char> conv_input_read(const ConvGeometry& g);
 std::string distrust_output(const OpGeometry& geo, std::string_view name, const Tensor& ref,
                             std::string_view source = "reference");
 
-// For the generator's steering: the mistake (a sum over one output position, one
-// sample, all but the last sample, or one output tile) that gives the right dw and db on
-// this data because every dy element it leaves out is 0 (dz: dy after the relu for
-// conv_bias_relu), named; empty when there is none. weight_share itself judges the
-// partial sums' values (left-out parts that add up to 0 through x = 0 or cancelling
-// terms too), over samples and single positions only.
-std::string partial_sum_blind_spot(const ConvGeometry& g, const Tensor& dz);
+// Why the data cannot tell the right weight-gradient sum from a partial one, or empty:
+// a known partial sum (one output position, one sample, all but the last sample, or one
+// of two output tiles that each read input) whose dw or db, in f64, equals the oracle's
+// (dw, db) exactly, because what it leaves out adds up to 0 here: dy elements that are 0
+// (a relu that zeroes a whole sample), products with x = 0, or terms that cancel
+// (integer fills). A kernel with that mistake gives the right dw and db on this data.
+// dz: dy after the relu for conv_bias_relu. weight_share is MISTRUSTED there, and the
+// generator's steering redraws the data seed.
+std::string partial_sum_blind_spot(const ConvGeometry& g, const Tensor& x, const Tensor& dz, const Tensor& dw,
+                                   const Tensor& db);
 
 // A CheckResult with the given name and disposition.
 CheckResult make_result(std::string_view name, Disposition d, std::string message = {});

@@ -147,22 +147,49 @@ Status batch_split(const CheckContext& ctx, const ConvGeometry& g, Findings& f) 
   return ok_status();
 }
 
-// The two output tiles: halves of the outermost spatial dim with at least two outputs.
+// Whether output o of dim d reads an input element, not only zero padding (a padding
+// copy reads input: reflect, replicate and circular).
+bool reads_input(const ConvGeometry& g, const DimGeometry& d, int64_t o) {
+  if (g.mode != PaddingMode::kZeros) return true;
+  for (int64_t k = 0; k < d.kernel; ++k) {
+    const int64_t i = o * d.stride + k * d.dilation - d.pad_lo;
+    if (i >= 0 && i < d.in) return true;
+  }
+  return false;
+}
+
+// The two output tiles: the outermost spatial dim with two outputs that read input cut
+// between them, as near its middle as that allows, so that each tile reads input
+// (`both_read`). Where no dim has two, the first dim with two outputs is halved: one
+// tile's windows then read only zero padding, and its dw is 0 on any data.
 struct TileSplit {
   size_t dim = 0;
   int64_t inner = 1, extent = 1, cut = 0;
+  bool both_read = false;
   bool first(int64_t i) const { return (i / inner) % extent < cut; }  // i: flat index in dy
 };
 
 std::optional<TileSplit> tile_split(const ConvGeometry& g) {
   const Dims out = g.spatial.out_dims();
+  std::optional<TileSplit> halved;
   for (size_t d = 0; d < out.size(); ++d) {
     if (out[d] < 2) continue;
     TileSplit s{d, 1, out[d], out[d] / 2};
     for (size_t e = d + 1; e < out.size(); ++e) s.inner *= out[e];
-    return s;
+    int64_t lo = -1, hi = -1;  // the first and last output that read input
+    for (int64_t o = 0; o < out[d]; ++o) {
+      if (!reads_input(g, g.spatial.dims[d], o)) continue;
+      if (lo < 0) lo = o;
+      hi = o;
+    }
+    if (lo >= 0 && lo < hi) {  // any cut in (lo, hi] leaves a reading output on each side
+      s.cut = std::clamp(s.cut, lo + 1, hi);
+      s.both_read = true;
+      return s;
+    }
+    if (!halved) halved = s;
   }
-  return std::nullopt;
+  return halved;
 }
 
 Status tile_split_identity(const CheckContext& ctx, const ConvGeometry& g, Findings& f) {
@@ -211,13 +238,11 @@ struct Hypothesis {
   Tensor t;
 };
 
-// A sum over part of the dy elements: which (flat index into [N, K, out...]); `tile`:
-// one of the two output tiles.
+// A sum over part of the dy elements: which (flat index into [N, K, out...]).
 struct Part {
   const char* cls;
   std::string detail;
   std::function<bool(int64_t)> keep;
-  bool tile = false;
 };
 
 // The partial sums a kernel gets wrong: one output position, one sample, all but the
@@ -239,10 +264,10 @@ std::vector<Part> partial_parts(const ConvGeometry& g) {
                      [=](int64_t i) { return sample(i) == 0; }});
   }
   if (N > 2) parts.push_back({"partial sum", "misses the last sample", [=](int64_t i) { return sample(i) < N - 1; }});
-  if (const std::optional<TileSplit> s = tile_split(g)) {
+  if (const std::optional<TileSplit> s = tile_split(g); s && s->both_read) {  // else a tile's dw is 0 by geometry
     const TileSplit t = *s;
-    parts.push_back({"partial sum", "= the first output tile alone", [t](int64_t i) { return t.first(i); }, true});
-    parts.push_back({"partial sum", "= the second output tile alone", [t](int64_t i) { return !t.first(i); }, true});
+    parts.push_back({"partial sum", "= the first output tile alone", [t](int64_t i) { return t.first(i); }});
+    parts.push_back({"partial sum", "= the second output tile alone", [t](int64_t i) { return !t.first(i); }});
   }
   return parts;
 }
@@ -303,48 +328,32 @@ std::string classify(const CheckContext& ctx, const ConvGeometry& g, bool db) {
          " matches none of: the oracle's mean, one position, one sample, one tile)";
 }
 
-// Why the case's data cannot tell the right sum from a partial one, or empty: a known
-// partial sum over samples or one position (partial_parts) whose dw or db, in f64,
-// equals the oracle's exactly, because what it leaves out adds up to 0 here: dy
-// elements that are 0 (a relu that zeroes a whole sample), products with x = 0, or terms
-// that cancel (integer fills). A kernel with that mistake gives the right dw and db on
-// this data. The output tiles are left out: the tile split's cut is fixed, and on many
-// geometries one tile's windows read only zero padding, which would mistrust the whole
-// check for one kind of mistake (open: a cut where both tiles read input).
-std::string partial_sum_matches(const CheckContext& ctx, const ConvGeometry& g) {
-  const Tensor dz = routed_dy(ctx, g);
-  const std::vector<Part> parts = partial_parts(g);
-  std::vector<std::pair<const Part*, Tensor>> kept;  // each judged part, with dz kept to it
-  for (const Part& p : parts) {
-    if (!p.tile && leaves_some_out(p, dz.size())) kept.emplace_back(&p, masked(dz, p.keep));
-  }
-  for (bool db : {false, true}) {
-    const Tensor& ref = db ? ctx.ref.db : ctx.ref.dw;
-    if (ref.size() == 0) continue;
-    for (const auto& [p, m] : kept) {
-      const Tensor t = db ? ref::conv_backward_bias(g, m) : ref::conv_backward_weight(g, ctx.in.x, m);
-      if (!std::equal(t.data.begin(), t.data.end(), ref.data.begin(), ref.data.end())) continue;
-      const char* which = db ? "db" : "dw";
-      return "the data cannot tell the right sum from this mistake: " + std::string(which) + " " + p->detail + " (" +
-             p->cls + ") gives exactly the right " + which + " here, as what it leaves out adds up to 0";
-    }
-  }
-  return {};
-}
-
 }  // namespace
 }  // namespace kc::checks
 
 namespace kc {
 
-std::string partial_sum_blind_spot(const ConvGeometry& g, const Tensor& dz) {
-  for (const checks::Part& p : checks::partial_parts(g)) {
-    if (!checks::leaves_some_out(p, dz.size())) continue;
-    bool all_zero = true;  // every dy element it leaves out is 0
-    for (int64_t i = 0; i < dz.size() && all_zero; ++i) all_zero = p.keep(i) || dz[i] == 0.0;
-    if (!all_zero) continue;
-    return "the data cannot tell the right sum from this mistake: dw " + p.detail + " (" + p.cls +
-           ") gives the right dw and db here, as every dy element it leaves out is 0";
+// A known partial sum over samples, one position or one output tile (partial_parts)
+// whose dw or db, in f64, equals the oracle's exactly; see kc/checks.h. The tiles count
+// only where each reads input (TileSplit::both_read): a tile of only zero padding adds 0
+// on any data, which no data can change.
+std::string partial_sum_blind_spot(const ConvGeometry& g, const Tensor& x, const Tensor& dz, const Tensor& dw,
+                                   const Tensor& db) {
+  const std::vector<checks::Part> parts = checks::partial_parts(g);
+  std::vector<std::pair<const checks::Part*, Tensor>> kept;  // each judged part, with dz kept to it
+  for (const checks::Part& p : parts) {
+    if (checks::leaves_some_out(p, dz.size())) kept.emplace_back(&p, checks::masked(dz, p.keep));
+  }
+  for (const bool bias : {false, true}) {
+    const Tensor& ref = bias ? db : dw;
+    if (ref.size() == 0) continue;
+    for (const auto& [p, m] : kept) {
+      const Tensor t = bias ? ref::conv_backward_bias(g, m) : ref::conv_backward_weight(g, x, m);
+      if (!std::equal(t.data.begin(), t.data.end(), ref.data.begin(), ref.data.end())) continue;
+      const char* which = bias ? "db" : "dw";
+      return "the data cannot tell the right sum from this mistake: " + std::string(which) + " " + p->detail + " (" +
+             p->cls + ") gives exactly the right " + which + " here, as what it leaves out adds up to 0";
+    }
   }
   return {};
 }
@@ -402,7 +411,7 @@ CheckResult weight_share_run(const CheckContext& ctx) {
     if (t->size() == 0) continue;
     if (std::string why = distrust(name, *t); !why.empty()) return make_result(kName, Disposition::kMistrusted, why);
   }
-  if (std::string why = partial_sum_matches(ctx, g); !why.empty()) {
+  if (std::string why = partial_sum_blind_spot(g, ctx.in.x, routed_dy(ctx, g), ctx.ref.dw, ctx.ref.db); !why.empty()) {
     return make_result(kName, Disposition::kMistrusted, why + " (" + r.message + ")");
   }
   return r;

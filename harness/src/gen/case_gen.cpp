@@ -115,8 +115,8 @@ void apply_data(const DataDraft& d, Case& c) {
 
 // Whether the oracle's results on the case's data leave a check nothing to judge: y,
 // dx, dw or db all zero, constant or mostly zero (the trust rule, distrust_output(): a
-// max pool's dx only all zero, a conv's dx on the elements windows read), a dy that a
-// partial dw sum cannot be told from (partial_sum_blind_spot()), or for
+// max pool's dx only all zero, a conv's dx on the elements windows read), data on which
+// a partial dw or db sum is the right one (partial_sum_blind_spot()), or for
 // conv, <conv(x, w), dy> without bias exactly 0 (the adjoint identity then holds
 // trivially: sparse integer fills cancel); for a stack, the oracle's (f64) dx, which
 // its backward and influence checks need (a relu stack that zeroes every path). Both
@@ -146,13 +146,13 @@ bool degenerate_op(const Case& c) {
   }
   const auto* g = std::get_if<ConvGeometry>(&*geo);
   if (g == nullptr) return false;
-  // A relu or a sparse dy that leaves a whole sample (tile, all but one position)
-  // without gradient: weight_share cannot tell the right sum from a partial one.
+  // A relu, a sparse dy, x = 0 or cancelling terms that make a partial sum (one sample,
+  // tile or position) the right one: weight_share cannot tell them apart.
   Tensor dz = in->dy;
   if (is_fused(c)) {
     for (int64_t i = 0; i < dz.size(); ++i) dz[i] = o.y[i] > 0.0 ? dz[i] : 0.0;
   }
-  if (!partial_sum_blind_spot(*g, dz).empty()) return true;
+  if (!partial_sum_blind_spot(*g, in->x, dz, o.dw, o.db).empty()) return true;
   if (is_fused(c)) return false;
   ConvGeometry linear = *g;
   linear.bias = false;
