@@ -198,6 +198,41 @@ TEST(WeightShareCheck, DataThatCannotTellAPartialSumIsMistrusted) {
   // With dy nonzero in every sample the same backward fails (PartialSumWithoutTheBatch).
 }
 
+// bf16, dy of sample 0 all 0.25 (k + 1) in channel k and of samples 1 and 2 only 1 and
+// -1 + 2^-7 per channel: db of sample 0 alone is off by 2^-6, inside db's bound (about
+// 2^-8 of 7.5 (k + 1)), though not
+// 0. A kernel that leaves the batch out of db passes every identity on this data, so a
+// pass is MISTRUSTED; the same kernel fails where the other samples' db is large.
+TEST(WeightShareCheck, APartialSumWithinTheToleranceIsMistrusted) {
+  Case c = share_case();
+  c.dtype = DType::kBF16;
+  const ConvGeometry g = *conv_geometry(c);
+  const int64_t P = g.spatial.out_count(), per = g.out_channels * P;
+  Tensor dy = make_inputs(c)->dy;
+  for (int64_t i = 0; i < dy.size(); ++i) {
+    const int64_t p = i % P;
+    dy[i] = i < per ? 0.25 * static_cast<double>(1 + i / P) : p == 0 ? 1.0 : p == 1 ? -1.0 + 0x1p-7 : 0.0;
+  }
+  c.tensors["dy"] = dy;
+  PlantedBackward db_of_sample_0([](const ConvGeometry& g, const Tensor&, const Tensor&, const Tensor& dy, Tensor&,
+                                    Tensor&, Tensor* db) {
+    db->data = ref::conv_backward_bias(g, keep_only(g, dy, [](int64_t n, int64_t) { return n == 0; })).data;
+  });
+  auto oracle = make_reference_backend();
+  for (Backend* be : {static_cast<Backend*>(&db_of_sample_0), static_cast<Backend*>(oracle.get())}) {
+    const CheckResult r = run_check(c, *be, "weight_share");
+    EXPECT_EQ(r.disposition, Disposition::kMistrusted) << be->name() << ": " << describe(r);
+    EXPECT_THAT(r.message, HasSubstr("db = sample 0 alone: the sum over the batch is missing (partial sum) is within "
+                                     "the tolerance of the right db here"))
+        << be->name();
+  }
+  Case wide = share_case();
+  wide.dtype = DType::kBF16;
+  const CheckResult r = run_check(wide, db_of_sample_0, "weight_share");
+  EXPECT_EQ(r.disposition, Disposition::kFailed) << describe(r);
+  EXPECT_THAT(r.message, HasSubstr("weight_share: partial sum (db = sample 0 alone"));
+}
+
 // Ten outputs of which only the first four read input (the other six windows read only
 // the right padding): halving at 5 would leave one tile of padding alone, whose dw is 0
 // on any data. The tiles are cut at 3, between outputs that read input.
@@ -263,15 +298,17 @@ TEST(WeightShareCheck, NondeterministicRace) {
 // f64, whose additions absorb the subnormal product, but 2^-1074 > 0 for a kernel that
 // fuses the last multiply-add (as the fuzzer found, seed 7 case 854). Such a kernel
 // passes dy through the relu there, rightly: weight_share allows either side, as
-// backward does. Sample 1 (z = 1.25, 2.25, 3.25) keeps dw and db clear of the
-// ambiguity. A dw taken as the mean on the same data still fails.
+// backward does. Sample 1 (z = 1.25, 2.25, 3.25, dy 2 each) keeps dw and db clear of the
+// ambiguity: every partial sum leaves out more than output 0's dy of 1, the slack the
+// ambiguity allows (with dy 1 there, a sum over the second and third outputs alone would
+// lie within it, and the pass be MISTRUSTED). A dw taken as the mean still fails.
 TEST(WeightShareCheck, AReluInputWithinRoundingOfZeroMayTakeEitherSide) {
   Case c = fused(conv_case({.batch = 2, .channels = 2, .out_channels = 1, .spatial = {3}, .kernel = {1}}));
   const double tiny = std::ldexp(1.0, -1074);
   c.tensors["x"] = Tensor{DType::kF64, {2, 2, 3}, {0.5, 1.0, -1.0, tiny, 2.0, 1.0, 1.0, 2.0, 3.0, 1.0, 1.0, 1.0}};
   c.tensors["w"] = Tensor{DType::kF64, {1, 2, 1}, {1.0, 0.75}};
   c.tensors["b"] = Tensor{DType::kF64, {1}, {-0.5}};
-  c.tensors["dy"] = Tensor{DType::kF64, {2, 1, 3}, {1.0, 2.0, 3.0, 1.0, 1.0, 1.0}};
+  c.tensors["dy"] = Tensor{DType::kF64, {2, 1, 3}, {1.0, 2.0, 3.0, 2.0, 2.0, 2.0}};
   // relu'(z) taken at z >= 0: output 0 passes its dy (the other two are clear of 0).
   PlantedBackward zero_passes([](const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor& dy, Tensor&,
                                  Tensor& dw, Tensor* db) {
