@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 namespace kc {
 namespace {
@@ -89,6 +90,7 @@ void compare_tensors(const std::string& tensor, const Tensor& cand, const Tensor
   }
   std::vector<WorstPoint> bad;
   int64_t failures = 0, unbounded = 0, infinite_terms = 0;
+  int64_t holds_zero = 0, nonzero = 0;  // elements whose bound reaches 0; elements not 0
   int64_t closest = -1;  // the element nearest its bound, when every element is within it
   double closest_ratio = 0.0, closest_bound = 0.0;
   for (int64_t i = 0; i < ref.size(); ++i) {
@@ -110,6 +112,11 @@ void compare_tensors(const std::string& tensor, const Tensor& cand, const Tensor
       ++unbounded;
       infinite_terms += !std::isfinite(abs_sum);
       continue;
+    }
+    if (!special && !overflow) {
+      nonzero += r != 0.0;
+      // The model's bound alone: slack that swamps a value is its caller's to judge.
+      holds_zero += std::abs(r) <= bound - slack_rounded && spec.tolerance.kind != ToleranceKind::kExact;
     }
     const bool overflow_ok = overflow && overflow_agrees(spec, finite, abs_sum, extra);
     const double err = special    ? (special_agrees(c, r) ? 0.0 : INFINITY)
@@ -139,6 +146,19 @@ void compare_tensors(const std::string& tensor, const Tensor& cand, const Tensor
                                       ": n * u >= 1; give an explicit tolerance: {rtol, atol}";
     out.message += tensor + ": the bound allows any error at " + std::to_string(unbounded) + " of " +
                    std::to_string(ref.size()) + " elements (" + why + "); ";
+  }
+  if (failures == 0 && unbounded == 0 && nonzero > 0 && holds_zero == ref.size()) {
+    // Every element's bound reaches 0: a tensor of zeros would pass as well.
+    if (out.disposition == Disposition::kPassed) out.disposition = Disposition::kMistrusted;
+    char share[32];
+    std::snprintf(share, sizeof share, "%.3g", kBoundSafety * gamma_n(spec.n, unit_roundoff(accumulation_of(spec))));
+    const std::string why = spec.tolerance.kind == ToleranceKind::kExplicit
+                                ? "the explicit tolerance is as large as every value"
+                                : "a sum of " + std::to_string(spec.n) + " terms in " +
+                                      std::string(dtype_name(accumulation_of(spec))) + " may be off by " + share +
+                                      " of its terms' absolute sum; a smaller case or an explicit tolerance can be judged";
+    out.message += tensor + ": the bound reaches 0 at every element, so a kernel that writes zeros would pass (" +
+                   why + "); ";
   }
   if (failures == 0) {
     // A pass reports its worst coordinate too (DESIGN 4), as the check's one worst point:
