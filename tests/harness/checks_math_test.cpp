@@ -261,6 +261,46 @@ TEST(WeightShareCheck, TheTilesAreCutBetweenOutputsThatReadInput) {
   EXPECT_THAT(bad.message, HasSubstr("weight_share: partial sum (dw = the first output tile alone)"));
 }
 
+// The cut follows what each window reads: dilation 3 past 8 leading zeros (outputs 5 to 7
+// of 8 read input: cut at 6, not 4), stride 3 into trailing padding (outputs 0 and 1 of 5:
+// cut at 1), and replicate padding, whose copies read input everywhere (the middle, 5).
+TEST(WeightShareCheck, TheCutFollowsDilationStrideAndPaddingCopies) {
+  auto oracle = make_reference_backend();
+  const std::pair<test::ConvSpec, const char*> geometries[] = {
+      {{.channels = 2, .out_channels = 2, .spatial = {3}, .kernel = {2}, .dilation = {3},
+        .padding = explicit_pad({{8, 0}}), .bias = true}, "at 6 of 8 outputs"},
+      {{.channels = 2, .out_channels = 2, .spatial = {6}, .kernel = {1}, .stride = {3},
+        .padding = explicit_pad({{0, 9}}), .bias = true}, "at 1 of 5 outputs"},
+      {{.channels = 2, .out_channels = 2, .spatial = {4}, .kernel = {1}, .padding = explicit_pad({{0, 6}}),
+        .mode = PaddingMode::kReplicate, .bias = true}, "at 5 of 10 outputs"}};
+  for (const auto& [spec, cut] : geometries) {
+    const Case c = seeded(conv_case(spec), 53);
+    const CheckResult r = run_check(c, *oracle, "weight_share");
+    EXPECT_EQ(r.disposition, Disposition::kPassed) << case_to_one_line(c) << "\n" << describe(r);
+    EXPECT_THAT(r.message, HasSubstr(std::string("tile split (spatial dim 0 ") + cut + ")")) << case_to_one_line(c);
+  }
+}
+
+// Four outputs of which only output 0 reads input: no cut leaves a reading output on both
+// sides, so the tiles are halved. A partial sum that leaves out only outputs of zero
+// padding is right for dw on any data, so it does not make a pass MISTRUSTED; a db over
+// the first tile alone is still named.
+TEST(WeightShareCheck, PartsOfZeroPaddingAloneAreJudgedOnDbOnly) {
+  const Case c = seeded(conv_case({.channels = 2, .out_channels = 2, .spatial = {1}, .kernel = {1},
+                                   .padding = explicit_pad({{0, 3}}), .bias = true}), 5);
+  auto oracle = make_reference_backend();
+  const CheckResult r = run_check(c, *oracle, "weight_share");
+  EXPECT_EQ(r.disposition, Disposition::kPassed) << describe(r);
+  EXPECT_THAT(r.message, HasSubstr("tile split (spatial dim 0 at 2 of 4 outputs)"));
+  PlantedBackward first_tile_db([](const ConvGeometry& g, const Tensor&, const Tensor&, const Tensor& dy, Tensor&,
+                                   Tensor&, Tensor* db) {
+    db->data = ref::conv_backward_bias(g, first_outputs(g, dy, 2)).data;
+  });
+  const CheckResult bad = run_check(c, first_tile_db, "weight_share");
+  EXPECT_EQ(bad.disposition, Disposition::kFailed) << describe(bad);
+  EXPECT_THAT(bad.message, HasSubstr("weight_share: partial sum (db = the first output tile alone)"));
+}
+
 // dy that is 0 on the second tile's outputs that read input: a kernel that sums the
 // first tile alone is right on this data, so a pass is MISTRUSTED.
 TEST(WeightShareCheck, DataThatCannotTellATileFromTheSumIsMistrusted) {

@@ -80,12 +80,13 @@ std::string distrust_output(const OpGeometry& geo, std::string_view name, const 
 
 // Why the data cannot tell the right weight-gradient sum from a partial one, or empty:
 // a known partial sum (one output position, one sample, all but the last sample, or one
-// of two output tiles that each read input) whose dw or db, in f64, equals the oracle's
-// (dw, db) exactly, because what it leaves out adds up to 0 here: dy elements that are 0
-// (a relu that zeroes a whole sample), products with x = 0, or terms that cancel
-// (integer fills). A kernel with that mistake gives the right dw and db on this data.
-// dz: dy after the relu for conv_bias_relu. weight_share is MISTRUSTED there, and the
-// generator's steering redraws the data seed.
+// of two output tiles) whose dw or db, in f64, equals the oracle's (dw, db) exactly,
+// because what it leaves out adds up to 0 here: dy elements that are 0 (a relu that
+// zeroes a whole sample), products with x = 0, or terms that cancel (integer fills). A
+// kernel with that mistake gives the right dw and db on this data. dw counts only where
+// the part leaves out an output whose window reads input (the rest adds 0 to dw on any
+// data). dz: dy after the relu for conv_bias_relu. weight_share is MISTRUSTED there, and
+// the generator's steering redraws the data seed.
 std::string partial_sum_blind_spot(const ConvGeometry& g, const Tensor& x, const Tensor& dz, const Tensor& dw,
                                    const Tensor& db);
 

@@ -166,13 +166,11 @@ bool reads_input(const ConvGeometry& g, const DimGeometry& d, int64_t o) {
 }
 
 // The two output tiles: the outermost spatial dim with two outputs that read input cut
-// between them, as near its middle as that allows, so that each tile reads input
-// (`both_read`). Where no dim has two, the first dim with two outputs is halved: one
-// tile's windows then read only zero padding, and its dw is 0 on any data.
+// between them, as near its middle as that allows, so that each tile reads input. Where
+// no dim has two, the first dim with two outputs is halved.
 struct TileSplit {
   size_t dim = 0;
   int64_t inner = 1, extent = 1, cut = 0;
-  bool both_read = false;
   bool first(int64_t i) const { return (i / inner) % extent < cut; }  // i: flat index in dy
 };
 
@@ -191,7 +189,6 @@ std::optional<TileSplit> tile_split(const ConvGeometry& g) {
     }
     if (lo >= 0 && lo < hi) {  // any cut in (lo, hi] leaves a reading output on each side
       s.cut = std::clamp(s.cut, lo + 1, hi);
-      s.both_read = true;
       return s;
     }
     if (!halved) halved = s;
@@ -245,6 +242,21 @@ struct Hypothesis {
   Tensor t;
 };
 
+// Per output position (flat over out...): whether its window reads an input element,
+// in every dim (reads_input); a position that reads none adds 0 to dw on any data.
+std::vector<char> position_reads(const ConvGeometry& g) {
+  const Dims out = g.spatial.out_dims();
+  std::vector<char> reads(static_cast<size_t>(g.spatial.out_count()), 1);
+  for (size_t p = 0; p < reads.size(); ++p) {
+    int64_t rest = static_cast<int64_t>(p);
+    for (size_t d = out.size(); d-- > 0;) {
+      reads[p] = reads[p] && reads_input(g, g.spatial.dims[d], rest % out[d]);
+      rest /= out[d];
+    }
+  }
+  return reads;
+}
+
 // A sum over part of the dy elements: which (flat index into [N, K, out...]).
 struct Part {
   const char* cls;
@@ -271,7 +283,7 @@ std::vector<Part> partial_parts(const ConvGeometry& g) {
                      [=](int64_t i) { return sample(i) == 0; }});
   }
   if (N > 2) parts.push_back({"partial sum", "misses the last sample", [=](int64_t i) { return sample(i) < N - 1; }});
-  if (const std::optional<TileSplit> s = tile_split(g); s && s->both_read) {  // else a tile's dw is 0 by geometry
+  if (const std::optional<TileSplit> s = tile_split(g)) {
     const TileSplit t = *s;
     parts.push_back({"partial sum", "= the first output tile alone", [t](int64_t i) { return t.first(i); }});
     parts.push_back({"partial sum", "= the second output tile alone", [t](int64_t i) { return !t.first(i); }});
@@ -279,12 +291,23 @@ std::vector<Part> partial_parts(const ConvGeometry& g) {
   return parts;
 }
 
-// Whether part p leaves out some of the n dy elements (one position of one sample keeps all).
-bool leaves_some_out(const Part& p, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) {
-    if (!p.keep(i)) return true;
+// What part p leaves out of the n dy elements: some element (one position of one sample
+// keeps all), and some element whose window reads input (`reads`, per output position):
+// only those can change dw, while any left-out dy changes db.
+struct LeftOut {
+  bool any = false, read = false;
+  bool judged(bool bias) const { return bias ? any : read; }
+};
+
+LeftOut left_out(const Part& p, int64_t n, const std::vector<char>& reads) {
+  LeftOut l;
+  const int64_t P = static_cast<int64_t>(reads.size());
+  for (int64_t i = 0; i < n && !l.read; ++i) {
+    if (p.keep(i)) continue;
+    l.any = true;
+    l.read = reads[static_cast<size_t>(i % P)] != 0;
   }
-  return false;
+  return l;
 }
 
 // dy routed through relu' for conv_bias_relu: the cotangent that dw and db sum.
@@ -310,15 +333,20 @@ std::vector<Hypothesis> hypotheses(const CheckContext& ctx, const ConvGeometry& 
   return h;
 }
 
-bool matches(const Tensor& got, const Tensor& hyp, const Tensor& abs, const ToleranceSpec& spec) {
-  if (got.size() != hyp.size()) return false;
+// The largest |got - hyp| over twice the bound at hyp: at most 1 where got matches hyp.
+double mismatch(const Tensor& got, const Tensor& hyp, const Tensor& abs, const ToleranceSpec& spec) {
+  if (got.size() != hyp.size()) return INFINITY;
+  double worst = 0.0;
   for (int64_t i = 0; i < got.size(); ++i) {
-    if (!(std::abs(got[i] - hyp[i]) <= 2.0 * element_bound(spec, std::abs(hyp[i]), abs[i]))) return false;
+    const double d = std::abs(got[i] - hyp[i]), bound = 2.0 * element_bound(spec, std::abs(hyp[i]), abs[i]);
+    worst = std::max(worst, d == 0.0 ? 0.0 : bound > 0.0 ? d / bound : INFINITY);
+    if (!(worst <= 1.0)) return INFINITY;  // NaN too
   }
-  return true;
+  return worst;
 }
 
-// Which known mistake the backend's dw (db when only db broke) is, from the oracle.
+// Which known mistake the backend's dw (db when only db broke) is, from the oracle: of
+// the hypotheses it matches, the nearest (a loose bound may hold several).
 std::string classify(const CheckContext& ctx, const ConvGeometry& g, bool db) {
   const char* which = db ? "db" : "dw";
   if (ctx.is_reference) return std::string("unclassified (the backend is the oracle: nothing to classify against)");
@@ -326,11 +354,17 @@ std::string classify(const CheckContext& ctx, const ConvGeometry& g, bool db) {
   const Tensor& abs = db ? ctx.abs.db : ctx.abs.dw;
   ToleranceSpec spec = tolerance_for(ctx, which);
   spec.tolerance.kind = ToleranceKind::kBound;
+  std::string best;
+  double nearest = INFINITY;
   for (const Hypothesis& h : hypotheses(ctx, g, db)) {
     const bool zero = std::all_of(h.t.data.begin(), h.t.data.end(), [](double v) { return v == 0.0; });
-    if (zero || matches(ref, h.t, abs, spec)) continue;  // cannot be told apart from the right sum
-    if (matches(got, h.t, abs, spec)) return std::string(h.cls) + " (" + which + " " + h.detail + ")";
+    if (zero || mismatch(ref, h.t, abs, spec) <= 1.0) continue;  // cannot be told apart from the right sum
+    if (const double m = mismatch(got, h.t, abs, spec); m < nearest) {
+      nearest = m;
+      best = std::string(h.cls) + " (" + which + " " + h.detail + ")";
+    }
   }
+  if (!best.empty()) return best;
   return std::string("unclassified (") + which +
          " matches none of: the oracle's mean, one position, one sample, one tile)";
 }
@@ -344,15 +378,17 @@ std::string classify(const CheckContext& ctx, const ConvGeometry& g, bool db) {
 std::string partial_sum_within_bound(const CheckContext& ctx, const ConvGeometry& g, const Grads& want,
                                      const Findings& f) {
   const Tensor dz = routed_dy(ctx, g);
+  const std::vector<char> reads = position_reads(g);
   for (const Part& p : partial_parts(g)) {
-    if (!leaves_some_out(p, dz.size())) continue;
+    const LeftOut l = left_out(p, dz.size(), reads);
+    if (!l.any) continue;
     const Tensor m = masked(dz, p.keep);
     for (const bool bias : {false, true}) {
       const char* which = bias ? "db" : "dw";
       const Tensor& ref = bias ? ctx.ref.db : ctx.ref.dw;
       const Tensor& goal = bias ? want.db : want.dw;
       const Tensor& abs = bias ? ctx.abs.db : ctx.abs.dw;
-      if (ref.size() == 0) continue;
+      if (ref.size() == 0 || !l.judged(bias)) continue;
       const Rule rule = rule_for(ctx, which);
       if (rule.exact) continue;
       const Tensor* slack = f.fused ? (bias ? &f.fused->slack.db : &f.fused->slack.dw) : nullptr;
@@ -379,25 +415,33 @@ std::string partial_sum_within_bound(const CheckContext& ctx, const ConvGeometry
 namespace kc {
 
 // A known partial sum over samples, one position or one output tile (partial_parts)
-// whose dw or db, in f64, equals the oracle's exactly; see kc/checks.h. The tiles count
-// only where each reads input (TileSplit::both_read): a tile of only zero padding adds 0
-// on any data, which no data can change.
+// whose dw or db, in f64, equals the oracle's exactly; see kc/checks.h. dw is judged only
+// on parts that leave out an output whose window reads input: the others add 0 to dw on
+// any data, which no data can change.
 std::string partial_sum_blind_spot(const ConvGeometry& g, const Tensor& x, const Tensor& dz, const Tensor& dw,
                                    const Tensor& db) {
   const std::vector<checks::Part> parts = checks::partial_parts(g);
-  std::vector<std::pair<const checks::Part*, Tensor>> kept;  // each judged part, with dz kept to it
+  const std::vector<char> reads = checks::position_reads(g);
+  struct Kept {
+    const checks::Part* part;
+    checks::LeftOut left;
+    Tensor dz;  // dz kept to the part
+  };
+  std::vector<Kept> kept;
   for (const checks::Part& p : parts) {
-    if (checks::leaves_some_out(p, dz.size())) kept.emplace_back(&p, checks::masked(dz, p.keep));
+    const checks::LeftOut l = checks::left_out(p, dz.size(), reads);
+    if (l.any) kept.push_back({&p, l, checks::masked(dz, p.keep)});
   }
   for (const bool bias : {false, true}) {
     const Tensor& ref = bias ? db : dw;
     if (ref.size() == 0) continue;
-    for (const auto& [p, m] : kept) {
-      const Tensor t = bias ? ref::conv_backward_bias(g, m) : ref::conv_backward_weight(g, x, m);
+    for (const Kept& k : kept) {
+      if (!k.left.judged(bias)) continue;
+      const Tensor t = bias ? ref::conv_backward_bias(g, k.dz) : ref::conv_backward_weight(g, x, k.dz);
       if (!std::equal(t.data.begin(), t.data.end(), ref.data.begin(), ref.data.end())) continue;
       const char* which = bias ? "db" : "dw";
-      return "the data cannot tell the right sum from this mistake: " + std::string(which) + " " + p->detail + " (" +
-             p->cls + ") gives exactly the right " + which + " here, as what it leaves out adds up to 0";
+      return "the data cannot tell the right sum from this mistake: " + std::string(which) + " " + k.part->detail +
+             " (" + k.part->cls + ") gives exactly the right " + which + " here, as what it leaves out adds up to 0";
     }
   }
   return {};
