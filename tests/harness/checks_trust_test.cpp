@@ -1,6 +1,7 @@
 // The trust rule's geometry (DESIGN section 4, Trust): a conv's dx is judged on the
 // input elements some window reads (conv_input_read, distrust_output), so zeros that a
 // stride or padding alone makes do not mistrust a case, while a dx of zeros still fails.
+// And the tolerance model's own trust rule: a bound that reaches 0 at every element.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 #include "kc/checks.h"
 #include "kc/invoke.h"
 #include "kc/runner.h"
+#include "kc/tolerance.h"
 #include "support/case_builders.h"
 #include "support/delegating_backend.h"
 
@@ -76,6 +78,34 @@ TEST(BackwardCheck, PaddingCopiesCountAsReadForTheTrustRule) {
   EXPECT_EQ(conv_input_read(ug), std::vector<char>{0});
   EXPECT_EQ(distrust_output(OpGeometry{ug}, "dx", Tensor::zeros(DType::kF64, {1, 1, 1})),
             "reference dx is all zero: no window reads any element of x");
+}
+
+// Sums of 128 terms accumulated in bf16 may be off by 2 gamma(128, 2^-8) = 2 times their
+// terms' absolute sum: every value lies within its bound of 0, so a tensor of zeros
+// passes the comparison as well, and a pass is MISTRUSTED. With f32 accumulation the
+// same values are judged; a reference of zeros is the distrust rule's, not this one's.
+TEST(Tolerance, ABoundThatReachesZeroAtEveryElementIsMistrusted) {
+  const Tensor ref{DType::kF64, {3}, {1.5, -2.0, 0.25}}, abs{DType::kF64, {3}, {4.0, 3.0, 1.0}};
+  const Tensor zeros = Tensor::filled(DType::kBF16, {3}, 0.0);
+  ToleranceSpec bf16_sums{{}, DType::kBF16, 128};
+  bf16_sums.accumulation = DType::kBF16;
+  for (const Tensor* cand : {&ref, &zeros}) {
+    CheckResult r;
+    compare_tensors("dw", *cand, ref, &abs, bf16_sums, r);
+    EXPECT_EQ(r.disposition, Disposition::kMistrusted) << r.message;
+    EXPECT_NE(r.message.find("dw: the bound reaches 0 at every element, so a kernel that writes zeros would pass "
+                             "(a sum of 128 terms in bf16 may be off by 2 of its terms' absolute sum"),
+              std::string::npos)
+        << r.message;
+  }
+  const ToleranceSpec f32_sums{{}, DType::kBF16, 128};
+  CheckResult same, zero, all_zero;
+  compare_tensors("dw", ref, ref, &abs, f32_sums, same);
+  EXPECT_EQ(same.disposition, Disposition::kPassed) << same.message;
+  compare_tensors("dw", zeros, ref, &abs, f32_sums, zero);
+  EXPECT_EQ(zero.disposition, Disposition::kFailed) << zero.message;
+  compare_tensors("dw", zeros, Tensor::filled(DType::kF64, {3}, 0.0), &abs, bf16_sums, all_zero);
+  EXPECT_EQ(all_zero.disposition, Disposition::kPassed) << all_zero.message;
 }
 
 }  // namespace
