@@ -64,7 +64,9 @@ void mark_failed(CheckResult& r);
 // worst points (up to 5 failing elements; while nothing has failed, the one element
 // nearest its bound over the calls on this result) and the disposition (FAILED on any element over its bound or
 // a shape mismatch; MISTRUSTED, when nothing failed, if the bound model allows any
-// error somewhere: n * u_acc >= 1, a long sum in a 16-bit accumulator). abs_pass may be null for exact and explicit tolerances; for bound
+// error somewhere: n * u_acc >= 1, a long sum in a 16-bit accumulator, or if every
+// element's bound, slack aside, reaches 0 while some reference value is not 0: a tensor
+// of zeros would pass). abs_pass may be null for exact and explicit tolerances; for bound
 // it must have ref's shape.
 // slack, when given, adds a per-element allowance to the bound (e.g. for contributions
 // that a correct kernel may or may not include).
