@@ -32,6 +32,7 @@
 #include "kc/ref/activation.h"
 #include "kc/ref/conv.h"
 #include "relu_ambiguity.h"
+#include "window.h"
 
 namespace kc::checks {
 namespace {
@@ -160,12 +161,7 @@ Status batch_split(const CheckContext& ctx, const ConvGeometry& g, Findings& f) 
 // Whether output o of dim d reads an input element, not only zero padding (a padding
 // copy reads input: reflect, replicate and circular).
 bool reads_input(const ConvGeometry& g, const DimGeometry& d, int64_t o) {
-  if (g.mode != PaddingMode::kZeros) return true;
-  for (int64_t k = 0; k < d.kernel; ++k) {
-    const int64_t i = o * d.stride + k * d.dilation - d.pad_lo;
-    if (i >= 0 && i < d.in) return true;
-  }
-  return false;
+  return g.mode != PaddingMode::kZeros || rules::touches_input(d, o);
 }
 
 // The two output tiles: the outermost spatial dim with two outputs that read input cut
