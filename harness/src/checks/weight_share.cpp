@@ -369,30 +369,65 @@ std::string classify(const CheckContext& ctx, const ConvGeometry& g, bool db) {
          " matches none of: the oracle's mean, one position, one sample, one tile)";
 }
 
-// A known partial sum (partial_parts) that the identities cannot tell from the right one
-// on this data, though it differs: every element of its dw (or db) lies within the
-// oracle's-sum identity's bound of `want` (the oracle's sum, relu-ambiguous outputs left
-// out), so a kernel that makes that mistake passes. Named with what it leaves out as a
-// fraction of the bound; empty when there is none. Integer fills compare bitwise (the
-// exact rule, partial_sum_blind_spot, covers them).
-std::string partial_sum_within_bound(const CheckContext& ctx, const ConvGeometry& g, const Grads& want,
-                                     const Findings& f) {
-  const Tensor dz = routed_dy(ctx, g);
+// Each known partial sum that leaves some dy out (partial_parts), with the dw and db it
+// gives on dz kept to it: dw only where what it leaves out reads input (the rest adds 0
+// to dw on any data, which no data can change), db only with a bias.
+struct PartSum {
+  Part part;
+  LeftOut left;
+  Tensor dw, db;
+};
+
+std::vector<PartSum> part_sums(const ConvGeometry& g, const Tensor& x, const Tensor& dz) {
   const std::vector<char> reads = position_reads(g);
-  for (const Part& p : partial_parts(g)) {
+  std::vector<PartSum> sums;
+  for (Part& p : partial_parts(g)) {
     const LeftOut l = left_out(p, dz.size(), reads);
     if (!l.any) continue;
     const Tensor m = masked(dz, p.keep);
+    Tensor dw = l.read ? ref::conv_backward_weight(g, x, m) : Tensor{};
+    Tensor db = g.bias ? ref::conv_backward_bias(g, m) : Tensor{};
+    sums.push_back({std::move(p), l, std::move(dw), std::move(db)});
+  }
+  return sums;
+}
+
+// The first partial sum whose dw, then db, equals the oracle's (dw, db) exactly, named;
+// empty when there is none (see partial_sum_blind_spot in kc/checks.h).
+std::string exact_part_sum(const std::vector<PartSum>& sums, const Tensor& dw, const Tensor& db) {
+  for (const bool bias : {false, true}) {
+    const Tensor& ref = bias ? db : dw;
+    if (ref.size() == 0) continue;
+    for (const PartSum& s : sums) {
+      const Tensor& t = bias ? s.db : s.dw;
+      if (!s.left.judged(bias) || !std::equal(t.data.begin(), t.data.end(), ref.data.begin(), ref.data.end())) continue;
+      const char* which = bias ? "db" : "dw";
+      return "the data cannot tell the right sum from this mistake: " + std::string(which) + " " + s.part.detail +
+             " (" + s.part.cls + ") gives exactly the right " + which + " here, as what it leaves out adds up to 0";
+    }
+  }
+  return {};
+}
+
+// A known partial sum that the identities cannot tell from the right one on this data,
+// though it differs: every element of its dw (or db) lies within the oracle's-sum
+// identity's bound of `want` (the oracle's sum, relu-ambiguous outputs left out), so a
+// kernel that makes that mistake passes. Named with what it leaves out as a fraction of
+// the bound; empty when there is none. Integer fills compare bitwise (the exact rule,
+// exact_part_sum, covers them).
+std::string partial_sum_within_bound(const CheckContext& ctx, const std::vector<PartSum>& sums, const Grads& want,
+                                     const Findings& f) {
+  for (const PartSum& s : sums) {
     for (const bool bias : {false, true}) {
       const char* which = bias ? "db" : "dw";
       const Tensor& ref = bias ? ctx.ref.db : ctx.ref.dw;
       const Tensor& goal = bias ? want.db : want.dw;
       const Tensor& abs = bias ? ctx.abs.db : ctx.abs.dw;
-      if (ref.size() == 0 || !l.judged(bias)) continue;
+      if (ref.size() == 0 || !s.left.judged(bias)) continue;
       const Rule rule = rule_for(ctx, which);
       if (rule.exact) continue;
       const Tensor* slack = f.fused ? (bias ? &f.fused->slack.db : &f.fused->slack.dw) : nullptr;
-      const Tensor t = bias ? ref::conv_backward_bias(g, m) : ref::conv_backward_weight(g, ctx.in.x, m);
+      const Tensor& t = bias ? s.db : s.dw;
       double worst = 0.0;  // the largest |t - want| / bound
       for (int64_t i = 0; i < ref.size() && worst <= 1.0; ++i) {
         const double bound = rule.bound(ref[i], abs[i], 0) +
@@ -402,9 +437,9 @@ std::string partial_sum_within_bound(const CheckContext& ctx, const ConvGeometry
         worst = ratio <= 1.0 ? std::max(worst, ratio) : INFINITY;  // NaN too
       }
       if (!(worst <= 1.0)) continue;
-      return "the data cannot tell the right sum from this mistake: " + std::string(which) + " " + p.detail + " (" +
-             p.cls + ") is within the tolerance of the right " + which + " here: what it leaves out is at most " +
-             num(worst) + " of the bound";
+      return "the data cannot tell the right sum from this mistake: " + std::string(which) + " " + s.part.detail +
+             " (" + s.part.cls + ") is within the tolerance of the right " + which +
+             " here: what it leaves out is at most " + num(worst) + " of the bound";
     }
   }
   return {};
@@ -415,37 +450,10 @@ std::string partial_sum_within_bound(const CheckContext& ctx, const ConvGeometry
 
 namespace kc {
 
-// A known partial sum over samples, one position or one output tile (partial_parts)
-// whose dw or db, in f64, equals the oracle's exactly; see kc/checks.h. dw is judged only
-// on parts that leave out an output whose window reads input: the others add 0 to dw on
-// any data, which no data can change.
+// See kc/checks.h: the exact rule of weight_share's trust, for the generator's steering.
 std::string partial_sum_blind_spot(const ConvGeometry& g, const Tensor& x, const Tensor& dz, const Tensor& dw,
                                    const Tensor& db) {
-  const std::vector<checks::Part> parts = checks::partial_parts(g);
-  const std::vector<char> reads = checks::position_reads(g);
-  struct Kept {
-    const checks::Part* part;
-    checks::LeftOut left;
-    Tensor dz;  // dz kept to the part
-  };
-  std::vector<Kept> kept;
-  for (const checks::Part& p : parts) {
-    const checks::LeftOut l = checks::left_out(p, dz.size(), reads);
-    if (l.any) kept.push_back({&p, l, checks::masked(dz, p.keep)});
-  }
-  for (const bool bias : {false, true}) {
-    const Tensor& ref = bias ? db : dw;
-    if (ref.size() == 0) continue;
-    for (const Kept& k : kept) {
-      if (!k.left.judged(bias)) continue;
-      const Tensor t = bias ? ref::conv_backward_bias(g, k.dz) : ref::conv_backward_weight(g, x, k.dz);
-      if (!std::equal(t.data.begin(), t.data.end(), ref.data.begin(), ref.data.end())) continue;
-      const char* which = bias ? "db" : "dw";
-      return "the data cannot tell the right sum from this mistake: " + std::string(which) + " " + k.part->detail +
-             " (" + k.part->cls + ") gives exactly the right " + which + " here, as what it leaves out adds up to 0";
-    }
-  }
-  return {};
+  return checks::exact_part_sum(checks::part_sums(g, x, dz), dw, db);
 }
 
 }  // namespace kc
@@ -501,8 +509,9 @@ CheckResult weight_share_run(const CheckContext& ctx) {
     if (t->size() == 0) continue;
     if (std::string why = distrust(name, *t); !why.empty()) return make_result(kName, Disposition::kMistrusted, why);
   }
-  std::string why = partial_sum_blind_spot(g, ctx.in.x, routed_dy(ctx, g), ctx.ref.dw, ctx.ref.db);
-  if (why.empty()) why = partial_sum_within_bound(ctx, g, f.fused ? Grads{fused.want.dw, fused.want.db} : Grads{ctx.ref.dw, ctx.ref.db}, f);
+  const std::vector<PartSum> sums = part_sums(g, ctx.in.x, routed_dy(ctx, g));  // for both rules
+  std::string why = exact_part_sum(sums, ctx.ref.dw, ctx.ref.db);
+  if (why.empty()) why = partial_sum_within_bound(ctx, sums, f.fused ? Grads{fused.want.dw, fused.want.db} : Grads{ctx.ref.dw, ctx.ref.db}, f);
   if (!why.empty()) return make_result(kName, Disposition::kMistrusted, why + " (" + r.message + ")");
   return r;
 }
