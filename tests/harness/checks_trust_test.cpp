@@ -10,6 +10,7 @@
 #include "kc/invoke.h"
 #include "kc/runner.h"
 #include "kc/tolerance.h"
+#include "math_support.h"
 #include "support/case_builders.h"
 #include "support/delegating_backend.h"
 
@@ -45,16 +46,8 @@ TEST(BackwardCheck, DxThatTheGeometryMakesZeroIsJudgedOnTheElementsWindowsRead) 
   EXPECT_NE(distrust_output(OpGeometry{g}, "dx", sparse).find("mostly zero (15 of 16 elements some window reads)"),
             std::string::npos)
       << distrust_output(OpGeometry{g}, "dx", sparse);
-  class ZeroDx : public test::DelegatingBackend {
-   public:
-    ZeroDx() : DelegatingBackend("zero-dx") {}
-    Status conv_backward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
-                         const Tensor& dy, Tensor& dx, Tensor& dw, Tensor* db) override {
-      KC_RETURN_IF_ERROR(reference().conv_backward(g, x, w, b, relu, dy, dx, dw, db));
-      std::fill(dx.data.begin(), dx.data.end(), 0.0);
-      return ok_status();
-    }
-  } zero;
+  math_test::PlantedBackward zero([](const ConvGeometry&, const Tensor&, const Tensor&, const Tensor&, Tensor& dx,
+                                     Tensor&, Tensor*) { std::fill(dx.data.begin(), dx.data.end(), 0.0); });
   const CheckResult* bad = find_check(check_case(c, zero), "backward");
   ASSERT_NE(bad, nullptr);
   EXPECT_EQ(bad->disposition, Disposition::kFailed) << bad->message;
