@@ -12,6 +12,22 @@ bool acceptable_math(DType dtype, cudnnMathType_t math) {
   return dtype != DType::kF32 || math != CUDNN_TENSOR_OP_MATH;        // f32: no TF32
 }
 
+// FFT and Winograd algorithms transform whole tiles: their rounding is not bounded by
+// each output's own sum of |products| (the tolerance model), and they are not exact on
+// integer data that GEMM-class and direct algorithms sum exactly (`tolerance: exact`).
+bool within_tolerance_model(cudnnConvolutionFwdAlgo_t a) {
+  return a != CUDNN_CONVOLUTION_FWD_ALGO_FFT && a != CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING &&
+         a != CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD && a != CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED;
+}
+bool within_tolerance_model(cudnnConvolutionBwdDataAlgo_t a) {
+  return a != CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT && a != CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT_TILING &&
+         a != CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD && a != CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED;
+}
+bool within_tolerance_model(cudnnConvolutionBwdFilterAlgo_t a) {
+  return a != CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT && a != CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT_TILING &&
+         a != CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD && a != CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD_NONFUSED;
+}
+
 // Runs run(algo, workspace, bytes) with the algorithm chosen before for this problem,
 // else the heuristics' candidates in order until one succeeds, and remembers it. Perf is
 // cudnnConvolution{Fwd,BwdData,BwdFilter}AlgoPerf_t; size(algo, &bytes) asks the
@@ -42,10 +58,12 @@ Status with_algorithms(const CudnnCall& call, const ConvDescs& d, const char* wh
   int count = 0;
   KC_RETURN_IF_ERROR(cudnn_status(api, query(perfs, &count), std::string(what) + " algorithm query"));
   Status last = unimplemented(std::string(what) + ": cuDNN offers no usable algorithm for this problem" +
-                              (call.deterministic ? " (deterministic, no TF32)" : " (no TF32)"));
+                              (call.deterministic ? " (deterministic, no TF32, no FFT or Winograd)"
+                                                  : " (no TF32, no FFT or Winograd)"));
   for (int i = 0; i < count; ++i) {
     const Perf& p = perfs[i];
     if (p.status != CUDNN_STATUS_SUCCESS || !acceptable_math(call.dtype, p.mathType)) continue;
+    if (!within_tolerance_model(p.algo)) continue;
     if (call.deterministic && p.determinism != CUDNN_DETERMINISTIC) continue;
     const cudnnMathType_t math = f32 ? CUDNN_FMA_MATH : p.mathType;
     const Status s = attempt(p.algo, math);  // a workspace too large to allocate falls through too
@@ -81,7 +99,8 @@ StatusOr<ConvDescs> make_conv_descs(const CudnnApi& api, DType dtype, const Conv
   return d;
 }
 
-Status cudnn_conv_forward(const CudnnCall& call, const ConvDescs& d, const void* x, const void* w, void* y) {
+Status cudnn_conv_forward(const CudnnCall& call, const ConvDescs& d, const void* x, const void* w, void* y,
+                          bool accumulate) {
   const CudnnApi& api = call.api;
   auto query = [&](cudnnConvolutionFwdAlgoPerf_t* perfs, int* count) {
     return api.cudnnGetConvolutionForwardAlgorithm_v7(call.handle, d.x.get(), d.w.get(), d.conv.get(), d.y.get(),
@@ -90,7 +109,7 @@ Status cudnn_conv_forward(const CudnnCall& call, const ConvDescs& d, const void*
   auto run = [&](cudnnConvolutionFwdAlgo_t algo, void* ws, size_t bytes) {
     return cudnn_status(api,
                         api.cudnnConvolutionForward(call.handle, &kOne, d.x.get(), x, d.w.get(), w, d.conv.get(), algo,
-                                                    ws, bytes, &kZero, d.y.get(), y),
+                                                    ws, bytes, accumulate ? &kOne : &kZero, d.y.get(), y),
                         "cudnnConvolutionForward");
   };
   auto size = [&](cudnnConvolutionFwdAlgo_t algo, size_t* bytes) {

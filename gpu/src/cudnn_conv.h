@@ -1,13 +1,15 @@
 // cuDNN convolution calls for the cudnn engine: descriptors of one problem, and forward,
 // backward-data and backward-filter through the legacy API with algorithm choice by
-// cuDNN's heuristics (_v7): the first algorithm that reports success, is deterministic
-// when asked, and, for f32, does not use tensor cores (TF32 would break the f32
-// tolerance model) is run; an algorithm that fails at run time falls through to the
-// next, and so does one whose workspace cannot be allocated. The workspace size is
-// asked again under the math type the algorithm runs with. The choice is remembered per
-// problem (AlgoCache), so that a repeated call (a benchmark's timed runs) does not time
-// the heuristics' host-side search. Compute type is f32 for every storage type
-// (PSEUDO_HALF / PSEUDO_BFLOAT16).
+// cuDNN's heuristics (_v7). The first algorithm that reports success is run, provided it
+// is deterministic when asked, does not use tensor cores for f32 (TF32 would break the
+// f32 tolerance model), and is neither FFT nor Winograd (their rounding is not bounded
+// per output, as the tolerance model assumes; the peer's speed is therefore that of
+// cuDNN's GEMM-class and direct algorithms). An algorithm that fails at run time falls
+// through to the next, and so does one whose workspace cannot be allocated. The
+// workspace size is asked again under the math type the algorithm runs with. The choice
+// is remembered per problem (AlgoCache), so that a repeated call (a benchmark's timed
+// runs) does not time the heuristics' host-side search. Compute type is f32 for every
+// storage type (PSEUDO_HALF / PSEUDO_BFLOAT16).
 #pragma once
 
 #include <map>
@@ -48,7 +50,10 @@ struct CudnnCall {
   AlgoCache& chosen;
 };
 
-Status cudnn_conv_forward(const CudnnCall& call, const ConvDescs& d, const void* x, const void* w, void* y);
+// accumulate: y = conv(x, w) + y, the sum taken in f32 and rounded once to y's dtype
+// (cuDNN's beta = 1 blend); else y = conv(x, w) and y is not read.
+Status cudnn_conv_forward(const CudnnCall& call, const ConvDescs& d, const void* x, const void* w, void* y,
+                          bool accumulate = false);
 Status cudnn_conv_backward_data(const CudnnCall& call, const ConvDescs& d, const void* dy, const void* w, void* dx);
 Status cudnn_conv_backward_filter(const CudnnCall& call, const ConvDescs& d, const void* x, const void* dy, void* dw);
 
