@@ -60,8 +60,14 @@ StatusOr<DeviceBuffer> DeviceBuffer::allocate(int64_t bytes, std::string name) {
   note_cuda_initialised();
   DeviceBuffer b;
   const int64_t total = bytes + 2 * kGuardBytes;
-  KC_RETURN_IF_ERROR(detail::cuda_status(cudaMalloc(&b.base_, static_cast<size_t>(total)),
-                                         "allocate " + std::to_string(bytes) + " bytes for " + name));
+  const cudaError_t e = cudaMalloc(&b.base_, static_cast<size_t>(total));
+  if (e != cudaSuccess) {
+    // A failed allocation is not sticky but stays the runtime's last error: clear it, or
+    // the next launch check (cudaGetLastError) would report it as that kernel's failure.
+    (void)cudaGetLastError();
+    b.base_ = nullptr;
+    return detail::cuda_status(e, "allocate " + std::to_string(bytes) + " bytes for " + name);
+  }
   account(total);
   b.data_ = static_cast<unsigned char*>(b.base_) + kGuardBytes;
   b.bytes_ = bytes;
