@@ -47,6 +47,16 @@ step() {  # step NAME COMMAND...: runs, logs to OUT/NAME.log, keeps the worst st
   return 0
 }
 
+# The binaries import glibc symbols up to the version assemble.cmake recorded: on an
+# older glibc the loader would refuse them with a less readable message.
+need=$(sed -n 's/^needs glibc //p' "$HERE/MANIFEST" 2>/dev/null | head -n 1)
+have=$(getconf GNU_LIBC_VERSION 2>/dev/null | sed 's/^glibc //')
+if [ -n "$need" ] && [ -n "$have" ] && [ "$(printf '%s\n%s\n' "$need" "$have" | sort -V | head -n 1)" != "$need" ]; then
+  echo "run.sh: this bundle needs glibc $need or newer, and this node has glibc $have" \
+       "(assemble the bundle on a system with an older glibc)" >&2
+  exit 2
+fi
+
 : >"$OUT/summary.txt"
 cat "$HERE/MANIFEST" >"$OUT/manifest.txt" 2>/dev/null
 command -v nvidia-smi >/dev/null && nvidia-smi >"$OUT/nvidia-smi.txt" 2>&1
