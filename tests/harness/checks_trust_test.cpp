@@ -1,10 +1,12 @@
 // The trust rule's geometry (DESIGN section 4, Trust): a conv's dx is judged on the
 // input elements some window reads (conv_input_read, distrust_output), so zeros that a
 // stride or padding alone makes do not mistrust a case, while a dx of zeros still fails.
-// And the tolerance model's own trust rule: a bound that reaches 0 at every element.
+// And the tolerance model's own trust rule: a bound that reaches 0 at every element; and
+// the rule's non-finite constants (one NaN or infinity everywhere).
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 
 #include "kc/checks.h"
 #include "kc/invoke.h"
@@ -99,6 +101,33 @@ TEST(Tolerance, ABoundThatReachesZeroAtEveryElementIsMistrusted) {
   EXPECT_EQ(zero.disposition, Disposition::kFailed) << zero.message;
   compare_tensors("dw", zeros, Tensor::filled(DType::kF64, {3}, 0.0), &abs, bf16_sums, all_zero);
   EXPECT_EQ(all_zero.disposition, Disposition::kPassed) << all_zero.message;
+}
+
+// One non-finite value everywhere is a constant too: on an all-NaN x, y and dw are NaN
+// at every element whatever the sum (a mean, one position's), so a pass proves nothing
+// of the arithmetic and is MISTRUSTED. A mix of NaN and infinities is judged: a kernel
+// writing one constant fails it.
+TEST(Trust, OneNonFiniteValueAtEveryElementIsMistrustedAMixIsJudged) {
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  EXPECT_NE(distrust("dw", Tensor{DType::kF64, {2}, {nan, nan}}).find("dw is NaN at every element: a kernel that "
+                                                                      "writes NaN would pass"),
+            std::string::npos);
+  EXPECT_NE(distrust("y", Tensor{DType::kF64, {2}, {inf, inf}}).find("y is +inf at every element"), std::string::npos);
+  EXPECT_NE(distrust("y", Tensor{DType::kF64, {1}, {-inf}}).find("y is -inf at every element"), std::string::npos);
+  EXPECT_EQ(distrust("dw", Tensor{DType::kF64, {3}, {nan, -inf, nan}}), "");
+  EXPECT_EQ(distrust("dw", Tensor{DType::kF64, {2}, {inf, -inf}}), "");
+
+  Case c = test::conv_case({.batch = 2, .channels = 2, .out_channels = 2, .spatial = {6}, .kernel = {3}});
+  c.tensors["x"] = Tensor::filled(DType::kF64, {2, 2, 6}, nan);
+  c.checks = {"forward", "backward"};
+  test::DelegatingBackend right("right");
+  const CaseResult r = check_case(c, right);
+  for (const char* name : {"forward", "backward"}) {
+    const CheckResult* k = find_check(r, name);
+    ASSERT_NE(k, nullptr);
+    EXPECT_EQ(k->disposition, Disposition::kMistrusted) << name << ": " << k->message;
+    EXPECT_NE(k->message.find("is NaN at every element"), std::string::npos) << k->message;
+  }
 }
 
 }  // namespace

@@ -51,13 +51,18 @@ namespace {
 // distrust(), counting only the elements `counted` flags (all when it is empty).
 std::string distrust_of(std::string_view tensor, const Tensor& ref, bool sparse_by_construction,
                         std::string_view source, const std::vector<char>& counted) {
-  int64_t finite = 0, zeros = 0;
+  int64_t finite = 0, zeros = 0, nonfinite = 0, nans = 0, pos_inf = 0;
   bool constant = true;
   double first = 0.0;
   for (int64_t i = 0; i < ref.size(); ++i) {
     const double v = ref[i];
     if (!counted.empty() && !counted[static_cast<size_t>(i)]) continue;
-    if (!std::isfinite(v)) continue;
+    if (!std::isfinite(v)) {
+      ++nonfinite;
+      nans += std::isnan(v);
+      pos_inf += v > 0;
+      continue;
+    }
     if (finite == 0) first = v;
     constant = constant && v == first;
     ++finite;
@@ -69,7 +74,18 @@ std::string distrust_of(std::string_view tensor, const Tensor& ref, bool sparse_
   if (!counted.empty() && std::find(counted.begin(), counted.end(), 1) == counted.end()) {
     return t + " is all zero: no window reads any element of x";
   }
-  if (finite == 0) return {};
+  if (finite == 0) {
+    // No finite element: one value everywhere (all NaN, all +inf or all -inf) is a
+    // constant that a kernel writing it would match, whatever its arithmetic (a dw that is
+    // a mean, or one position's, passes on all-NaN x). A mix still judges propagation.
+    if (nonfinite == 0) return {};
+    const int64_t neg_inf = nonfinite - nans - pos_inf;
+    if (nans == nonfinite) return t + " is NaN at every element: a kernel that writes NaN would pass";
+    if (pos_inf == nonfinite || neg_inf == nonfinite) {
+      return t + " is " + (pos_inf ? "+inf" : "-inf") + " at every element: a kernel that writes it would pass";
+    }
+    return {};
+  }
   if (zeros == finite) return t + " is all zero: a kernel that writes zeros would pass";
   if (sparse_by_construction) return {};
   if (constant && finite > 1) return t + " is constant: it cannot tell positions apart";
