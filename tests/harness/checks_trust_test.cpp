@@ -130,5 +130,24 @@ TEST(Trust, OneNonFiniteValueAtEveryElementIsMistrustedAMixIsJudged) {
   }
 }
 
+// An f64 output that overflows from finite inputs is not finite in the oracle either:
+// gradcheck and adjoint cannot judge it and say why, on the oracle itself too.
+TEST(Trust, AnF64SumThatOverflowsIsNotJudgedByDifferences) {
+  Case c = test::conv_case({.spatial = {4}, .kernel = {2}});
+  c.tensors["x"] = Tensor{DType::kF64, {1, 1, 4}, {1.5e308, 1.0e308, 1.0, 2.0}};
+  c.tensors["w"] = Tensor{DType::kF64, {1, 1, 2}, {1.5, 1.5}};
+  c.checks = {"gradcheck", "adjoint"};
+  auto oracle = make_reference_backend();
+  const CaseResult r = check_case(c, *oracle);
+  for (const char* name : {"gradcheck", "adjoint"}) {
+    const CheckResult* k = find_check(r, name);
+    ASSERT_NE(k, nullptr);
+    EXPECT_EQ(k->disposition, Disposition::kSkipped) << name << ": " << k->message;
+    EXPECT_NE(k->message.find("the oracle's y is not finite although every input is (a sum overflows f64)"),
+              std::string::npos)
+        << k->message;
+  }
+}
+
 }  // namespace
 }  // namespace kc

@@ -123,15 +123,18 @@ inline std::string nonfinite_inputs(const CheckContext& ctx) {
   return {};
 }
 
-// Which of the oracle's outputs overflow the case dtype on a candidate (a correct kernel
-// stores inf there, and a sum or difference with inf says nothing); empty when none does
-// or on the oracle itself, whose outputs are f64.
+// Which of the oracle's outputs overflow: f64 itself (an output that is not finite from
+// finite inputs, on any backend), or the case dtype on a candidate (a correct kernel
+// stores inf there). A sum or difference with inf says nothing; empty when none does.
+// Called once the inputs are known to be finite (nonfinite_inputs).
 inline std::string overflowing(const CheckContext& ctx,
                                std::initializer_list<std::pair<const char*, const Tensor*>> outputs) {
-  if (ctx.is_reference) return {};
   for (const auto& [name, t] : outputs) {
     for (double v : t->data) {
-      if (std::isfinite(v) && std::isinf(round_to(ctx.c.dtype, v))) {
+      if (!std::isfinite(v)) {
+        return std::string("the oracle's ") + name + " is not finite although every input is (a sum overflows f64)";
+      }
+      if (!ctx.is_reference && std::isinf(round_to(ctx.c.dtype, v))) {
         return std::string("the oracle's ") + name + " overflows " + std::string(dtype_name(ctx.c.dtype)) +
                " (a correct kernel stores inf there)";
       }
