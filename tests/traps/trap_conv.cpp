@@ -161,7 +161,9 @@ std::vector<double> pre_activation(const Plan& p, const std::vector<Tap>& taps, 
         const double* wp = &w.data[static_cast<size_t>((co * p.cin_g + ci) * p.k_count)];
         for (size_t j = 0; j < taps.size(); ++j) {
           const Tap& t = taps[reversed ? taps.size() - 1 - j : j];
-          if (t.i >= 0) zp[t.o] = sum.add(zp[t.o], wp[t.k] * xp[t.i]);
+          // A zero-padding tap is the product w * 0, as in the contract's xp: NaN where w
+          // is infinite or NaN (skipping the tap would say otherwise).
+          zp[t.o] = sum.add(zp[t.o], wp[t.k] * (t.i >= 0 ? xp[t.i] : 0.0));
         }
       }
     }
@@ -274,7 +276,7 @@ void weight_grad(const Plan& p, const std::vector<Tap>& taps, const Tensor& x, c
         const double* xp = &x.data[static_cast<size_t>((n * p.Cin + cin) * p.in_count)];
         const double* dzp = &dz[static_cast<size_t>((n * p.Cout + co) * p.out_count)];
         for (const Tap& t : taps) {
-          const double v = t.i < 0 ? 0.0 : dzp[t.o] * xp[t.i];
+          const double v = dzp[t.o] * (t.i >= 0 ? xp[t.i] : 0.0);  // padding: dz * 0, NaN for dz = NaN
           if (bug == Bug::kDwLastPosition) {  // `dw = ...` where `dw += ...` was meant
             part[static_cast<size_t>(t.k)] = v;
             continue;
