@@ -47,7 +47,11 @@ Disposition worse(Disposition a, Disposition b) { return severity(a) >= severity
 void roll_up(CaseResult& r) {
   if (r.checks.empty()) return;
   Disposition d = Disposition::kSkipped;
-  for (const CheckResult& c : r.checks) d = worse(d, c.disposition);
+  for (CheckResult& c : r.checks) {
+    // Checks join their parts with "; " as they go: the last separator ends nothing.
+    while (!c.message.empty() && (c.message.back() == ' ' || c.message.back() == ';')) c.message.pop_back();
+    d = worse(d, c.disposition);
+  }
   r.disposition = d;
 }
 
