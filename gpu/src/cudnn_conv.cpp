@@ -38,17 +38,22 @@ Status with_algorithms(const CudnnCall& call, const ConvDescs& d, const char* wh
   const CudnnApi& api = call.api;
   const bool f32 = call.dtype == DType::kF32;
   const std::string key = std::string(what) + "|" + d.key + (call.deterministic ? "|deterministic" : "");
-  // Sets the math type, sizes and allocates the workspace, runs.
-  auto attempt = [&](Algo algo, cudnnMathType_t math) -> Status {
+  // Sets the math type, sizes (unless `known`) and allocates the workspace, runs.
+  size_t bytes = 0;
+  auto attempt = [&](Algo algo, cudnnMathType_t math, const size_t* known) -> Status {
     KC_RETURN_IF_ERROR(cudnn_status(api, api.cudnnSetConvolutionMathType(d.conv.get(), math),
                                     "cudnnSetConvolutionMathType"));
-    size_t bytes = 0;
-    KC_RETURN_IF_ERROR(cudnn_status(api, size(algo, &bytes), std::string(what) + " workspace size"));
+    if (known != nullptr) {
+      bytes = *known;
+    } else {
+      KC_RETURN_IF_ERROR(cudnn_status(api, size(algo, &bytes), std::string(what) + " workspace size"));
+    }
     KC_RETURN_IF_ERROR(ensure_size(call.workspace, static_cast<int64_t>(bytes), "cudnn workspace"));
     return run(algo, call.workspace.data(), bytes);
   };
   if (auto it = call.chosen.find(key); it != call.chosen.end()) {
-    if (attempt(static_cast<Algo>(it->second.algo), it->second.math).ok()) return ok_status();
+    const AlgoChoice c = it->second;
+    if (attempt(static_cast<Algo>(c.algo), c.math, &c.workspace_bytes).ok()) return ok_status();
     call.chosen.erase(it);  // search again
   }
   KC_RETURN_IF_ERROR(cudnn_status(
@@ -66,14 +71,28 @@ Status with_algorithms(const CudnnCall& call, const ConvDescs& d, const char* wh
     if (!within_tolerance_model(p.algo)) continue;
     if (call.deterministic && p.determinism != CUDNN_DETERMINISTIC) continue;
     const cudnnMathType_t math = f32 ? CUDNN_FMA_MATH : p.mathType;
-    const Status s = attempt(p.algo, math);  // a workspace too large to allocate falls through too
+    const Status s = attempt(p.algo, math, nullptr);  // a workspace too large to allocate falls through too
     if (s.ok()) {
-      call.chosen[key] = AlgoChoice{static_cast<int>(p.algo), math};
+      call.chosen[key] = AlgoChoice{static_cast<int>(p.algo), math, bytes};
       return s;
     }
     last = s;
   }
   return last;
+}
+
+std::string conv_key(DType dtype, const ConvGeometry& g, const std::vector<int>& x_spatial,
+                     const std::vector<int>& pad) {
+  std::string key = std::string(dtype_name(dtype)) + " n" + std::to_string(g.batch) + " c" +
+                    std::to_string(g.in_channels) + " k" + std::to_string(g.out_channels) + " g" +
+                    std::to_string(g.groups) + " x";
+  for (int e : x_spatial) key += " " + std::to_string(e);
+  key += " pad";
+  for (int e : pad) key += " " + std::to_string(e);
+  for (const DimGeometry& dim : g.spatial.dims) {
+    key += " [" + std::to_string(dim.kernel) + " " + std::to_string(dim.stride) + " " + std::to_string(dim.dilation) + "]";
+  }
+  return key;
 }
 
 }  // namespace
@@ -83,20 +102,22 @@ StatusOr<ConvDescs> make_conv_descs(const CudnnApi& api, DType dtype, const Conv
   ConvDescs d;
   const int n = static_cast<int>(g.batch), cin = static_cast<int>(g.in_channels),
             cout = static_cast<int>(g.out_channels);
-  d.key = std::string(dtype_name(dtype)) + " n" + std::to_string(n) + " c" + std::to_string(cin) + " k" +
-          std::to_string(cout) + " g" + std::to_string(g.groups) + " x";
-  for (int e : x_spatial) d.key += " " + std::to_string(e);
-  d.key += " pad";
-  for (int e : pad) d.key += " " + std::to_string(e);
-  for (const DimGeometry& dim : g.spatial.dims) {
-    d.key += " [" + std::to_string(dim.kernel) + " " + std::to_string(dim.stride) + " " + std::to_string(dim.dilation) + "]";
-  }
+  d.key = conv_key(dtype, g, x_spatial, pad);
   KC_ASSIGN_OR_RETURN(d.x, make_tensor(api, dtype, n, cin, x_spatial));
   KC_ASSIGN_OR_RETURN(d.y, make_tensor(api, dtype, n, cout, cudnn_spatial(g.spatial.out_dims(), 1)));
   KC_ASSIGN_OR_RETURN(d.b, make_tensor(api, dtype, 1, cout, std::vector<int>(x_spatial.size(), 1)));
   KC_ASSIGN_OR_RETURN(d.w, make_filter(api, dtype, g));
   KC_ASSIGN_OR_RETURN(d.conv, make_conv(api, g, pad));
   return d;
+}
+
+StatusOr<const ConvDescs*> cached_conv_descs(const CudnnApi& api, ConvDescCache& cache, DType dtype,
+                                             const ConvGeometry& g, const std::vector<int>& x_spatial,
+                                             const std::vector<int>& pad) {
+  const std::string key = conv_key(dtype, g, x_spatial, pad);
+  if (auto it = cache.find(key); it != cache.end()) return &it->second;
+  KC_ASSIGN_OR_RETURN(ConvDescs d, make_conv_descs(api, dtype, g, x_spatial, pad));
+  return &cache.emplace(key, std::move(d)).first->second;
 }
 
 Status cudnn_conv_forward(const CudnnCall& call, const ConvDescs& d, const void* x, const void* w, void* y,

@@ -34,10 +34,18 @@ struct ConvDescs {
 StatusOr<ConvDescs> make_conv_descs(const CudnnApi& api, DType dtype, const ConvGeometry& g,
                                     const std::vector<int>& x_spatial, const std::vector<int>& pad);
 
+// The descriptors of each problem seen, made once: a framework keeps them, and a
+// benchmark's timed run must not time their creation.
+using ConvDescCache = std::map<std::string, ConvDescs>;
+StatusOr<const ConvDescs*> cached_conv_descs(const CudnnApi& api, ConvDescCache& cache, DType dtype,
+                                             const ConvGeometry& g, const std::vector<int>& x_spatial,
+                                             const std::vector<int>& pad);
+
 // The algorithm that ran, per direction and problem (ConvDescs::key, determinism).
 struct AlgoChoice {
   int algo = 0;
   cudnnMathType_t math = CUDNN_DEFAULT_MATH;
+  size_t workspace_bytes = 0;  // as asked under `math` when it was chosen
 };
 using AlgoCache = std::map<std::string, AlgoChoice>;
 

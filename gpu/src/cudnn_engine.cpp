@@ -82,7 +82,9 @@ class CudnnEngine final : public Engine {
   const CudnnApi* api_ = nullptr;
   cudnnHandle_t handle_ = nullptr;
   DeviceBuffer workspace_, xp_, dxp_, z_, r_, dz_;
-  AlgoCache chosen_;  // the convolution algorithms that ran, per problem
+  AlgoCache chosen_;     // the convolution algorithms that ran, per problem
+  ConvDescCache descs_;  // the descriptors of each problem, made once
+  ActDesc relu_;         // made once, in ready()
 };
 
 Status CudnnEngine::supports(const Case& c) const {
@@ -109,10 +111,12 @@ Status CudnnEngine::supports(const Case& c) const {
 
 Status CudnnEngine::ready() {
   KC_RETURN_IF_ERROR(available());
-  if (handle_ != nullptr) return ok_status();
+  if (handle_ != nullptr && relu_.get() != nullptr) return ok_status();
   KC_ASSIGN_OR_RETURN(api_, cudnn_api());
   note_cuda_initialised();
-  return cudnn_status(*api_, api_->cudnnCreate(&handle_), "cudnnCreate");
+  if (handle_ == nullptr) KC_RETURN_IF_ERROR(cudnn_status(*api_, api_->cudnnCreate(&handle_), "cudnnCreate"));
+  KC_ASSIGN_OR_RETURN(relu_, make_relu(*api_));
+  return ok_status();
 }
 
 StatusOr<TensorDesc> CudnnEngine::interior(DType dtype, int n, int c, const std::vector<int>& in,
@@ -180,15 +184,15 @@ Status CudnnEngine::conv_plus_bias(DType dtype, const ConvDescs& d, const void* 
 }
 
 Status CudnnEngine::relu_in_place(const ConvDescs& d, void* y) {
-  KC_ASSIGN_OR_RETURN(ActDesc act, make_relu(*api_));
-  return cudnn_status(*api_, api_->cudnnActivationForward(handle_, act.get(), &kOne, d.y.get(), y, &kZero, d.y.get(), y),
+  return cudnn_status(*api_, api_->cudnnActivationForward(handle_, relu_.get(), &kOne, d.y.get(), y, &kZero, d.y.get(), y),
                       "cudnnActivationForward (relu)");
 }
 
 Status CudnnEngine::conv_forward(const ConvGeometry& g, DType dtype, bool relu, const ConvIO& io) {
   KC_RETURN_IF_ERROR(ready());
   KC_ASSIGN_OR_RETURN(Input in, conv_input(g, dtype, io.x));
-  KC_ASSIGN_OR_RETURN(ConvDescs d, make_conv_descs(*api_, dtype, g, in.spatial, in.pad));
+  KC_ASSIGN_OR_RETURN(const ConvDescs* descs, cached_conv_descs(*api_, descs_, dtype, g, in.spatial, in.pad));
+  const ConvDescs& d = *descs;
   KC_RETURN_IF_ERROR(conv_plus_bias(dtype, d, in.x, io.w, io.b, io.y));
   return relu ? relu_in_place(d, io.y) : ok_status();
 }
@@ -201,12 +205,11 @@ Status CudnnEngine::fused_grad(const ConvGeometry& g, DType dtype, const ConvDes
   KC_RETURN_IF_ERROR(ensure_size(r_, bytes, "cudnn relu(z)"));
   KC_RETURN_IF_ERROR(ensure_size(dz_, bytes, "cudnn dz"));
   KC_RETURN_IF_ERROR(conv_plus_bias(dtype, d, in.x, io.w, io.b, z_.data()));
-  KC_ASSIGN_OR_RETURN(ActDesc act, make_relu(*api_));
   KC_RETURN_IF_ERROR(cudnn_status(
-      *api_, api_->cudnnActivationForward(handle_, act.get(), &kOne, d.y.get(), z_.data(), &kZero, d.y.get(), r_.data()),
+      *api_, api_->cudnnActivationForward(handle_, relu_.get(), &kOne, d.y.get(), z_.data(), &kZero, d.y.get(), r_.data()),
       "cudnnActivationForward (relu)"));
   return cudnn_status(*api_,
-                      api_->cudnnActivationBackward(handle_, act.get(), &kOne, d.y.get(), r_.data(), d.y.get(), io.dy,
+                      api_->cudnnActivationBackward(handle_, relu_.get(), &kOne, d.y.get(), r_.data(), d.y.get(), io.dy,
                                                     d.y.get(), z_.data(), &kZero, d.y.get(), dz_.data()),
                       "cudnnActivationBackward (relu)");
 }
@@ -214,7 +217,8 @@ Status CudnnEngine::fused_grad(const ConvGeometry& g, DType dtype, const ConvDes
 Status CudnnEngine::conv_backward(const ConvGeometry& g, DType dtype, bool relu, const ConvIO& io) {
   KC_RETURN_IF_ERROR(ready());
   KC_ASSIGN_OR_RETURN(Input in, conv_input(g, dtype, io.x));
-  KC_ASSIGN_OR_RETURN(ConvDescs d, make_conv_descs(*api_, dtype, g, in.spatial, in.pad));
+  KC_ASSIGN_OR_RETURN(const ConvDescs* descs, cached_conv_descs(*api_, descs_, dtype, g, in.spatial, in.pad));
+  const ConvDescs& d = *descs;
   const void* dy = io.dy;
   if (relu) {
     KC_RETURN_IF_ERROR(fused_grad(g, dtype, d, in, io));
