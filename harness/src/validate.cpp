@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <numeric>
 #include <string>
 
 #include "kc/shape.h"
@@ -200,6 +201,57 @@ int64_t longest_conv_sum(const ConvGeometry& g) {
   return std::max({g.in_per_group() * taps + 1, g.out_per_group() * taps, g.batch * g.spatial.out_count()});
 }
 
+// `tolerance: exact` demands bitwise equality with the f64 oracle, which a correct kernel
+// meets only where every value it computes is exact whatever the order of its sums
+// (DESIGN section 4). Where that holds: `fill: integer` (values chosen so that every sum
+// is exact); every input given inline (the author's own values: hand-worked goldens,
+// shrunk regressions); a max pool whose dx sums the dy of at most one window per input
+// element, or of two in f64, or none in inference mode (y and indices are selections,
+// never rounded; a sum of two rounds the same either way round, but in a narrower dtype
+// the oracle's f64 sum is not the value a kernel stores). Elsewhere a correct kernel
+// fails on its rounding alone.
+//
+// Most windows whose taps can share one input element along a dim, capped at 3 (only
+// one, two or more matter): windows o and o + j share a tap position when j * stride is
+// a multiple of the dilation (j a multiple of m = lcm(stride, dilation) / stride) within
+// the dilated extent. Padding is not looked at: where taps meet only over padding the
+// count is an upper bound, exact for windows inside the input.
+int64_t windows_sharing(const DimGeometry& d) {
+  const int64_t m = d.dilation / std::gcd(d.stride, d.dilation);
+  const int64_t lcm = m * d.stride;  // <= 2^62, as is the extent below
+  return std::min({(d.kernel - 1) * d.dilation / lcm + 1, (d.out - 1) / m + 1, int64_t{3}});
+}
+
+Status check_exact_tolerance(const Case& c, const PoolGeometry* pool, bool bias) {
+  if (c.tolerance.kind != ToleranceKind::kExact || c.data.fill == Fill::kInteger) return ok_status();
+  using Names = std::vector<std::string>;
+  const Names inputs = pool != nullptr ? Names{"x", "dy"} : bias ? Names{"x", "w", "b", "dy"} : Names{"x", "w", "dy"};
+  std::string missing;
+  for (const std::string& name : inputs) {
+    if (!c.tensors.count(name)) missing += (missing.empty() ? "" : ", ") + name;
+  }
+  if (missing.empty()) return ok_status();
+  const std::string fill = "fill: " + std::string(fill_name(c.data.fill));
+  if (pool != nullptr) {
+    if (pool->mode == PoolMode::kInference) return ok_status();
+    int64_t sharing = 1;
+    for (const DimGeometry& d : pool->spatial.dims) sharing = std::min<int64_t>(sharing * windows_sharing(d), 3);
+    if (sharing == 1 || (sharing == 2 && c.dtype == DType::kF64)) return ok_status();
+    const std::string why = sharing == 2 ? "two dy values, which a correct " + std::string(dtype_name(c.dtype)) +
+                                               " kernel rounds to its dtype where the oracle keeps the f64 sum"
+                                         : "three or more dy values, whose rounding depends on the order a correct "
+                                           "kernel adds them in";
+    return invalid_argument("tolerance: exact with " + fill + " on this max pool: its windows' taps overlap, and dx sums " + why +
+                            "; exact needs fill: integer, every input inline under tensors: (missing: " + missing +
+                            "), or windows that share no input element" + (sharing == 2 ? " (or two, in f64)" : "") +
+                            "; use bound otherwise");
+  }
+  return invalid_argument("tolerance: exact with " + fill + " fails a correct kernel on the rounding of its sums; " +
+                          "exact needs fill: integer (values whose every sum is exact)" +
+                          (is_stack(c) ? std::string() : " or every input inline under tensors: (missing: " + missing + ")") +
+                          "; use bound otherwise");
+}
+
 // A stack: its own fields, the memory cap over all layers, then every layer as the
 // single-op case it runs as, so that the layer that erodes to nothing is named.
 // The stack's own fields: depth, no inline tensors, the layer's conv and pool fields.
@@ -228,6 +280,7 @@ Status check_layer(const StackLayer& layer, const Limits& limits) {
 
 Status validate_stack(const Case& c, const StackParams& p, const Limits& limits) {
   KC_RETURN_IF_ERROR(check_stack_fields(c, p, limits));
+  KC_RETURN_IF_ERROR(check_exact_tolerance(c, nullptr, true));
   const std::vector<StackLayer> layers = unchecked_stack_layers(c);
   for (size_t i = 0; i < layers.size(); ++i) KC_RETURN_IF_ERROR(at_stack_layer(i, check_layer(layers[i], limits)));
   return check_memory(c, limits);
@@ -279,7 +332,8 @@ Status validate(const Case& c, const Limits& limits) {
     KC_RETURN_IF_ERROR(check_tensor_shapes(c, {{"x", g.x_shape()}, {"dy", g.y_shape()}}, "tensors"));
     KC_RETURN_IF_ERROR(
         check_tensor_shapes(c, {{"y", g.y_shape()}, {"indices", g.y_shape()}, {"dx", g.x_shape()}}, "expected"));
-    return check_expected_indices(c, g);
+    KC_RETURN_IF_ERROR(check_expected_indices(c, g));
+    return check_exact_tolerance(c, &g, false);
   }
   const ConvGeometry g = unchecked_conv_geometry(c);
   KC_RETURN_IF_ERROR(check_conv_geometry(f, g));
@@ -290,8 +344,9 @@ Status validate(const Case& c, const Limits& limits) {
   }
   KC_RETURN_IF_ERROR(check_tensor_shapes(
       c, {{"x", g.x_shape()}, {"w", g.w_shape()}, {"b", g.b_shape()}, {"dy", g.y_shape()}}, "tensors"));
-  return check_tensor_shapes(c, {{"y", g.y_shape()}, {"dx", g.x_shape()}, {"dw", g.w_shape()}, {"db", g.b_shape()}},
-                             "expected");
+  KC_RETURN_IF_ERROR(check_tensor_shapes(
+      c, {{"y", g.y_shape()}, {"dx", g.x_shape()}, {"dw", g.w_shape()}, {"db", g.b_shape()}}, "expected"));
+  return check_exact_tolerance(c, nullptr, g.bias);
 }
 
 }  // namespace kc

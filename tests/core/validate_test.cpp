@@ -1,6 +1,7 @@
 // Tests of validate.cpp: every rule of DESIGN sections 3 and 5 gives an error naming
 // the field and the rule; inline tensor shapes; pool window rules against brute force,
 // and validation time linear in the number of windows.
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <string>
@@ -196,6 +197,99 @@ TEST(ValidateTensors, PoolIndicesAndGradientShapes) {
   c.tensors.erase("dy");
   c.tensors["w"] = Tensor::zeros(DType::kF64, {1});
   expect_error(c, StatusCode::kInvalidArgument, {"tensors.w", "unknown tensor for op maxpool"});
+}
+
+// `tolerance: exact` demands bitwise equality, which a correct kernel meets only where
+// every sum is exact: with fill: random an f32 conv failed at "got -2.06351066, want
+// -2.06351055 (bound 0)". Integer fills and inline inputs (the author's values) keep it.
+TEST(ValidateTolerance, ExactNeedsIntegerFillOrEveryInputInline) {
+  Case c = conv_case();  // no bias: x, w and dy
+  c.tolerance.kind = ToleranceKind::kExact;
+  for (Fill f : {Fill::kRandom, Fill::kNormal, Fill::kTies, Fill::kSpecial}) {
+    c.data.fill = f;
+    expect_error(c, StatusCode::kInvalidArgument,
+                 {"tolerance: exact with fill: ", "needs fill: integer", "inline under tensors: (missing: x, w, dy)"});
+  }
+  c.data.fill = Fill::kInteger;
+  expect_ok(c);
+  c.data.fill = Fill::kRandom;
+  c.tensors["x"] = Tensor::zeros(DType::kF32, {2, 4, 8, 8});
+  c.tensors["w"] = Tensor::zeros(DType::kF32, {6, 2, 3, 3});
+  expect_error(c, StatusCode::kInvalidArgument, {"tolerance: exact", "(missing: dy)"});
+  c.tensors["dy"] = Tensor::zeros(DType::kF32, {2, 6, 8, 8});
+  expect_ok(c);
+  Case fused = c;  // conv_bias_relu always has a bias, which must be inline too
+  fused.op = ConvBiasReluParams{conv(c)};
+  expect_error(fused, StatusCode::kInvalidArgument, {"tolerance: exact", "(missing: b)"});
+  fused.tensors["b"] = Tensor::zeros(DType::kF32, {6});
+  expect_ok(fused);
+  c.tolerance.kind = ToleranceKind::kBound;  // the other tolerances take any fill
+  c.tensors.clear();
+  expect_ok(c);
+  Case stack;  // no inline tensors on a stack: only the integer fill
+  stack.input = {1, 2, {8, 8}};
+  stack.op = StackParams{3, ConvParams{2, {3, 3}, {}, {}, 1, {PadKind::kSame, {}}}};
+  stack.tolerance.kind = ToleranceKind::kExact;
+  const Status s = validate(stack);
+  EXPECT_NE(s.message().find("tolerance: exact with fill: random"), std::string::npos) << s.to_string();
+  EXPECT_EQ(s.message().find("tensors"), std::string::npos) << s.to_string();
+  stack.data.fill = Fill::kInteger;
+  expect_ok(stack);
+}
+
+// A max pool's y and indices are selections; its dx sums the dy of the windows whose
+// taps share an input element: exact for one window, for two only in f64.
+TEST(ValidateTolerance, ExactOnAMaxPoolFollowsItsOverlappingWindows) {
+  auto pool1d = [](int64_t k, int64_t s, int64_t d, DType dtype) {
+    Case c;
+    c.dtype = dtype;
+    c.input = {1, 2, {16}};
+    c.op = MaxPoolParams{{k}, {s}, {d}, {}};
+    c.tolerance.kind = ToleranceKind::kExact;
+    return c;
+  };
+  expect_ok(pool1d(3, 3, 1, DType::kF32));  // disjoint windows
+  expect_ok(pool1d(2, 3, 2, DType::kF32));  // taps 0, 2 and 3, 5: disjoint
+  expect_ok(pool1d(3, 2, 1, DType::kF64));  // two windows share an element: exact in f64
+  expect_error(pool1d(3, 2, 1, DType::kF32), StatusCode::kInvalidArgument,
+               {"tolerance: exact with fill: random on this max pool", "two dy values", "(missing: x, dy)"});
+  expect_error(pool1d(2, 2, 2, DType::kF32), StatusCode::kInvalidArgument, {"two dy values"});  // taps 0, 2 and 2, 4
+  expect_error(pool1d(3, 1, 1, DType::kF64), StatusCode::kInvalidArgument, {"three or more dy values"});
+  Case inference = pool1d(3, 1, 1, DType::kF32);  // no backward: nothing is summed
+  pool(inference).mode = PoolMode::kInference;
+  expect_ok(inference);
+  Case two_d = pool_case();  // 3x3 stride 2: two windows per dim, four in the plane
+  two_d.dtype = DType::kF64;
+  two_d.tolerance.kind = ToleranceKind::kExact;
+  expect_error(two_d, StatusCode::kInvalidArgument, {"three or more dy values"});
+  two_d.data.fill = Fill::kInteger;
+  expect_ok(two_d);
+}
+
+// Windows inside the input (valid padding): exact is accepted with a random fill iff
+// no input element is a tap of two windows (of three, in f64), by brute force.
+RC_GTEST_PROP(ValidateProp, ExactPoolRuleMatchesBruteForceOverlap, (bool f64)) {
+  const int64_t in = *rc::gen::inRange<int64_t>(1, 40);
+  const int64_t k = *rc::gen::inRange<int64_t>(1, 6);
+  const int64_t s = *rc::gen::inRange<int64_t>(1, 6);
+  const int64_t d = *rc::gen::inRange<int64_t>(1, 5);
+  RC_PRE(d * (k - 1) + 1 <= in);
+  Case c;
+  c.dtype = f64 ? DType::kF64 : DType::kF32;
+  c.input = {1, 1, {in}};
+  c.op = MaxPoolParams{{k}, {s}, {d}, {PadKind::kValid, {}}};
+  c.tolerance.kind = ToleranceKind::kExact;
+  const int64_t out = (in - d * (k - 1) - 1) / s + 1;
+  int64_t most = 0;
+  for (int64_t p = 0; p < in; ++p) {
+    int64_t windows = 0;
+    for (int64_t o = 0; o < out; ++o) {
+      for (int64_t t = 0; t < k; ++t) windows += o * s + t * d == p;
+    }
+    most = std::max(most, windows);
+  }
+  const Status st = validate(c, Limits{});
+  RC_ASSERT(st.ok() == (most <= (f64 ? 2 : 1)));
 }
 
 // Pool windows that hold no input element, against a brute-force scan of every tap.

@@ -32,6 +32,9 @@
 //  - NaN and infinities: .nan .inf -.inf +.inf (any YAML 1.2 case spelling) and
 //    nan/inf/infinity. NaN loads as the canonical quiet NaN: a NaN's sign and payload
 //    are not kept (the writer prints every NaN as .nan).
+//  - `tolerance: exact` needs `fill: integer`, every input inline (x, w, b, dy as the op
+//    has them), or a max pool whose windows' taps share no input element (two in f64;
+//    any in inference mode); validate() refuses it otherwise, naming `tolerance`.
 //  - Duplicate keys in one map are refused; so are duplicate names in `checks:`.
 //  - Files over kMaxCaseFileBytes are refused before they are read; cases past
 //    kMaxFileInlineValues inline values (aliases counted each time) are refused unread.
