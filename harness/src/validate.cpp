@@ -252,8 +252,9 @@ Status check_exact_tolerance(const Case& c, const PoolGeometry* pool, bool bias)
                           "; use bound otherwise");
 }
 
-// A stack: its own fields, the memory cap over all layers, then every layer as the
-// single-op case it runs as, so that the layer that erodes to nothing is named.
+// A stack: its own fields, the work cap over all layers, every layer as the single-op
+// case it runs as (so that the layer that erodes to nothing is named), then the memory
+// cap over all layers.
 // The stack's own fields: depth, no inline tensors, the layer's conv and pool fields.
 Status check_stack_fields(const Case& c, const StackParams& p, const Limits& limits) {
   if (p.depth < 1 || p.depth > kMaxStackDepth) {
@@ -268,12 +269,13 @@ Status check_stack_fields(const Case& c, const StackParams& p, const Limits& lim
   return ok_status();
 }
 
-// One layer as the single-op cases it runs as (accumulation included). Memory is the
-// stack's cap over all layers (validate_stack): a layer is not a single-op case with the
-// checks' copies of its own.
+// One layer as the single-op cases it runs as (accumulation included). Memory and work
+// are the stack's caps over all layers (validate_stack): a layer is not a single-op case
+// with the checks' copies of its own, and a stack's forward runs every layer.
 Status check_layer(const StackLayer& layer, const Limits& limits) {
   Limits per_layer = limits;
   per_layer.max_case_bytes = kMax;
+  per_layer.max_op_work = std::numeric_limits<double>::infinity();
   KC_RETURN_IF_ERROR(validate(layer.conv_case, per_layer));
   return layer.pool_case ? validate(*layer.pool_case, per_layer) : ok_status();
 }
@@ -282,6 +284,8 @@ Status validate_stack(const Case& c, const StackParams& p, const Limits& limits)
   KC_RETURN_IF_ERROR(check_stack_fields(c, p, limits));
   KC_RETURN_IF_ERROR(check_exact_tolerance(c, nullptr, true));
   const std::vector<StackLayer> layers = unchecked_stack_layers(c);
+  // Work first: the layers' geometry rules take time linear in their windows.
+  KC_RETURN_IF_ERROR(check_stack_work(c, layers, limits));
   for (size_t i = 0; i < layers.size(); ++i) KC_RETURN_IF_ERROR(at_stack_layer(i, check_layer(layers[i], limits)));
   return check_memory(c, limits);
 }

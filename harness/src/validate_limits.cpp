@@ -118,7 +118,7 @@ constexpr int64_t kConvCheckCopies = 5, kPoolCheckCopies = 10;
 double op_work(const Case& c) {
   auto windows = [](const SpatialGeometry& s) {  // outputs times taps, per plane
     double n = 1.0;
-    for (const DimGeometry& d : s.dims) n *= static_cast<double>(d.out) * static_cast<double>(d.kernel);
+    for (const DimGeometry& d : s.dims) n *= static_cast<double>(std::max<int64_t>(d.out, 0)) * static_cast<double>(d.kernel);
     return n;
   };
   if (std::holds_alternative<MaxPoolParams>(c.op)) {
@@ -130,19 +130,45 @@ double op_work(const Case& c) {
          windows(g.spatial);
 }
 
+std::string count_text(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g", v);
+  return text;
+}
+
 }  // namespace
 
 Status check_work(const Case& c, const Limits& limits) {
   const double work = op_work(c);
   if (work <= limits.max_op_work) return ok_status();
-  char text[32];
-  std::snprintf(text, sizeof text, "%.3g", work);
   const bool pool = std::holds_alternative<MaxPoolParams>(c.op);
-  char cap[32];
-  std::snprintf(cap, sizeof cap, "%.3g", limits.max_op_work);
-  return resource_exhausted(std::string("input: one forward of the case takes about ") + text +
-                            (pool ? " comparisons" : " multiply-adds") + ", over the cap of " + cap +
-                            ": the checks would run for hours on the reference (sizes too large; set " +
+  return resource_exhausted("input: one forward of the case takes about " + count_text(work) +
+                            (pool ? " comparisons" : " multiply-adds") + ", over the cap of " +
+                            count_text(limits.max_op_work) +
+                            ": the checks would run for hours on the reference (sizes too large; set " + kOpWorkVariable +
+                            " to raise it)");
+}
+
+// A stack runs its layers' forwards one after the other, and the checks run that forward
+// and the backward as often as they run a single op's: the cap of one forward applies to
+// the sum over the layers, not to each layer (1000 layers under the cap each could take
+// a day). Layers past one that erodes to nothing are not unrolled; it counts 0.
+Status check_stack_work(const Case& c, const std::vector<StackLayer>& layers, const Limits& limits) {
+  double work = 0.0, largest = 0.0;
+  size_t largest_at = 0;
+  for (size_t i = 0; i < layers.size(); ++i) {
+    const double w = op_work(layers[i].conv_case) + (layers[i].pool_case ? op_work(*layers[i].pool_case) : 0.0);
+    work += w;
+    if (w > largest) largest = w, largest_at = i;
+  }
+  if (work <= limits.max_op_work) return ok_status();
+  const bool pool = has_max_pool(layers);
+  const int64_t depth = std::get<StackParams>(c.op).depth;
+  return resource_exhausted("stack.depth: one forward through the stack's " + std::to_string(depth) +
+                            (depth == 1 ? " layer" : " layers") + " takes about " + count_text(work) + (pool ? " multiply-adds and comparisons" : " multiply-adds") +
+                            " (the largest layer, " + std::to_string(largest_at + 1) + ", takes " + count_text(largest) +
+                            "), over the cap of " + count_text(limits.max_op_work) +
+                            " for the whole stack: the checks would run for hours on the reference (depth or sizes too large; set " +
                             kOpWorkVariable + " to raise it)");
 }
 

@@ -2,7 +2,10 @@
 // after the field rules, so that every size is within Limits::max_size.
 #pragma once
 
+#include <vector>
+
 #include "kc/case.h"
+#include "kc/stack.h"
 #include "kc/status.h"
 #include "kc/validate.h"
 
@@ -14,5 +17,9 @@ Status check_memory(const Case& c, const Limits& limits);
 
 // The work of one forward of a single-op case against limits.max_op_work.
 Status check_work(const Case& c, const Limits& limits);
+
+// The work of one forward through a stack, summed over its layers (unchecked_stack_layers),
+// against the same cap; the error names stack.depth, the total and the largest layer.
+Status check_stack_work(const Case& c, const std::vector<StackLayer>& layers, const Limits& limits);
 
 }  // namespace kc

@@ -99,6 +99,40 @@ TEST(ValidateResources, WorkCapRefusesCasesThatWouldOnlyTimeOut) {
   expect_error(cube, StatusCode::kResourceExhausted, {"1.24e+27 comparisons"}, roomy);
 }
 
+// The work cap holds for a stack as a whole: 1000 layers of 64 channels on 64x64 with
+// a 9x9 kernel are 1.36e9 multiply-adds each, under the cap, and 1.36e12 in all, 20
+// times over it (accepted when the cap was checked per layer). A single layer over the
+// cap is named by the stack's total too, not as "stack layer 1".
+TEST(ValidateResources, WorkCapHoldsForTheWholeStack) {
+  Case c;
+  c.input = {1, 64, {64, 64}};
+  StackParams p{1000, ConvParams{64, {9, 9}, {}, {}, 1, {PadKind::kSame, {}}}};
+  p.relu = true;
+  c.op = p;
+  Limits roomy;
+  roomy.max_case_bytes = int64_t{300} << 30;
+  expect_error(c, StatusCode::kResourceExhausted,
+               {"stack.depth: one forward through the stack's 1000 layers takes about 1.36e+12 multiply-adds",
+                "the largest layer, 1, takes 1.36e+09", "over the cap of 6.87e+10", "KC_MAX_OP_WORK"},
+               roomy);
+  std::get<StackParams>(c.op).depth = 50;  // 6.8e10: under the cap
+  expect_ok(c, roomy);
+  std::get<StackParams>(c.op).depth = 51;
+  expect_error(c, StatusCode::kResourceExhausted, {"stack's 51 layers takes about 6.93e+10"}, roomy);
+  Case pooled;  // a layer's max pool counts its comparisons: 8 layers of 1.7e10 + 1.3e8
+  pooled.input = {1, 1, {int64_t{1} << 26}};
+  StackParams q{8, ConvParams{1, {256}, {}, {}, 1, {PadKind::kSame, {}}}};
+  q.pool = MaxPoolParams{{2}, {1}, {}, {PadKind::kSame, {}}};
+  pooled.op = q;
+  roomy.max_case_bytes = std::numeric_limits<int64_t>::max();
+  expect_error(pooled, StatusCode::kResourceExhausted, {"multiply-adds and comparisons"}, roomy);
+  std::get<StackParams>(pooled.op).depth = 1;  // one layer over the cap: the stack's message
+  roomy.max_op_work = 1e10;
+  const Status s = validate(pooled, roomy);
+  EXPECT_NE(s.message().find("stack.depth: one forward through the stack's 1 layer takes"), std::string::npos) << s.to_string();
+  EXPECT_EQ(s.message().find("stack layer"), std::string::npos) << s.to_string();
+}
+
 TEST(ValidateResources, CaseBytesCapIsHonoured) {
   // [1, 1, 4, 4], 3x3 valid -> y [1, 1, 2, 2]. The reference and a candidate each hold
   // x, w, y and their gradients in f64: at least 2 * 2 * (16 + 9 + 4) * 8 = 928 bytes.

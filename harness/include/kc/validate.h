@@ -17,10 +17,10 @@ struct Limits {
   int64_t max_case_bytes = int64_t{4} << 30;
   // Any single size (batch, channel count, extent, kernel, stride, dilation, padding).
   int64_t max_size = int64_t{1} << 31;
-  // Multiply-adds (conv) or comparisons (max pool) of one forward: past 2^36 the f64
-  // reference takes half a minute or more per forward, and the checks run it dozens of
-  // times, so such a case could only time out (which reads as if the kernel hung).
-  // KC_MAX_OP_WORK raises it (e.g. 1024G).
+  // Multiply-adds (conv) or comparisons (max pool) of one forward, a stack's summed over
+  // its layers: past 2^36 the f64 reference takes half a minute or more per forward, and
+  // the checks run it dozens of times, so such a case could only time out (which reads
+  // as if the kernel hung). KC_MAX_OP_WORK raises it (e.g. 1024G).
   double max_op_work = 68719476736.0;
 };
 
