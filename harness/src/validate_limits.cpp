@@ -74,36 +74,101 @@ Status limits_environment_problem() {
 
 namespace {
 
+int64_t product(const Dims& d) {
+  int64_t n = 1;
+  for (int64_t v : d) n = saturating_mul(n, v);
+  return n;
+}
+
+// A field that can make a part of the memory large, and by how much it multiplies that
+// part over what the input alone would make it (a kernel of 961 taps: its im2col by 961).
+struct Cause {
+  double factor = 1.0;
+  std::string field;  // the path the message starts with: "conv.kernel", "input", ...
+  std::string why;    // that field as the message names it: "conv.kernel [31, 31]"
+};
+
+// One part of an op's memory estimate: a tensor with its gradient (or the reference's
+// workspace), its shape, the f64 arrays of that shape the reference and one candidate
+// hold, and what can make it large (`base` when none of `causes` does).
+struct MemoryPart {
+  std::string what;
+  Dims shape;
+  int64_t arrays = 1;
+  Cause base;
+  std::vector<Cause> causes;
+  int64_t elements() const { return product(shape); }
+  int64_t bytes() const { return saturating_mul(saturating_mul(elements(), arrays), 8); }
+};
+
+std::string dims_text(const Dims& d) { return d.size() == 1 ? num(d[0]) : dims_to_string(d); }
+
+Dims concat(Dims a, const Dims& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+double ratio(int64_t a, int64_t b) { return static_cast<double>(a) / static_cast<double>(std::max<int64_t>(b, 1)); }
+
+// What makes the padded extent large: explicit padding itself, or for same/same_lower
+// the dilated kernel extent d * (k - 1) it pads for (the larger of its two factors).
+Cause padding_cause(const std::string& f, const PadSpec& spec, const SpatialGeometry& g, double factor) {
+  size_t at = 0;
+  for (size_t i = 0; i < g.dims.size(); ++i) {
+    if (g.dims[i].pad_lo + g.dims[i].pad_hi > g.dims[at].pad_lo + g.dims[at].pad_hi) at = i;
+  }
+  const DimGeometry& d = g.dims[at];
+  const std::string pads = " pads " + num(d.pad_lo) + "/" + num(d.pad_hi) + " in dim " + num(static_cast<int64_t>(at));
+  if (spec.kind == PadKind::kExplicit) return {factor, f + ".padding", f + ".padding, which" + pads};
+  const std::string same = spec.kind == PadKind::kSame ? ", for which padding same" : ", for which padding same_lower";
+  if (d.dilation > d.kernel - 1) return {factor, f + ".dilation", f + ".dilation " + num(d.dilation) + same + pads};
+  return {factor, f + ".kernel", f + ".kernel " + num(d.kernel) + same + pads};
+}
+
+// The op's memory parts (see op_tensor_bytes). `f` is the op's field path in messages
+// ("conv", "conv_bias_relu", "maxpool", "stack.layer.conv", ...).
+std::vector<MemoryPart> memory_parts(const Case& c, const std::string& f) {
+  const Cause input{1.0, "input", "input (batch " + num(c.input.batch) + ", channels " + num(c.input.channels) +
+                                      ", spatial " + dims_to_string(c.input.spatial) + ")"};
+  if (const auto* p = std::get_if<MaxPoolParams>(&c.op)) {
+    const PoolGeometry g = unchecked_pool_geometry(c);
+    const double grown = ratio(product(g.spatial.out_dims()), product(g.spatial.in_dims()));
+    return {{"x and dx", g.x_shape(), 4, input, {}},
+            {"y, dy and indices", g.y_shape(), 6, input, {padding_cause(f, p->padding, g.spatial, grown)}}};
+  }
+  const ConvGeometry g = unchecked_conv_geometry(c);
+  const ConvParams& p = std::holds_alternative<ConvParams>(c.op) ? std::get<ConvParams>(c.op)
+                                                                 : std::get<ConvBiasReluParams>(c.op).conv;
+  const SpatialGeometry& s = g.spatial;
+  Dims padded;
+  for (const DimGeometry& d : s.dims) padded.push_back(d.padded());
+  const int64_t taps = product(s.kernel_dims()), cin = g.in_per_group(), in = product(s.in_dims());
+  const double grown = ratio(product(s.out_dims()), in);  // outputs over inputs: the padding's doing
+  const Cause kernel{static_cast<double>(taps), f + ".kernel", f + ".kernel " + dims_text(s.kernel_dims())};
+  const Cause cout{static_cast<double>(g.out_channels), f + ".out_channels", f + ".out_channels " + num(g.out_channels)};
+  const Cause channels{static_cast<double>(cin), "input.channels",
+                       "input.channels " + num(g.in_channels) + " (in groups of " + num(cin) + ")"};
+  const Cause more_channels{ratio(g.out_channels, g.in_channels), cout.field, cout.why};
+  // w is not made of x: its largest factor is its cause.
+  const Cause w_base = kernel.factor >= cout.factor && kernel.factor >= channels.factor ? kernel
+                       : cout.factor >= channels.factor                                 ? cout
+                                                                                        : channels;
+  // Reference and candidate: x, dx, w, dw, y, dy; reference only: xp, dxp, im2col.
+  return {{"x and dx", g.x_shape(), 4, input, {}},
+          {"w and dw", g.w_shape(), 4, w_base, {}},
+          {"y and dy", g.y_shape(), 4, input, {more_channels, padding_cause(f, p.padding, s, grown)}},
+          {"the reference's padded x and its gradient", concat({g.batch, g.in_channels}, padded), 2, input,
+           {padding_cause(f, p.padding, s, ratio(product(padded), in))}},
+          {"the reference's im2col workspace (Cin/G, kernel, out)", concat(concat({cin}, s.kernel_dims()), s.out_dims()),
+           1, input, {kernel, padding_cause(f, p.padding, s, grown)}}};
+}
+
 // The tensors of one op: inputs, outputs and gradients as f64 for the reference and one
 // candidate, plus the reference's padded input and im2col workspace.
 int64_t op_tensor_bytes(const Case& c) {
-  auto spatial_product = [](const Dims& d) {
-    int64_t n = 1;
-    for (int64_t v : d) n = saturating_mul(n, v);
-    return n;
-  };
-  const int64_t planes_in = saturating_mul(c.input.batch, c.input.channels);
-  const int64_t x = saturating_mul(planes_in, spatial_product(c.input.spatial));
-  int64_t elems = 0;
-  if (std::holds_alternative<MaxPoolParams>(c.op)) {
-    const PoolGeometry g = unchecked_pool_geometry(c);
-    const int64_t y = saturating_mul(planes_in, spatial_product(g.spatial.out_dims()));
-    elems = saturating_add(saturating_mul(x, 4), saturating_mul(y, 6));  // x, dx; y, dy, indices
-  } else {
-    const ConvGeometry g = unchecked_conv_geometry(c);
-    int64_t padded = 1;
-    for (const DimGeometry& d : g.spatial.dims) padded = saturating_mul(padded, d.padded());
-    const int64_t xp = saturating_mul(planes_in, padded);
-    const int64_t k = spatial_product(g.spatial.kernel_dims());
-    const int64_t out = spatial_product(g.spatial.out_dims());
-    const int64_t w = saturating_mul(saturating_mul(g.out_channels, g.in_per_group()), k);
-    const int64_t y = saturating_mul(saturating_mul(g.batch, g.out_channels), out);
-    const int64_t col = saturating_mul(saturating_mul(g.in_per_group(), k), out);
-    // Reference and candidate: x, dx, w, dw, y, dy; reference only: xp, dxp, im2col.
-    elems = saturating_mul(saturating_add(saturating_add(x, w), y), 4);
-    elems = saturating_add(elems, saturating_add(saturating_mul(xp, 2), col));
-  }
-  return saturating_mul(elems, 8);
+  int64_t bytes = 0;
+  for (const MemoryPart& part : memory_parts(c, "")) bytes = saturating_add(bytes, part.bytes());
+  return bytes;
 }
 
 // The checks hold more than one set at a time (the absolute-value pass, the inputs'
@@ -118,7 +183,7 @@ constexpr int64_t kConvCheckCopies = 5, kPoolCheckCopies = 10;
 double op_work(const Case& c) {
   auto windows = [](const SpatialGeometry& s) {  // outputs times taps, per plane
     double n = 1.0;
-    for (const DimGeometry& d : s.dims) n *= static_cast<double>(std::max<int64_t>(d.out, 0)) * static_cast<double>(d.kernel);
+    for (const DimGeometry& d : s.dims) n *= static_cast<double>(d.out) * static_cast<double>(d.kernel);
     return n;
   };
   if (std::holds_alternative<MaxPoolParams>(c.op)) {
@@ -191,16 +256,88 @@ int64_t estimate_case_bytes(const Case& c) {
   return saturating_mul(op_tensor_bytes(c), pool ? kPoolCheckCopies : kConvCheckCopies);
 }
 
+namespace {
+
+std::string op_field(const Case& c) {
+  if (std::holds_alternative<MaxPoolParams>(c.op)) return "maxpool";
+  return std::holds_alternative<ConvBiasReluParams>(c.op) ? "conv_bias_relu" : "conv";
+}
+
+const MemoryPart& largest_part(const std::vector<MemoryPart>& parts) {
+  return *std::max_element(parts.begin(), parts.end(),
+                           [](const MemoryPart& a, const MemoryPart& b) { return a.bytes() < b.bytes(); });
+}
+
+// The part's cause: its largest factor, where that factor is what puts `bytes` over the
+// cap (without it the case would fit); else its base (a batch of a million is the
+// input's doing, not the out_channels' that make y 21 times x).
+const Cause& cause_of(const MemoryPart& part, int64_t bytes, int64_t cap) {
+  const Cause* best = nullptr;
+  for (const Cause& c : part.causes) {
+    if (c.factor >= 2.0 && (best == nullptr || c.factor > best->factor)) best = &c;
+  }
+  if (best == nullptr || static_cast<double>(bytes) / best->factor > static_cast<double>(cap)) return part.base;
+  return *best;
+}
+
+// "the largest part (99%) is the reference's im2col workspace (...) [64, 31, 31, 512,
+// 512], made large by conv.kernel [31, 31]"; a part whose element count overflows says so.
+std::string part_text(const MemoryPart& part, const Cause& cause, int64_t op_bytes) {
+  const std::string what = part.what + " " + dims_to_string(part.shape);
+  if (part.elements() == kMax) {
+    return what + " alone has more elements than a 64-bit count holds, made large by " + cause.why;
+  }
+  const double share = op_bytes > 0 ? 100.0 * static_cast<double>(part.bytes()) / static_cast<double>(op_bytes) : 100.0;
+  char pct[16];
+  std::snprintf(pct, sizeof pct, "%.0f%%", share);
+  return "the largest part (" + std::string(pct) + ") is " + what + ", made large by " + cause.why;
+}
+
+std::string bytes_text(int64_t bytes) {
+  return bytes == kMax ? "more host memory than a 64-bit byte count holds (over 8 EiB)"
+                       : "about " + num(bytes >> 20) + " MiB of host memory";
+}
+
+constexpr const char* kRaiseCap = " (sizes too large; set KC_MAX_CASE_BYTES to raise it)";
+
+// A stack: its largest layer's largest part; blamed on that part's field when the layer
+// alone (with the checks' two extra runs of it) is over the cap, else on the depth.
+Status stack_memory_refusal(const Case& c, int64_t bytes, const Limits& limits) {
+  const std::vector<StackLayer> layers = unchecked_stack_layers(c);
+  size_t at = 0;
+  int64_t largest = -1;
+  std::vector<MemoryPart> parts;
+  for (size_t i = 0; i < layers.size(); ++i) {
+    std::vector<MemoryPart> p = memory_parts(layers[i].conv_case, "stack.layer.conv");
+    if (layers[i].pool_case) {
+      for (MemoryPart& q : memory_parts(*layers[i].pool_case, "stack.layer.maxpool")) p.push_back(std::move(q));
+    }
+    int64_t layer = 0;
+    for (const MemoryPart& q : p) layer = saturating_add(layer, q.bytes());
+    if (layer > largest) largest = layer, at = i, parts = std::move(p);
+  }
+  const MemoryPart& top = largest_part(parts);
+  const Cause& cause = cause_of(top, saturating_mul(largest, 3), limits.max_case_bytes);
+  const int64_t depth = std::get<StackParams>(c.op).depth;
+  const std::string field = saturating_mul(largest, 3) > limits.max_case_bytes ? cause.field : "stack.depth";
+  return resource_exhausted(field + ": the stack needs " + bytes_text(bytes) + " over its " + num(depth) +
+                            (depth == 1 ? " layer" : " layers") + ", over the cap of " + num(limits.max_case_bytes >> 20) +
+                            " MiB; its largest layer, " + num(static_cast<int64_t>(at + 1)) + ", needs " +
+                            bytes_text(largest) + ": " + part_text(top, cause, largest) + kRaiseCap);
+}
+
+}  // namespace
+
 Status check_memory(const Case& c, const Limits& limits) {
   const int64_t bytes = estimate_case_bytes(c);
   if (bytes <= limits.max_case_bytes) return ok_status();
-  if (const auto* p = std::get_if<StackParams>(&c.op)) {
-    return resource_exhausted("input: the stack needs about " + num(bytes >> 20) + " MiB of host memory over its " +
-                              num(p->depth) + " layers, over the cap of " + num(limits.max_case_bytes >> 20) +
-                              " MiB (sizes too large; set KC_MAX_CASE_BYTES to raise it)");
-  }
-  return resource_exhausted("input: the case needs about " + num(bytes >> 20) + " MiB of host memory, over the cap of " +
-                            num(limits.max_case_bytes >> 20) + " MiB (sizes too large; set KC_MAX_CASE_BYTES to raise it)");
+  if (is_stack(c)) return stack_memory_refusal(c, bytes, limits);
+  const std::vector<MemoryPart> parts = memory_parts(c, op_field(c));
+  const MemoryPart& top = largest_part(parts);
+  const Cause& cause = cause_of(top, bytes, limits.max_case_bytes);
+  return resource_exhausted(cause.field + ": the case needs " + bytes_text(bytes) + ", over the cap of " +
+                            num(limits.max_case_bytes >> 20) + " MiB: " + part_text(top, cause, op_tensor_bytes(c)) +
+                            kRaiseCap);
 }
 
 }  // namespace kc

@@ -155,6 +155,62 @@ TEST(ValidateResources, CaseBytesCapIsHonoured) {
   EXPECT_GT(estimate_case_bytes(twice), bytes);
 }
 
+// A refusal names the part of the estimate that needs the most, its shape and the
+// field that makes it large (all of these said "input: the case needs about ..."), and
+// an estimate past int64 says so instead of printing INT64_MAX.
+TEST(ValidateResources, MemoryRefusalNamesThePartAndTheFieldThatMakeItLarge) {
+  Case dilated;  // padding same for dilation 2^31 - 1: 2^32 - 2 padded positions per dim
+  dilated.input = {1, 1, {8, 8}};
+  dilated.op = ConvParams{1, {3, 3}, {}, {2147483647, 2147483647}, 1, {PadKind::kSame, {}}};
+  expect_error(dilated, StatusCode::kResourceExhausted,
+               {"conv.dilation: the case needs more host memory than a 64-bit byte count holds",
+                "padded x and its gradient [1, 1, 4294967302, 4294967302] alone has more elements",
+                "conv.dilation 2147483647, for which padding same pads 2147483647/2147483647 in dim 0"});
+  EXPECT_EQ(validate(dilated).message().find("9223372036854775807"), std::string::npos);
+  EXPECT_EQ(validate(dilated).message().find("8796093022207"), std::string::npos);
+  Case wide;  // a 31x31 kernel: the reference's im2col is 961 times the input
+  wide.input = {1, 64, {512, 512}};
+  wide.op = ConvParams{64, {31, 31}, {}, {}, 1, {PadKind::kSame, {}}};
+  expect_error(wide, StatusCode::kResourceExhausted,
+               {"conv.kernel: the case needs about 622195 MiB of host memory, over the cap of 4096 MiB",
+                "im2col workspace (Cin/G, kernel, out) [64, 31, 31, 512, 512], made large by conv.kernel [31, 31]"});
+  Case padded;  // replicate padding of 100000 on an 8x8 input
+  padded.input = {1, 1, {8, 8}};
+  ConvParams p{1, {3, 3}, {}, {}, 1, {PadKind::kExplicit, {{100000, 100000}, {100000, 100000}}}};
+  p.padding_mode = PaddingMode::kReplicate;
+  padded.op = p;
+  expect_error(padded, StatusCode::kResourceExhausted,
+               {"conv.padding: the case needs about", "[1, 3, 3, 200006, 200006]",
+                "conv.padding, which pads 100000/100000 in dim 0"});
+  Case channels = conv_case();  // y holds 2^28 times as many channels as x
+  conv(channels).out_channels = int64_t{1} << 30;
+  expect_error(channels, StatusCode::kResourceExhausted,
+               {"conv.out_channels: the case needs", "y and dy [2, 1073741824, 8, 8]", "conv.out_channels 1073741824"});
+  Case batch = conv_case();  // y is 1.5 times x, but a batch of 10^9 is too large on its own
+  batch.input.batch = 1'000'000'000;
+  expect_error(batch, StatusCode::kResourceExhausted, {"input: the case needs", "input (batch 1000000000, channels 4"});
+  Case big_pool = pool_case();
+  big_pool.input.spatial = {1'000'000, 1'000'000};
+  expect_error(big_pool, StatusCode::kResourceExhausted, {"input: the case needs", "x and dx [1, 2, 1000000, 1000000]"});
+}
+
+// A stack: its largest layer's largest part, blamed on the depth where one layer fits.
+TEST(ValidateResources, StackMemoryRefusalNamesItsLargestLayer) {
+  Case c;
+  c.input = {1, 64, {64, 64}};
+  c.op = StackParams{1000, ConvParams{64, {9, 9}, {}, {}, 1, {PadKind::kSame, {}}}};
+  Limits limits;
+  limits.max_op_work = 1e15;
+  expect_error(c, StatusCode::kResourceExhausted,
+               {"stack.depth: the stack needs about 193573 MiB of host memory over its 1000 layers",
+                "its largest layer, 1, needs about 193 MiB",
+                "im2col workspace (Cin/G, kernel, out) [64, 9, 9, 64, 64], made large by stack.layer.conv.kernel [9, 9]"},
+               limits);
+  c.input = {1, 64, {512, 512}};  // one layer alone is over the cap: its field
+  c.op = StackParams{1, ConvParams{64, {31, 31}, {}, {}, 1, {PadKind::kSame, {}}}};
+  expect_error(c, StatusCode::kResourceExhausted, {"stack.layer.conv.kernel: the stack needs about"}, limits);
+}
+
 // Sets an environment variable for one scope and restores it.
 struct ScopedEnv {
   ScopedEnv(const char* name, const char* value) : name_(name) {

@@ -253,6 +253,18 @@ TEST(CaseIo, OversizedCaseKeepsItsStatusCode) {
       << v[0].c.status().message();
 }
 
+// The memory refusal starts with the field that makes the case large, so it is located
+// at that field's line (it was always input's).
+TEST(CaseIo, MemoryRefusalIsLocatedAtTheFieldThatCausesIt) {
+  const std::vector<LoadedCase> v = parse(
+      "op: conv\ninput: {batch: 1, channels: 1, spatial: [8, 8]}\n"
+      "conv:\n  out_channels: 1\n  kernel: 3\n  padding: same\n  dilation: 2147483647\n");
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].c.status().code(), StatusCode::kResourceExhausted);
+  EXPECT_NE(v[0].c.status().message().find("t.yaml:7: conv.dilation: the case needs"), std::string::npos)
+      << v[0].c.status().message();
+}
+
 TEST(CaseIo, ExpectationIsReadEvenWhenTheCaseIsRefused) {
   const std::vector<LoadedCase> v = parse(
       "op: conv\ninput: {channels: 4, spatial: [8]}\nconv: {out_channels: 4, kernel: [3], groups: 3}\n"
