@@ -10,6 +10,7 @@
 #include <iterator>
 #include <sstream>
 
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/eventhandler.h>
 
 #include "case_yaml.h"
@@ -252,6 +253,12 @@ std::vector<LoadedCase> parse_cases(std::string_view yaml_text, const std::strin
     const int line = e.mark.is_null() || e.mark.line < 0 ? 1 : e.mark.line + 1;
     std::string msg = where(file, line) + ": invalid YAML";
     if (!e.mark.is_null() && e.mark.column >= 0) msg += " at column " + std::to_string(e.mark.column + 1);
+    // yaml-cpp 0.7 says only "bad file" when lists and maps nest past its depth limit.
+    if (const auto* deep = dynamic_cast<const YAML::DeepRecursion*>(&e)) {
+      return {error_entry(file, line, invalid_argument(msg + ": nesting too deep: lists and maps reach " +
+                                                       std::to_string(deep->depth()) +
+                                                       " levels, the parser's limit (a case nests a few)"))};
+    }
     return {error_entry(file, line, invalid_argument(msg + ": " + e.msg))};
   } catch (const std::exception& e) {
     return {error_entry(file, 0, internal_error(file + ": reading the case file failed: " + e.what()))};

@@ -223,6 +223,9 @@ TEST(CaseIo, FileLevelErrorsAreOneEntry) {
       {"cases: []\n", {"t.yaml:1: cases: expected a non-empty list of cases"}},
       {"cases:\n  - {op: conv}\nop: conv\n", {"t.yaml:3: op: unknown key; allowed: cases, defaults"}},
       {"defaults: [1]\ncases:\n  - {op: conv}\n", {"t.yaml:1: defaults: expected a map of case fields, got a list"}},
+      // yaml-cpp says only "bad file" past its depth limit.
+      {"op: conv\nname: " + std::string(600, '[') + std::string(600, ']') + "\n",
+       {"t.yaml:2: invalid YAML", "nesting too deep: lists and maps reach 500 levels, the parser's limit"}},
   };
   for (const ErrorCase& t : table) {
     const std::string m = load_error(t.yaml);
