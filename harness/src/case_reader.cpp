@@ -327,6 +327,15 @@ StatusOr<Tensor> read_tensor(const Value& v, DataRule rule, DType dtype) {
   }
   KC_ASSIGN_OR_RETURN(Value data, require(v, "data"));
   if (!data.is_sequence()) return data.type_error("a list of numbers");
+  // A nested list (a 2-D tensor written by rows) is the mistake to name, not the count
+  // of top-level items it throws off.
+  size_t at = 0;
+  for (auto it = data.node().begin(); it != data.node().end(); ++it, ++at) {
+    if (it->IsSequence()) {
+      return data.item(at, *it).error("expected a number, got a list (data is one flat list of the tensor's "
+                                      "values, row-major)");
+    }
+  }
   const size_t given = data.node().size();
   if (static_cast<uint64_t>(count) != given) {
     return data.error("has " + std::to_string(given) + " values but shape " + dims_to_string(t.shape) +

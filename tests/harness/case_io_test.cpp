@@ -309,6 +309,10 @@ TEST(CaseIo, InlineTensors) {
             std::string::npos);
   EXPECT_NE(load_error(head + "tensors:\n  x:\n    shape: [1, 1, 3]\n    data: [1,\n      two, 3]\n")
                 .find("t.yaml:9: tensors.x.data[1]: expected a number, got \"two\""), std::string::npos);
+  // A nested list (rows of a 2-D tensor) is named as such, not by the count it throws off.
+  EXPECT_NE(load_error(head + "tensors:\n  x: {shape: [1, 1, 3], data: [[1, 2], [3]]}\n")
+                .find("t.yaml:6: tensors.x.data[0]: expected a number, got a list (data is one flat list"), std::string::npos)
+      << load_error(head + "tensors:\n  x: {shape: [1, 1, 3], data: [[1, 2], [3]]}\n");
   EXPECT_NE(load_error(head + "tensors:\n  x: {shape: [1, 1, 3], data: [1, 1e400, 3]}\n")
                 .find("tensors.x.data[1]: 1e400 is outside the range of a double"), std::string::npos);
   EXPECT_NE(load_error(head + "tensors:\n  z: {shape: [1], data: [1]}\n").find("tensors.z: unknown key"), std::string::npos);
