@@ -301,7 +301,7 @@ Status read_values(const Value& data, DataRule rule, DType dtype, HostVector<dou
       const std::string what = rule == DataRule::kIndex ? "an index (an integer in [0, 2^53])" : "a number";
       const Status s = out_of_range && rule != DataRule::kIndex
                            ? item.error(n.Scalar() + " is outside the range of a double")
-                           : item.type_error(what);
+                           : item.plain_type_error(what);
       return s;
     }
     if (rule == DataRule::kRound && std::isinf(v) && !std::isinf(*parse_double_text(n.Scalar(), &out_of_range))) {

@@ -105,6 +105,17 @@ Status Value::type_error(std::string_view what) const {
   return error("expected " + std::string(what) + ", got " + got);
 }
 
+Status Value::plain_type_error(std::string_view what) const {
+  if (!is_scalar() || !is_quoted()) return type_error(what);
+  const std::string& tag = node().Tag();
+  const std::string_view core = "tag:yaml.org,2002:";
+  const std::string how = tag == "!" ? "quoted"
+                          : tag.rfind(core, 0) == 0 ? "tagged !!" + tag.substr(core.size())
+                                                    : "tagged " + tag;
+  return error("expected " + std::string(what) + ", got " + quote_for_message(text()) + " (" + how +
+               ": numbers and booleans are plain scalars, neither quoted nor tagged)");
+}
+
 std::string Value::child_path(std::string_view key) const {
   return path_.empty() ? std::string(key) : path_ + "." + std::string(key);
 }
@@ -225,7 +236,7 @@ std::optional<double> parse_double_text(std::string_view s, bool* out_of_range) 
 }
 
 StatusOr<int64_t> read_int(const Value& v) {
-  if (!v.is_scalar() || v.is_quoted()) return v.type_error("an integer");
+  if (!v.is_scalar() || v.is_quoted()) return v.plain_type_error("an integer");
   bool overflow = false;
   const std::optional<int64_t> n = parse_int_text(v.text(), &overflow);
   if (overflow) return v.error(v.text() + " is outside the int64 range");
@@ -234,7 +245,7 @@ StatusOr<int64_t> read_int(const Value& v) {
 }
 
 StatusOr<uint64_t> read_uint64(const Value& v) {
-  if (!v.is_scalar() || v.is_quoted()) return v.type_error("a non-negative integer");
+  if (!v.is_scalar() || v.is_quoted()) return v.plain_type_error("a non-negative integer");
   std::string_view s = v.text();
   if (!s.empty() && s.front() == '+') s.remove_prefix(1);
   if (s.empty() || !std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
@@ -248,7 +259,7 @@ StatusOr<uint64_t> read_uint64(const Value& v) {
 }
 
 StatusOr<double> read_double(const Value& v) {
-  if (!v.is_scalar() || v.is_quoted()) return v.type_error("a number");
+  if (!v.is_scalar() || v.is_quoted()) return v.plain_type_error("a number");
   bool out_of_range = false;
   const std::optional<double> d = parse_double_text(v.text(), &out_of_range);
   if (out_of_range) return v.error(v.text() + " is outside the range of a double");
@@ -262,7 +273,7 @@ StatusOr<bool> read_bool(const Value& v) {
     if (t == "true" || t == "True" || t == "TRUE") return true;
     if (t == "false" || t == "False" || t == "FALSE") return false;
   }
-  return v.type_error("true or false");
+  return v.plain_type_error("true or false");
 }
 
 StatusOr<std::string> read_string(const Value& v) {

@@ -47,6 +47,9 @@ class Value {
   Status error(std::string_view what) const;
   // `expected <what>, got <description of the value>`.
   Status type_error(std::string_view what) const;
+  // type_error for a number or boolean, saying why a scalar that reads as one is not:
+  // `got "1" (tagged !!float: ...)`, `got "2" (quoted: ...)`.
+  Status plain_type_error(std::string_view what) const;
   // The path of a child: "conv" + "groups" -> "conv.groups"; "x" + 3 -> "x[3]".
   std::string child_path(std::string_view key) const;
   std::string item_path(size_t i) const;

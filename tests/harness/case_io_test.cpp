@@ -155,7 +155,11 @@ TEST(CaseIo, EveryErrorNamesFileLineAndField) {
   const std::vector<ErrorCase> table = {
       {in + "conv:\n  out_channels: 4\n  kernel: [3]\n  groups: two\n",
        {"t.yaml:6: conv.groups: expected an integer, got \"two\""}},
-      {in + "conv: {out_channels: 4, kernel: [3], groups: \"2\"}\n", {"t.yaml:3: conv.groups: expected an integer"}},
+      {in + "conv: {out_channels: 4, kernel: [3], groups: \"2\"}\n",
+       {"t.yaml:3: conv.groups: expected an integer, got \"2\" (quoted: numbers and booleans are plain scalars"}},
+      // A tag is named: `got "1"` alone reads as if 1 were no integer.
+      {in + "conv: {out_channels: 4, kernel: [3], groups: !!float 1}\n",
+       {"t.yaml:3: conv.groups: expected an integer, got \"1\" (tagged !!float: numbers"}},
       {in + "conv: {out_channels: 4, kernel: [3], groups: 2.5}\n", {"t.yaml:3: conv.groups: expected an integer, got \"2.5\""}},
       {in + "conv: {out_channels: 4, kernel: [3], groups: 99999999999999999999}\n", {"t.yaml:3: conv.groups:", "int64 range"}},
       {in + "conv: {out_channels: 4, kernel: [3], groupz: 2}\n", {"t.yaml:3: conv.groupz: unknown key", "did you mean groups?"}},
