@@ -270,7 +270,10 @@ StatusOr<Expectation> read_expect(const Value& v) {
   KC_RETURN_IF_ERROR(v.check_keys({"error"}));
   KC_ASSIGN_OR_RETURN(Value err, require(v, "error"));
   KC_ASSIGN_OR_RETURN(e.error, read_string(err));
-  if (e.error.empty()) return err.error("must not be empty (it would match any error)");
+  if (e.error.find_first_not_of(" \t\r\n") == std::string::npos) {
+    return err.error(e.error.empty() ? "must not be empty (it would match any error)"
+                                     : "must not be only whitespace (it would match almost any error)");
+  }
   e.pass = false;
   return e;
 }

@@ -195,6 +195,9 @@ TEST(CaseIo, EveryErrorNamesFileLineAndField) {
       {in + "conv: {out_channels: 4, kernel: [3]}\ntolerance: loose\n", {"t.yaml:4: tolerance: expected one of bound, exact"}},
       {in + "conv: {out_channels: 4, kernel: [3]}\nexpect: fail\n", {"t.yaml:4: expect: expected pass or {error"}},
       {in + "conv: {out_channels: 4, kernel: [3]}\nexpect: {error: \"\"}\n", {"t.yaml:4: expect.error: must not be empty"}},
+      // Whitespace is in almost every message: as good as empty.
+      {in + "conv: {out_channels: 4, kernel: [3]}\nexpect: {error: \" \\t\"}\n",
+       {"t.yaml:4: expect.error: must not be only whitespace (it would match almost any error)"}},
       {in + "conv: {out_channels: 4, kernel: [3]}\nop: maxpool\n", {"t.yaml:4: op: duplicate key"}},
       {"op: conv_bias_relu\ninput: {spatial: [8]}\nconv: {out_channels: 1, kernel: [3], bias: false}\n",
        {"t.yaml:3: conv.bias: conv_bias_relu always has a bias"}},
