@@ -213,8 +213,11 @@ std::vector<LoadedCase> parse_text(std::string_view text, const std::string& fil
 // /proc process that ended) and is left out; anything else is reported.
 bool vanished(const std::error_code& ec) { return ec == std::errc::no_such_file_or_directory; }
 
+// .yaml or .yml in any case (CASE.YAML, a.Yml): a folder scan that skipped such a file
+// would leave its cases out without a word.
 bool is_case_file_name(const fs::path& p) {
-  const std::string ext = p.extension().string();
+  std::string ext = p.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char ch) { return std::tolower(ch); });
   return ext == ".yaml" || ext == ".yml";
 }
 

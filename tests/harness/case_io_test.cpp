@@ -399,9 +399,12 @@ TEST(CaseIo, Files) {
   write(dir / "sub" / "a.yml", std::string("cases:\n  - ") + "{op: conv, input: {spatial: [4]}, conv: {out_channels: 1, kernel: 2}}\n");
   write(dir / "notes.txt", "not a case");
   write(dir / "empty.yaml", "");
+  write(dir / "sub" / "C.YAML", kConv1d);  // extensions in any case: none is skipped silently
+  write(dir / "sub" / "d.Yml", kConv1d);
   const std::vector<std::string> files = find_case_files(dir.string()).files;
   EXPECT_EQ(files, (std::vector<std::string>{(dir / "b.yaml").string(), (dir / "empty.yaml").string(),
-                                             (dir / "sub" / "a.yml").string()}));
+                                             (dir / "sub" / "C.YAML").string(), (dir / "sub" / "a.yml").string(),
+                                             (dir / "sub" / "d.Yml").string()}));
   EXPECT_EQ(find_case_files((dir / "notes.txt").string()).files, std::vector<std::string>{(dir / "notes.txt").string()});
   EXPECT_EQ(find_case_files((dir / "nope").string()).files, std::vector<std::string>{(dir / "nope").string()});
 
