@@ -26,10 +26,24 @@ int fuzz_command(const Args& args);     // kcheck fuzz [--op OP] [--time S | --c
 std::optional<uint64_t> parse_uint(const std::string& text);
 std::optional<double> parse_seconds(const std::string& text);
 bool write_text_file(const std::string& path, const std::string& text);
+
+// Output paths (output_paths.cpp), checked before a run.
 // Why the file an option names (flag: "--report", ...) could not be written after the
 // work is done (it is a folder, a folder on its way is a file, no permission), or empty:
 // asked before a run, so that a long run is not lost to a typo.
 std::string output_file_problem(const std::string& flag, const std::string& path);
+// Whether a and b are one file: the same inode when both exist (hard and symbolic links
+// included), the same path with links resolved when neither does.
+bool same_file(const std::string& a, const std::string& b);
+// Whether `path` lies in `folder` or a folder below it, links resolved.
+bool inside_folder(const std::string& path, const std::string& folder);
+// A file a command writes and the option that names it.
+struct Output {
+  std::string flag, path;
+};
+// Why an output is one of the input case files or the same file as another output, or
+// empty: writing it would replace the case, or one output the other, without a word.
+std::string outputs_clash(const std::vector<Output>& outputs, const std::vector<std::string>& inputs);
 // Text for the terminal: control characters other than newline and tab (C0, DEL and
 // C1: an escape sequence in a case name or a path, say) and bytes that are not UTF-8
 // written as \xNN, so that input cannot repaint or clear the screen; other UTF-8 is kept.

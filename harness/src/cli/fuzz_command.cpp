@@ -24,11 +24,13 @@
 #include <chrono>
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
 #include <random>
 #include <thread>
 
 #include "../gen/fuzz_session.h"
 #include "cli.h"
+#include "kc/case_io.h"
 #include "kc/plugin.h"
 #include "kc/report.h"
 
@@ -114,6 +116,24 @@ std::string parse(const Args& args, FuzzArgs& o) {
   return {};
 }
 
+// Why --report would be written over a case file the run replays (under
+// cases/regressions or the --save folder), or where it would be replayed as one (a
+// .yaml there), or empty.
+std::string report_clash(const FuzzArgs& o) {
+  if (o.report.empty()) return {};
+  std::vector<std::string> replayed;
+  for (const std::string& dir : {std::string(fuzz::kRegressions), o.s.save_dir}) {
+    if (std::filesystem::path(o.report).extension() == ".yaml" && inside_folder(o.report, dir)) {
+      return "--report: '" + o.report + "' is a .yaml file under '" + dir +
+             "', whose case files fuzz replays (and where it saves failures); give the report another name";
+    }
+    std::error_code ec;
+    if (!std::filesystem::is_directory(dir, ec)) continue;
+    for (std::string& f : find_case_files(dir).files) replayed.push_back(std::move(f));
+  }
+  return outputs_clash({{"--report", o.report}}, replayed);
+}
+
 // Replayed case files that are invalid, each as file:line: reason.
 void print_invalid_files(const std::vector<CaseResult>& invalid) {
   if (invalid.empty()) return;
@@ -192,6 +212,7 @@ int fuzz_command(const Args& args) {
   }
   FuzzArgs o;
   if (std::string err = parse(args, o); !err.empty()) return usage_error(err);
+  if (std::string clash = report_clash(o); !clash.empty()) return usage_error(clash);
   Registry reg = builtin_registry();
   for (const std::string& p : o.s.plugins) {
     if (Status st = load_plugin(p, reg); !st.ok()) return usage_error(st.message());

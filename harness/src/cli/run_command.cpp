@@ -106,36 +106,77 @@ void apply_sibling_expect(const std::string& file, std::vector<LoadedCase>& load
   }
 }
 
-// Regression cases are replayed first; otherwise files keep their sorted order. Folders
-// that could not be listed come last, INVALID with the reason.
-std::vector<LoadedCase> load_all(const std::vector<std::string>& paths) {
+// The case files under the paths, each once (a file named twice or under two given
+// folders runs once): regression cases first, then in sorted order. Folders that could
+// not be listed are `unlisted`, INVALID with the reason.
+struct Found {
   std::vector<std::string> files;
   std::vector<LoadedCase> unlisted;
-  std::set<std::string> seen, seen_unlisted;  // a file named twice (or under two given folders) runs once
+};
+
+Found find_all(const std::vector<std::string>& paths) {
+  Found found;
+  std::set<std::string> seen, seen_unlisted;
   auto key = [](const std::string& f) {
     std::error_code ec;
     const std::string canonical = std::filesystem::weakly_canonical(f, ec).string();
     return ec ? f : canonical;
   };
   for (const std::string& p : paths) {
-    CaseFiles found = find_case_files(p);
-    for (std::string& f : found.files) {
-      if (seen.insert(key(f)).second) files.push_back(std::move(f));
+    CaseFiles listed = find_case_files(p);
+    for (std::string& f : listed.files) {
+      if (seen.insert(key(f)).second) found.files.push_back(std::move(f));
     }
-    for (LoadedCase& problem : found.problems) {
-      if (seen_unlisted.insert(key(problem.file)).second) unlisted.push_back(std::move(problem));
+    for (LoadedCase& problem : listed.problems) {
+      if (seen_unlisted.insert(key(problem.file)).second) found.unlisted.push_back(std::move(problem));
     }
   }
-  std::stable_partition(files.begin(), files.end(),
+  std::stable_partition(found.files.begin(), found.files.end(),
                         [](const std::string& f) { return f.find("/regressions/") != std::string::npos; });
+  return found;
+}
+
+std::vector<LoadedCase> load_all(Found found) {
   std::vector<LoadedCase> cases;
-  for (const std::string& f : files) {
+  for (const std::string& f : found.files) {
     std::vector<LoadedCase> loaded = load_case_file(f);
     apply_sibling_expect(f, loaded);
     for (LoadedCase& c : loaded) cases.push_back(std::move(c));
   }
-  for (LoadedCase& problem : unlisted) cases.push_back(std::move(problem));
+  for (LoadedCase& problem : found.unlisted) cases.push_back(std::move(problem));
   return cases;
+}
+
+// Where failure reproducers are written: failures/ next to the report.
+std::string failures_folder(const std::string& report) {
+  return (std::filesystem::path(report).parent_path() / "failures").string();
+}
+
+// Why the report, the JUnit file or the failure reproducers would be written over an
+// input (a case file, or the NAME.expect beside one) or over one another, or empty.
+// Asked before the run: a case file overwritten by a report is lost.
+std::string output_clash(const RunOptions& o, const std::vector<std::string>& files) {
+  std::vector<std::string> inputs = files;
+  for (const std::string& f : files) {
+    std::error_code ec;
+    const std::string expect = std::filesystem::path(f).replace_extension(".expect").string();
+    if (std::filesystem::exists(expect, ec)) inputs.push_back(expect);
+  }
+  std::vector<Output> outputs;
+  if (!o.report.empty()) outputs.push_back({"--report", o.report});
+  if (!o.junit.empty()) outputs.push_back({"--junit", o.junit});
+  if (std::string clash = outputs_clash(outputs, inputs); !clash.empty() || o.report.empty()) return clash;
+  const std::string failures = failures_folder(o.report);
+  for (const std::string& in : inputs) {
+    if (!inside_folder(in, failures)) continue;
+    return "--report: the failures folder '" + failures + "' next to the report holds the input case file '" + in +
+           "', which a failure reproducer may overwrite; write the report in another folder";
+  }
+  if (!o.junit.empty() && (same_file(o.junit, failures) || inside_folder(o.junit, failures))) {
+    return "--junit: '" + o.junit + "' is or is in '" + failures +
+           "', the failures folder of --report where failure reproducers are written; give another path";
+  }
+  return {};
 }
 
 // The backends to run: the named ones, or reference plus every available candidate.
@@ -176,7 +217,7 @@ std::vector<IsolatedTask> make_tasks(const std::vector<LoadedCase>& cases, const
 
 // failures/NNN.yaml next to the report: one reproducer per case that did not pass.
 void write_failures(const std::string& report, const std::vector<CaseResult>& results) {
-  const auto dir = std::filesystem::path(report).parent_path() / "failures";
+  const std::filesystem::path dir = failures_folder(report);
   int n = 0;
   for (const CaseResult& r : results) {
     const std::string y = failure_yaml(r);
@@ -218,13 +259,15 @@ int run_command(const Args& args) {
     if (Status s = load_plugin(p, reg); !s.ok()) return usage_error(s.message());
   }
   if (std::string err = choose_backends(reg, o); !err.empty()) return usage_error(err);
+  Found found = find_all(o.paths);
+  if (std::string clash = output_clash(o, found.files); !clash.empty()) return usage_error(clash);
   const auto start = std::chrono::steady_clock::now();
   RunInfo info;
   info.started = now_utc();
   info.command = "kcheck run";
   for (const std::string& a : args) info.command += " " + a;
   add_build_info(info, o.backends);
-  const std::vector<LoadedCase> cases = load_all(o.paths);
+  const std::vector<LoadedCase> cases = load_all(std::move(found));
   IsolateOptions iso{o.jobs, o.timeout, o.in_process, nullptr};
   if (isatty(STDERR_FILENO)) iso.progress = progress_line;
   const std::vector<CaseResult> results = run_tasks(make_tasks(cases, o, reg), iso);

@@ -1,5 +1,4 @@
 // Small helpers shared by the kcheck commands.
-#include <unistd.h>
 
 #include <algorithm>
 #include <charconv>
@@ -46,28 +45,6 @@ bool write_text_file(const std::string& path, const std::string& text) {
   std::ofstream f(path, std::ios::binary);
   f << text;
   return static_cast<bool>(f);
-}
-
-std::string output_file_problem(const std::string& flag, const std::string& path) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (path.empty()) return flag + ": expected a file name, got ''";
-  if (fs::is_directory(path, ec)) return flag + ": '" + path + "' is a folder; give a file name";
-  const fs::path name = fs::path(path).filename();
-  if (name.empty() || name == "." || name == "..") return flag + ": '" + path + "' names no file; give a file name";
-  if (fs::exists(path, ec)) {
-    return ::access(path.c_str(), W_OK) == 0 ? "" : flag + ": '" + path + "' exists and cannot be written";
-  }
-  // The nearest folder that exists (the missing ones below it are created on writing),
-  // from the absolute path so that a relative one ends at the working folder; `..` is
-  // left for the system to resolve, through symbolic links as it will on writing.
-  fs::path parent = fs::absolute(path, ec).parent_path();
-  while (!fs::exists(parent, ec) && parent.has_relative_path()) parent = parent.parent_path();
-  if (!fs::is_directory(parent, ec)) {
-    return flag + ": '" + parent.string() + "' is not a folder, so '" + path + "' cannot be written";
-  }
-  if (::access(parent.c_str(), W_OK) != 0) return flag + ": cannot write in '" + parent.string() + "'";
-  return {};
 }
 
 namespace {

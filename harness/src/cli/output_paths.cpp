@@ -1,0 +1,83 @@
+// The files and folders kcheck writes, checked before a run: a long run must not be
+// lost to a typo at its end, and a report must never be written over a case file.
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "cli.h"
+
+namespace kc::cli {
+namespace fs = std::filesystem;
+namespace {
+
+// The nearest folder on the way to `path` that exists, from the absolute path so that a
+// relative one ends at the working folder (the missing ones below it are created on
+// writing); `..` is left for the system to resolve, through symbolic links as it will
+// on writing.
+fs::path nearest_existing(const fs::path& path) {
+  std::error_code ec;
+  fs::path p = fs::absolute(path.empty() ? fs::path(".") : path, ec);
+  while (!fs::exists(p, ec) && p.has_relative_path()) p = p.parent_path();
+  return p;
+}
+
+// The absolute path with links resolved as far as it exists (from the absolute path: a
+// relative one whose first part does not exist would stay relative).
+fs::path resolved(const std::string& path) {
+  std::error_code ec;
+  const fs::path absolute = fs::absolute(path, ec).lexically_normal();
+  const fs::path p = fs::weakly_canonical(absolute, ec);
+  return ec ? absolute : p;
+}
+
+}  // namespace
+
+std::string output_file_problem(const std::string& flag, const std::string& path) {
+  std::error_code ec;
+  if (path.empty()) return flag + ": expected a file name, got ''";
+  if (fs::is_directory(path, ec)) return flag + ": '" + path + "' is a folder; give a file name";
+  const fs::path name = fs::path(path).filename();
+  if (name.empty() || name == "." || name == "..") return flag + ": '" + path + "' names no file; give a file name";
+  if (fs::exists(path, ec)) {
+    return ::access(path.c_str(), W_OK) == 0 ? "" : flag + ": '" + path + "' exists and cannot be written";
+  }
+  const fs::path parent = nearest_existing(fs::path(path).parent_path());
+  if (!fs::is_directory(parent, ec)) {
+    return flag + ": '" + parent.string() + "' is not a folder, so '" + path + "' cannot be written";
+  }
+  if (::access(parent.c_str(), W_OK) != 0) return flag + ": cannot write in '" + parent.string() + "'";
+  return {};
+}
+
+bool same_file(const std::string& a, const std::string& b) {
+  std::error_code ea, eb;
+  const bool a_exists = fs::exists(a, ea), b_exists = fs::exists(b, eb);
+  if (a_exists && b_exists) return fs::equivalent(a, b, ea);  // hard links and symbolic links too
+  return !a_exists && !b_exists && resolved(a) == resolved(b);
+}
+
+bool inside_folder(const std::string& path, const std::string& folder) {
+  const fs::path rel = resolved(path).lexically_relative(resolved(folder));
+  return !rel.empty() && *rel.begin() != ".." && rel != ".";
+}
+
+std::string outputs_clash(const std::vector<Output>& outputs, const std::vector<std::string>& inputs) {
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const Output& out = outputs[i];
+    for (const std::string& in : inputs) {
+      if (same_file(out.path, in)) {
+        return out.flag + ": '" + out.path + "' is the input case file '" + in +
+               "'; writing it would overwrite the case, so give another file name";
+      }
+    }
+    for (size_t k = 0; k < i; ++k) {
+      if (same_file(out.path, outputs[k].path)) {
+        return outputs[k].flag + " and " + out.flag + " name the same file ('" + outputs[k].path + "' and '" +
+               out.path + "'); one would overwrite the other, so give each its own";
+      }
+    }
+  }
+  return {};
+}
+
+}  // namespace kc::cli

@@ -1,0 +1,80 @@
+# cmake -P driver for what kcheck writes: --report, --junit, the failures/ folder and
+# kcheck fuzz --save are checked before the run, never written over an input case file
+# or over one another.
+#   -DKCHECK=path -DWORK=dir -DCASES=the project's cases/ folder
+file(REMOVE_RECURSE "${WORK}")
+file(MAKE_DIRECTORY "${WORK}")
+
+include("${CMAKE_CURRENT_LIST_DIR}/../support/kcheck_driver.cmake")
+
+# Fails unless `file` still holds `want`.
+function(expect_unchanged file want what)
+  file(READ "${file}" now)
+  if(NOT now STREQUAL want)
+    message(FATAL_ERROR "${what}: ${file} was overwritten:\n${now}")
+  endif()
+endfunction()
+
+# An output that is an input case file is refused before anything runs.
+set(c "${WORK}/c")
+file(COPY "${CASES}/conv/conv1d.yaml" DESTINATION "${c}")
+file(RENAME "${c}/conv1d.yaml" "${c}/victim.yaml")
+file(READ "${c}/victim.yaml" victim)
+foreach(flag --report --junit)
+  kcheck(2 run "${c}/victim.yaml" ${flag} "${c}/victim.yaml" --backend reference)
+  expect_match("${flag}: '[^']*victim.yaml' is the input case file '[^']*victim.yaml'" "run ${flag} INPUT is not refused")
+  expect_unchanged("${c}/victim.yaml" "${victim}" "run ${flag} INPUT")
+  if(out MATCHES "results in")
+    message(FATAL_ERROR "run ${flag} INPUT ran the cases before refusing:\n${out}")
+  endif()
+endforeach()
+# The same file by another name: a hard link, a path through a linked folder, a folder
+# given as the input.
+file(CREATE_LINK "${c}/victim.yaml" "${WORK}/hard.json")
+kcheck(2 run "${c}" --report "${WORK}/hard.json" --backend reference)
+expect_match("--report: '[^']*hard.json' is the input case file" "a report hard-linked to a case file is not refused")
+file(CREATE_LINK "${c}" "${WORK}/linked" SYMBOLIC)
+kcheck(2 run "${c}" --junit "${WORK}/linked/victim.yaml" --backend reference)
+expect_match("--junit: '[^']*linked/victim.yaml' is the input case file" "a junit path through a linked folder is not refused")
+expect_unchanged("${c}/victim.yaml" "${victim}" "run --junit through a link")
+# A NAME.expect beside a case file is read too.
+file(WRITE "${c}/victim.expect" "")
+kcheck(2 run "${c}" --report "${c}/victim.expect" --backend reference)
+expect_match("--report: '[^']*victim.expect' is the input case file" "a report over a NAME.expect is not refused")
+file(REMOVE "${c}/victim.expect")
+
+# --report and --junit on one file: one would overwrite the other.
+kcheck(2 run "${c}" --report "${WORK}/out/same" --junit "${WORK}/out/./same" --backend reference)
+expect_match("--report and --junit name the same file" "--report X --junit X is not refused")
+if(EXISTS "${WORK}/out/same")
+  message(FATAL_ERROR "--report X --junit X wrote X")
+endif()
+execute_process(COMMAND "${KCHECK}" run "${c}" --report same --junit ./same --backend reference
+                WORKING_DIRECTORY "${WORK}" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 120)
+expect_exit(2 "run --report same --junit ./same (relative)")
+expect_match("--report and --junit name the same file" "relative --report X --junit ./X is not refused")
+
+# The failures/ folder next to the report: reproducers must not replace the cases run
+# from it, nor the JUnit file.
+file(COPY "${c}/victim.yaml" DESTINATION "${WORK}/rerun/failures")
+kcheck(2 run "${WORK}/rerun/failures" --report "${WORK}/rerun/r.json" --backend reference)
+expect_match("--report: the failures folder '[^']*rerun/failures' next to the report holds the input case file"
+             "a report whose failures folder holds the input is not refused")
+kcheck(2 run "${c}" --report "${WORK}/r2/r.json" --junit "${WORK}/r2/failures" --backend reference)
+expect_match("--junit: '[^']*r2/failures' is or is in '[^']*r2/failures', the failures folder of --report" "--junit on the failures folder is not refused")
+# Outputs that clash with nothing are written, as before.
+kcheck(0 run "${c}" --report "${WORK}/ok/r.json" --junit "${WORK}/ok/r.xml" --backend reference)
+if(NOT EXISTS "${WORK}/ok/r.json" OR NOT EXISTS "${WORK}/ok/r.xml")
+  message(FATAL_ERROR "run --report --junit did not write them:\n${out}")
+endif()
+
+# kcheck fuzz --report: never over a case file it replays, nor a .yaml where it replays.
+file(COPY "${c}/victim.yaml" DESTINATION "${WORK}/saved")
+kcheck(2 fuzz --count 0 --save "${WORK}/saved" --report "${WORK}/saved/victim.yaml")
+expect_match("--report: '[^']*saved/victim.yaml' is a .yaml file under" "fuzz --report over a saved case is not refused")
+expect_unchanged("${WORK}/saved/victim.yaml" "${victim}" "fuzz --report over a saved case")
+file(CREATE_LINK "${WORK}/saved/victim.yaml" "${WORK}/fuzz_hard.json")
+kcheck(2 fuzz --count 0 --save "${WORK}/saved" --report "${WORK}/fuzz_hard.json")
+expect_match("--report: '[^']*fuzz_hard.json' is the input case file" "fuzz --report hard-linked to a saved case is not refused")
+expect_unchanged("${WORK}/saved/victim.yaml" "${victim}" "fuzz --report hard-linked to a saved case")
+kcheck(0 fuzz --count 0 --save "${WORK}/saved" --report "${WORK}/saved/report.json")
