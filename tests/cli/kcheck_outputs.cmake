@@ -1,7 +1,8 @@
 # cmake -P driver for what kcheck writes: --report, --junit, the failures/ folder and
 # kcheck fuzz --save are checked before the run, never written over an input case file
-# or over one another.
+# or over one another, and a file that could not be written is never reported written.
 #   -DKCHECK=path -DWORK=dir -DCASES=the project's cases/ folder
+#   -DPLUGIN=the example plugin (example.scaled_dw fails) -DFUZZ_PLUGIN=the planted-bug plugin
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
 
@@ -78,3 +79,49 @@ kcheck(2 fuzz --count 0 --save "${WORK}/saved" --report "${WORK}/fuzz_hard.json"
 expect_match("--report: '[^']*fuzz_hard.json' is the input case file" "fuzz --report hard-linked to a saved case is not refused")
 expect_unchanged("${WORK}/saved/victim.yaml" "${victim}" "fuzz --report hard-linked to a saved case")
 kcheck(0 fuzz --count 0 --save "${WORK}/saved" --report "${WORK}/saved/report.json")
+
+# A folder that cannot be written in is refused before the run, naming the option.
+file(WRITE "${WORK}/plain" "")
+kcheck(2 fuzz --count 1 --save "${WORK}/plain")
+expect_match("--save: the folder failures are saved in '[^']*plain' is a file, not a folder" "fuzz --save FILE is not refused")
+kcheck(2 fuzz --count 1 --save "${WORK}/plain/sub")
+expect_match("--save: the folder failures are saved in '[^']*plain/sub' cannot be created: '[^']*plain' is not a folder"
+             "fuzz --save FILE/sub is not refused")
+file(MAKE_DIRECTORY "${WORK}/fx")
+file(WRITE "${WORK}/fx/failures" "")
+kcheck(2 run "${CASES}/conv/conv_bias.yaml" --plugin "${PLUGIN}" --backend example.scaled_dw --report "${WORK}/fx/r.json")
+expect_match("--report: the failures folder next to the report '[^']*fx/failures' is a file, not a folder"
+             "run --report where failures/ is a file is not refused")
+if(EXISTS "${WORK}/fx/r.json" OR out MATCHES "results in")
+  message(FATAL_ERROR "run --report where failures/ is a file ran:\n${out}")
+endif()
+
+# A file that cannot be written during the run (here a folder stands where it goes):
+# named, never said to be written, and the exit status says so (2).
+file(MAKE_DIRECTORY "${WORK}/mid/failures/001-example.scaled_dw.yaml")
+kcheck(2 run "${CASES}/conv/conv_bias.yaml" --plugin "${PLUGIN}" --backend example.scaled_dw --report "${WORK}/mid/r.json")
+expect_match("cannot write the failure reproducer [^\n]*001-example.scaled_dw.yaml" "an unwritten reproducer is not named")
+string(REGEX MATCH "([0-9]+) failure reproducers in" said "${out}")
+file(GLOB written "${WORK}/mid/failures/*.yaml")
+list(LENGTH written n_written)
+math(EXPR n_files "${n_written} - 1")  # the folder in the way is not a reproducer
+if(NOT said OR NOT CMAKE_MATCH_1 EQUAL n_files)
+  message(FATAL_ERROR "run says '${said}' with ${n_files} reproducers written:\n${out}")
+endif()
+# kcheck fuzz: the same seed finds the same failure; with a folder where its first file
+# goes, that file is NOT saved, the reproduce command names the one that was.
+set(fuzz_args fuzz --backend gen.dw_last_position --plugin "${FUZZ_PLUGIN}" --seed 1 --count 200 --max-failures 1
+    --shrink-time 5 --jobs 1)
+kcheck(1 ${fuzz_args} --save "${WORK}/saved_a")
+if(NOT out MATCHES "saved ([^\n]*/)(fuzz-s1-c[0-9]+-[a-z_]+)\\.yaml\n")
+  message(FATAL_ERROR "fuzz did not save the planted bug:\n${out}")
+endif()
+set(stem "${CMAKE_MATCH_2}")
+file(MAKE_DIRECTORY "${WORK}/saved_b/${stem}.yaml")
+kcheck(2 ${fuzz_args} --save "${WORK}/saved_b")
+expect_match("NOT saved \\(cannot write it\\): [^\n]*saved_b/${stem}.yaml\n" "an unwritten fuzz case is not named")
+expect_match("saved [^\n]*saved_b/${stem}-shrunk.yaml\n  reproduce: kcheck run [^\n]*${stem}-shrunk.yaml"
+             "the written shrunk case is not the one to reproduce")
+if(out MATCHES "\n  saved [^\n]*saved_b/${stem}.yaml\n")
+  message(FATAL_ERROR "fuzz says it saved a file it could not write:\n${out}")
+endif()

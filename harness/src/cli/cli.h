@@ -32,6 +32,10 @@ bool write_text_file(const std::string& path, const std::string& text);
 // work is done (it is a folder, a folder on its way is a file, no permission), or empty:
 // asked before a run, so that a long run is not lost to a typo.
 std::string output_file_problem(const std::string& flag, const std::string& path);
+// Why files cannot be written in the folder an option names, `role` saying what it is
+// for ("the folder failures are saved in"), or empty: it (or a folder on its way) is a
+// file, or there is no permission to create or write in it.
+std::string output_folder_problem(const std::string& flag, const std::string& role, const std::string& dir);
 // Whether a and b are one file: the same inode when both exist (hard and symbolic links
 // included), the same path with links resolved when neither does.
 bool same_file(const std::string& a, const std::string& b);

@@ -14,6 +14,9 @@
 //    printed (file:line: reason) and, when nothing failed, the exit status is 2.
 //  - Only the first failure of each kind (its first failing check) is shrunk and
 //    saved; later ones are counted in the summary and the report.
+//  - The --save folder (cases/regressions when not given) is checked before the run; a
+//    failing case that could not be saved after all is named NOT saved, and the exit
+//    status is 2: a failure the run cannot hand over is not a plain exit 1.
 //  - --shard i/n takes cases k with k mod n == i, and the replayed files likewise.
 //  - --jobs defaults to the number of cores (this is a throughput command).
 //  - --op all (the default) mixes conv, maxpool and conv_bias_relu, as before op: stack
@@ -21,6 +24,7 @@
 //    (gen.h OpSet).
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -111,6 +115,11 @@ std::string parse(const Args& args, FuzzArgs& o) {
     ++i;
   }
   if (o.s.in_process && o.timeout_given) return in_process_timeout_problem();
+  // Checked whether or not --save was given: a failure found must be saved where the
+  // run says it is, not lost at the end of a long run.
+  if (std::string bad = output_folder_problem("--save", "the folder failures are saved in", o.s.save_dir); !bad.empty()) {
+    return bad;
+  }
   if (o.s.time_budget <= 0 && o.s.count < 0) o.s.time_budget = 60;
   if (!o.seed_given) o.s.seed = (static_cast<uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
   return {};
@@ -169,9 +178,22 @@ void print_summary(const fuzz::Outcome& out, const fuzz::Settings& s) {
   for (const auto& [check, n] : out.failed_checks) std::printf(" %s %d;", check.c_str(), n);
   std::printf("\n");
   for (const fuzz::Saved& sv : out.saved) {
-    std::printf("  %s: shrunk %s\n    reproduce: %s\n", sv.check.c_str(), sv.shrunk.c_str(),
-                fuzz::reproduce_command(s, sv.shrunk).c_str());
+    if (!sv.shrunk_written && !sv.original_written) {
+      std::printf("  %s: NOT saved: %s and %s could not be written\n", sv.check.c_str(), sv.original.c_str(),
+                  sv.shrunk.c_str());
+      continue;
+    }
+    const std::string& file = sv.shrunk_written ? sv.shrunk : sv.original;
+    std::printf("  %s: %s %s\n    reproduce: %s\n", sv.check.c_str(),
+                sv.shrunk_written ? "shrunk" : "saved unshrunk (the shrunk case could not be written)", file.c_str(),
+                fuzz::reproduce_command(s, file).c_str());
   }
+}
+
+// Whether every case the run said it saved was written.
+bool all_saved(const fuzz::Outcome& out) {
+  return std::all_of(out.saved.begin(), out.saved.end(),
+                     [](const fuzz::Saved& sv) { return sv.original_written && sv.shrunk_written; });
 }
 
 
@@ -188,7 +210,9 @@ RunInfo run_info(const Args& args, const fuzz::Outcome& out, const fuzz::Setting
   char rate[32];
   std::snprintf(rate, sizeof rate, "%.2f", out.check_seconds > 0 ? static_cast<double>(out.generated) / out.check_seconds : 0.0);
   info.extra["cases_per_second"] = rate;
-  for (size_t i = 0; i < out.saved.size(); ++i) info.extra["shrunk." + std::to_string(i)] = out.saved[i].shrunk;
+  for (size_t i = 0; i < out.saved.size(); ++i) {
+    if (out.saved[i].shrunk_written) info.extra["shrunk." + std::to_string(i)] = out.saved[i].shrunk;
+  }
   return info;
 }
 
@@ -202,8 +226,8 @@ constexpr const char* kFuzzUsage =
     "  reference) until the budget (default --time 60) is spent; the first failure of each check is\n"
     "  shrunk and saved under DIR with the command that reproduces it. --op all (default): the single\n"
     "  ops; --op stack: deep stacks (op: stack). Exit 0 nothing failed, 1 a case failed, crashed,\n"
-    "  timed out or a generated one was invalid, 2 bad usage or (when nothing failed) an invalid\n"
-    "  replayed case file.\n";
+    "  timed out or a generated one was invalid, 2 bad usage, a failing case that could not be\n"
+    "  saved or (when nothing failed) an invalid replayed case file.\n";
 
 int fuzz_command(const Args& args) {
   if (wants_help(args)) {
@@ -241,6 +265,10 @@ int fuzz_command(const Args& args) {
       return usage_error("cannot write " + o.report);
     }
     std::printf("report: %s\n", terminal_safe(o.report).c_str());
+  }
+  if (!all_saved(out)) {
+    std::fprintf(stderr, "kcheck fuzz: some failing cases could not be saved (named above)\n");
+    return 2;
   }
   return out.failed ? 1 : out.invalid_files.empty() ? 0 : 2;
 }

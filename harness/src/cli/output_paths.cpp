@@ -49,6 +49,22 @@ std::string output_file_problem(const std::string& flag, const std::string& path
   return {};
 }
 
+std::string output_folder_problem(const std::string& flag, const std::string& role, const std::string& dir) {
+  std::error_code ec;
+  const std::string named = flag + ": " + role + " '" + dir + "'";
+  if (dir.empty()) return flag + ": expected a folder name, got ''";
+  const fs::path existing = nearest_existing(dir);
+  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec)) return named + " is a file, not a folder";
+  if (!fs::is_directory(existing, ec)) {
+    return named + " cannot be created: '" + existing.string() + "' is not a folder";
+  }
+  // Creating a file needs write and search permission on the folder that holds it.
+  if (::access(existing.c_str(), W_OK | X_OK) != 0) {
+    return named + " cannot be written: no permission to write in '" + existing.string() + "'";
+  }
+  return {};
+}
+
 bool same_file(const std::string& a, const std::string& b) {
   std::error_code ea, eb;
   const bool a_exists = fs::exists(a, ea), b_exists = fs::exists(b, eb);

@@ -48,6 +48,11 @@ void drop_repeats(std::vector<std::string>& names) {
   std::erase_if(names, [&](const std::string& n) { return !seen.insert(n).second; });
 }
 
+// Where failure reproducers are written: failures/ next to the report.
+std::string failures_folder(const std::string& report) {
+  return (std::filesystem::path(report).parent_path() / "failures").string();
+}
+
 // Parses the options; returns an error message or empty.
 std::string parse(const Args& args, RunOptions& o) {
   for (size_t i = 0; i < args.size(); ++i) {
@@ -91,6 +96,13 @@ std::string parse(const Args& args, RunOptions& o) {
     }
   }
   if (o.in_process && o.timeout_given) return in_process_timeout_problem();
+  if (!o.report.empty()) {
+    const std::string folder = failures_folder(o.report);
+    if (std::string bad = output_folder_problem("--report", "the failures folder next to the report", folder);
+        !bad.empty()) {
+      return bad;
+    }
+  }
   return o.paths.empty() ? "run: give at least one case file or folder" : "";
 }
 
@@ -145,11 +157,6 @@ std::vector<LoadedCase> load_all(Found found) {
   }
   for (LoadedCase& problem : found.unlisted) cases.push_back(std::move(problem));
   return cases;
-}
-
-// Where failure reproducers are written: failures/ next to the report.
-std::string failures_folder(const std::string& report) {
-  return (std::filesystem::path(report).parent_path() / "failures").string();
 }
 
 // Why the report, the JUnit file or the failure reproducers would be written over an
@@ -215,18 +222,27 @@ std::vector<IsolatedTask> make_tasks(const std::vector<LoadedCase>& cases, const
   return tasks;
 }
 
-// failures/NNN.yaml next to the report: one reproducer per case that did not pass.
-void write_failures(const std::string& report, const std::vector<CaseResult>& results) {
+// failures/NNN-BACKEND.yaml next to the report: one reproducer per case that did not
+// pass. False when one could not be written (each is named): the folder was checked
+// before the run, but it may have changed since, and a reproducer said to be there
+// must be there.
+bool write_failures(const std::string& report, const std::vector<CaseResult>& results) {
   const std::filesystem::path dir = failures_folder(report);
-  int n = 0;
+  int n = 0, written = 0;
   for (const CaseResult& r : results) {
     const std::string y = failure_yaml(r);
     if (y.empty() || r.disposition == Disposition::kPassed || r.disposition == Disposition::kSkipped) continue;
     char name[32];
     std::snprintf(name, sizeof name, "%03d-%s.yaml", ++n, r.backend.c_str());
-    write_text_file((dir / name).string(), y);
+    const std::string path = (dir / name).string();
+    if (write_text_file(path, y)) {
+      ++written;
+    } else {
+      std::fprintf(stderr, "kcheck: cannot write the failure reproducer %s\n", terminal_safe(path).c_str());
+    }
   }
-  if (n) std::printf("%d failure reproducers in %s\n", n, terminal_safe(dir.string()).c_str());
+  if (written) std::printf("%d failure reproducers in %s\n", written, terminal_safe(dir.string()).c_str());
+  return written == n;
 }
 
 void progress_line(size_t done, size_t total, const CaseResult& r) {
@@ -273,14 +289,15 @@ int run_command(const Args& args) {
   const std::vector<CaseResult> results = run_tasks(make_tasks(cases, o, reg), iso);
   info.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::fputs(terminal_safe(summary_text(results, info)).c_str(), stdout);
+  bool reproducers_written = true;
   if (!o.report.empty()) {
     if (!write_text_file(o.report, report_json(results, info))) return usage_error("cannot write " + o.report);
-    write_failures(o.report, results);
+    reproducers_written = write_failures(o.report, results);
     std::printf("report: %s\n", terminal_safe(o.report).c_str());
   }
   if (!o.junit.empty() && !write_text_file(o.junit, junit_xml(results, info))) return usage_error("cannot write " + o.junit);
   if (results.empty()) return usage_error("no case files found under the given paths");
-  return exit_code(results);
+  return reproducers_written ? exit_code(results) : 2;  // an output promised and not written
 }
 
 }  // namespace kc::cli

@@ -345,29 +345,44 @@ class Session {
     const auto deadline = t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s_.shrink_time));
     const gen::ShrinkOutcome so = gen::shrink_case(tree, still_fails, deadline);
     const std::string stem = "fuzz-s" + std::to_string(s_.seed) + "-c" + std::to_string(index) + "-" + kind;
-    Saved sv{kind, save(checked, first, kind, stem), {}, so.steps, so.tried, so.out_of_time, 0};
-    sv.shrunk = save(last_case, last, kind, stem + "-shrunk");
+    Saved sv{kind, saved_path(stem), saved_path(stem + "-shrunk"), so.steps, so.tried, so.out_of_time, 0};
+    sv.original_written = save(checked, first, kind, sv.original);
+    sv.shrunk_written = save(last_case, last, kind, sv.shrunk);
     sv.seconds = since(t0);
     std::printf("  shrunk in %d steps (%d candidates, %.1f s%s): %s\n", sv.steps, sv.tried, sv.seconds,
                 sv.out_of_time ? ", stopped by --shrink-time" : "", diagnosis(last, kind).c_str());
-    std::printf("  saved %s\n  saved %s\n  reproduce: %s\n", sv.original.c_str(), sv.shrunk.c_str(),
-                reproduce_command(s_, sv.shrunk).c_str());
+    print_saved(sv);
     std::fflush(stdout);
     out_.saved.push_back(std::move(sv));
   }
 
-  std::string save(const Case& c, const CaseResult& r, const std::string& kind, const std::string& stem) {
-    const std::filesystem::path path = std::filesystem::path(s_.save_dir) / (stem + ".yaml");
+  std::string saved_path(const std::string& stem) const {
+    return (std::filesystem::path(s_.save_dir) / (stem + ".yaml")).string();
+  }
+
+  // Each file as saved or NOT saved, and the command that reproduces the failure from
+  // a file that was written (the shrunk one when it was).
+  void print_saved(const Saved& sv) const {
+    for (const auto& [path, written] : {std::pair{sv.original, sv.original_written}, {sv.shrunk, sv.shrunk_written}}) {
+      std::printf(written ? "  saved %s\n" : "  NOT saved (cannot write it): %s\n", path.c_str());
+    }
+    const std::string& file = sv.shrunk_written ? sv.shrunk : sv.original;
+    if (sv.shrunk_written || sv.original_written) std::printf("  reproduce: %s\n", reproduce_command(s_, file).c_str());
+  }
+
+  // False when the file could not be written whole (named on stderr).
+  bool save(const Case& c, const CaseResult& r, const std::string& kind, const std::string& path) {
     std::error_code ec;
-    std::filesystem::create_directories(path.parent_path(), ec);
+    std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
     std::string text = "# kcheck fuzz --seed " + std::to_string(s_.seed) + " --op " +
                        std::string(gen::op_set_name(s_.ops)) + ": " + kind + " " +
                        std::string(disposition_name(r.disposition)) + " on backend " + s_.backend + "\n";
-    text += "# " + diagnosis(r, kind) + "\n# reproduce: " + reproduce_command(s_, path.string()) + "\n";
+    text += "# " + diagnosis(r, kind) + "\n# reproduce: " + reproduce_command(s_, path) + "\n";
     std::ofstream f(path, std::ios::binary);
     f << text << case_to_yaml(c);
-    if (!f) std::fprintf(stderr, "kcheck fuzz: cannot write %s\n", path.string().c_str());
-    return path.string();
+    f.close();
+    if (!f) std::fprintf(stderr, "kcheck fuzz: cannot write %s\n", path.c_str());
+    return static_cast<bool>(f);
   }
 
   void show_progress(int64_t just_done) {

@@ -53,6 +53,9 @@ struct Saved {
   int steps = 0, tried = 0;
   bool out_of_time = false;
   double seconds = 0;
+  // Whether each was written (the --save folder is checked before the run, but it may
+  // change during it): a path not written is never shown as saved.
+  bool original_written = false, shrunk_written = false;
 };
 
 struct Outcome {
