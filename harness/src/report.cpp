@@ -253,15 +253,15 @@ std::string failure_yaml(const CaseResult& r) {
 }
 
 int exit_code(const std::vector<CaseResult>& results) {
-  bool invalid = false;
+  // Invalid input wins over failures: a CI gate on exit 2 must see a case file that
+  // was never checked, whatever else failed.
+  bool failed = false;
   for (const CaseResult& r : results) {
-    if (r.disposition == Disposition::kFailed || r.disposition == Disposition::kMistrusted ||
-        r.disposition == Disposition::kCrashed || r.disposition == Disposition::kTimeout) {
-      return 1;
-    }
-    invalid = invalid || r.disposition == Disposition::kInvalid;
+    if (r.disposition == Disposition::kInvalid) return 2;
+    failed = failed || r.disposition == Disposition::kFailed || r.disposition == Disposition::kMistrusted ||
+             r.disposition == Disposition::kCrashed || r.disposition == Disposition::kTimeout;
   }
-  return invalid ? 2 : 0;
+  return failed ? 1 : 0;
 }
 
 }  // namespace kc

@@ -409,7 +409,8 @@ TEST(Report, ExitCodesAndSummaryKeys) {
   };
   EXPECT_EQ(exit_code(with({Disposition::kPassed, Disposition::kSkipped})), 0);
   EXPECT_EQ(exit_code(with({Disposition::kPassed, Disposition::kMistrusted})), 1);
-  EXPECT_EQ(exit_code(with({Disposition::kInvalid, Disposition::kCrashed})), 1);
+  EXPECT_EQ(exit_code(with({Disposition::kInvalid, Disposition::kCrashed})), 2);  // invalid input wins
+  EXPECT_EQ(exit_code(with({Disposition::kFailed, Disposition::kInvalid})), 2);
   EXPECT_EQ(exit_code(with({Disposition::kInvalid, Disposition::kPassed})), 2);
   const auto counts = summary_counts(with({Disposition::kPassed, Disposition::kTimeout}));
   EXPECT_EQ(counts.at("passed"), 1);

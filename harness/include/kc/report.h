@@ -40,8 +40,9 @@ std::string one_line(std::string_view text);
 // has none.
 std::string file_on_one_line(std::string text, std::string_view file);
 
-// The process exit code for a run: 1 if anything failed, was mistrusted, crashed or
-// timed out; else 2 if any case was invalid; else 0.
+// The process exit code for a run: 2 if any case was invalid (invalid input wins, so
+// that a gate on exit 2 sees it); else 1 if anything failed, was mistrusted, crashed or
+// timed out; else 0.
 int exit_code(const std::vector<CaseResult>& results);
 
 }  // namespace kc

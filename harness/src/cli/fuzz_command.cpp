@@ -11,7 +11,8 @@
 //    failure: generated data is sometimes degenerate (all zero after relu), and it is
 //    inconclusive, not wrong. Exit 1 when anything failed, replayed cases included.
 //  - A replayed case file that is INVALID is bad input, as in kcheck run: each is
-//    printed (file:line: reason) and, when nothing failed, the exit status is 2.
+//    printed (file:line: reason) and the exit status is 2, even when cases failed (2
+//    wins over 1, as in kcheck run, so that a gate on exit 2 sees it).
 //  - Only the first failure of each kind (its first failing check) is shrunk and
 //    saved; later ones are counted in the summary and the report.
 //  - The --save folder (cases/regressions when not given) is checked before the run; a
@@ -226,8 +227,8 @@ constexpr const char* kFuzzUsage =
     "  reference) until the budget (default --time 60) is spent; the first failure of each check is\n"
     "  shrunk and saved under DIR with the command that reproduces it. --op all (default): the single\n"
     "  ops; --op stack: deep stacks (op: stack). Exit 0 nothing failed, 1 a case failed, crashed,\n"
-    "  timed out or a generated one was invalid, 2 bad usage, a failing case that could not be\n"
-    "  saved or (when nothing failed) an invalid replayed case file.\n";
+    "  timed out or a generated one was invalid, 2 bad usage, an invalid replayed case file or a\n"
+    "  failing case that could not be saved (2 wins over 1).\n";
 
 int fuzz_command(const Args& args) {
   if (wants_help(args)) {
@@ -270,7 +271,7 @@ int fuzz_command(const Args& args) {
     std::fprintf(stderr, "kcheck fuzz: some failing cases could not be saved (named above)\n");
     return 2;
   }
-  return out.failed ? 1 : out.invalid_files.empty() ? 0 : 2;
+  return !out.invalid_files.empty() ? 2 : out.failed ? 1 : 0;
 }
 
 }  // namespace kc::cli

@@ -24,7 +24,7 @@ constexpr const char* kUsage =
     "      (default reference); shrink each kind of failure and save it under DIR\n"
     "  backends [--plugin lib.so]   every backend: available, or unavailable (reason)\n"
     "  --version         the version and the commit built from\n"
-    "exit: 0 all passed or skipped, 1 something failed, 2 bad usage or invalid input\n";
+    "exit: 0 all passed or skipped, 1 something failed, 2 bad usage or invalid input (2 wins over 1)\n";
 
 int usage_error(const std::string& message) {
   std::fprintf(stderr, "kcheck: %s\n(see kcheck --help)\n", terminal_safe(message).c_str());

@@ -206,17 +206,35 @@ std::string choose_backends(const Registry& reg, RunOptions& o) {
   return {};
 }
 
+// The backend of an invalid case file's one result: it is invalid whatever the backend.
+constexpr const char* kNoBackend = "-";
+
+CaseResult label_for(const LoadedCase& lc, const std::string& backend) {
+  CaseResult label;
+  label.source = lc.file + ":" + std::to_string(lc.line);
+  label.case_name = lc.c.ok() ? case_label(*lc.c) : label.source;
+  label.backend = backend;
+  if (lc.c.ok()) label.reproducer = case_to_one_line(*lc.c);
+  return label;
+}
+
+// A case that did not load and was not expected to be refused: INVALID once, on no
+// backend, not once per backend (five bad files on two backends are five, not ten).
+bool invalid_anywhere(const LoadedCase& lc) { return !lc.c.ok() && lc.expect.pass; }
+
 std::vector<IsolatedTask> make_tasks(const std::vector<LoadedCase>& cases, const RunOptions& o,
                                      const Registry& reg) {
   std::vector<IsolatedTask> tasks;
   for (const LoadedCase& lc : cases) {
+    if (invalid_anywhere(lc)) {
+      CaseResult invalid = label_for(lc, kNoBackend);
+      invalid.disposition = Disposition::kInvalid;
+      invalid.message = lc.c.status().message();
+      tasks.push_back({invalid, [invalid] { return invalid; }});
+      continue;
+    }
     for (const std::string& b : o.backends) {
-      CaseResult label;
-      label.source = lc.file + ":" + std::to_string(lc.line);
-      label.case_name = lc.c.ok() ? case_label(*lc.c) : label.source;
-      label.backend = b;
-      if (lc.c.ok()) label.reproducer = case_to_one_line(*lc.c);
-      tasks.push_back({label, [&lc, &reg, b] { return check_loaded_on(lc, reg, b); }});
+      tasks.push_back({label_for(lc, b), [&lc, &reg, b] { return check_loaded_on(lc, reg, b); }});
     }
   }
   return tasks;
@@ -260,8 +278,9 @@ constexpr const char* kRunUsage =
     "  checks every case file under the paths (files, or folders searched for *.yaml) on each backend\n"
     "  (default: reference and every available candidate), each case and backend in a worker process;\n"
     "  --timeout S: per case and backend (default 600); --require NAME: exit 2 unless that backend is\n"
-    "  available; --in-process: no workers (debugging; cannot be timed out). Exit 0 all passed or\n"
-    "  skipped, 1 something failed, was mistrusted, crashed or timed out, 2 bad usage or invalid input.\n";
+    "  available; --in-process: no workers (debugging; cannot be timed out). An invalid case file is\n"
+    "  one INVALID result, on backend '-'. Exit 0 all passed or skipped, 1 something failed, was\n"
+    "  mistrusted, crashed or timed out, 2 bad usage or invalid input; 2 wins over 1.\n";
 
 int run_command(const Args& args) {
   if (wants_help(args)) {
