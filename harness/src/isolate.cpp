@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <thread>
 
 #include "kc/fd_io.h"
@@ -34,15 +35,28 @@ struct Worker {
   bool killed = false;
 };
 
-[[noreturn]] void child(const IsolatedTask& t, int fd) {
-  _exit(write_all(fd, serialize(t.work())) ? 0 : 3);
-}
-
 CaseResult died(const IsolatedTask& t, Disposition d, std::string why) {
   CaseResult r = t.label;
   r.disposition = d;
   r.message = std::move(why);
   return r;
+}
+
+// The task's result, or CRASHED with the exception that escaped it: a backend's code
+// outside the checks' own catch (its name(), say) must not end kcheck when run in
+// process, nor a worker by std::terminate.
+CaseResult work_caught(const IsolatedTask& t) {
+  try {
+    return t.work();
+  } catch (const std::exception& e) {
+    return died(t, Disposition::kCrashed, std::string("exception: ") + e.what());
+  } catch (...) {
+    return died(t, Disposition::kCrashed, "exception of a non-standard type");
+  }
+}
+
+[[noreturn]] void child(const IsolatedTask& t, int fd) {
+  _exit(write_all(fd, serialize(work_caught(t))) ? 0 : 3);
 }
 
 CaseResult finish(const IsolatedTask& t, Worker& w, double timeout) {
@@ -105,7 +119,7 @@ std::vector<CaseResult> run_tasks(std::vector<IsolatedTask> tasks, const Isolate
   size_t next = 0, done = 0;
   auto report = [&](size_t i) { if (opt.progress) opt.progress(++done, tasks.size(), results[i]); };
   if (opt.in_process) {
-    for (size_t i = 0; i < tasks.size(); ++i, report(i - 1)) results[i] = tasks[i].work();
+    for (size_t i = 0; i < tasks.size(); ++i, report(i - 1)) results[i] = work_caught(tasks[i]);
     return results;
   }
   // Read by the forked workers (the parent runs no task itself).

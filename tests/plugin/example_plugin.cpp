@@ -1,8 +1,9 @@
 // A plugin for the end-to-end tests of --plugin: "example.correct" forwards to the
 // reference, "example.scaled_dw" returns dw scaled by 0.5 (the weight-share and
-// backward checks must catch it), "example.throws" throws from its forward and
-// "example.throws_probe" from available() (an exception crossing the interface is a
-// plugin bug: CRASHED for its case, unavailable for the probe, never the end of a run). Built with KC_EXAMPLE_BARE it is written to DESIGN
+// backward checks must catch it), "example.throws" throws from its forward,
+// "example.throws_probe" from available() and "example.throws_name" from name() (an
+// exception crossing the interface is a plugin bug: CRASHED for its case, unavailable
+// for the probe, never the end of a run, --in-process too). Built with KC_EXAMPLE_BARE it is written to DESIGN
 // section 7 alone: it exports kc_register_backends and no kc_plugin_abi_version, and
 // checks the ABI version it is given itself.
 #include <stdexcept>
@@ -57,11 +58,18 @@ class Throws final : public Forwarding {
   bool in_probe_;
 };
 
+class ThrowsName final : public Forwarding {
+ public:
+  ThrowsName() : Forwarding("example.throws_name", 1.0) {}
+  std::string name() const override { throw std::runtime_error("example name throws"); }
+};
+
 void register_examples(kc::Registry& r) {
   (void)r.add("example.correct", [] { return std::make_unique<Forwarding>("example.correct", 1.0); });
   (void)r.add("example.scaled_dw", [] { return std::make_unique<Forwarding>("example.scaled_dw", 0.5); });
   (void)r.add("example.throws", [] { return std::make_unique<Throws>("example.throws", false); });
   (void)r.add("example.throws_probe", [] { return std::make_unique<Throws>("example.throws_probe", true); });
+  (void)r.add("example.throws_name", [] { return std::make_unique<ThrowsName>(); });
 }
 
 }  // namespace

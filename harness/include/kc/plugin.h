@@ -1,7 +1,8 @@
 // Backends from a shared library (DESIGN section 7). A plugin exports
 //   extern "C" int kc_register_backends(kc::Registry*, int abi_version);  // 0 on success
 //   extern "C" int kc_plugin_abi_version(void);  // optional: KC_PLUGIN_ABI_VERSION it was built with
-// which KC_PLUGIN(fn) defines around a function `void fn(kc::Registry&)`. kcheck loads
+// which KC_PLUGIN(fn) defines around a function `void fn(kc::Registry&)` (an exception
+// fn lets out reaches kcheck, which refuses the plugin naming it). kcheck loads
 // it with --plugin lib.so, refuses a library that says it was built for another ABI
 // version (before calling into it; without kc_plugin_abi_version the plugin must refuse
 // an abi_version it was not built for, as KC_PLUGIN's does), and registers what it adds. Bump KC_PLUGIN_ABI_VERSION whenever
@@ -27,8 +28,9 @@ namespace kc {
 
 // dlopens `path` and registers its backends into `registry`. Errors name the library
 // and say what is wrong: not found / not loadable (dlerror), a missing entry point, an
-// ABI version mismatch (both versions), a refusal from the plugin, or a backend name
-// that clashes with one already registered.
+// ABI version mismatch (both versions), a refusal from the plugin, an exception out of
+// its entry points ("kc_register_backends threw: <what()>"), or a backend name that
+// clashes with one already registered.
 Status load_plugin(const std::string& path, Registry& registry);
 
 }  // namespace kc
