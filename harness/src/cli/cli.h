@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -21,10 +22,20 @@ int gen_command(const Args& args);      // kcheck gen --op OP --count N --seed S
 int fuzz_command(const Args& args);     // kcheck fuzz [--op OP] [--time S | --count N] ...
 
 // Helpers shared by the commands: a whole decimal uint64, or nullopt; a whole positive
-// decimal number of seconds below 1e9 (not NaN, not inf), or nullopt; a file written
-// whole (its folder created), false on failure.
+// decimal number of seconds below kMaxSeconds (not NaN, not inf), or nullopt; a file
+// written whole (its folder created), false on failure.
+inline constexpr double kMaxSeconds = 1e9;
 std::optional<uint64_t> parse_uint(const std::string& text);
 std::optional<double> parse_seconds(const std::string& text);
+// The same, with the option's error naming the limit ("--timeout: expected a positive
+// number of seconds less than 1e9, got '...'"), or empty.
+std::string parse_seconds_option(const std::string& flag, const std::string& text, double& seconds);
+// --jobs N for run and fuzz alike: 1 to kMaxJobs, or the error naming the range.
+inline constexpr int kMaxJobs = 1024;
+std::string parse_jobs(const std::string& text, int& jobs);
+// Why a single-valued option is refused the second time it is given (the last would
+// otherwise win without a word), or empty; `seen` holds the options given so far.
+std::string given_twice(std::set<std::string>& seen, const std::string& flag, const std::string& hint = "");
 bool write_text_file(const std::string& path, const std::string& text);
 
 // Output paths (output_paths.cpp), checked before a run.

@@ -52,7 +52,9 @@ std::string parse_shard(const std::string& v, fuzz::Settings& s) {
   const size_t slash = v.find('/');
   const auto i = slash == std::string::npos ? std::nullopt : parse_uint(v.substr(0, slash));
   const auto n = slash == std::string::npos ? std::nullopt : parse_uint(v.substr(slash + 1));
-  if (!i || !n || *n == 0 || *i >= *n || *n > (1u << 20)) return "--shard: expected i/n with 0 <= i < n, got '" + v + "'";
+  if (!i || !n || *n == 0 || *i >= *n || *n > (1u << 20)) {
+    return "--shard: expected i/n with 0 <= i < n <= " + std::to_string(1u << 20) + ", got '" + v + "'";
+  }
   s.shard = static_cast<int64_t>(*i);
   s.shards = static_cast<int64_t>(*n);
   return {};
@@ -61,29 +63,24 @@ std::string parse_shard(const std::string& v, fuzz::Settings& s) {
 // Numbers: seconds are positive decimals; counts and seeds unsigned integers.
 std::string parse_value(const std::string& a, const std::string& v, FuzzArgs& o) {
   fuzz::Settings& s = o.s;
-  auto seconds = [&](double& out) {
-    const auto t = parse_seconds(v);
-    if (t) out = *t;
-    return t.has_value();
-  };
+  constexpr uint64_t kMaxCount = 1ull << 40;
   if (a == "--op") {
     const auto ops = gen::parse_op_set(v);
     if (!ops) return "--op: expected conv, maxpool, conv_bias_relu, all or stack, got '" + v + "'";
     s.ops = *ops;
-  } else if (a == "--time") {
-    if (!seconds(s.time_budget)) return "--time: expected a positive number of seconds, got '" + v + "'";
-  } else if (a == "--shrink-time") {
-    if (!seconds(s.shrink_time)) return "--shrink-time: expected a positive number of seconds, got '" + v + "'";
-  } else if (a == "--timeout") {
-    if (!seconds(s.timeout)) return "--timeout: expected a positive number of seconds, got '" + v + "'";
-    o.timeout_given = true;
-  } else if (a == "--count" || a == "--jobs" || a == "--max-failures" || a == "--seed") {
+  } else if (a == "--time" || a == "--shrink-time" || a == "--timeout") {
+    double& out = a == "--time" ? s.time_budget : a == "--shrink-time" ? s.shrink_time : s.timeout;
+    if (std::string bad = parse_seconds_option(a, v, out); !bad.empty()) return bad;
+    o.timeout_given = o.timeout_given || a == "--timeout";
+  } else if (a == "--jobs") {
+    return parse_jobs(v, s.jobs);  // as kcheck run's: refused past the limit, not cut to it
+  } else if (a == "--count" || a == "--max-failures" || a == "--seed") {
     const auto n = parse_uint(v);
-    if (!n || (a != "--seed" && (*n > (1ull << 40) || (*n == 0 && a == "--jobs")))) {
-      return a + ": expected a " + (a == "--jobs" ? "positive" : "non-negative") + " integer, got '" + v + "'";
+    if (!n || (a != "--seed" && *n > kMaxCount)) {
+      return a + ": expected an integer from 0 to " +
+             (a == "--seed" ? std::string("2^64 - 1") : std::to_string(kMaxCount)) + ", got '" + v + "'";
     }
     if (a == "--count") s.count = static_cast<int64_t>(*n);
-    if (a == "--jobs") s.jobs = static_cast<int>(std::min<uint64_t>(*n, 1024));
     if (a == "--max-failures") s.max_failures = static_cast<int64_t>(*n);
     if (a == "--seed") s.seed = *n, o.seed_given = true;
   } else if (a == "--backend") {
@@ -104,7 +101,8 @@ std::string parse_value(const std::string& a, const std::string& v, FuzzArgs& o)
 }
 
 std::string parse(const Args& args, FuzzArgs& o) {
-  o.s.jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  o.s.jobs = static_cast<int>(std::min<unsigned>(std::max(1u, std::thread::hardware_concurrency()), kMaxJobs));
+  std::set<std::string> seen;
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--in-process") {
       o.s.in_process = true;
@@ -112,6 +110,9 @@ std::string parse(const Args& args, FuzzArgs& o) {
     }
     if (args[i].rfind("--", 0) != 0) return "fuzz: unexpected argument '" + args[i] + "'";
     if (i + 1 >= args.size()) return args[i] + ": missing value";
+    if (args[i] != "--plugin") {  // --plugin may load several libraries; the others take one value
+      if (std::string twice = given_twice(seen, args[i]); !twice.empty()) return twice;
+    }
     if (std::string err = parse_value(args[i], args[i + 1], o); !err.empty()) return err;
     ++i;
   }

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <set>
 
 #include "cli.h"
 #include "kc/case_io.h"
@@ -31,6 +32,7 @@ struct GenOptions {
 constexpr uint64_t kMaxCount = 10'000'000;  // files one gen writes
 
 std::string parse(const Args& args, GenOptions& o) {
+  std::set<std::string> seen;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "--invalid") {
@@ -39,6 +41,7 @@ std::string parse(const Args& args, GenOptions& o) {
     }
     if (i + 1 >= args.size()) return "gen: unknown option or missing value: '" + a + "'";
     const std::string& v = args[++i];
+    if (std::string twice = given_twice(seen, a == "-o" || a == "--out" ? "-o/--out" : a); !twice.empty()) return twice;
     if (a == "--op") {
       const auto ops = gen::parse_op_set(v);
       if (!ops) return "--op: expected conv, maxpool, conv_bias_relu, all or stack, got '" + v + "'";

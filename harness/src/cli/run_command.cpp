@@ -53,8 +53,12 @@ std::string failures_folder(const std::string& report) {
   return (std::filesystem::path(report).parent_path() / "failures").string();
 }
 
+// The options that take one value (--plugin may be given several times).
+const std::set<std::string> kSingleValued = {"--backend", "--report", "--junit", "--require", "--jobs", "--timeout"};
+
 // Parses the options; returns an error message or empty.
 std::string parse(const Args& args, RunOptions& o) {
+  std::set<std::string> seen;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     auto value = [&](std::string& out) {
@@ -63,6 +67,12 @@ std::string parse(const Args& args, RunOptions& o) {
       return true;
     };
     std::string v;
+    if (kSingleValued.count(a) != 0) {
+      if (std::string twice = given_twice(seen, a, a == "--backend" ? "several backends: --backend a,b" : "");
+          !twice.empty()) {
+        return twice;
+      }
+    }
     if (a.size() > 1 && a[0] == '-' && a[1] != '-') {
       return "run: unknown option '" + a + "' (options start with --; give a file named so as ./" + a + ")";
     } else if (a.rfind("--", 0) != 0) {
@@ -81,13 +91,9 @@ std::string parse(const Args& args, RunOptions& o) {
     } else if (a == "--require" && value(o.require)) {
       if (o.require.empty()) return "--require: expected a backend name, got ''";
     } else if (a == "--jobs" && value(v)) {
-      const auto n = parse_uint(v);
-      if (!n || *n == 0 || *n > 1024) return "--jobs: expected an integer from 1 to 1024, got '" + v + "'";
-      o.jobs = static_cast<int>(*n);
+      if (std::string bad = parse_jobs(v, o.jobs); !bad.empty()) return bad;
     } else if (a == "--timeout" && value(v)) {
-      const auto t = parse_seconds(v);
-      if (!t) return "--timeout: expected a positive number of seconds, got '" + v + "'";
-      o.timeout = *t;
+      if (std::string bad = parse_seconds_option(a, v, o.timeout); !bad.empty()) return bad;
       o.timeout_given = true;
     } else if (a == "--in-process") {
       o.in_process = true;

@@ -24,8 +24,29 @@ std::optional<uint64_t> parse_uint(const std::string& text) {
 std::optional<double> parse_seconds(const std::string& text) {
   char* end = nullptr;
   const double v = std::strtod(text.c_str(), &end);
-  if (text.empty() || end != text.c_str() + text.size() || !(v > 0) || !(v < 1e9)) return std::nullopt;
+  if (text.empty() || end != text.c_str() + text.size() || !(v > 0) || !(v < kMaxSeconds)) return std::nullopt;
   return v;
+}
+
+std::string parse_seconds_option(const std::string& flag, const std::string& text, double& seconds) {
+  const auto t = parse_seconds(text);
+  if (!t) return flag + ": expected a positive number of seconds less than 1e9, got '" + text + "'";
+  seconds = *t;
+  return {};
+}
+
+std::string parse_jobs(const std::string& text, int& jobs) {
+  const auto n = parse_uint(text);
+  if (!n || *n == 0 || *n > kMaxJobs) {
+    return "--jobs: expected an integer from 1 to " + std::to_string(kMaxJobs) + ", got '" + text + "'";
+  }
+  jobs = static_cast<int>(*n);
+  return {};
+}
+
+std::string given_twice(std::set<std::string>& seen, const std::string& flag, const std::string& hint) {
+  if (seen.insert(flag).second) return {};
+  return flag + ": given twice; give it once" + (hint.empty() ? "" : " (" + hint + ")");
 }
 
 void add_build_info(RunInfo& info, const std::vector<std::string>& backends) {
