@@ -121,16 +121,17 @@ StatusOr<const ConvDescs*> cached_conv_descs(const CudnnApi& api, ConvDescCache&
 }
 
 Status cudnn_conv_forward(const CudnnCall& call, const ConvDescs& d, const void* x, const void* w, void* y,
-                          bool accumulate) {
+                          const std::function<Status()>& init_y) {
   const CudnnApi& api = call.api;
   auto query = [&](cudnnConvolutionFwdAlgoPerf_t* perfs, int* count) {
     return api.cudnnGetConvolutionForwardAlgorithm_v7(call.handle, d.x.get(), d.w.get(), d.conv.get(), d.y.get(),
                                                       kMaxAlgos, count, perfs);
   };
-  auto run = [&](cudnnConvolutionFwdAlgo_t algo, void* ws, size_t bytes) {
+  auto run = [&](cudnnConvolutionFwdAlgo_t algo, void* ws, size_t bytes) -> Status {
+    if (init_y) KC_RETURN_IF_ERROR(init_y());
     return cudnn_status(api,
                         api.cudnnConvolutionForward(call.handle, &kOne, d.x.get(), x, d.w.get(), w, d.conv.get(), algo,
-                                                    ws, bytes, accumulate ? &kOne : &kZero, d.y.get(), y),
+                                                    ws, bytes, init_y ? &kOne : &kZero, d.y.get(), y),
                         "cudnnConvolutionForward");
   };
   auto size = [&](cudnnConvolutionFwdAlgo_t algo, size_t* bytes) {

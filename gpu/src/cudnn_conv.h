@@ -12,6 +12,7 @@
 // storage type (PSEUDO_HALF / PSEUDO_BFLOAT16).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -58,10 +59,12 @@ struct CudnnCall {
   AlgoCache& chosen;
 };
 
-// accumulate: y = conv(x, w) + y, the sum taken in f32 and rounded once to y's dtype
-// (cuDNN's beta = 1 blend); else y = conv(x, w) and y is not read.
+// y = conv(x, w); or, with init_y, y = conv(x, w) + (what init_y writes into y), the sum
+// taken in f32 and rounded once to y's dtype (cuDNN's beta = 1 blend). init_y runs before
+// every attempt, so that an algorithm that fails after writing part of y does not leave
+// that part for the next one to add to.
 Status cudnn_conv_forward(const CudnnCall& call, const ConvDescs& d, const void* x, const void* w, void* y,
-                          bool accumulate = false);
+                          const std::function<Status()>& init_y = {});
 Status cudnn_conv_backward_data(const CudnnCall& call, const ConvDescs& d, const void* dy, const void* w, void* dx);
 Status cudnn_conv_backward_filter(const CudnnCall& call, const ConvDescs& d, const void* x, const void* dy, void* dw);
 
