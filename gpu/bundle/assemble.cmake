@@ -88,11 +88,13 @@ foreach(bin IN LISTS kc_bins)
   get_filename_component(name "${bin}" NAME)
   file(APPEND "${OUT}/MANIFEST" "bin/${name}: ${out}")
 endforeach()
-# The oldest glibc (and libstdc++, if linked shared) the binaries run on: the highest
-# symbol versions they import. run.sh compares it with the node's glibc before running.
+# The oldest glibc (and libstdc++, if linked shared) the binaries and the libraries in
+# lib/ run on: the highest symbol versions they import. run.sh compares it with the
+# node's glibc before running.
 set(kc_glibc "0")
 set(kc_glibcxx "")
-foreach(bin IN LISTS kc_bins)
+file(GLOB kc_libs "${OUT}/lib/*.so*")
+foreach(bin IN LISTS kc_bins kc_libs)
   execute_process(COMMAND objdump -T "${bin}" OUTPUT_VARIABLE syms RESULT_VARIABLE rc ERROR_QUIET)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "bundle: objdump -T ${bin} failed (binutils is needed to read the glibc it needs)")
