@@ -138,3 +138,12 @@ kcheck(2 fuzz --count 0 --seed 1 --seed 2)
 expect_match("--seed: given twice" "fuzz --seed twice is not refused")
 kcheck(2 gen --count 1 -o "${WORK}/g1" --out "${WORK}/g2")
 expect_match("-o/--out: given twice" "gen -o twice is not refused")
+
+# A sibling NAME.expect whose first line is blank is no expectation (it would match
+# almost any error): the file beside it stays INVALID, exit 2.
+set(blank "${WORK}/blank_expect")
+file(MAKE_DIRECTORY "${blank}")
+file(WRITE "${blank}/bad.yaml" "garbage: [\n")
+file(WRITE "${blank}/bad.expect" "  \t\nnot this line either\n")
+kcheck(2 run "${blank}" --backend reference --report "${WORK}/blank_expect.json")
+expect_match("INVALID[^\n]*bad.yaml" "a blank NAME.expect turned an invalid file into a pass")

@@ -113,12 +113,13 @@ std::string parse(const Args& args, RunOptions& o) {
 }
 
 // A file that cannot carry `expect:` (not YAML, empty, not a map) may have a sibling
-// NAME.expect holding the expected error text on its first line.
+// NAME.expect holding the expected error text on its first line. A blank first line
+// would match almost any error: it is no expectation, and the file stays INVALID.
 void apply_sibling_expect(const std::string& file, std::vector<LoadedCase>& loaded) {
   std::filesystem::path p(file);
   std::ifstream f(p.replace_extension(".expect"));
   std::string text;
-  if (!f || !std::getline(f, text) || text.empty()) return;
+  if (!f || !std::getline(f, text) || text.find_first_not_of(" \t\r") == std::string::npos) return;
   for (LoadedCase& lc : loaded) {
     if (lc.expect.pass) lc.expect = Expectation{false, text};
   }
