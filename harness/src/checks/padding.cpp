@@ -92,8 +92,7 @@ StatusOr<Padded> make_padded(const CheckContext& ctx, const SpatialGeometry& pad
     r.ext.push_back(ext);
     r.trivial = r.trivial && d.pad_lo == 0 && ext == d.in;
   }
-  r.c.tensors.clear();  // the padded input is passed directly; inline data has the old shape
-  r.c.expected.clear();
+  r.c = with_own_inputs(std::move(r.c));  // the padded input is passed directly; inline data has the old shape
   r.c.input.spatial = r.ext;
   if (pool) {
     auto& p = std::get<MaxPoolParams>(r.c.op);

@@ -72,8 +72,7 @@ struct Findings {
 
 // The backend's backward on a copy of the case with other inputs.
 StatusOr<Grads> run_backend(const CheckContext& ctx, Case c, const OpInputs& in) {
-  c.tensors.clear();  // inline data belongs to the original shapes; `in` replaces it
-  c.expected.clear();
+  c = with_own_inputs(std::move(c));  // inline data belongs to the original shapes; `in` replaces it
   KC_ASSIGN_OR_RETURN(OpGeometry geo, op_geometry(c));
   OpOutputs o = invoke(ctx.backend, c, geo, in);
   if (!o.forward.ok()) return o.forward;
