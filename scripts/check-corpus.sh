@@ -1,9 +1,20 @@
 #!/usr/bin/env bash
 # The main job: check the shipped case corpus on every available backend, print a
 # summary, write out/report.json (plus out/junit.xml and out/failures/*.yaml).
-# Extra arguments go to `kcheck run` (e.g. --backend reference --jobs 4).
+# Extra arguments go to `kcheck run` (e.g. --backend reference --jobs 4); one that names
+# an option below replaces its default (kcheck refuses an option given twice).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 cd "$KC_ROOT"
-exec "$KC_BUILD_DIR/harness/kcheck" run cases --jobs "$(nproc)" --timeout 120 \
-  --report out/report.json --junit out/junit.xml "$@"
+given() {  # given FLAG: whether the caller's arguments hold FLAG
+  local a
+  for a in "${args[@]}"; do [[ "$a" == "$1" ]] && return 0; done
+  return 1
+}
+args=("$@")
+defaults=()
+given --jobs || defaults+=(--jobs "$(nproc)")
+given --timeout || defaults+=(--timeout 120)
+given --report || defaults+=(--report out/report.json)
+given --junit || defaults+=(--junit out/junit.xml)
+exec "$KC_BUILD_DIR/harness/kcheck" run cases "${defaults[@]}" "$@"

@@ -68,9 +68,21 @@ want backends && step backends "$KCHECK" backends
 want host && step gpu_host_test "$HERE/bin/gpu_host_test" --gtest_output="xml:$OUT/gpu_host_test.xml"
 want device && step gpu_device_test "$HERE/bin/gpu_device_test" --gtest_output="xml:$OUT/gpu_device_test.xml"
 CASES=$(ls -d "$HERE"/cases/*/ | grep -v '/bench/$')
-# shellcheck disable=SC2086
-want corpus && step corpus "$KCHECK" run $CASES --backend cuda,cudnn --require cuda --jobs "$JOBS" \
-  --report "$OUT/report.json" --junit "$OUT/junit.xml" "$@"
+given() {  # given FLAG ARGS...: whether ARGS hold FLAG
+  f=$1; shift
+  for a in "$@"; do [ "$a" = "$f" ] && return 0; done
+  return 1
+}
+corpus() {  # the corpus run; an option in the caller's arguments replaces its default here
+  given --backend "$@" || set -- --backend cuda,cudnn "$@"
+  given --require "$@" || set -- --require cuda "$@"
+  given --jobs "$@" || set -- --jobs "$JOBS" "$@"
+  given --report "$@" || set -- --report "$OUT/report.json" "$@"
+  given --junit "$@" || set -- --junit "$OUT/junit.xml" "$@"
+  # shellcheck disable=SC2086
+  "$KCHECK" run $CASES "$@"
+}
+want corpus && step corpus corpus "$@"
 if want sanitize; then
   SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
   SAN_CASES=${KC_SANITIZE_CASES:-conv/conv_bias.yaml maxpool/pool2d.yaml conv_bias_relu/fused.yaml stack/checkpoint_policies.yaml}
