@@ -266,6 +266,35 @@ TEST(ValidateTolerance, ExactOnAMaxPoolFollowsItsOverlappingWindows) {
   expect_ok(two_d);
 }
 
+// A case whose checks compare no backward value needs no dy inline, and a max pool's y and
+// indices are exact in any fill: only checks that judge gradients make exact demand more.
+TEST(ValidateTolerance, ExactAsksOnlyForWhatTheCasesChecksCompare) {
+  Case c = conv_case();
+  c.tolerance.kind = ToleranceKind::kExact;
+  c.tensors["x"] = Tensor::zeros(DType::kF32, {2, 4, 8, 8});
+  c.tensors["w"] = Tensor::zeros(DType::kF32, {6, 2, 3, 3});
+  c.checks = {"forward", "golden"};
+  expect_ok(c);
+  c.expected["dw"] = Tensor::zeros(DType::kF32, {6, 2, 3, 3});  // golden now compares a gradient
+  expect_error(c, StatusCode::kInvalidArgument, {"tolerance: exact", "(missing: dy)"});
+  c.expected.clear();
+  c.checks = {"forward", "padding"};  // padding compares the backward of two runs
+  expect_error(c, StatusCode::kInvalidArgument, {"(missing: dy)"});
+  c.checks = {"forward"};
+  c.tensors.erase("w");
+  expect_error(c, StatusCode::kInvalidArgument, {"(missing: w)"});  // y is still a sum
+
+  Case p;
+  p.dtype = DType::kF32;
+  p.input = {1, 2, {16}};
+  p.op = MaxPoolParams{{3}, {1}, {1}, {}};
+  p.tolerance.kind = ToleranceKind::kExact;
+  p.checks = {"forward", "determinism"};
+  expect_ok(p);
+  p.checks.push_back("argmax");
+  expect_error(p, StatusCode::kInvalidArgument, {"three or more dy values"});
+}
+
 // Windows inside the input (valid padding): exact is accepted with a random fill iff
 // no input element is a tap of two windows (of three, in f64), by brute force.
 RC_GTEST_PROP(ValidateProp, ExactPoolRuleMatchesBruteForceOverlap, (bool f64)) {
