@@ -213,14 +213,6 @@ std::vector<LoadedCase> parse_text(std::string_view text, const std::string& fil
 // /proc process that ended) and is left out; anything else is reported.
 bool vanished(const std::error_code& ec) { return ec == std::errc::no_such_file_or_directory; }
 
-// .yaml or .yml in any case (CASE.YAML, a.Yml): a folder scan that skipped such a file
-// would leave its cases out without a word.
-bool is_case_file_name(const fs::path& p) {
-  std::string ext = p.extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char ch) { return std::tolower(ch); });
-  return ext == ".yaml" || ext == ".yml";
-}
-
 LoadedCase walk_problem(const fs::path& p, const std::string& what, const std::error_code& ec) {
   return error_entry(p.string(), 0, not_found(p.string() + ": " + what + ": " + ec.message()));
 }
@@ -307,6 +299,14 @@ std::vector<LoadedCase> load_case_file(const std::string& path) {
   } catch (...) {
     return {error_entry(path, 0, internal_error(path + ": reading the case file failed"))};
   }
+}
+
+// .yaml or .yml in any case (CASE.YAML, a.Yml): a folder scan that skipped such a file
+// would leave its cases out without a word.
+bool is_case_file_name(const std::string& path) {
+  std::string ext = fs::path(path).extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char ch) { return std::tolower(ch); });
+  return ext == ".yaml" || ext == ".yml";
 }
 
 CaseFiles find_case_files(const std::string& path) {

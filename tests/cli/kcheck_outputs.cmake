@@ -72,7 +72,7 @@ endif()
 # kcheck fuzz --report: never over a case file it replays, nor a .yaml where it replays.
 file(COPY "${c}/victim.yaml" DESTINATION "${WORK}/saved")
 kcheck(2 fuzz --count 0 --save "${WORK}/saved" --report "${WORK}/saved/victim.yaml")
-expect_match("--report: '[^']*saved/victim.yaml' is a .yaml file under" "fuzz --report over a saved case is not refused")
+expect_match("--report: '[^']*saved/victim.yaml' has a case file's name under" "fuzz --report over a saved case is not refused")
 expect_unchanged("${WORK}/saved/victim.yaml" "${victim}" "fuzz --report over a saved case")
 file(CREATE_LINK "${WORK}/saved/victim.yaml" "${WORK}/fuzz_hard.json")
 kcheck(2 fuzz --count 0 --save "${WORK}/saved" --report "${WORK}/fuzz_hard.json")
@@ -125,3 +125,32 @@ expect_match("saved [^\n]*saved_b/${stem}-shrunk.yaml\n  reproduce: kcheck run [
 if(out MATCHES "\n  saved [^\n]*saved_b/${stem}.yaml\n")
   message(FATAL_ERROR "fuzz says it saved a file it could not write:\n${out}")
 endif()
+
+# A report written inside a folder the run scans: the same command gives the same result
+# twice in a row (its failures/ folder is its own output, not cases to read), and a
+# report or JUnit file with a case file's name there is refused before the first run.
+set(s "${WORK}/scanned")
+file(COPY "${CASES}/conv/conv_bias.yaml" DESTINATION "${s}")
+foreach(attempt 1 2)
+  kcheck(1 run "${s}" --plugin "${PLUGIN}" --backend example.scaled_dw --report "${s}/report.json")
+endforeach()
+if(NOT EXISTS "${s}/failures")
+  message(FATAL_ERROR "the scanned-folder run wrote no reproducers, so it tests nothing:\n${out}")
+endif()
+foreach(name r.yml R.YAML)
+  kcheck(2 run "${s}" --backend reference --report "${s}/sub/${name}")
+  expect_match("--report: '[^']*${name}' has a case file's name inside" "a report named ${name} in a scanned folder is not refused")
+endforeach()
+kcheck(2 ${fuzz_args} --save "${WORK}/saved_a" --report "${WORK}/saved_a/f.yml")
+expect_match("--report: '[^']*f.yml' has a case file's name under" "a fuzz report named .yml in the save folder is not refused")
+
+# `..` after a linked folder is resolved through the link, and a dangling link is
+# followed to the file it would create: either way two outputs that are one file clash.
+set(l "${WORK}/links")
+file(MAKE_DIRECTORY "${l}/c2/inner")
+file(CREATE_LINK "${l}/c2/inner" "${l}/l3" SYMBOLIC)
+kcheck(2 run "${CASES}/conv/conv1d.yaml" --backend reference --report "${l}/l3/../new.json" --junit "${l}/c2/new.json")
+expect_match("--report and --junit name the same file" "'..' after a linked folder hid a clash")
+file(CREATE_LINK "${l}/nowhere.json" "${l}/dangling.json" SYMBOLIC)
+kcheck(2 run "${CASES}/conv/conv1d.yaml" --backend reference --report "${l}/dangling.json" --junit "${l}/nowhere.json")
+expect_match("--report and --junit name the same file" "a dangling link hid a clash")

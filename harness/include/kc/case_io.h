@@ -119,4 +119,7 @@ struct CaseFiles {
 };
 CaseFiles find_case_files(const std::string& path);
 
+// Whether a folder scan reads a file of this name as a case file: .yaml or .yml in any case.
+bool is_case_file_name(const std::string& path);
+
 }  // namespace kc

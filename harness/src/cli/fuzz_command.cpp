@@ -129,13 +129,13 @@ std::string parse(const Args& args, FuzzArgs& o) {
 
 // Why --report would be written over a case file the run replays (under
 // cases/regressions or the --save folder), or where it would be replayed as one (a
-// .yaml there), or empty.
+// .yaml or .yml there), or empty.
 std::string report_clash(const FuzzArgs& o) {
   if (o.report.empty()) return {};
   std::vector<std::string> replayed;
   for (const std::string& dir : {std::string(fuzz::kRegressions), o.s.save_dir}) {
-    if (std::filesystem::path(o.report).extension() == ".yaml" && inside_folder(o.report, dir)) {
-      return "--report: '" + o.report + "' is a .yaml file under '" + dir +
+    if (is_case_file_name(o.report) && inside_folder(o.report, dir)) {
+      return "--report: '" + o.report + "' has a case file's name under '" + dir +
              "', whose case files fuzz replays (and where it saves failures); give the report another name";
     }
     std::error_code ec;

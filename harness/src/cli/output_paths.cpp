@@ -22,12 +22,19 @@ fs::path nearest_existing(const fs::path& path) {
 }
 
 // The absolute path with links resolved as far as it exists (from the absolute path: a
-// relative one whose first part does not exist would stay relative).
+// relative one whose first part does not exist would stay relative). `..` is resolved
+// after the links before it, as the system does on writing (not folded as text first),
+// and a dangling link at the end is followed to the file that writing it would create.
 fs::path resolved(const std::string& path) {
   std::error_code ec;
-  const fs::path absolute = fs::absolute(path, ec).lexically_normal();
+  fs::path absolute = fs::absolute(path, ec);
+  for (int hops = 0; hops < 8 && fs::is_symlink(absolute, ec) && !fs::exists(absolute, ec); ++hops) {
+    const fs::path target = fs::read_symlink(absolute, ec);
+    if (ec) break;
+    absolute = target.is_absolute() ? target : absolute.parent_path() / target;
+  }
   const fs::path p = fs::weakly_canonical(absolute, ec);
-  return ec ? absolute : p;
+  return ec ? absolute.lexically_normal() : p;
 }
 
 }  // namespace

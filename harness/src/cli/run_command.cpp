@@ -133,7 +133,11 @@ struct Found {
   std::vector<LoadedCase> unlisted;
 };
 
-Found find_all(const std::vector<std::string>& paths) {
+// The report's failures folder holds this command's own reproducers: a scan of a folder
+// that holds it (a report written inside a scanned folder) leaves it out, so that the
+// same command reads the same cases when it runs again. Named as a path itself, it is
+// read, and output_clash refuses the run whose reproducers would overwrite it.
+Found find_all(const std::vector<std::string>& paths, const std::string& failures) {
   Found found;
   std::set<std::string> seen, seen_unlisted;
   auto key = [](const std::string& f) {
@@ -143,7 +147,9 @@ Found find_all(const std::vector<std::string>& paths) {
   };
   for (const std::string& p : paths) {
     CaseFiles listed = find_case_files(p);
+    const bool skip_failures = !failures.empty() && inside_folder(failures, p);
     for (std::string& f : listed.files) {
+      if (skip_failures && inside_folder(f, failures)) continue;
       if (seen.insert(key(f)).second) found.files.push_back(std::move(f));
     }
     for (LoadedCase& problem : listed.problems) {
@@ -179,7 +185,16 @@ std::string output_clash(const RunOptions& o, const std::vector<std::string>& fi
   std::vector<Output> outputs;
   if (!o.report.empty()) outputs.push_back({"--report", o.report});
   if (!o.junit.empty()) outputs.push_back({"--junit", o.junit});
-  if (std::string clash = outputs_clash(outputs, inputs); !clash.empty() || o.report.empty()) return clash;
+  if (std::string clash = outputs_clash(outputs, inputs); !clash.empty()) return clash;
+  for (const Output& out : outputs) {  // the next run would read it as a case file
+    for (const std::string& p : o.paths) {
+      std::error_code ec;
+      if (!std::filesystem::is_directory(p, ec) || !is_case_file_name(out.path) || !inside_folder(out.path, p)) continue;
+      return out.flag + ": '" + out.path + "' has a case file's name inside '" + p +
+             "', a folder this run reads cases from, so the next run would read it as one; name it .json or .xml";
+    }
+  }
+  if (o.report.empty()) return {};
   const std::string failures = failures_folder(o.report);
   for (const std::string& in : inputs) {
     if (!inside_folder(in, failures)) continue;
@@ -301,7 +316,7 @@ int run_command(const Args& args) {
     if (Status s = load_plugin(p, reg); !s.ok()) return usage_error(s.message());
   }
   if (std::string err = choose_backends(reg, o); !err.empty()) return usage_error(err);
-  Found found = find_all(o.paths);
+  Found found = find_all(o.paths, o.report.empty() ? std::string() : failures_folder(o.report));
   if (std::string clash = output_clash(o, found.files); !clash.empty()) return usage_error(clash);
   const auto start = std::chrono::steady_clock::now();
   RunInfo info;
