@@ -4,6 +4,7 @@
 // show the bug.
 #include <gtest/gtest.h>
 
+#include "kc/validate.h"
 #include "rules_support.h"
 
 using namespace kc;
@@ -20,6 +21,27 @@ TEST(PaddingCheck, OracleAndPassThroughPassOnConvModesAndPools) {
     SCOPED_TRACE(case_to_one_line(c));
     EXPECT_DISPOSITION(run_check(c, *oracle, "padding"), Disposition::kPassed);
     EXPECT_DISPOSITION(run_check(c, pass, "padding"), Disposition::kPassed);
+  }
+}
+
+// The padding and weight_share checks run copies of the case on inputs of their own.
+// The copies keep the case's tolerance: with an explicit one, 16-bit accumulation over a
+// sum too long for the bound model (256 dw terms at u = 2^-8) is a valid case, and its
+// copies must not be refused (they were, when the copies' tolerance was reset to bound);
+// an exact golden's copies must not be refused for lacking inline inputs.
+TEST(PaddingCheck, CopiesOfTheCaseKeepWhatMadeItValid) {
+  auto oracle = make_reference_backend();
+  Case c = with_fill(test::conv_case({.batch = 1, .channels = 1, .out_channels = 1, .spatial = {16, 16},
+                                      .kernel = {3, 3}, .padding = explicit_pad({{1, 1}, {1, 1}}),
+                                      .dtype = DType::kBF16}),
+                     Fill::kRandom);
+  c.accumulation = DType::kBF16;
+  c.tolerance = Tolerance{ToleranceKind::kExplicit, 0.5, 0.5};
+  ASSERT_TRUE(validate(c).ok()) << validate(c).to_string();
+  for (const char* check : {"padding", "weight_share"}) {
+    const CheckResult r = run_check(c, *oracle, check);
+    EXPECT_NE(r.disposition, Disposition::kFailed) << check << ": " << r.message;
+    EXPECT_EQ(r.message.find("invalid_argument"), std::string::npos) << check << ": " << r.message;
   }
 }
 

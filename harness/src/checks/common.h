@@ -17,13 +17,15 @@ inline std::string kOracleSelf() {
 }
 
 // A copy of the case for a run whose inputs the check passes itself (a padded input, a
-// sample, a tile): no inline tensors or expectations, and tolerance bound. The check
-// judges with the original case's tolerance, and validate()'s rule that `exact` needs an
-// integer fill or every input inline would otherwise refuse the copy.
+// sample, a tile): no inline tensors or expectations. The check judges with the original
+// case's tolerance; an `exact` one becomes an explicit tolerance of 0, since validate()'s
+// rule that exact needs an integer fill or every input inline would refuse the copy. Any
+// other stays as it is (a bound would bring back the accumulation rule that an explicit
+// tolerance is exempt from).
 inline Case with_own_inputs(Case c) {
   c.tensors.clear();
   c.expected.clear();
-  c.tolerance = Tolerance{};
+  if (c.tolerance.kind == ToleranceKind::kExact) c.tolerance = Tolerance{ToleranceKind::kExplicit, 0.0, 0.0};
   return c;
 }
 
