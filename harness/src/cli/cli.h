@@ -52,6 +52,9 @@ std::string output_folder_problem(const std::string& flag, const std::string& ro
 bool same_file(const std::string& a, const std::string& b);
 // Whether `path` lies in `folder` or a folder below it, links resolved.
 bool inside_folder(const std::string& path, const std::string& folder);
+// Whether writing `path` would put a file that a scan of `folder` reads (a case file, or
+// a NAME.expect beside one) there, links resolved.
+bool read_as_input(const std::string& path, const std::string& folder);
 // A file a command writes and the option that names it.
 struct Output {
   std::string flag, path;

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "cli.h"
+#include "kc/case_io.h"
 
 namespace kc::cli {
 namespace fs = std::filesystem;
@@ -28,7 +29,7 @@ fs::path nearest_existing(const fs::path& path) {
 fs::path resolved(const std::string& path) {
   std::error_code ec;
   fs::path absolute = fs::absolute(path, ec);
-  for (int hops = 0; hops < 8 && fs::is_symlink(absolute, ec) && !fs::exists(absolute, ec); ++hops) {
+  for (int hops = 0; hops < 40 && fs::is_symlink(absolute, ec) && !fs::exists(absolute, ec); ++hops) {
     const fs::path target = fs::read_symlink(absolute, ec);
     if (ec) break;
     absolute = target.is_absolute() ? target : absolute.parent_path() / target;
@@ -77,6 +78,11 @@ bool same_file(const std::string& a, const std::string& b) {
   const bool a_exists = fs::exists(a, ea), b_exists = fs::exists(b, eb);
   if (a_exists && b_exists) return fs::equivalent(a, b, ea);  // hard links and symbolic links too
   return !a_exists && !b_exists && resolved(a) == resolved(b);
+}
+
+bool read_as_input(const std::string& path, const std::string& folder) {
+  const fs::path where = resolved(path);
+  return (is_case_file_name(where.string()) || where.extension() == ".expect") && inside_folder(path, folder);
 }
 
 bool inside_folder(const std::string& path, const std::string& folder) {

@@ -8,6 +8,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <set>
 
 #include "cli.h"
@@ -133,10 +134,17 @@ struct Found {
   std::vector<LoadedCase> unlisted;
 };
 
-// The report's failures folder holds this command's own reproducers: a scan of a folder
-// that holds it (a report written inside a scanned folder) leaves it out, so that the
-// same command reads the same cases when it runs again. Named as a path itself, it is
-// read, and output_clash refuses the run whose reproducers would overwrite it.
+// A failure reproducer's file name, as write_failures gives it: digits, '-', .yaml.
+bool is_reproducer_name(const std::string& path) {
+  static const std::regex kName("[0-9]+-.+\\.yaml");
+  return std::regex_match(std::filesystem::path(path).filename().string(), kName);
+}
+
+// The report's failures folder holds this command's own reproducers (NNN-BACKEND.yaml):
+// a scan of a folder that holds it (a report written inside a scanned folder) leaves
+// them out, so that the same command reads the same cases when it runs again. Other
+// files there are read, and output_clash refuses the run, whose reproducers could
+// overwrite them; so it does when the failures folder is named as a path itself.
 Found find_all(const std::vector<std::string>& paths, const std::string& failures) {
   Found found;
   std::set<std::string> seen, seen_unlisted;
@@ -149,7 +157,7 @@ Found find_all(const std::vector<std::string>& paths, const std::string& failure
     CaseFiles listed = find_case_files(p);
     const bool skip_failures = !failures.empty() && inside_folder(failures, p);
     for (std::string& f : listed.files) {
-      if (skip_failures && inside_folder(f, failures)) continue;
+      if (skip_failures && inside_folder(f, failures) && is_reproducer_name(f)) continue;
       if (seen.insert(key(f)).second) found.files.push_back(std::move(f));
     }
     for (LoadedCase& problem : listed.problems) {
@@ -189,8 +197,8 @@ std::string output_clash(const RunOptions& o, const std::vector<std::string>& fi
   for (const Output& out : outputs) {  // the next run would read it as a case file
     for (const std::string& p : o.paths) {
       std::error_code ec;
-      if (!std::filesystem::is_directory(p, ec) || !is_case_file_name(out.path) || !inside_folder(out.path, p)) continue;
-      return out.flag + ": '" + out.path + "' has a case file's name inside '" + p +
+      if (!std::filesystem::is_directory(p, ec) || !read_as_input(out.path, p)) continue;
+      return out.flag + ": '" + out.path + "' would be a case file (or a NAME.expect) inside '" + p +
              "', a folder this run reads cases from, so the next run would read it as one; name it .json or .xml";
     }
   }
