@@ -14,7 +14,7 @@ given() {  # given FLAG: whether the caller's arguments hold FLAG
 args=("$@")
 defaults=()
 given --jobs || defaults+=(--jobs "$(nproc)")
-given --timeout || defaults+=(--timeout 120)
+given --timeout || given --in-process || defaults+=(--timeout 120)  # in-process runs cannot be timed out
 given --report || defaults+=(--report out/report.json)
 given --junit || defaults+=(--junit out/junit.xml)
 exec "$KC_BUILD_DIR/harness/kcheck" run cases "${defaults[@]}" "$@"

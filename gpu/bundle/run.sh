@@ -73,16 +73,16 @@ given() {  # given FLAG ARGS...: whether ARGS hold FLAG
   for a in "$@"; do [ "$a" = "$f" ] && return 0; done
   return 1
 }
-corpus() {  # the corpus run; an option in the caller's arguments replaces its default here
+if want corpus; then
+  # An option in the caller's arguments replaces its default (kcheck refuses one given twice).
   given --backend "$@" || set -- --backend cuda,cudnn "$@"
   given --require "$@" || set -- --require cuda "$@"
   given --jobs "$@" || set -- --jobs "$JOBS" "$@"
   given --report "$@" || set -- --report "$OUT/report.json" "$@"
   given --junit "$@" || set -- --junit "$OUT/junit.xml" "$@"
   # shellcheck disable=SC2086
-  "$KCHECK" run $CASES "$@"
-}
-want corpus && step corpus corpus "$@"
+  step corpus "$KCHECK" run $CASES "$@"
+fi
 if want sanitize; then
   SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
   SAN_CASES=${KC_SANITIZE_CASES:-conv/conv_bias.yaml maxpool/pool2d.yaml conv_bias_relu/fused.yaml stack/checkpoint_policies.yaml}
