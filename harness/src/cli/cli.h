@@ -36,7 +36,9 @@ std::string parse_jobs(const std::string& text, int& jobs);
 // Why a single-valued option is refused the second time it is given (the last would
 // otherwise win without a word), or empty; `seen` holds the options given so far.
 std::string given_twice(std::set<std::string>& seen, const std::string& flag, const std::string& hint = "");
-bool write_text_file(const std::string& path, const std::string& text);
+// Writes text to path, creating the folders on its way; empty, or the reason it could
+// not (the system's: "Is a directory", "No space left on device").
+std::string write_text_file(const std::string& path, const std::string& text);
 
 // Output paths (output_paths.cpp), checked before a run.
 // Why the file an option names (flag: "--report", ...) could not be written after the

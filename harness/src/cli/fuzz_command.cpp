@@ -263,8 +263,9 @@ int fuzz_command(const Args& args) {
   const fuzz::Outcome out = fuzz::run(o.s, reg);
   print_summary(out, o.s);
   if (!o.report.empty()) {
-    if (!write_text_file(o.report, report_json(out.results, run_info(args, out, o.s, started)))) {
-      return usage_error("cannot write " + o.report);
+    if (std::string why = write_text_file(o.report, report_json(out.results, run_info(args, out, o.s, started)));
+        !why.empty()) {
+      return usage_error("cannot write " + o.report + ": " + why);
     }
     std::printf("report: %s\n", terminal_safe(o.report).c_str());
   }

@@ -132,7 +132,7 @@ int gen_command(const Args& args) {
       continue;
     }
     const std::string path = (std::filesystem::path(o.dir) / file_name(k, m.op)).string();
-    if (!write_text_file(path, m.text)) return usage_error("cannot write " + path);
+    if (std::string why = write_text_file(path, m.text); !why.empty()) return usage_error("cannot write " + path + ": " + why);
     ++written;
   }
   std::printf("%llu %s cases in %s\n", static_cast<unsigned long long>(written), o.invalid ? "invalid" : "generated",

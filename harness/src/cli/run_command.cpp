@@ -283,10 +283,11 @@ bool write_failures(const std::string& report, const std::vector<CaseResult>& re
     char name[32];
     std::snprintf(name, sizeof name, "%03d-%s.yaml", ++n, r.backend.c_str());
     const std::string path = (dir / name).string();
-    if (write_text_file(path, y)) {
+    if (const std::string why = write_text_file(path, y); why.empty()) {
       ++written;
     } else {
-      std::fprintf(stderr, "kcheck: cannot write the failure reproducer %s\n", terminal_safe(path).c_str());
+      std::fprintf(stderr, "kcheck: cannot write the failure reproducer %s: %s\n", terminal_safe(path).c_str(),
+                   why.c_str());
     }
   }
   if (written) std::printf("%d failure reproducers in %s\n", written, terminal_safe(dir.string()).c_str());
@@ -340,11 +341,17 @@ int run_command(const Args& args) {
   std::fputs(terminal_safe(summary_text(results, info)).c_str(), stdout);
   bool reproducers_written = true;
   if (!o.report.empty()) {
-    if (!write_text_file(o.report, report_json(results, info))) return usage_error("cannot write " + o.report);
+    if (std::string why = write_text_file(o.report, report_json(results, info)); !why.empty()) {
+      return usage_error("cannot write " + o.report + ": " + why);
+    }
     reproducers_written = write_failures(o.report, results);
     std::printf("report: %s\n", terminal_safe(o.report).c_str());
   }
-  if (!o.junit.empty() && !write_text_file(o.junit, junit_xml(results, info))) return usage_error("cannot write " + o.junit);
+  if (!o.junit.empty()) {
+    if (std::string why = write_text_file(o.junit, junit_xml(results, info)); !why.empty()) {
+      return usage_error("cannot write " + o.junit + ": " + why);
+    }
+  }
   if (results.empty()) return usage_error("no case files found under the given paths");
   return reproducers_written ? exit_code(results) : 2;  // an output promised and not written
 }

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -59,13 +61,20 @@ void add_build_info(RunInfo& info, const std::vector<std::string>& backends) {
   }
 }
 
-bool write_text_file(const std::string& path, const std::string& text) {
+std::string write_text_file(const std::string& path, const std::string& text) {
   std::error_code ec;
   const auto parent = std::filesystem::path(path).parent_path();
-  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+  if (!parent.empty() && !std::filesystem::is_directory(parent, ec)) {
+    std::filesystem::create_directories(parent, ec);
+    if (ec) return "cannot create its folder: " + ec.message();
+  }
+  errno = 0;
   std::ofstream f(path, std::ios::binary);
+  if (!f) return errno ? std::strerror(errno) : "cannot open it";
   f << text;
-  return static_cast<bool>(f);
+  f.close();
+  if (!f) return errno ? std::strerror(errno) : "an I/O error";
+  return {};
 }
 
 namespace {

@@ -15,8 +15,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <new>
@@ -378,10 +380,13 @@ class Session {
                        std::string(gen::op_set_name(s_.ops)) + ": " + kind + " " +
                        std::string(disposition_name(r.disposition)) + " on backend " + s_.backend + "\n";
     text += "# " + diagnosis(r, kind) + "\n# reproduce: " + reproduce_command(s_, path) + "\n";
+    errno = 0;
     std::ofstream f(path, std::ios::binary);
     f << text << case_to_yaml(c);
     f.close();
-    if (!f) std::fprintf(stderr, "kcheck fuzz: cannot write %s\n", path.c_str());
+    if (!f) {
+      std::fprintf(stderr, "kcheck fuzz: cannot write %s: %s\n", path.c_str(), errno ? std::strerror(errno) : "an I/O error");
+    }
     return static_cast<bool>(f);
   }
 
