@@ -227,14 +227,20 @@ Status check_stack_work(const Case& c, const std::vector<StackLayer>& layers, co
     if (w > largest) largest = w, largest_at = i;
   }
   if (work <= limits.max_op_work) return ok_status();
-  const bool pool = has_max_pool(layers);
+  const std::string what = has_max_pool(layers) ? " multiply-adds and comparisons" : " multiply-adds";
+  const std::string cap = ", over the cap of " + count_text(limits.max_op_work);
+  const std::string hint = ": the checks would run for hours on the reference (" +
+                           std::string(largest > limits.max_op_work ? "sizes" : "depth or sizes") + " too large; set " +
+                           kOpWorkVariable + " to raise it)";
+  if (largest > limits.max_op_work) {  // one layer alone: its sizes, not the depth
+    return resource_exhausted("stack.layer.conv: one forward through layer " + std::to_string(largest_at + 1) +
+                              " alone takes about " + count_text(largest) + what + cap + hint);
+  }
   const int64_t depth = std::get<StackParams>(c.op).depth;
   return resource_exhausted("stack.depth: one forward through the stack's " + std::to_string(depth) +
-                            (depth == 1 ? " layer" : " layers") + " takes about " + count_text(work) + (pool ? " multiply-adds and comparisons" : " multiply-adds") +
+                            (depth == 1 ? " layer" : " layers") + " takes about " + count_text(work) + what +
                             " (the largest layer, " + std::to_string(largest_at + 1) + ", takes " + count_text(largest) +
-                            "), over the cap of " + count_text(limits.max_op_work) +
-                            " for the whole stack: the checks would run for hours on the reference (depth or sizes too large; set " +
-                            kOpWorkVariable + " to raise it)");
+                            ")" + cap + " for the whole stack" + hint);
 }
 
 int64_t estimate_case_bytes(const Case& c) {

@@ -126,10 +126,14 @@ TEST(ValidateResources, WorkCapHoldsForTheWholeStack) {
   pooled.op = q;
   roomy.max_case_bytes = std::numeric_limits<int64_t>::max();
   expect_error(pooled, StatusCode::kResourceExhausted, {"multiply-adds and comparisons"}, roomy);
-  std::get<StackParams>(pooled.op).depth = 1;  // one layer over the cap: the stack's message
+  std::get<StackParams>(pooled.op).depth = 1;  // one layer over the cap: its sizes, not the depth
   roomy.max_op_work = 1e10;
   const Status s = validate(pooled, roomy);
-  EXPECT_NE(s.message().find("stack.depth: one forward through the stack's 1 layer takes"), std::string::npos) << s.to_string();
+  EXPECT_NE(s.message().find("stack.layer.conv: one forward through layer 1 alone takes about 1.73e+10"),
+            std::string::npos)
+      << s.to_string();
+  EXPECT_NE(s.message().find("(sizes too large;"), std::string::npos) << s.to_string();
+  EXPECT_EQ(s.message().find("stack.depth"), std::string::npos) << s.to_string();
   EXPECT_EQ(s.message().find("stack layer"), std::string::npos) << s.to_string();
 }
 
