@@ -162,3 +162,12 @@ expect_match("--report and --junit name the same file" "'..' after a linked fold
 file(CREATE_LINK "${l}/nowhere.json" "${l}/dangling.json" SYMBOLIC)
 kcheck(2 run "${CASES}/conv/conv1d.yaml" --backend reference --report "${l}/dangling.json" --junit "${l}/nowhere.json")
 expect_match("--report and --junit name the same file" "a dangling link hid a clash")
+# A dangling link is written through, so the folder of the file it names must exist:
+# refused before the run, not after it.
+file(CREATE_LINK "${l}/missing/r.json" "${l}/into_missing.json" SYMBOLIC)
+kcheck(2 run "${CASES}/conv/conv1d.yaml" --backend reference --report "${l}/into_missing.json")
+expect_match("--report: '[^']*into_missing.json' is a link to '[^']*missing/r.json', whose folder does not exist"
+             "a dangling link into a missing folder is not refused before the run")
+if(out MATCHES "results in")
+  message(FATAL_ERROR "the run went ahead before refusing the report:\n${out}")
+endif()

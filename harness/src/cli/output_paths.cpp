@@ -40,9 +40,15 @@ fs::path resolved(const std::string& path) {
 
 }  // namespace
 
-std::string output_file_problem(const std::string& flag, const std::string& path) {
+std::string output_file_problem(const std::string& flag, const std::string& given) {
   std::error_code ec;
-  if (path.empty()) return flag + ": expected a file name, got ''";
+  if (given.empty()) return flag + ": expected a file name, got ''";
+  // A dangling link is written through: the file it names is the one to judge.
+  const bool dangling = fs::is_symlink(given, ec) && !fs::exists(given, ec);
+  const std::string path = dangling ? resolved(given).string() : given;
+  if (dangling && !fs::is_directory(fs::path(path).parent_path(), ec)) {  // writing creates no folder there
+    return flag + ": '" + given + "' is a link to '" + path + "', whose folder does not exist";
+  }
   if (fs::is_directory(path, ec)) return flag + ": '" + path + "' is a folder; give a file name";
   const fs::path name = fs::path(path).filename();
   if (name.empty() || name == "." || name == "..") return flag + ": '" + path + "' names no file; give a file name";
