@@ -95,8 +95,6 @@ std::string conv_key(DType dtype, const ConvGeometry& g, const std::vector<int>&
   return key;
 }
 
-}  // namespace
-
 StatusOr<ConvDescs> make_conv_descs(const CudnnApi& api, DType dtype, const ConvGeometry& g,
                                     const std::vector<int>& x_spatial, const std::vector<int>& pad) {
   ConvDescs d;
@@ -110,6 +108,8 @@ StatusOr<ConvDescs> make_conv_descs(const CudnnApi& api, DType dtype, const Conv
   KC_ASSIGN_OR_RETURN(d.conv, make_conv(api, g, pad));
   return d;
 }
+
+}  // namespace
 
 StatusOr<const ConvDescs*> cached_conv_descs(const CudnnApi& api, ConvDescCache& cache, DType dtype,
                                              const ConvGeometry& g, const std::vector<int>& x_spatial,

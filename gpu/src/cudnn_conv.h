@@ -31,12 +31,9 @@ struct ConvDescs {
   ConvDesc conv;
 };
 
-// x_spatial: the input's spatial extents in cuDNN order; pad: per dim, cuDNN order.
-StatusOr<ConvDescs> make_conv_descs(const CudnnApi& api, DType dtype, const ConvGeometry& g,
-                                    const std::vector<int>& x_spatial, const std::vector<int>& pad);
-
 // The descriptors of each problem seen, made once: a framework keeps them, and a
-// benchmark's timed run must not time their creation.
+// benchmark's timed run must not time their creation. x_spatial: the input's spatial
+// extents in cuDNN order; pad: per dim, cuDNN order.
 using ConvDescCache = std::map<std::string, ConvDescs>;
 StatusOr<const ConvDescs*> cached_conv_descs(const CudnnApi& api, ConvDescCache& cache, DType dtype,
                                              const ConvGeometry& g, const std::vector<int>& x_spatial,

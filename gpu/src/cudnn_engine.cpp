@@ -171,10 +171,10 @@ StatusOr<Input> CudnnEngine::conv_input(const ConvGeometry& g, DType dtype, cons
 }
 
 // y = conv(x, w) + b, rounded once to y's dtype: b is broadcast into y (exact; beta = 0,
-// so y's poison is not read), then the convolution adds its f32 result to it (before
-// each algorithm tried: cudnn_conv_forward's init_y). Adding b
-// to a convolution already rounded to f16/bf16 would round twice, an error outside the
-// tolerance model wherever conv and bias nearly cancel.
+// so y's poison is not read) before each algorithm tried (cudnn_conv_forward's init_y),
+// then the convolution adds its f32 result to it. Adding b to a convolution already
+// rounded to f16/bf16 would round twice, an error outside the tolerance model wherever
+// conv and bias nearly cancel.
 Status CudnnEngine::conv_plus_bias(DType dtype, const ConvDescs& d, const void* x, const void* w, const void* b,
                                    void* y) {
   if (b == nullptr) return cudnn_conv_forward(call(dtype), d, x, w, y);

@@ -22,8 +22,7 @@ int gen_command(const Args& args);      // kcheck gen --op OP --count N --seed S
 int fuzz_command(const Args& args);     // kcheck fuzz [--op OP] [--time S | --count N] ...
 
 // Helpers shared by the commands: a whole decimal uint64, or nullopt; a whole positive
-// decimal number of seconds below kMaxSeconds (not NaN, not inf), or nullopt; a file
-// written whole (its folder created), false on failure.
+// decimal number of seconds below kMaxSeconds (not NaN, not inf), or nullopt.
 inline constexpr double kMaxSeconds = 1e9;
 std::optional<uint64_t> parse_uint(const std::string& text);
 std::optional<double> parse_seconds(const std::string& text);
