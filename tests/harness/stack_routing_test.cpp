@@ -219,5 +219,65 @@ TEST(StackChecks, ReluInputWithinRoundingOfZeroIsNotJudged) {
   }
 }
 
+
+// The stack's own gradients under `cand`, judged by the stack backward and influence
+// checks against the oracle in f64 (and in f32, the case's dtype).
+std::vector<CheckResult> judge_stack(const GateCase& g, Backend& cand_backend) {
+  auto oracle = make_reference_backend();
+  const StackRun ref = oracle_run(g.layers, g.in);
+  const StackRun cand = run_stack(cand_backend, g.layers, g.in, {CheckpointPolicy{}, DType::kF32, true, true});
+  const StackRun lowered = run_stack(*oracle, g.layers, g.in, {CheckpointPolicy{}, DType::kF32, true, true});
+  EXPECT_TRUE(ref.status.ok() && cand.status.ok() && lowered.status.ok());
+  const StackContext s{g.layers, g.in, ref, cand, lowered};
+  const OpInputs none_in;
+  const OpOutputs none_out;
+  const CheckContext ctx{g.c, g.layers.front().conv, none_in, cand_backend, false, none_out, none_out, none_out, &s};
+  return {checks::stack_backward_run(ctx), checks::influence_run(ctx)};
+}
+
+// conv_backward halves dw, or writes no gradient into x's first position.
+class StackGradientBug final : public test::DelegatingBackend {
+ public:
+  enum Bug { kNone, kHalvedDw, kDroppedFirstDx };
+  explicit StackGradientBug(Bug bug) : DelegatingBackend("stack_gradient_bug"), bug_(bug) {}
+  Status conv_backward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
+                       const Tensor& dy, Tensor& dx, Tensor& dw, Tensor* db) override {
+    KC_RETURN_IF_ERROR(reference().conv_backward(g, x, w, b, relu, dy, dx, dw, db));
+    if (bug_ == kHalvedDw) for (double& v : dw.data) v *= 0.5;
+    if (bug_ == kDroppedFirstDx) dx[0] = 0.0;
+    return ok_status();
+  }
+
+ private:
+  Bug bug_;
+};
+
+// A dx that the oracle makes one value everywhere (w = 0: dx = 0; w = NaN: dx = NaN)
+// tells nothing, so a pass on it is MISTRUSTED; but a failure found beside it stands:
+// a wrong dw where dx is all zero, a dropped gradient where the oracle's is NaN.
+TEST(StackChecks, AConstantOracleDxLeavesAPassMistrustedAndAFailureFailed) {
+  GateCase zero = gate_case(false, false);
+  for (double& w : zero.in.w[0].data) w = 0.0;
+  StackGradientBug correct(StackGradientBug::kNone), halved(StackGradientBug::kHalvedDw),
+      dropped(StackGradientBug::kDroppedFirstDx);
+  std::vector<CheckResult> r = judge_stack(zero, correct);
+  EXPECT_EQ(r[0].disposition, Disposition::kMistrusted) << r[0].message;
+  EXPECT_NE(r[0].message.find("reference dx is all zero"), std::string::npos) << r[0].message;
+  EXPECT_EQ(r[1].disposition, Disposition::kMistrusted) << r[1].message;
+  r = judge_stack(zero, halved);
+  EXPECT_EQ(r[0].disposition, Disposition::kFailed) << r[0].message;
+  EXPECT_NE(r[0].message.find("in dw of layer 1"), std::string::npos) << r[0].message;
+
+  GateCase nan = gate_case(false, false);
+  for (double& w : nan.in.w[0].data) w = std::nan("");
+  r = judge_stack(nan, correct);
+  EXPECT_EQ(r[0].disposition, Disposition::kMistrusted) << r[0].message;
+  EXPECT_EQ(r[1].disposition, Disposition::kMistrusted) << r[1].message;
+  r = judge_stack(nan, dropped);
+  EXPECT_EQ(r[0].disposition, Disposition::kMistrusted) << r[0].message;  // no norm to judge NaN with
+  EXPECT_EQ(r[1].disposition, Disposition::kFailed) << r[1].message;
+  EXPECT_NE(r[1].message.find("dropped"), std::string::npos) << r[1].message;
+}
+
 }  // namespace
 }  // namespace kc

@@ -178,8 +178,14 @@ CheckResult stack_backward_run(const CheckContext& ctx) {
   if (!ref.status.ok()) return make_result("backward", Disposition::kFailed, "the oracle failed: " + ref.status.to_string());
   // A stack's dx is judged on all of x, unlike one conv's (distrust_output): the inputs
   // no path through the stack reaches are the influence check's blind spots to report,
-  // not zeros to leave out.
-  if (std::string why = distrust("dx", ref.dx); !why.empty()) return make_result("backward", Disposition::kMistrusted, why);
+  // not zeros to leave out. A dx the oracle makes one value everywhere cannot tell a
+  // correct dx from a kernel that writes that value, so a pass is MISTRUSTED; a failure
+  // in dw or db stands. A non-finite dx has no norm to judge with: not judged at all.
+  const std::string why = distrust("dx", ref.dx);
+  const auto not_finite = [](double v) { return !std::isfinite(v); };
+  if (!why.empty() && std::any_of(ref.dx.data.begin(), ref.dx.data.end(), not_finite)) {
+    return make_result("backward", Disposition::kMistrusted, why);
+  }
   const double u = stack_unit(ctx.c);
   int64_t n = 1;
   for (const StackLayer& l : ctx.stack->layers) {
@@ -214,6 +220,7 @@ CheckResult stack_backward_run(const CheckContext& ctx) {
   }
   r.message += ", plus " + std::to_string(static_cast<int>(kSigmas)) + " standard deviations of the propagated rounding error)";
   if (!(worst.ratio() <= 1.0)) r.disposition = Disposition::kFailed;
+  if (r.disposition == Disposition::kPassed && !why.empty()) return make_result("backward", Disposition::kMistrusted, why);
   return r;
 }
 
