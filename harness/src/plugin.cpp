@@ -4,11 +4,53 @@
 
 #include <dlfcn.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <functional>
 
 namespace kc {
 namespace {
+
+// The plugin dlopen is loading, for loading_terminate. Plugins load one at a time, before
+// any worker starts.
+const std::string* g_loading = nullptr;
+
+// A plugin's static constructors run inside dlopen, whose C frames an exception cannot
+// cross: std::terminate is called whatever kcheck catches. While a plugin loads, this
+// terminate handler names the library and the exception and exits 2 (bad input), the
+// plugin's error, where the default would abort with a core dump.
+[[noreturn]] void loading_terminate() {
+  std::string what = "an exception of a non-standard type";
+  if (std::exception_ptr e = std::current_exception()) {
+    try {
+      std::rethrow_exception(e);
+    } catch (const std::exception& x) {
+      what = x.what();
+    } catch (...) {
+    }
+  } else {
+    what = "std::terminate without an exception";
+  }
+  std::string line = "--plugin " + (g_loading ? *g_loading : std::string("?")) +
+                     ": a static constructor threw while the library loaded: " + what;
+  for (char& ch : line) {
+    if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f) ch = '?';  // no terminal control from a plugin
+  }
+  std::fprintf(stderr, "kcheck: %s\n", line.c_str());
+  std::fflush(stderr);
+  std::_Exit(2);
+}
+
+// dlopen with loading_terminate installed, and the previous handler back afterwards.
+void* open_library(const std::string& path) {
+  g_loading = &path;
+  const std::terminate_handler previous = std::set_terminate(loading_terminate);
+  void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  std::set_terminate(previous);
+  g_loading = nullptr;
+  return lib;
+}
 
 // Calls into the plugin's code, which kcheck did not build: an exception it lets out
 // becomes the plugin's error (its path, "<what> threw: ..."), not std::terminate.
@@ -26,7 +68,7 @@ Status call_plugin(const std::string& path, const std::string& what, const std::
 
 Status load_plugin(const std::string& path, Registry& registry) {
   // A plugin stays loaded for the life of the process: its backends' code lives there.
-  void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  void* lib = open_library(path);
   if (lib == nullptr) {
     const char* why = dlerror();
     return not_found("--plugin " + path + ": cannot load: " + (why ? why : "unknown error"));

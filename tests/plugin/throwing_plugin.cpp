@@ -1,6 +1,7 @@
 // A plugin whose kc_register_backends throws (a std::exception, or with
-// KC_THROW_NON_STANDARD an int): kcheck must name the library and the exception and
-// exit 2, not end in std::terminate.
+// KC_THROW_NON_STANDARD an int), or with KC_THROW_STATIC whose static constructor throws
+// while dlopen runs it: kcheck must name the library and the exception and exit 2, not
+// abort in std::terminate.
 #include <stdexcept>
 
 #include "kc/plugin.h"
@@ -14,6 +15,13 @@ void register_nothing(kc::Registry&) {
   throw std::runtime_error("throwing plugin: cannot register");
 #endif
 }
+
+#ifdef KC_THROW_STATIC
+struct ThrowsWhenLoaded {
+  ThrowsWhenLoaded() { throw std::runtime_error("throwing plugin: static constructor failed"); }
+};
+const ThrowsWhenLoaded throws_when_loaded;
+#endif
 
 }  // namespace
 
