@@ -57,6 +57,29 @@ std::string failures_folder(const std::string& report) {
 // The options that take one value (--plugin may be given several times).
 const std::set<std::string> kSingleValued = {"--backend", "--report", "--junit", "--require", "--jobs", "--timeout"};
 
+// --backend's value: names separated by commas, none empty; a name given twice runs once.
+std::string parse_backends(const std::string& v, std::vector<std::string>& backends) {
+  backends = split(v);
+  if (backends.empty() || std::count(v.begin(), v.end(), ',') + 1 != static_cast<long>(backends.size())) {
+    return "--backend: expected names separated by commas, got '" + v + "'";
+  }
+  drop_repeats(backends);
+  return {};
+}
+
+// What the options say together, once all are read: an error message or empty.
+std::string check_together(const RunOptions& o) {
+  if (o.in_process && o.timeout_given) return in_process_timeout_problem();
+  if (!o.report.empty()) {
+    const std::string folder = failures_folder(o.report);
+    if (std::string bad = output_folder_problem("--report", "the failures folder next to the report", folder);
+        !bad.empty()) {
+      return bad;
+    }
+  }
+  return o.paths.empty() ? "run: give at least one case file or folder" : "";
+}
+
 // Parses the options; returns an error message or empty.
 std::string parse(const Args& args, RunOptions& o) {
   std::set<std::string> seen;
@@ -79,11 +102,7 @@ std::string parse(const Args& args, RunOptions& o) {
     } else if (a.rfind("--", 0) != 0) {
       o.paths.push_back(a);
     } else if (a == "--backend" && value(v)) {
-      o.backends = split(v);
-      if (o.backends.empty() || std::count(v.begin(), v.end(), ',') + 1 != static_cast<long>(o.backends.size())) {
-        return "--backend: expected names separated by commas, got '" + v + "'";
-      }
-      drop_repeats(o.backends);  // a backend named twice runs once
+      if (std::string bad = parse_backends(v, o.backends); !bad.empty()) return bad;
     } else if (a == "--plugin" && value(v)) {
       o.plugins.push_back(v);
     } else if ((a == "--report" || a == "--junit") && value(v)) {
@@ -102,15 +121,7 @@ std::string parse(const Args& args, RunOptions& o) {
       return "run: unknown option or missing value: '" + a + "'";
     }
   }
-  if (o.in_process && o.timeout_given) return in_process_timeout_problem();
-  if (!o.report.empty()) {
-    const std::string folder = failures_folder(o.report);
-    if (std::string bad = output_folder_problem("--report", "the failures folder next to the report", folder);
-        !bad.empty()) {
-      return bad;
-    }
-  }
-  return o.paths.empty() ? "run: give at least one case file or folder" : "";
+  return check_together(o);
 }
 
 // A file that cannot carry `expect:` (not YAML, empty, not a map) may have a sibling
