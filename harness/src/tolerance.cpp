@@ -18,6 +18,29 @@ std::vector<int64_t> unflatten(int64_t i, const Dims& shape) {
   return idx;
 }
 
+// A backend stores its outputs in the case dtype (backend.h). Where a failing tensor
+// holds finite values that dtype cannot hold (76800 in f16, an f64 sum in an f32 case),
+// says so: the likely cause is an output never rounded to the dtype, not the arithmetic.
+std::string not_stored_in(const ToleranceSpec& spec, const std::string& tensor, const Tensor& cand) {
+  if (spec.cand_unrounded || spec.storage == DType::kF64) return {};
+  int64_t count = 0, first = -1;
+  for (int64_t i = 0; i < cand.size(); ++i) {
+    const double v = cand[i];
+    if (std::isfinite(v) && round_to(spec.storage, v) != v) {
+      if (count++ == 0) first = i;
+    }
+  }
+  if (count == 0) return {};
+  std::string where;
+  for (int64_t k : unflatten(first, cand.shape)) where += (where.empty() ? "" : ",") + std::to_string(k);
+  char value[32];
+  std::snprintf(value, sizeof value, "%.9g", cand[first]);
+  const std::string dt(dtype_name(spec.storage));
+  return " (" + std::to_string(count) + (count == 1 ? " value" : " values") + " not representable in " + dt +
+         (count == 1 ? ": " : ", the first ") + tensor + "[" + where + "] = " + value +
+         "; a backend rounds its outputs to the case dtype)";
+}
+
 // NaN meets NaN and an infinity meets the same infinity; anything else non-finite fails.
 bool special_agrees(double cand, double ref) {
   if (std::isnan(ref)) return std::isnan(cand);
@@ -181,7 +204,8 @@ void compare_tensors(const std::string& tensor, const Tensor& cand, const Tensor
   bad.resize(std::min<size_t>(bad.size(), 5));
   out.worst.insert(out.worst.end(), bad.begin(), bad.end());
   out.message += tensor + ": " + std::to_string(failures) + " of " + std::to_string(ref.size()) +
-                 " elements outside the tolerance; ";
+                 " elements outside the tolerance";
+  out.message += not_stored_in(spec, tensor, cand) + "; ";
 }
 
 }  // namespace kc

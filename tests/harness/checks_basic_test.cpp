@@ -126,6 +126,42 @@ TEST(Tolerance, BoundAdmitsRoundingAndRejectsMore) {
   EXPECT_EQ(later.worst[0].tensor, "y");
 }
 
+// A failing output that holds values its dtype cannot (a backend that never rounded its
+// f64 results) says so, with the first such element: the overflow that did not happen
+// is not the arithmetic's fault. Values the dtype holds, and passes, say nothing of it.
+TEST(Tolerance, AFailureNamesValuesTheDtypeCannotHold) {
+  Tensor ref = Tensor::zeros(DType::kF64, {1, 3});
+  ref.data = {INFINITY, -25600.0, -51456.0};
+  Tensor abs = ref;
+  abs.data = {76800.0, 25600.0, 51456.0};
+  const ToleranceSpec f16{{}, DType::kF16, 2};
+  Tensor cand = ref;
+  cand.data = {76800.0, -25600.0, -51456.0};
+  CheckResult unrounded;
+  compare_tensors("y", cand, ref, &abs, f16, unrounded);
+  EXPECT_EQ(unrounded.disposition, Disposition::kFailed);
+  EXPECT_NE(unrounded.message.find("(1 value not representable in f16: y[0,0] = 76800; a backend rounds its "
+                                   "outputs to the case dtype)"),
+            std::string::npos)
+      << unrounded.message;
+  cand.data = {65504.0, -25600.0, -51456.1};  // a saturated 65504, and one more f16 misfit
+  CheckResult saturated;
+  compare_tensors("y", cand, ref, &abs, f16, saturated);
+  EXPECT_NE(saturated.message.find("(1 value not representable in f16: y[0,2] = -51456.1;"), std::string::npos)
+      << saturated.message;
+  cand.data = {65504.0, -25600.0, -51456.0};
+  CheckResult stored;
+  compare_tensors("y", cand, ref, &abs, f16, stored);
+  EXPECT_EQ(stored.disposition, Disposition::kFailed);
+  EXPECT_EQ(stored.message.find("not representable"), std::string::npos) << stored.message;
+  ToleranceSpec oracle = f16;
+  oracle.cand_unrounded = true;  // the f64 oracle: its values are unrounded by definition
+  cand.data = {1e6, -25600.0, -51456.0};
+  CheckResult f64;
+  compare_tensors("y", cand, ref, &abs, oracle, f64);
+  EXPECT_EQ(f64.message.find("not representable"), std::string::npos) << f64.message;
+}
+
 TEST(Tolerance, NaNIsNeverAWildcard) {
   const double nan = std::numeric_limits<double>::quiet_NaN(), inf = INFINITY;
   Tensor ref = Tensor::zeros(DType::kF64, {4});

@@ -12,28 +12,43 @@
 
 namespace {
 
+// The reference's f64 values, stored as a kernel stores them: each output arrives in the
+// case dtype and is rounded to it (76800 is inf in f16, an f64 sum is rounded in f32).
 class Forwarding : public kc::Backend {
  public:
   explicit Forwarding(std::string name, double dw_scale) : name_(std::move(name)), dw_scale_(dw_scale) {}
   std::string name() const override { return name_; }
   kc::Status conv_forward(const kc::ConvGeometry& g, const kc::Tensor& x, const kc::Tensor& w,
                           const kc::Tensor* b, bool relu, kc::Tensor& y) override {
-    return ref_->conv_forward(g, x, w, b, relu, y);
+    const kc::DType dtype = y.dtype;
+    KC_RETURN_IF_ERROR(ref_->conv_forward(g, x, w, b, relu, y));
+    y.round_to_dtype(dtype);
+    return kc::ok_status();
   }
   kc::Status conv_backward(const kc::ConvGeometry& g, const kc::Tensor& x, const kc::Tensor& w,
                            const kc::Tensor* b, bool relu, const kc::Tensor& dy, kc::Tensor& dx,
                            kc::Tensor& dw, kc::Tensor* db) override {
+    const kc::DType dtype = dx.dtype;
     KC_RETURN_IF_ERROR(ref_->conv_backward(g, x, w, b, relu, dy, dx, dw, db));
     for (double& v : dw.data) v *= dw_scale_;
+    dx.round_to_dtype(dtype);
+    dw.round_to_dtype(dtype);
+    if (db != nullptr) db->round_to_dtype(dtype);
     return kc::ok_status();
   }
   kc::Status maxpool_forward(const kc::PoolGeometry& g, const kc::Tensor& x, kc::Tensor& y,
                              kc::IndexTensor* indices) override {
-    return ref_->maxpool_forward(g, x, y, indices);
+    const kc::DType dtype = y.dtype;
+    KC_RETURN_IF_ERROR(ref_->maxpool_forward(g, x, y, indices));
+    y.round_to_dtype(dtype);
+    return kc::ok_status();
   }
   kc::Status maxpool_backward(const kc::PoolGeometry& g, const kc::Tensor& dy, const kc::IndexTensor* indices,
                               kc::Tensor& dx) override {
-    return ref_->maxpool_backward(g, dy, indices, dx);
+    const kc::DType dtype = dx.dtype;
+    KC_RETURN_IF_ERROR(ref_->maxpool_backward(g, dy, indices, dx));
+    dx.round_to_dtype(dtype);
+    return kc::ok_status();
   }
 
  private:
