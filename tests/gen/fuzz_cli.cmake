@@ -174,10 +174,20 @@ endif()
 if(NOT out MATCHES "invalid replayed case files[^\n]*\n +[^\n]*regressions/bad.yaml:3: conv.out_channels: 0 must be at least 1")
   message(FATAL_ERROR "the invalid regression is not named with its line and reason:\n${out}")
 endif()
+# Run outside a checkout, fuzz says that the corpus's regressions were not replayed.
+expect_match("no cases/regressions folder under the current folder, so none of the corpus's regressions were replayed"
+             "fuzz outside a checkout does not say that cases/regressions was not found")
+# MISTRUSTED cases are named with the check and its reason, not only counted.
+kcheck(0 fuzz --count 50 --seed 1 --save "${WORK}/mistrusted")
+expect_match("mistrusted [1-9][0-9]*,[^\n]*\n(.*\n)?  mistrusted \\(the data cannot judge these; not failures\\):\n    fuzz seed 1 case [0-9]+: [a-z_]+: [^\n]+\n"
+             "fuzz does not name its MISTRUSTED cases")
 # The project's cases/regressions are replayed too when failures go to another folder.
 file(WRITE "${WORK}/project/cases/regressions/bad.yaml" "op: conv\ninput: {spatial: [4]}\nconv: {out_channels: 0, kernel: [3]}\n")
 execute_process(COMMAND "${KCHECK}" fuzz --count 0 --save "${WORK}/elsewhere" WORKING_DIRECTORY "${WORK}/project"
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 120)
 if(NOT rc EQUAL 2 OR NOT "${out}${err}" MATCHES "1 cases \\(1 replayed, 0 generated\\)")
   message(FATAL_ERROR "fuzz --save elsewhere did not replay cases/regressions (exit ${rc}):\n${out}${err}")
+endif()
+if("${out}${err}" MATCHES "no cases/regressions folder")
+  message(FATAL_ERROR "fuzz in a checkout says cases/regressions was not found:\n${out}${err}")
 endif()

@@ -156,6 +156,27 @@ void print_invalid_files(const std::vector<CaseResult>& invalid) {
   }
 }
 
+// The MISTRUSTED cases, a few by name with the check and its reason: inconclusive, not
+// wrong, but not passed either (DESIGN section 4), so each is named, not only counted.
+void print_mistrusted(const std::vector<CaseResult>& results) {
+  constexpr int kShown = 3;
+  int n = 0;
+  for (const CaseResult& r : results) {
+    if (r.disposition != Disposition::kMistrusted) continue;
+    if (n++ == 0) std::printf("  mistrusted (the data cannot judge these; not failures):\n");
+    if (n > kShown) continue;
+    std::string why;
+    for (const CheckResult& c : r.checks) {
+      if (c.disposition == Disposition::kMistrusted) {
+        why = c.name + ": " + c.message;
+        break;
+      }
+    }
+    std::printf("    %s: %s\n", terminal_safe(r.case_name).c_str(), terminal_safe(why).c_str());
+  }
+  if (n > kShown) std::printf("    and %d more (--report lists every case)\n", n - kShown);
+}
+
 void print_summary(const fuzz::Outcome& out, const fuzz::Settings& s) {
   const int64_t tried = out.replayed + out.generated;
   const double rate = out.check_seconds > 0 ? static_cast<double>(out.generated) / out.check_seconds : 0.0;
@@ -171,7 +192,13 @@ void print_summary(const fuzz::Outcome& out, const fuzz::Settings& s) {
   std::printf("  passed %d, failed %d, mistrusted %d, skipped %d, invalid %d, crashed %d, timeout %d\n",
               counts["passed"], counts["failed"], counts["mistrusted"], counts["skipped"], counts["invalid"],
               counts["crashed"], counts["timeout"]);
+  std::error_code ec;
+  if (!std::filesystem::is_directory(fuzz::kRegressions, ec)) {
+    std::printf("  (no %s folder under the current folder, so none of the corpus's regressions were replayed)\n",
+                fuzz::kRegressions);
+  }
   print_invalid_files(out.invalid_files);
+  print_mistrusted(out.results);
   if (out.failed_checks.empty()) {
     std::printf("  no failures\n");
     return;
