@@ -84,6 +84,16 @@ execute_process(COMMAND "${KCHECK}" run "${WORK}/gen" --backend reference RESULT
 if(rc EQUAL 2 OR out MATCHES "INVALID")
   message(FATAL_ERROR "generated cases do not load:\n${out}")
 endif()
+# gen writes into a folder of its own: one that already holds case files is refused,
+# and nothing is added to it.
+kcheck(2 gen --op maxpool --count 2 --seed 5 -o "${WORK}/gen")
+expect_match("-o: '[^']*gen' already holds 12 case files \\([^)]*000000-maxpool.yaml, ...\\); give an empty or new folder"
+             "gen into a folder of earlier cases is not refused")
+file(GLOB files "${WORK}/gen/*.yaml")
+list(LENGTH files n)
+if(NOT n EQUAL 12)
+  message(FATAL_ERROR "gen refused the folder but wrote into it: ${files}")
+endif()
 # A folder given twice, and a file in it again, run once each.
 execute_process(COMMAND "${KCHECK}" run "${WORK}/gen" "${WORK}/gen/" "${WORK}/gen/000000-maxpool.yaml" --backend reference
                 OUTPUT_VARIABLE out)

@@ -60,7 +60,19 @@ std::string parse(const Args& args, GenOptions& o) {
       return "gen: unknown option '" + a + "'";
     }
   }
-  return o.dir.empty() ? "gen: give the output folder with -o DIR" : "";
+  if (o.dir.empty()) return "gen: give the output folder with -o DIR";
+  // Into a folder of its own: cases of an earlier run left beside these would be checked
+  // with them by `kcheck run DIR`, and two of them could carry the same case number.
+  std::error_code ec;
+  if (std::filesystem::is_directory(o.dir, ec)) {
+    const std::vector<std::string> old = find_case_files(o.dir).files;
+    if (!old.empty()) {
+      return "-o: '" + o.dir + "' already holds " + std::to_string(old.size()) + " case file" +
+             (old.size() == 1 ? "" : "s") + " (" + old.front() + (old.size() == 1 ? "" : ", ...") +
+             "); give an empty or new folder, so that kcheck run on it checks only these cases";
+    }
+  }
+  return {};
 }
 
 std::string file_name(uint64_t k, std::string_view op) {
@@ -110,7 +122,8 @@ int gen_command(const Args& args) {
                "  writes N generated cases (default 10), one per file, DIR/000000-OP.yaml ...; --op all (default):\n"
                "  the single ops, --op stack: deep stacks; --invalid: cases that each break one rule and expect\n"
                "  the error, which kcheck run passes when refused. Valid cases whose data cannot judge a kernel\n"
-               "  (MISTRUSTED) are left out, their numbers skipped, and more drawn so that N are written\n",
+               "  (MISTRUSTED) are left out, their numbers skipped, and more drawn so that N are written.\n"
+               "  DIR must hold no case files yet (new or empty), so that kcheck run DIR checks these alone\n",
                stdout);
     return 0;
   }
