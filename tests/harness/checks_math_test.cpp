@@ -142,7 +142,7 @@ TEST(WeightShareCheck, MeanInsteadOfSum) {
   for (const Case& c : {share_case(), fused(share_case())}) {
     const CheckResult r = run_check(c, be, "weight_share");
     EXPECT_EQ(r.disposition, Disposition::kFailed) << describe(r);
-    EXPECT_THAT(r.message, HasSubstr("weight_share: mean instead of sum (dw = the oracle's / 90 = N*P)"));
+    EXPECT_THAT(r.message, HasSubstr("mean instead of sum (dw = the oracle's / 90 = N*P)"));
     EXPECT_THAT(r.message, HasSubstr("batch split (sum of 3 batch-1 runs) breaks"));
   }
 }
@@ -157,7 +157,7 @@ TEST(WeightShareCheck, SinglePositionLastWriteWins) {
   });
   const CheckResult r = run_check(share_case(), be, "weight_share");
   EXPECT_EQ(r.disposition, Disposition::kFailed) << describe(r);
-  EXPECT_THAT(r.message, HasSubstr("weight_share: single position (last write wins) (dw = the last output position"));
+  EXPECT_THAT(r.message, HasSubstr("single position (last write wins) (dw = the last output position"));
   EXPECT_THAT(r.message, HasSubstr("batch split (sum of 3 batch-1 runs) breaks"));
 }
 
@@ -168,7 +168,7 @@ TEST(WeightShareCheck, PartialSumWithoutTheBatch) {
   });
   const CheckResult r = run_check(share_case(), be, "weight_share");
   EXPECT_EQ(r.disposition, Disposition::kFailed) << describe(r);
-  EXPECT_THAT(r.message, HasSubstr("weight_share: partial sum (dw = sample 0 alone"));
+  EXPECT_THAT(r.message, HasSubstr("partial sum (dw = sample 0 alone"));
   EXPECT_THAT(r.message, HasSubstr("batch split (sum of 3 batch-1 runs) breaks"));
   EXPECT_THAT(r.message, ::testing::Not(HasSubstr("tile split")));  // tiles of a batch-0-only sum still add up
 }
@@ -230,7 +230,7 @@ TEST(WeightShareCheck, APartialSumWithinTheToleranceIsMistrusted) {
   wide.dtype = DType::kBF16;
   const CheckResult r = run_check(wide, db_of_sample_0, "weight_share");
   EXPECT_EQ(r.disposition, Disposition::kFailed) << describe(r);
-  EXPECT_THAT(r.message, HasSubstr("weight_share: partial sum (db = sample 0 alone"));
+  EXPECT_THAT(r.message, HasSubstr("partial sum (db = sample 0 alone"));
 }
 
 // Ten outputs of which only the first four read input (the other six windows read only
@@ -258,7 +258,7 @@ TEST(WeightShareCheck, TheTilesAreCutBetweenOutputsThatReadInput) {
   });
   const CheckResult bad = run_check(padded_tail_case(), first_tile, "weight_share");
   EXPECT_EQ(bad.disposition, Disposition::kFailed) << describe(bad);
-  EXPECT_THAT(bad.message, HasSubstr("weight_share: partial sum (dw = the first output tile alone)"));
+  EXPECT_THAT(bad.message, HasSubstr("partial sum (dw = the first output tile alone)"));
 }
 
 // The cut follows what each window reads: dilation 3 past 8 leading zeros (outputs 5 to 7
@@ -298,7 +298,7 @@ TEST(WeightShareCheck, PartsOfZeroPaddingAloneAreJudgedOnDbOnly) {
   });
   const CheckResult bad = run_check(c, first_tile_db, "weight_share");
   EXPECT_EQ(bad.disposition, Disposition::kFailed) << describe(bad);
-  EXPECT_THAT(bad.message, HasSubstr("weight_share: partial sum (db = the first output tile alone)"));
+  EXPECT_THAT(bad.message, HasSubstr("partial sum (db = the first output tile alone)"));
 }
 
 // dy that is 0 on the second tile's outputs that read input: a kernel that sums the
@@ -327,7 +327,7 @@ TEST(WeightShareCheck, NondeterministicRace) {
   c.deterministic = true;
   const CheckResult r = run_check(c, be, "weight_share");
   EXPECT_EQ(r.disposition, Disposition::kFailed) << describe(r);
-  EXPECT_THAT(r.message, HasSubstr("weight_share: nondeterministic race (a second run gives a different dw"));
+  EXPECT_THAT(r.message, HasSubstr("nondeterministic race (a second run gives a different dw"));
   c.deterministic = false;  // within the tolerance and not asked for: reported, not failed
   const CheckResult lax = run_check(c, be, "weight_share");
   EXPECT_EQ(lax.disposition, Disposition::kPassed) << describe(lax);

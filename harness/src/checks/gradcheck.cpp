@@ -139,7 +139,8 @@ void full_jacobian(const Problem& p, Outcome& out) {
     if (rows.failures() > 0) {
       out.notes.push_back(std::string("J(y,") + kWrt[t] + "), the backward of one output's unit dy at a time: " +
                           std::to_string(rows.failures()) + " of " + std::to_string(rows.count()) +
-                          " entries disagree");
+                          " entries disagree (an entry J(y," + kWrt[t] + ")[i,j] is indexed by y's index i, then " +
+                          kWrt[t] + "'s index j)");
       out.row_failures += rows.failures();
     }
     out.tally.merge(rows);
@@ -256,8 +257,7 @@ CheckResult conclude(const CheckContext& ctx, Outcome& out, const std::string& h
   if (r.disposition == Disposition::kFailed) {
     if (!kinks.empty()) out.notes.push_back(kinks);
     r.message = how + ": " + std::to_string(out.tally.failures()) + " of " + std::to_string(out.tally.count()) +
-                " comparisons disagree with f64 finite differences of the oracle (max error/bound " +
-                num(r.max_error_ratio) + "); " + joined(out.notes);
+                " comparisons disagree with f64 finite differences of the oracle; " + joined(out.notes);
     return r;
   }
   r.message = how + ": gradients match f64 finite differences of the oracle (max error/bound " +

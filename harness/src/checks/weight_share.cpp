@@ -324,9 +324,8 @@ CheckResult weight_share_run(const CheckContext& ctx) {
     r.disposition = Disposition::kFailed;
     const std::string cls = f.race_fails ? "nondeterministic race (" + f.race + ")"
                                          : classify(ctx, g, !f.dw_broken && f.db_broken);
-    r.message = "weight_share: " + cls + "; ";
-    for (const std::string& b : f.broken) r.message += b + "; ";
-    r.message += "max error/bound " + num(r.max_error_ratio);
+    r.message = cls;  // the report adds the check's name and the max error/bound
+    for (const std::string& b : f.broken) r.message += "; " + b;
     return r;
   }
   r.message = "dw" + std::string(g.bias ? " and db" : "") + " split as a sum:";
