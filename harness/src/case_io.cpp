@@ -329,4 +329,8 @@ CaseFiles find_case_files(const std::string& path) {
   return out;
 }
 
+std::string source_of(const LoadedCase& lc) {
+  return lc.line > 0 ? lc.file + ":" + std::to_string(lc.line) : lc.file;
+}
+
 }  // namespace kc

@@ -89,8 +89,10 @@ std::string diagnosis(const CaseResult& r) {
       std::string idx;
       for (int64_t v : w.index) idx += (idx.empty() ? "" : ",") + std::to_string(v);
       char line[160];
-      std::snprintf(line, sizeof line, "      %s[%s]: got %.9g, want %.9g (bound %.3g)\n", w.tensor.c_str(),
-                    idx.c_str(), w.candidate, w.reference, w.bound);
+      // A scalar (an inner product of the adjoint check) has no index.
+      std::snprintf(line, sizeof line, "      %s%s%s%s: got %.9g, want %.9g (bound %.3g)\n", w.tensor.c_str(),
+                    w.index.empty() ? "" : "[", idx.c_str(), w.index.empty() ? "" : "]", w.candidate, w.reference,
+                    w.bound);
       s += line;
     }
   }
@@ -213,8 +215,9 @@ std::string summary_text(const std::vector<CaseResult>& results, const RunInfo& 
   std::string s;
   for (const CaseResult& r : results) {
     if (!is_problem(r.disposition)) continue;
+    // A case without a name goes by its file:line, given once.
     s += std::string(disposition_name(r.disposition)) + "  " + one_line(r.case_name) + "  [" + one_line(r.backend) +
-         "]  " + one_line(r.source) + "\n";
+         "]" + (r.case_name == r.source ? "" : "  " + one_line(r.source)) + "\n";
     s += file_on_one_line(diagnosis(r), source_file(r));
     if (!r.reproducer.empty()) s += "    reproduce: " + r.reproducer + "\n";
   }

@@ -154,7 +154,7 @@ CaseResult check_loaded_on(const LoadedCase& loaded, const Registry& registry, c
   }
   if (b) return check_loaded(loaded, *b);
   CaseResult r;
-  r.source = loaded.file + ":" + std::to_string(loaded.line);
+  r.source = source_of(loaded);
   r.case_name = loaded.c.ok() ? case_label(*loaded.c) : r.source;
   r.backend = backend;
   if (loaded.c.ok()) r.reproducer = case_to_one_line(*loaded.c);
@@ -177,7 +177,7 @@ std::string_view reason_of(std::string_view msg, const std::string& file) {
 }  // namespace
 
 CaseResult check_loaded(const LoadedCase& loaded, Backend& backend) {
-  const std::string where = loaded.file + ":" + std::to_string(loaded.line);
+  const std::string where = source_of(loaded);
   if (loaded.c.ok() && loaded.expect.pass) return check_case(*loaded.c, backend);
   CaseResult r;
   r.source = where;

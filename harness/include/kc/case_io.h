@@ -81,6 +81,10 @@ struct LoadedCase {
   std::optional<Case> unvalidated;
 };
 
+// Where a loaded case comes from, as results name it: "file:line", or the file alone for
+// a file that was never read (missing, unreadable: line 0).
+std::string source_of(const LoadedCase& lc);
+
 // Reads and parses a case file. Never throws; a file that cannot be read (missing,
 // a directory, too large) yields one entry with not_found / resource_exhausted.
 std::vector<LoadedCase> load_case_file(const std::string& path);

@@ -252,7 +252,7 @@ constexpr const char* kNoBackend = "-";
 
 CaseResult label_for(const LoadedCase& lc, const std::string& backend) {
   CaseResult label;
-  label.source = lc.file + ":" + std::to_string(lc.line);
+  label.source = source_of(lc);
   label.case_name = lc.c.ok() ? case_label(*lc.c) : label.source;
   label.backend = backend;
   if (lc.c.ok()) label.reproducer = case_to_one_line(*lc.c);

@@ -170,7 +170,7 @@ class Session {
     std::vector<IsolatedTask> tasks;
     for (const LoadedCase& lc : loaded_) {
       CaseResult label;
-      label.source = lc.file + ":" + std::to_string(lc.line);
+      label.source = source_of(lc);
       label.case_name = lc.c.ok() ? case_label(*lc.c) : label.source;
       label.backend = s_.backend;
       tasks.push_back({label, [this, &lc] { return check_loaded_on(lc, reg_, s_.backend); }});
