@@ -395,9 +395,15 @@ StatusOr<Case> read_case(const Value& v, Expectation* expect) {
   if (auto f = v.get("accumulation")) {
     KC_ASSIGN_OR_RETURN(DType acc, read_enum<DType>(*f, dtypes));
     if (!accumulates(acc, c.dtype)) {
+      std::vector<std::string> fit;  // in the order of `dtypes`, widest first
+      for (const auto& [name, d] : dtypes) {
+        if (accumulates(d, c.dtype)) fit.insert(fit.begin(), std::string(name));
+      }
+      std::string list;
+      for (size_t i = 0; i < fit.size(); ++i) list += (i == 0 ? "" : i + 1 == fit.size() ? " or " : ", ") + fit[i];
       return f->error(std::string(dtype_name(acc)) + " cannot accumulate dtype " + std::string(dtype_name(c.dtype)) +
-                      " (an accumulator has at least the storage's precision and range: " +
-                      std::string(dtype_name(c.dtype)) + ", f32 or f64 for 16-bit storage)");
+                      " (an accumulator has at least the storage's precision and range; for " +
+                      std::string(dtype_name(c.dtype)) + ": " + list + ")");
     }
     c.accumulation = acc;
   }
