@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <limits>
 #include <optional>
 #include <string>
@@ -299,9 +300,21 @@ std::string part_text(const MemoryPart& part, const Cause& cause, int64_t op_byt
   return "the largest part (" + std::string(pct) + ") is " + what + ", made large by " + cause.why;
 }
 
+// A byte count in the largest binary unit it reaches, to three significant digits:
+// "193 MiB", "608 GiB", "4 GiB".
+std::string human_bytes(int64_t bytes) {
+  static constexpr const char* kUnits[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  double v = static_cast<double>(bytes);
+  size_t unit = 0;
+  while (v >= 1024.0 && unit + 1 < std::size(kUnits)) v /= 1024.0, ++unit;
+  char buf[48];
+  std::snprintf(buf, sizeof buf, v >= 100.0 ? "%.0f %s" : "%.3g %s", v, kUnits[unit]);  // never 1e+03
+  return buf;
+}
+
 std::string bytes_text(int64_t bytes) {
   return bytes == kMax ? "more host memory than a 64-bit byte count holds (over 8 EiB)"
-                       : "about " + num(bytes >> 20) + " MiB of host memory";
+                       : "about " + human_bytes(bytes) + " of host memory";
 }
 
 constexpr const char* kRaiseCap = " (sizes too large; set KC_MAX_CASE_BYTES to raise it)";
@@ -327,8 +340,8 @@ Status stack_memory_refusal(const Case& c, int64_t bytes, const Limits& limits) 
   const int64_t depth = std::get<StackParams>(c.op).depth;
   const std::string field = saturating_mul(largest, 3) > limits.max_case_bytes ? cause.field : "stack.depth";
   return resource_exhausted(field + ": the stack needs " + bytes_text(bytes) + " over its " + num(depth) +
-                            (depth == 1 ? " layer" : " layers") + ", over the cap of " + num(limits.max_case_bytes >> 20) +
-                            " MiB; its largest layer, " + num(static_cast<int64_t>(at + 1)) + ", needs " +
+                            (depth == 1 ? " layer" : " layers") + ", over the cap of " + human_bytes(limits.max_case_bytes) +
+                            "; its largest layer, " + num(static_cast<int64_t>(at + 1)) + ", needs " +
                             bytes_text(largest) + ": " + part_text(top, cause, largest) + kRaiseCap);
 }
 
@@ -342,7 +355,7 @@ Status check_memory(const Case& c, const Limits& limits) {
   const MemoryPart& top = largest_part(parts);
   const Cause& cause = cause_of(top, bytes, limits.max_case_bytes);
   return resource_exhausted(cause.field + ": the case needs " + bytes_text(bytes) + ", over the cap of " +
-                            num(limits.max_case_bytes >> 20) + " MiB: " + part_text(top, cause, op_tensor_bytes(c)) +
+                            human_bytes(limits.max_case_bytes) + ": " + part_text(top, cause, op_tensor_bytes(c)) +
                             kRaiseCap);
 }
 
