@@ -38,11 +38,13 @@ std::string unknown_key_message(std::string_view key,
                                 std::initializer_list<std::string_view> allowed) {
   std::string list;
   std::string_view best;
-  size_t best_distance = 3;  // suggest only close matches (typos)
+  // Suggest only close matches (typos): at most 2 edits, and fewer than half the key's
+  // characters ("a0" is not a typo of "op").
+  size_t best_distance = 3;
   for (std::string_view a : allowed) {
     list += (list.empty() ? "" : ", ") + std::string(a);
     const size_t d = edit_distance(key, a);
-    if (d < best_distance) best_distance = d, best = a;
+    if (d < best_distance && 2 * d < key.size()) best_distance = d, best = a;
   }
   std::string m = "unknown key";
   if (!best.empty()) m += " (did you mean " + std::string(best) + "?)";
