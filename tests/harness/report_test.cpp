@@ -51,6 +51,24 @@ TEST(Report, JunitHoldsOnlyXmlCharacters) {
   EXPECT_NE(xml.find("bad ? &amp; &lt;kept&gt; \xC3\xA9 \xEF\xBF\xBD \xF0\x9F\x98\x80 \xC2\x85"), std::string::npos) << xml;
 }
 
+// A failure's message attribute, which CI front ends show as its headline, names the
+// checks that did not pass and what the first says; the diagnosis is the failure's text.
+TEST(Report, JunitFailureHeadlineNamesTheChecks) {
+  CaseResult r;
+  r.case_name = "c";
+  r.source = "t.yaml:1";
+  r.backend = "b";
+  r.disposition = Disposition::kFailed;
+  r.checks = {{"forward", Disposition::kPassed, "fine"},
+              {"backward", Disposition::kFailed, "dw: 36 of 36 elements outside the tolerance"},
+              {"adjoint", Disposition::kMistrusted, "reference y is all zero"}};
+  const std::string xml = junit_xml({r}, RunInfo{});
+  EXPECT_NE(xml.find("<failure type=\"FAILED\" message=\"backward FAILED, adjoint MISTRUSTED; backward: dw: 36 of 36 "
+                     "elements outside the tolerance\">"),
+            std::string::npos)
+      << xml;
+}
+
 // A case whose requested checks were all skipped: the summary gives their reason.
 TEST(Report, SkippedCasesSayWhy) {
   const std::vector<LoadedCase> v =
