@@ -13,7 +13,8 @@ inline const PoolGeometry* pool_geo(const CheckContext& ctx) { return std::get_i
 
 inline std::string kOracleSelf() {
   return "the oracle is not compared with itself; on the reference the self-checks are "
-         "gradcheck, adjoint, golden, shape, argmax and padding";
+         "shape, gradcheck, adjoint, weight_share, argmax, padding and golden (and on a stack shape, "
+         "checkpoint, influence and drift)";
 }
 
 // A copy of the case for a run whose inputs the check passes itself (a padded input, a
