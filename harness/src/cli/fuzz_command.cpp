@@ -248,11 +248,12 @@ RunInfo run_info(const Args& args, const fuzz::Outcome& out, const fuzz::Setting
 }  // namespace
 
 constexpr const char* kFuzzUsage =
-    "usage: kcheck fuzz [--op conv|maxpool|conv_bias_relu|all|stack] [--time S | --count N] [--seed S]\n"
+    "usage: kcheck fuzz [--op conv|maxpool|conv_bias_relu|all|stack] [--time S] [--count N] [--seed S]\n"
     "                   [--backend b] [--plugin lib.so]... [--save DIR] [--report r.json] [--shard i/n]\n"
     "                   [--jobs N] [--shrink-time S] [--timeout S] [--max-failures N] [--in-process]\n"
     "  replays cases/regressions and DIR (default cases/regressions), then checks generated cases on the backend (default\n"
-    "  reference) until the budget (default --time 60) is spent; the first failure of each check is\n"
+    "  reference) until the budget is spent (--time S, --count N, or both: whichever comes first;\n"
+    "  default --time 60); --shard i/n runs the cases k with k mod n = i (i from 0); the first failure of each check is\n"
     "  shrunk and saved under DIR with the command that reproduces it. --op all (default): the single\n"
     "  ops; --op stack: deep stacks (op: stack). Exit 0 nothing failed, 1 a case failed, crashed,\n"
     "  timed out or a generated one was invalid, 2 bad usage, an invalid replayed case file or a\n"

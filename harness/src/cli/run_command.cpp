@@ -317,7 +317,7 @@ void progress_line(size_t done, size_t total, const CaseResult& r) {
 constexpr const char* kRunUsage =
     "usage: kcheck run PATH... [--backend a,b] [--plugin lib.so]... [--report r.json] [--junit r.xml]\n"
     "                 [--jobs N] [--timeout S] [--require NAME] [--in-process]\n"
-    "  checks every case file under the paths (files, or folders searched for *.yaml) on each backend\n"
+    "  checks every case file under the paths (files, or folders searched for *.yaml, *.yml) on each backend\n"
     "  (default: reference and every available candidate), each case and backend in a worker process;\n"
     "  --timeout S: per case and backend (default 600); --require NAME: exit 2 unless that backend is\n"
     "  available; --in-process: no workers (debugging; cannot be timed out). An invalid case file is\n"
