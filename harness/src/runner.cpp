@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <exception>
+#include <stdexcept>
 
 #include "kc/check_scope.h"
 #include "kc/checks.h"
@@ -84,14 +85,27 @@ CaseResult check_stack(const Case& c, Backend& backend, CaseResult r) {
   return r;
 }
 
+// available() and supports() are the backend's code too: an exception from them is this
+// case's CRASHED (check_case), named with the call that threw.
+template <class Call>
+Status asked(const char* what, Call&& call) {
+  try {
+    return call();
+  } catch (const std::exception& e) {
+    throw std::runtime_error(std::string("its ") + what + " threw: " + e.what());
+  } catch (...) {
+    throw std::runtime_error(std::string("its ") + what + " threw an exception of a non-standard type");
+  }
+}
+
 CaseResult check_valid(const Case& c, Backend& backend, CaseResult r) {
-  if (Status s = backend.available(); !s.ok()) {
+  if (Status s = asked("available()", [&] { return backend.available(); }); !s.ok()) {
     r.disposition = Disposition::kSkipped;
     r.message = backend.name() + ": unavailable (" + s.message() + ")";
     return r;
   }
   if (is_stack(c)) return check_stack(c, backend, std::move(r));
-  if (Status s = backend.supports(c); !s.ok()) {
+  if (Status s = asked("supports()", [&] { return backend.supports(c); }); !s.ok()) {
     r.disposition = Disposition::kSkipped;
     r.message = backend.name() + " does not support this case: " + s.message();
     return r;
