@@ -74,16 +74,20 @@ GuardDamage guard_damage(const void* elements, size_t used_bytes, size_t capacit
 std::string describe_guard_damage(const GuardDamage& d, size_t element_bytes, size_t elements) {
   auto num = [](int64_t v) { return std::to_string(v); };
   std::string where;
+  auto bytes = [&](int64_t n) { return num(n) + (n == 1 ? " byte" : " bytes"); };
   if (d.bytes_before > 0) {
-    where = num(d.bytes_before) + " byte(s) before the first element changed (the nearest " +
-            num(-d.nearest_before) + " byte(s) before it)";
+    where = bytes(d.bytes_before) + " before the first element changed, the nearest " + bytes(-d.nearest_before) +
+            " before it";
   }
   if (d.bytes_after > 0) {
-    if (!where.empty()) where += " and ";
-    where += num(d.bytes_after) + " byte(s) past the last element changed (the first at byte " + num(d.first_after) +
-             " past it, element " + num(d.first_after / static_cast<int64_t>(element_bytes)) + " past the end)";
+    if (!where.empty()) where += ", and ";
+    // Counted from 0, element `elements` is the first one past the end.
+    const int64_t element = static_cast<int64_t>(elements) + d.first_after / static_cast<int64_t>(element_bytes);
+    where += bytes(d.bytes_after) + " after the last element changed, the first " +
+             (d.first_after == 0 ? std::string("right after it") : bytes(d.first_after) + " after it") +
+             " (where element " + num(element) + " would be, counting from 0)";
   }
-  return "the guard band around the buffer was overwritten, " + where + ": the backend wrote outside the " +
+  return "the guard band around the buffer was overwritten: " + where + "; the backend wrote outside the " +
          num(static_cast<int64_t>(elements)) + " elements it was given";
 }
 

@@ -257,7 +257,7 @@ TEST(IntegrityCheck, CatchesAWritePastTheEndOfAnOutput) {
   const CheckResult r = run_check(good_conv_cases()[0], be, "integrity");
   EXPECT_DISPOSITION(r, Disposition::kFailed);
   EXPECT_MESSAGE_HAS(r, "y: the guard band around the buffer was overwritten");
-  EXPECT_MESSAGE_HAS(r, "past the last element changed (the first at byte 0 past it, element 0 past the end)");
+  EXPECT_MESSAGE_HAS(r, "after the last element changed, the first right after it (where element 33 would be, counting from 0); the backend wrote outside the 33 elements");
   EXPECT_DISPOSITION(run_check(good_conv_cases()[0], be, "forward"), Disposition::kPassed);
 }
 
@@ -265,8 +265,8 @@ TEST(IntegrityCheck, CatchesAWriteBeforeTheStartOfAnOutput) {
   PoolWritesBeforeStart be;
   const CheckResult r = run_check(good_pool_cases()[1], be, "integrity");
   EXPECT_DISPOSITION(r, Disposition::kFailed);
-  EXPECT_MESSAGE_HAS(r, "dx: the guard band around the buffer was overwritten, 8 byte(s) before the first element "
-                        "changed (the nearest 1 byte(s) before it)");
+  EXPECT_MESSAGE_HAS(r, "dx: the guard band around the buffer was overwritten: 8 bytes before the first element "
+                        "changed, the nearest 1 byte before it");
 }
 
 TEST(IntegrityCheck, CatchesAnOutputBufferReplacedByAnother) {
@@ -282,5 +282,5 @@ TEST(IntegrityCheck, CatchesAnOverrunInTheSecondRunOnly) {
   const CheckResult r = run_check(good_conv_cases()[0], be, "integrity");
   EXPECT_DISPOSITION(r, Disposition::kFailed);
   EXPECT_MESSAGE_HAS(r, "y (in a second run on a copy): the guard band around the buffer was overwritten");
-  EXPECT_MESSAGE_HAS(r, "(the first at byte 8 past it, element 1 past the end)");
+  EXPECT_MESSAGE_HAS(r, "the first 8 bytes after it (where element 34 would be, counting from 0)");
 }

@@ -53,14 +53,14 @@ struct Planted {
 TEST(StackIntegrity, EveryBreachOfTheCallingContractFailsTheRunNamingLayerCallAndBuffer) {
   const std::vector<Planted> planted = {
       {std::make_shared<WritesPastTheEnd>(), false,
-       "conv_forward: y: the guard band around the buffer was overwritten, 8 byte(s) past the last element"},
+       "conv_forward: y: the guard band around the buffer was overwritten: 8 bytes after the last element"},
       {std::make_shared<ReplacesOutputBuffer>(), false,
        "conv_forward: y: the backend replaced or resized the buffer it was given"},
       {std::make_shared<ResizesOutput>(), false, "conv_forward: y: the backend replaced or resized"},
       {std::make_shared<WritesIntoInput>(), false, "conv_forward: x: the backend wrote into this input"},
       {std::make_shared<SkipsLastColumn>(), false, "conv_forward: y: 48 of 384 elements never written"},
       {std::make_shared<PoolWritesBeforeStart>(), true,
-       "maxpool_backward: dx: the guard band around the buffer was overwritten, 8 byte(s) before the first"},
+       "maxpool_backward: dx: the guard band around the buffer was overwritten: 8 bytes before the first"},
       {std::make_shared<PoolKeepsNoIndices>(), true, "maxpool_forward: indices: 96 of 96 elements never written"},
   };
   for (const Planted& p : planted) {

@@ -54,7 +54,7 @@
   KC_TRAP(writes_input, kWritesInput, "integrity", "the backend wrote into its input dy during the checked run", \
           "conv2d same k3, odd kernel") \
   KC_TRAP(db_past_end, kDbPastEnd, "integrity", \
-          "db: the guard band around the buffer was overwritten, * past the last element changed", \
+          "db: the guard band around the buffer was overwritten: * after the last element changed", \
           "conv2d same k4 s1, even kernel puts the extra pad on hi") \
   /* conv in deep stacks */ \
   KC_TRAP(recompute_differs, kRecomputeDiffers, "checkpoint", \
