@@ -333,4 +333,13 @@ std::string source_of(const LoadedCase& lc) {
   return lc.line > 0 ? lc.file + ":" + std::to_string(lc.line) : lc.file;
 }
 
+std::string_view source_file_of(std::string_view source) {
+  const size_t colon = source.rfind(':');
+  if (colon == std::string_view::npos || colon + 1 == source.size()) return source;
+  for (size_t i = colon + 1; i < source.size(); ++i) {
+    if (source[i] < '0' || source[i] > '9') return source;
+  }
+  return source.substr(0, colon);
+}
+
 }  // namespace kc

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "json_writer.h"
+#include "kc/case_io.h"
 
 namespace kc {
 namespace {
@@ -71,8 +72,7 @@ std::string xml_escape(std::string_view s) {
 
 // The file a result came from: its source without the ":line".
 std::string_view source_file(const CaseResult& r) {
-  const std::string_view source = r.source;
-  return source.substr(0, source.rfind(':'));
+  return source_file_of(r.source);
 }
 
 bool is_problem(Disposition d) { return d != Disposition::kPassed && d != Disposition::kSkipped; }

@@ -72,5 +72,20 @@ TEST(CaseFiles, AnUnreadableFolderIsAProblemNamingIt) {
   fs::remove_all(dir);
 }
 
+// A result's source is "file:line", or the file alone for a file never read (line 0);
+// its file is cut off only at a ":<digits>" suffix, since a path may hold ':' itself.
+TEST(CaseFiles, ASourceNamesItsFileAndLine) {
+  LoadedCase lc;
+  lc.file = "dir:a/b.yaml";
+  lc.line = 12;
+  EXPECT_EQ(source_of(lc), "dir:a/b.yaml:12");
+  EXPECT_EQ(source_file_of(source_of(lc)), "dir:a/b.yaml");
+  lc.line = 0;
+  EXPECT_EQ(source_of(lc), "dir:a/b.yaml");
+  EXPECT_EQ(source_file_of(source_of(lc)), "dir:a/b.yaml");
+  EXPECT_EQ(source_file_of("x:"), "x:");
+  EXPECT_EQ(source_file_of("x:1y"), "x:1y");
+}
+
 }  // namespace
 }  // namespace kc

@@ -84,6 +84,8 @@ struct LoadedCase {
 // Where a loaded case comes from, as results name it: "file:line", or the file alone for
 // a file that was never read (missing, unreadable: line 0).
 std::string source_of(const LoadedCase& lc);
+// The file of such a source: without a trailing ":<line>" (a path may hold ':' itself).
+std::string_view source_file_of(std::string_view source);
 
 // Reads and parses a case file. Never throws; a file that cannot be read (missing,
 // a directory, too large) yields one entry with not_found / resource_exhausted.

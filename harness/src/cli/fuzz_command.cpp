@@ -150,7 +150,7 @@ void print_invalid_files(const std::vector<CaseResult>& invalid) {
   if (invalid.empty()) return;
   std::printf("  invalid replayed case files (fix or remove them):\n");
   for (const CaseResult& r : invalid) {
-    const std::string file = r.source.substr(0, r.source.rfind(':'));
+    const std::string file(source_file_of(r.source));
     const std::string line = r.message.rfind(file + ":", 0) == 0 ? r.message : r.source + ": " + r.message;
     std::printf("    %s\n", terminal_safe(file_on_one_line(line, file)).c_str());
   }
