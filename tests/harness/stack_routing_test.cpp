@@ -277,6 +277,23 @@ TEST(StackChecks, AConstantOracleDxLeavesAPassMistrustedAndAFailureFailed) {
   EXPECT_EQ(r[0].disposition, Disposition::kMistrusted) << r[0].message;  // no norm to judge NaN with
   EXPECT_EQ(r[1].disposition, Disposition::kFailed) << r[1].message;
   EXPECT_NE(r[1].message.find("dropped"), std::string::npos) << r[1].message;
+  // dw = x * dy is finite where w is NaN: judged without dx, and a wrong one fails.
+  r = judge_stack(nan, halved);
+  EXPECT_EQ(r[0].disposition, Disposition::kFailed) << r[0].message;
+  EXPECT_NE(r[0].message.find("in dw of layer 1"), std::string::npos) << r[0].message;
+  EXPECT_NE(r[0].message.find("not judged, the oracle's is not finite everywhere: dx"), std::string::npos)
+      << r[0].message;
+  // A dx the oracle makes NaN in one channel only (w = [NaN, 1] over two input channels):
+  // that is no reason to fail a correct backend (a NaN norm did); dx is named as not
+  // judged, and dw, finite, is judged.
+  GateCase one_nan = gate_case(false, false, false, TieRule::kFirst, 2);
+  one_nan.in.w[0].data[0] = std::nan("");
+  r = judge_stack(one_nan, correct);
+  EXPECT_EQ(r[0].disposition, Disposition::kPassed) << r[0].message;
+  EXPECT_NE(r[0].message.find("not judged, the oracle's is not finite everywhere: dx"), std::string::npos)
+      << r[0].message;
+  r = judge_stack(one_nan, halved);
+  EXPECT_EQ(r[0].disposition, Disposition::kFailed) << r[0].message;
 }
 
 }  // namespace
