@@ -166,6 +166,9 @@ TEST(CaseIo, EveryErrorNamesFileLineAndField) {
       {in + "conv: {out_channels: 4, kernel: [3]}\nbogus: 1\n", {"t.yaml:4: bogus: unknown key"}},
       // Two edits of a two-letter key is no typo: no "did you mean op?".
       {in + "conv: {out_channels: 4, kernel: [3]}\na0: 1\n", {"t.yaml:4: a0: unknown key; allowed: name, op,"}},
+      // A swap of two neighbours is one edit, even in a short key.
+      {in + "conv: {out_channels: 4, kernel: [3], bais: true}\n", {"t.yaml:3: conv.bais: unknown key (did you mean bias?)"}},
+      {in + "conv: {out_channels: 4, kernel: [3]}\nnmae: x\n", {"t.yaml:4: nmae: unknown key (did you mean name?)"}},
       {in + "conv: {out_channels: 4, kernel: [3], bias: yes}\n", {"t.yaml:3: conv.bias: expected true or false"}},
       {in + "conv: {out_channels: 4, kernel: [3], padding: sane}\n", {"t.yaml:3: conv.padding: expected one of same, same_lower, valid"}},
       {in + "conv: {out_channels: 4, kernel: [3], padding: [[1, 2, 3]]}\n", {"t.yaml:3: conv.padding[0]: expected a number or a [lo, hi] pair"}},
