@@ -312,6 +312,19 @@ std::string human_bytes(int64_t bytes) {
   return buf;
 }
 
+// What a case needs, and the cap it is over, in words that never read equal: exact byte
+// counts where rounding would make them the same ("2.98 GiB, over the cap of 2.98 GiB").
+struct NeedAndCap {
+  std::string need, cap;
+};
+NeedAndCap need_and_cap(int64_t bytes, int64_t cap) {
+  if (bytes == kMax) return {"more host memory than a 64-bit byte count holds (over 8 EiB)", human_bytes(cap)};
+  if (human_bytes(bytes) == human_bytes(cap)) {
+    return {num(bytes) + " bytes of host memory", num(cap) + " bytes"};
+  }
+  return {"about " + human_bytes(bytes) + " of host memory", human_bytes(cap)};
+}
+
 std::string bytes_text(int64_t bytes) {
   return bytes == kMax ? "more host memory than a 64-bit byte count holds (over 8 EiB)"
                        : "about " + human_bytes(bytes) + " of host memory";
@@ -339,8 +352,9 @@ Status stack_memory_refusal(const Case& c, int64_t bytes, const Limits& limits) 
   const Cause& cause = cause_of(top, saturating_mul(largest, 3), limits.max_case_bytes);
   const int64_t depth = std::get<StackParams>(c.op).depth;
   const std::string field = saturating_mul(largest, 3) > limits.max_case_bytes ? cause.field : "stack.depth";
-  return resource_exhausted(field + ": the stack needs " + bytes_text(bytes) + " over its " + num(depth) +
-                            (depth == 1 ? " layer" : " layers") + ", over the cap of " + human_bytes(limits.max_case_bytes) +
+  const NeedAndCap nc = need_and_cap(bytes, limits.max_case_bytes);
+  return resource_exhausted(field + ": the stack needs " + nc.need + " over its " + num(depth) +
+                            (depth == 1 ? " layer" : " layers") + ", over the cap of " + nc.cap +
                             "; its largest layer, " + num(static_cast<int64_t>(at + 1)) + ", needs " +
                             bytes_text(largest) + ": " + part_text(top, cause, largest) + kRaiseCap);
 }
@@ -354,8 +368,8 @@ Status check_memory(const Case& c, const Limits& limits) {
   const std::vector<MemoryPart> parts = memory_parts(c, op_field(c));
   const MemoryPart& top = largest_part(parts);
   const Cause& cause = cause_of(top, bytes, limits.max_case_bytes);
-  return resource_exhausted(cause.field + ": the case needs " + bytes_text(bytes) + ", over the cap of " +
-                            human_bytes(limits.max_case_bytes) + ": " + part_text(top, cause, op_tensor_bytes(c)) +
+  const NeedAndCap nc = need_and_cap(bytes, limits.max_case_bytes);
+  return resource_exhausted(cause.field + ": the case needs " + nc.need + ", over the cap of " + nc.cap + ": " + part_text(top, cause, op_tensor_bytes(c)) +
                             kRaiseCap);
 }
 

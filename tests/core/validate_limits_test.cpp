@@ -34,6 +34,25 @@ namespace {
 
 using namespace validate_test;
 
+// Sizes read in binary units, and exactly where rounding would make the need and the cap
+// read the same.
+TEST(ValidateResources, MemoryRefusalsNeverReadAsEqualToTheCap) {
+  Case c = conv_case();
+  c.input.batch = 100'000;
+  const int64_t bytes = estimate_case_bytes(c);
+  Limits limits;
+  limits.max_case_bytes = bytes - 1;
+  const Status s = validate(c, limits);
+  EXPECT_NE(s.message().find(": the case needs " + std::to_string(bytes) + " bytes of host memory, over the cap of " +
+                             std::to_string(bytes - 1) + " bytes: "),
+            std::string::npos)
+      << s.message();
+  limits.max_case_bytes = bytes / 2;
+  const std::string halved = validate(c, limits).message();
+  EXPECT_EQ(halved.find(std::to_string(bytes)), std::string::npos) << halved;
+  EXPECT_NE(halved.find("iB of host memory, over the cap of "), std::string::npos) << halved;
+}
+
 // Sizes that would need terabytes are refused from the arithmetic alone: the test
 // finishes in well under a second, which it could not if anything were allocated.
 TEST(ValidateResources, AbsurdSizesRefusedBeforeAllocation) {
