@@ -8,13 +8,15 @@
 #include <cstdlib>
 #include <exception>
 #include <functional>
+#include <mutex>
 
 namespace kc {
 namespace {
 
-// The plugin dlopen is loading, for loading_terminate. Plugins load one at a time, before
-// any worker starts.
+// The plugin dlopen is loading, for loading_terminate; g_load_mutex makes loads one at a
+// time, so the handler is installed and removed by one of them.
 const std::string* g_loading = nullptr;
+std::mutex g_load_mutex;
 
 // A plugin's static constructors run inside dlopen, whose C frames an exception cannot
 // cross: std::terminate is called whatever kcheck catches. While a plugin loads, this
@@ -35,7 +37,10 @@ const std::string* g_loading = nullptr;
   std::string line = "--plugin " + (g_loading ? *g_loading : std::string("?")) +
                      ": a static constructor threw while the library loaded: " + what;
   for (char& ch : line) {
-    if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f) ch = '?';  // no terminal control from a plugin
+    // No terminal control from a plugin: C0, DEL, and every byte past ASCII (UTF-8's C1
+    // controls among them) print as '?' in this last message.
+    const auto b = static_cast<unsigned char>(ch);
+    if (b < 0x20 || b >= 0x7f) ch = '?';
   }
   std::fprintf(stderr, "kcheck: %s\n", line.c_str());
   std::fflush(stderr);
@@ -43,13 +48,18 @@ const std::string* g_loading = nullptr;
 }
 
 // dlopen with loading_terminate installed, and the previous handler back afterwards.
+// While it runs, a std::terminate in any thread of the process ends it this way.
 void* open_library(const std::string& path) {
-  g_loading = &path;
-  const std::terminate_handler previous = std::set_terminate(loading_terminate);
-  void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  std::set_terminate(previous);
-  g_loading = nullptr;
-  return lib;
+  const std::lock_guard<std::mutex> one_at_a_time(g_load_mutex);
+  struct Installed {
+    std::terminate_handler previous;
+    explicit Installed(const std::string& p) : previous(std::set_terminate(loading_terminate)) { g_loading = &p; }
+    ~Installed() {
+      std::set_terminate(previous);
+      g_loading = nullptr;
+    }
+  } installed(path);
+  return dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
 }
 
 // Calls into the plugin's code, which kcheck did not build: an exception it lets out

@@ -30,7 +30,10 @@ namespace kc {
 // and say what is wrong: not found / not loadable (dlerror), a missing entry point, an
 // ABI version mismatch (both versions), a refusal from the plugin, an exception out of
 // its entry points ("kc_register_backends threw: <what()>"), or a backend name that
-// clashes with one already registered.
+// clashes with one already registered. An exception out of the library's static
+// constructors cannot be caught (dlopen's frames do not pass it on): while dlopen runs,
+// a terminate handler names the library and the exception on stderr and ends the
+// process with exit code 2 (std::_Exit). Loads are serialized.
 Status load_plugin(const std::string& path, Registry& registry);
 
 }  // namespace kc
