@@ -50,6 +50,19 @@ void finish(CaseResult& r) {
   for (const CheckResult& c : r.checks) r.message += (r.message.empty() ? "" : "; ") + c.name + ": " + c.message;
 }
 
+// available() and supports() are the backend's code too: an exception from them is this
+// case's CRASHED (check_case), named with the call that threw.
+template <class Call>
+Status asked(const char* what, Call&& call) {
+  try {
+    return call();
+  } catch (const std::exception& e) {
+    throw std::runtime_error(std::string("its ") + what + " threw: " + e.what());
+  } catch (...) {
+    throw std::runtime_error(std::string("its ") + what + " threw an exception of a non-standard type");
+  }
+}
+
 // op: stack: the per-layer ops through the executor (stack_exec.h), the oracle in f64
 // without checkpointing, the backend in the case dtype under the case's policy.
 CaseResult check_stack(const Case& c, Backend& backend, CaseResult r) {
@@ -60,7 +73,7 @@ CaseResult check_stack(const Case& c, Backend& backend, CaseResult r) {
     r.message = in.status().message();
     return r;
   }
-  if (Status s = stack_supports(backend, *layers); !s.ok()) {
+  if (Status s = asked("supports()", [&] { return stack_supports(backend, *layers); }); !s.ok()) {
     r.disposition = Disposition::kSkipped;
     r.message = backend.name() + " does not support this case: " + s.message();
     return r;
@@ -83,19 +96,6 @@ CaseResult check_stack(const Case& c, Backend& backend, CaseResult r) {
   run_checks(ctx, r);
   finish(r);
   return r;
-}
-
-// available() and supports() are the backend's code too: an exception from them is this
-// case's CRASHED (check_case), named with the call that threw.
-template <class Call>
-Status asked(const char* what, Call&& call) {
-  try {
-    return call();
-  } catch (const std::exception& e) {
-    throw std::runtime_error(std::string("its ") + what + " threw: " + e.what());
-  } catch (...) {
-    throw std::runtime_error(std::string("its ") + what + " threw an exception of a non-standard type");
-  }
 }
 
 CaseResult check_valid(const Case& c, Backend& backend, CaseResult r) {

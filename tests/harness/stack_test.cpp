@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 #include <string>
 
 #include "support/delegating_backend.h"
@@ -197,6 +198,25 @@ TEST(StackChecks, NondeterministicBackwardIsCaughtByCheckpoint) {
   EXPECT_EQ(cp->disposition, Disposition::kFailed) << cp->message;
   EXPECT_NE(cp->message.find("not bitwise equal"), std::string::npos) << cp->message;
   EXPECT_EQ(r.disposition, Disposition::kFailed);
+}
+
+// A backend's supports() is its code too: an exception out of it is the case's CRASHED,
+// named with the call, for a stack (asked per layer) as for a single op.
+class ThrowingSupports final : public test::DelegatingBackend {
+ public:
+  ThrowingSupports() : DelegatingBackend("throwing_supports") {}
+  Status supports(const Case&) const override { throw std::runtime_error("no idea"); }
+};
+
+TEST(StackChecks, AnExceptionFromSupportsIsACrashNamingTheCall) {
+  ThrowingSupports be;
+  Case single = stack_case(1, 8, PadKind::kSame, false);
+  single.op = std::get<StackParams>(single.op).conv;
+  for (const Case& c : {stack_case(2, 8, PadKind::kSame, false), single}) {
+    const CaseResult r = check_case(c, be);
+    EXPECT_EQ(r.disposition, Disposition::kCrashed) << r.message;
+    EXPECT_EQ(r.message, "exception: its supports() threw: no idea");
+  }
 }
 
 TEST(StackChecks, WrongBackwardIsCaughtByBackward) {
