@@ -16,6 +16,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 OUT=${1:-$PWD/kc-out}
 [ $# -gt 0 ] && shift
 mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)  # absolute: the fuzz steps run from the bundle's folder
 
 # cuDNN is loaded at run time: the bundle's lib/ (if it was built with KC_BUNDLE_CUDNN),
 # then the CUDA install, then a pip wheel's copy (PyTorch ships nvidia-cudnn).
@@ -98,6 +99,7 @@ if want sanitize; then
   done
 fi
 if want fuzz; then
+  cd "$HERE" || exit 2  # fuzz replays ./cases/regressions first: the bundle's copy
   step fuzz_ops "$KCHECK" fuzz --backend cuda --time "${KC_FUZZ_TIME:-120}" --jobs "$JOBS" --save "$OUT/fuzz_ops" \
     --report "$OUT/fuzz_ops.json"
   step fuzz_stack "$KCHECK" fuzz --op stack --backend cuda --time "${KC_FUZZ_TIME:-120}" --jobs "$JOBS" \

@@ -192,8 +192,7 @@ void print_summary(const fuzz::Outcome& out, const fuzz::Settings& s) {
   std::printf("  passed %d, failed %d, mistrusted %d, skipped %d, invalid %d, crashed %d, timeout %d\n",
               counts["passed"], counts["failed"], counts["mistrusted"], counts["skipped"], counts["invalid"],
               counts["crashed"], counts["timeout"]);
-  std::error_code ec;
-  if (!std::filesystem::is_directory(fuzz::kRegressions, ec)) {
+  if (!out.regressions_found) {
     std::printf("  (no %s folder under the current folder, so none of the corpus's regressions were replayed)\n",
                 fuzz::kRegressions);
   }

@@ -150,6 +150,8 @@ class Session {
   void replay() {
     std::vector<std::string> files;
     std::vector<std::filesystem::path> seen;
+    std::error_code found_ec;
+    out_.regressions_found = std::filesystem::is_directory(kRegressions, found_ec);
     for (const std::string& dir : {std::string(kRegressions), s_.save_dir}) {
       std::error_code ec;
       if (!std::filesystem::is_directory(dir, ec)) continue;

@@ -67,6 +67,7 @@ struct Outcome {
   std::map<std::string, int> failed_checks;  // failing cases per check name
   bool failed = false;          // anything failed, crashed, timed out or a generated case was invalid
   std::vector<CaseResult> invalid_files;  // replayed cases that are INVALID (bad input, not a failure)
+  bool regressions_found = false;  // kRegressions was a folder when the replay began
 };
 
 Outcome run(const Settings& s, const Registry& registry);
