@@ -137,7 +137,12 @@ std::string headline(const CaseResult& r) {
   }
   if (first == nullptr) return {};
   constexpr size_t kMax = 240;
-  std::string what = first->message.size() > kMax ? first->message.substr(0, kMax) + "..." : first->message;
+  std::string what = first->message;
+  if (what.size() > kMax) {
+    size_t cut = kMax;  // not inside a UTF-8 character: back up over continuation bytes
+    while (cut > 0 && (static_cast<unsigned char>(what[cut]) & 0xC0) == 0x80) --cut;
+    what = what.substr(0, cut) + "...";
+  }
   return names + "; " + first->name + ": " + what;
 }
 

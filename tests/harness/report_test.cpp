@@ -67,6 +67,13 @@ TEST(Report, JunitFailureHeadlineNamesTheChecks) {
                      "elements outside the tolerance\">"),
             std::string::npos)
       << xml;
+  // A long message is cut at a character, not inside one: 239 bytes, then a 2-byte é.
+  r.checks[1].message = std::string(239, 'a') + "\xC3\xA9 and more";
+  const std::string cut = junit_xml({r}, RunInfo{});
+  EXPECT_NE(cut.find("backward: " + std::string(239, 'a') + "...\">"), std::string::npos) << cut;
+  // The case's own message, where it has one, is the headline.
+  r.message = "a message of the case";
+  EXPECT_NE(junit_xml({r}, RunInfo{}).find("message=\"a message of the case\">"), std::string::npos);
 }
 
 // A case whose requested checks were all skipped: the summary gives their reason.
