@@ -395,7 +395,7 @@ StatusOr<Case> read_case(const Value& v, Expectation* expect) {
   if (auto f = v.get("accumulation")) {
     KC_ASSIGN_OR_RETURN(DType acc, read_enum<DType>(*f, dtypes));
     if (!accumulates(acc, c.dtype)) {
-      std::vector<std::string> fit;  // in the order of `dtypes`, widest first
+      std::vector<std::string> fit;  // the reverse of `dtypes`' order: narrowest first
       for (const auto& [name, d] : dtypes) {
         if (accumulates(d, c.dtype)) fit.insert(fit.begin(), std::string(name));
       }

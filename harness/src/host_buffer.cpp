@@ -83,8 +83,8 @@ std::string describe_guard_damage(const GuardDamage& d, size_t element_bytes, si
     if (!where.empty()) where += ", and ";
     // Counted from 0, element `elements` is the first one past the end.
     const int64_t element = static_cast<int64_t>(elements) + d.first_after / static_cast<int64_t>(element_bytes);
-    where += bytes(d.bytes_after) + " after the last element changed, the first " +
-             (d.first_after == 0 ? std::string("right after it") : bytes(d.first_after) + " after it") +
+    where += bytes(d.bytes_after) + " after the last element changed, the first of them " +
+             (d.first_after == 0 ? std::string("right after it") : bytes(d.first_after) + " past the end") +
              " (where element " + num(element) + " would be, counting from 0)";
   }
   return "the guard band around the buffer was overwritten: " + where + "; the backend wrote outside the " +

@@ -192,7 +192,11 @@ TEST(CaseIo, EveryErrorNamesFileLineAndField) {
        "stack: {depth: 2, layer: {conv: {out_channels: 1, kernel: [3, 3], padding: same}}}\n",
        {"t.yaml:5: stack layer 1: accumulation: bf16 sums of up to 256 terms"}},  // the stack: line
       {in + "conv: {out_channels: 4, kernel: [3]}\ndtype: bf16\naccumulation: f16\n",
-       {"t.yaml:5: accumulation: f16 cannot accumulate dtype bf16"}},
+       {"t.yaml:5: accumulation: f16 cannot accumulate dtype bf16 (an accumulator has at least the storage's "
+        "precision and range; for bf16: bf16, f32 or f64)"}},
+      {in + "conv: {out_channels: 4, kernel: [3]}\ndtype: f32\naccumulation: f16\n",
+       {"t.yaml:5: accumulation: f16 cannot accumulate dtype f32 (an accumulator has at least the storage's "
+        "precision and range; for f32: f32 or f64)"}},
       {in + "conv: {out_channels: 4, kernel: [3]}\ndata: {seed: -1}\n", {"t.yaml:4: data.seed: expected a non-negative integer"}},
       {in + "conv: {out_channels: 4, kernel: [3]}\nchecks: [forward, fwd]\n", {"t.yaml:4: checks[1]: expected one of shape, forward"}},
       {in + "conv: {out_channels: 4, kernel: [3]}\nchecks: [forward, forward]\n", {"t.yaml:4: checks[1]: check forward is listed twice"}},

@@ -136,6 +136,12 @@ TEST(ArgmaxCheck, CatchesIndicesCountingThePlaneOffset) {
   const CheckResult r = run_check(c, be, "argmax");
   EXPECT_DISPOSITION(r, Disposition::kFailed);
   EXPECT_MESSAGE_HAS(r, "of window (0, 1, 0, 0) includes the offset 16 of its (n, c) plane");
+  // forward names a wrong index by its coordinates in y, as golden does.
+  const CheckResult fwd = run_check(c, be, "forward");
+  EXPECT_DISPOSITION(fwd, Disposition::kFailed);
+  ASSERT_FALSE(fwd.worst.empty());
+  EXPECT_EQ(fwd.worst[0].tensor, "indices");
+  EXPECT_EQ(fwd.worst[0].index, (std::vector<int64_t>{0, 1, 0, 0}));
 }
 
 TEST(ArgmaxCheck, CatchesBackwardWithoutIndicesThatReturnsZeros) {

@@ -154,6 +154,14 @@ TEST(Tolerance, AFailureNamesValuesTheDtypeCannotHold) {
   compare_tensors("y", cand, ref, &abs, f16, stored);
   EXPECT_EQ(stored.disposition, Disposition::kFailed);
   EXPECT_EQ(stored.message.find("not representable"), std::string::npos) << stored.message;
+  // A pass says nothing of it: values within the bound that f16 cannot hold.
+  Tensor finite_ref = ref;
+  finite_ref.data = {1000.0, -25600.0, -51456.0};
+  cand.data = {1000.0 + 1e-9, -25600.0, -51456.0};
+  CheckResult passes;
+  compare_tensors("y", cand, finite_ref, &abs, f16, passes);
+  EXPECT_EQ(passes.disposition, Disposition::kPassed) << passes.message;
+  EXPECT_EQ(passes.message.find("not representable"), std::string::npos) << passes.message;
   ToleranceSpec oracle = f16;
   oracle.cand_unrounded = true;  // the f64 oracle: its values are unrounded by definition
   cand.data = {1e6, -25600.0, -51456.0};

@@ -257,7 +257,7 @@ TEST(IntegrityCheck, CatchesAWritePastTheEndOfAnOutput) {
   const CheckResult r = run_check(good_conv_cases()[0], be, "integrity");
   EXPECT_DISPOSITION(r, Disposition::kFailed);
   EXPECT_MESSAGE_HAS(r, "y: the guard band around the buffer was overwritten");
-  EXPECT_MESSAGE_HAS(r, "after the last element changed, the first right after it (where element 33 would be, counting from 0); the backend wrote outside the 33 elements");
+  EXPECT_MESSAGE_HAS(r, "after the last element changed, the first of them right after it (where element 33 would be, counting from 0); the backend wrote outside the 33 elements");
   EXPECT_DISPOSITION(run_check(good_conv_cases()[0], be, "forward"), Disposition::kPassed);
 }
 
@@ -282,5 +282,5 @@ TEST(IntegrityCheck, CatchesAnOverrunInTheSecondRunOnly) {
   const CheckResult r = run_check(good_conv_cases()[0], be, "integrity");
   EXPECT_DISPOSITION(r, Disposition::kFailed);
   EXPECT_MESSAGE_HAS(r, "y (in a second run on a copy): the guard band around the buffer was overwritten");
-  EXPECT_MESSAGE_HAS(r, "the first 8 bytes after it (where element 34 would be, counting from 0)");
+  EXPECT_MESSAGE_HAS(r, "the first of them 8 bytes past the end (where element 34 would be, counting from 0)");
 }

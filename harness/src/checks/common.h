@@ -13,7 +13,7 @@ inline const PoolGeometry* pool_geo(const CheckContext& ctx) { return std::get_i
 
 inline std::string kOracleSelf() {
   return "the oracle is not compared with itself; on the reference the self-checks are "
-         "shape, gradcheck, adjoint, weight_share, argmax, padding and golden (and on a stack shape, "
+         "shape, gradcheck, adjoint, weight_share, argmax, padding and golden (on a stack: shape, "
          "checkpoint, influence and drift)";
 }
 
