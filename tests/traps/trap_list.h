@@ -78,6 +78,8 @@
           "dx: * of * elements and groups of tied maxima disagree", "pool2d k2 s2, the classic downsampling") \
   KC_TRAP(pool_overlap_overwrites, kPoolOverlapOverwrites, "argmax", \
           "overlapping windows overwrite instead of adding", "pool2d k2 s2, the classic downsampling") \
+  KC_TRAP(pool_atomic_dx, kPoolAtomicDx, "determinism", "dx differs between run 1 and run *", \
+          "pool2d k2 s2, the classic downsampling") \
   KC_TRAP(pool_pad_zero, kPoolPadZero, "padding", "padded positions are -inf and never selected", \
           "pool2d k2 s2, the classic downsampling") \
   KC_TRAP(pool_ignores_nan, kPoolIgnoresNan, "argmax", "NaN rule: * a window with a NaN must give NaN", \

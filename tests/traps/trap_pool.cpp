@@ -3,15 +3,26 @@
 // planted bug is one `bug == Bug::k...` test, commented with the real failure it imitates.
 #include "trap_pool.h"
 
+#include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <limits>
+#include <numeric>
+#include <random>
 #include <vector>
 
 namespace kc::traps {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// A different seed on every call (so that two runs really differ), from a random start per
+// process.
+uint64_t run_order_seed() {
+  static std::atomic<uint64_t> calls{std::random_device{}()};
+  return calls.fetch_add(1);
+}
 
 struct Dim {
   int64_t in = 1, kernel = 1, stride = 1, dilation = 1, lo = 0, hi = 0, out = 1;
@@ -154,7 +165,14 @@ Status trap_pool_backward(Bug bug, const PoolGeometry& g, const Tensor& dy, cons
   const Plan p = make_plan(bug, g);
   std::vector<double> acc(dx.data.size(), 0.0);
   const size_t windows = std::min(dy.data.size(), indices->data.size());
-  for (size_t w = 0; w < windows; ++w) {
+  // A scatter with atomicAdd: overlapping windows add into one dx element in the order
+  // their threads happen to run, in f32 (the dtype's own precision in f64), so the last
+  // bits of dx change from run to run. A correct kernel gathers in a fixed order.
+  std::vector<size_t> order(windows);
+  std::iota(order.begin(), order.end(), size_t{0});
+  const DType atomic_dtype = dx.dtype == DType::kF64 ? DType::kF64 : DType::kF32;
+  if (bug == Bug::kPoolAtomicDx) std::shuffle(order.begin(), order.end(), std::mt19937_64(run_order_seed()));
+  for (size_t w : order) {
     const int64_t index = indices->data[w];
     const int64_t plane = static_cast<int64_t>(w) / p.out_count;
     const int64_t target = bug == Bug::kPoolIndexWithBatch ? index : plane * p.in_count + index;
@@ -171,6 +189,7 @@ Status trap_pool_backward(Bug bug, const PoolGeometry& g, const Tensor& dy, cons
     }
     double& t = acc[static_cast<size_t>(target)];
     t = bug == Bug::kPoolOverlapOverwrites ? dy.data[w] : t + dy.data[w];  // `=` where overlaps must add
+    if (bug == Bug::kPoolAtomicDx) t = round_to(atomic_dtype, t);
   }
   for (size_t i = 0; i < acc.size(); ++i) dx.data[i] = round_to(dx.dtype, acc[i]);
   return ok_status();
