@@ -195,7 +195,8 @@ CheckResult stack_backward_run(const CheckContext& ctx) {
   // Layer l's tensor of a per-layer list, or an empty one (a list without db).
   auto at = [](const std::vector<Tensor>& v, size_t l) { return l < v.size() ? v[l] : Tensor{}; };
   // A gradient the oracle makes non-finite anywhere (an f64 overflow) has no norm to judge
-  // it by: it is left out and named, and the others are judged.
+  // it by: it is left out and named, and the others are judged (a failure among them
+  // stands; a pass is MISTRUSTED, since a wrong one could hide in what was left out).
   std::vector<std::string> unjudged;
   Judged worst;
   std::string worst_name;
@@ -218,7 +219,10 @@ CheckResult stack_backward_run(const CheckContext& ctx) {
   std::string left_out;
   for (const std::string& name : unjudged) left_out += (left_out.empty() ? "" : ", ") + name;
   if (!left_out.empty()) left_out = "; not judged, the oracle's is not finite everywhere: " + left_out;
-  if (worst_name.empty()) return make_result("backward", Disposition::kMistrusted, "nothing to judge" + left_out);
+  if (worst_name.empty()) {
+    return make_result("backward", Disposition::kMistrusted,
+                       "no gradient can be judged: the oracle's are not finite everywhere");
+  }
   CheckResult r = make_result("backward", Disposition::kPassed);
   r.max_error_ratio = worst.ratio();
   r.max_abs_error = worst.error;
@@ -234,6 +238,7 @@ CheckResult stack_backward_run(const CheckContext& ctx) {
                left_out;
   if (!(worst.ratio() <= 1.0)) r.disposition = Disposition::kFailed;
   if (r.disposition == Disposition::kPassed && !why.empty()) return make_result("backward", Disposition::kMistrusted, why);
+  if (r.disposition == Disposition::kPassed && !unjudged.empty()) r.disposition = Disposition::kMistrusted;
   return r;
 }
 
