@@ -34,7 +34,7 @@ std::string not_stored_in(const ToleranceSpec& spec, const std::string& tensor, 
   std::string where;
   for (int64_t k : unflatten(first, cand.shape)) where += (where.empty() ? "" : ",") + std::to_string(k);
   char value[32];
-  std::snprintf(value, sizeof value, "%.9g", cand[first]);
+  std::snprintf(value, sizeof value, "%.17g", cand[first]);  // every digit: 0.1 is no f32 value
   const std::string dt(dtype_name(spec.storage));
   return " (" + std::to_string(count) + (count == 1 ? " value" : " values") + " not representable in " + dt +
          (count == 1 ? ": " : ", the first ") + tensor + "[" + where + "] = " + value +
