@@ -76,6 +76,24 @@ TEST(ArgmaxCheck, CatchesOverlappingWindowsThatOverwrite) {
   EXPECT_FALSE(r.worst.empty());
 }
 
+// In f16 or bf16, a 16-bit accumulator loses small dy beside a large one, which could pass
+// for an overwrite: it is named as what it is, and an overwrite in f16 still as an overwrite.
+TEST(ArgmaxCheck, NamesADxSummedInTheStorageDtype) {
+  for (DType d : {DType::kF16, DType::kBF16}) {
+    const Case c = pool_case({.channels = 2, .spatial = {7, 7}, .kernel = {3, 3}, .stride = {1, 1},
+                              .pads = {{1, 1}, {1, 1}}, .dtype = d});
+    PoolSumsInStorage narrow;
+    const CheckResult r = run_check(c, narrow, "argmax");
+    EXPECT_DISPOSITION(r, Disposition::kFailed);
+    EXPECT_MESSAGE_HAS(r, "dx is summed in " + std::string(dtype_name(d)) + ", rounding after every add");
+    EXPECT_EQ(r.message.find("overwrite"), std::string::npos) << r.message;
+    PoolSumsInStorage overwrites(true);
+    const CheckResult o = run_check(c, overwrites, "argmax");
+    EXPECT_MESSAGE_HAS(o, "overlapping windows overwrite instead of adding");
+    EXPECT_EQ(o.message.find("rounding after every add"), std::string::npos) << o.message;
+  }
+}
+
 TEST(ArgmaxCheck, CatchesAKernelThatIgnoresNaN) {
   const Case c = pool_case({.channels = 2, .spatial = {8, 8}, .kernel = {2, 2}, .fill = Fill::kSpecial});
   ASSERT_TRUE(any_nan(inputs_of(c).x)) << "the special fill must put a NaN in some window";

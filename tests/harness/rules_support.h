@@ -381,6 +381,26 @@ class PoolOverwrites : public DelegatingBackend {
   }
 };
 
+// Backward that adds in the storage dtype, rounding after every add (a 16-bit
+// accumulator; overwrite = true: `=` where it must add, also rounded).
+class PoolSumsInStorage : public DelegatingBackend {
+ public:
+  explicit PoolSumsInStorage(bool overwrite = false) : DelegatingBackend("pool-sums-in-storage"), overwrite_(overwrite) {}
+  Status maxpool_backward(const PoolGeometry& g, const Tensor& dy, const IndexTensor* indices, Tensor& dx) override {
+    if (indices == nullptr) return failed_precondition("no indices");
+    const int64_t in = g.spatial.in_count(), out = g.spatial.out_count();
+    for (double& v : dx.data) v = 0.0;
+    for (int64_t w = 0; w < dy.size(); ++w) {
+      double& t = dx[(w / out) * in + indices->data[static_cast<size_t>(w)]];
+      t = round_to(dx.dtype, overwrite_ ? dy[w] : t + dy[w]);
+    }
+    return ok_status();
+  }
+
+ private:
+  bool overwrite_;
+};
+
 // Pads with 0 instead of -inf (2-D, floor mode).
 class PoolPadsZero : public DelegatingBackend {
  public:

@@ -238,7 +238,13 @@ void check_scatter(const ModeRun& train, const Tensor& dy, const ToleranceSpec& 
     abs[target(w)] += std::abs(dy[w]);
     ++hits[static_cast<size_t>(target(w))];
   }
+  // The same sums accumulated in the storage dtype, rounding after every add in window
+  // order: a 16-bit accumulator, where small dy vanish beside a large one (which could
+  // pass for an overwrite).
+  Tensor narrow = Tensor::zeros(DType::kF64, g.x_shape());
+  for (int64_t w = 0; w < dy.size(); ++w) narrow[target(w)] = round_to(spec.storage, narrow[target(w)] + dy[w]);
   std::vector<char> bad(hits.size(), 0);
+  int64_t bad_sums = 0, narrow_sums = 0, first_narrow = -1;
   for (int64_t i = 0; i < want.size(); ++i) {
     if (within(t.dx[i], want[i], element_bound(spec, want[i], abs[i]))) continue;
     if (overflow_explains(spec, t.dx[i], want[i], abs[i])) continue;  // the sum overflows the dtype
@@ -247,6 +253,19 @@ void check_scatter(const ModeRun& train, const Tensor& dy, const ToleranceSpec& 
     if (n == 0) f.add("stray", where + " but no index points there: gradient must land only on indexed positions");
     if (n == 1) f.add("routed", where + " but the dy of the one window whose index points there is " + num(want[i]));
     bad[static_cast<size_t>(i)] = n > 1;
+    if (n > 1) {
+      ++bad_sums;
+      if (t.dx[i] == narrow[i] && (narrow_sums++ == 0)) first_narrow = i;
+    }
+  }
+  const bool narrow_storage = spec.storage == DType::kF16 || spec.storage == DType::kBF16;
+  if (narrow_storage && bad_sums > 0 && narrow_sums == bad_sums) {  // every bad sum is a 16-bit one
+    f.add("narrow", "dx is summed in " + std::string(dtype_name(spec.storage)) + ", rounding after every add: dx at input " +
+                        at(first_narrow, g.x_shape()) + " is " + num(t.dx[first_narrow]) + " where the " +
+                        num(hits[static_cast<size_t>(first_narrow)]) + " windows pointing there sum to " +
+                        num(want[first_narrow]) + " (" + num(bad_sums) +
+                        " such elements); accumulate in f32 and round once");
+    std::fill(bad.begin(), bad.end(), 0);
   }
   for (int64_t w = 0; w < dy.size(); ++w) {  // a bad sum equal to one window's dy: overwritten
     const int64_t i = target(w);
