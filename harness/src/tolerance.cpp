@@ -145,14 +145,9 @@ void compare_tensors(const std::string& tensor, const Tensor& cand, const Tensor
     const double err = special    ? (special_agrees(c, r) ? 0.0 : INFINITY)
                        : overflow ? (overflow_ok ? 0.0 : INFINITY)
                                   : std::abs(c - r);
-    // exact: the reference value rounded once to the storage dtype (nearest, ties to
-    // even), which is the value itself where every sum is representable. An unrounded
-    // candidate (the f64 oracle against golden tensors) is rounded the same way first.
     const bool ok = special    ? special_agrees(c, r)
                     : overflow ? overflow_ok
-                               : (spec.tolerance.kind == ToleranceKind::kExact
-                                      ? (spec.cand_unrounded ? round_to(spec.storage, c) : c) == round_to(spec.storage, r)
-                                      : err <= bound);
+                               : (spec.tolerance.kind == ToleranceKind::kExact ? c == r : err <= bound);
     const double ratio = ok ? (bound > 0 ? err / bound : 0.0) : (bound > 0 ? err / bound : INFINITY);
     out.max_error_ratio = std::max(out.max_error_ratio, ratio);
     if (std::isfinite(err)) out.max_abs_error = std::max(out.max_abs_error, err);
