@@ -3,6 +3,8 @@
 
 #include <Eigen/Core>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 
 namespace kc {
 
@@ -23,15 +25,33 @@ std::optional<DType> parse_dtype(std::string_view name) {
   return std::nullopt;
 }
 
+namespace {
+
+// v in f32 rounded to odd: truncated toward zero, with the last bit set when anything was
+// cut off. f32 keeps 13 more bits than f16 and 16 more than bf16, so rounding this once
+// more to nearest (Eigen's conversions from float) gives v rounded once to nearest even:
+// rounding to nearest twice (f64 -> f32 -> f16) can land on a tie that v was not
+// (1 + 2^-11 + 2^-40 is 1 + 2^-10 in f16, not 1).
+float to_f32_odd(double v) {
+  float f = static_cast<float>(v);
+  if (static_cast<double>(f) == v || std::isinf(v)) return f;
+  if (std::abs(static_cast<double>(f)) > std::abs(v)) f = std::nextafter(f, 0.0f);  // toward zero
+  uint32_t bits;
+  std::memcpy(&bits, &f, sizeof bits);
+  bits |= 1u;  // sticky: inexact
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+}  // namespace
+
 double round_to(DType dtype, double v) {
   if (std::isnan(v)) return v;  // every NaN is a NaN of every dtype; its payload (the poison) is kept
   switch (dtype) {
     case DType::kF64: return v;
     case DType::kF32: return static_cast<double>(static_cast<float>(v));
-    case DType::kF16:
-      return static_cast<double>(static_cast<float>(Eigen::half(static_cast<float>(v))));
-    case DType::kBF16:
-      return static_cast<double>(static_cast<float>(Eigen::bfloat16(static_cast<float>(v))));
+    case DType::kF16: return static_cast<double>(static_cast<float>(Eigen::half(to_f32_odd(v))));
+    case DType::kBF16: return static_cast<double>(static_cast<float>(Eigen::bfloat16(to_f32_odd(v))));
   }
   return v;
 }

@@ -56,6 +56,14 @@ const RoundRow kRoundTable[] = {
     {DType::kBF16, (2.0 - p2(-7)) * p2(127), (2.0 - p2(-7)) * p2(127), "largest finite bf16"},
     {DType::kBF16, (2.0 - p2(-23)) * p2(127), kInf, "FLT_MAX is past the bf16 overflow midpoint"},
     {DType::kBF16, p2(-133), p2(-133), "bf16 smallest subnormal is 2^-133"},
+    // Rounded once from f64, not twice through f32 (where the f32 value is a tie).
+    {DType::kF16, 1.0 + p2(-11) + p2(-40), 1.0 + p2(-10), "just above the midpoint rounds up (not via f32's tie)"},
+    {DType::kF16, 1.0 + p2(-11) - p2(-40), 1.0, "just below the midpoint rounds down"},
+    {DType::kF16, 65520.0 - p2(-30), 65504.0, "just below f16's overflow midpoint stays finite"},
+    {DType::kBF16, 1.0 + p2(-8) + p2(-40), 1.0 + p2(-7), "bf16: just above the midpoint rounds up"},
+    {DType::kBF16, -(1.0 + p2(-8) + p2(-40)), -(1.0 + p2(-7)), "and so does its negative, away from 0"},
+    {DType::kBF16, 1e39, kInf, "a double past f32's range overflows bf16 too"},
+    {DType::kF16, 1e-50, 0.0, "far below f16's subnormals: 0"},
     // f32: ulp(1) = 2^-23.
     {DType::kF32, 1.0 + p2(-24), 1.0, "midpoint ties to even 1"},
     {DType::kF32, 1.0 + 3 * p2(-24), 1.0 + p2(-22), "midpoint ties to even 1+2^-22"},
