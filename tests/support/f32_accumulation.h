@@ -47,6 +47,14 @@ class F32Accumulation final : public DelegatingBackend {
     if (db != nullptr) db->round_to_dtype(x.dtype);
     return ok_status();
   }
+  // A max pool selects: y is x's own value. dx sums the dy of the windows that chose an
+  // element (exact in f32 for a few terms), stored in the case dtype.
+  Status maxpool_backward(const PoolGeometry& g, const Tensor& dy, const IndexTensor* indices, Tensor& dx) override {
+    const DType dtype = dy.dtype;
+    KC_RETURN_IF_ERROR(reference().maxpool_backward(g, dy, indices, dx));
+    dx.round_to_dtype(dtype);
+    return ok_status();
+  }
 
  private:
   static void perturb(Tensor& t, int64_t n) {
