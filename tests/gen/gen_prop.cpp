@@ -60,6 +60,7 @@ std::set<std::string> features(const Case& c) {
   if (c.tensors.count("x")) f.insert("inline_x");
   if (c.input.channels > 32) f.insert("channels>32");
   if (c.input.batch > 1) f.insert("batch>1");
+  if (c.input.batch > 4) f.insert("batch>4");  // past a batch loop unrolled by 4
   if (const auto* p = std::get_if<MaxPoolParams>(&c.op)) {
     window(p->stride, p->dilation, p->padding);
     f.insert({"ceil_mode." + std::to_string(p->ceil_mode), std::string(pool_mode_name(p->mode)),
@@ -69,6 +70,9 @@ std::set<std::string> features(const Case& c) {
   }
   const ConvParams& p = conv_of(c);
   window(p.stride, p.dilation, p.padding);
+  for (int64_t k : p.kernel) {
+    if (k > 8) f.insert("kernel>8");  // past a kernel loop unrolled for 8 taps
+  }
   f.insert({"mode." + std::string(padding_mode_name(p.padding_mode)), "bias." + std::to_string(p.bias)});
   if (p.groups > 1) f.insert(p.groups == c.input.channels ? "depthwise" : "grouped");
   return f;
@@ -84,7 +88,7 @@ TEST(GenValid, CasesCoverEveryParameter) {
        {"rank1", "rank2", "rank3", "f64", "f32", "f16", "bf16", "fill.random", "fill.normal", "fill.integer",
         "fill.ties", "fill.special", "conv", "maxpool", "conv_bias_relu", "stride1", "stride>1", "dilation1",
         "dilation>1", "pad.explicit", "pad.same", "pad.same_lower", "pad.valid", "pad.asymmetric", "pad.symmetric",
-        "pad.zero", "tolerance.exact", "inline_x", "channels>32", "batch>1", "ceil_mode.0", "ceil_mode.1",
+        "pad.zero", "tolerance.exact", "inline_x", "channels>32", "batch>1", "batch>4", "kernel>8", "ceil_mode.0", "ceil_mode.1",
         "inference", "training", "tie.first", "tie.last", "tie.any", "pool.default_stride", "mode.zeros",
         "mode.reflect", "mode.replicate", "mode.circular", "bias.0", "bias.1", "depthwise", "grouped"}) {
     EXPECT_TRUE(seen.count(want)) << "no generated case has " << want;
