@@ -103,8 +103,7 @@ endif()
 
 # gen leaves out cases whose data cannot judge a kernel (MISTRUSTED on the oracle run as
 # a candidate), skipping their numbers: with seed 15, case 1 is a conv whose dw is NaN at
-# every element (a NaN in x reaches every tap). The rest pass on the reference. (Seed 6's case 6, a stride that skips most of the input, is judged since
-# the trust rule counts only the input elements windows read.)
+# every element (a NaN in x reaches every tap). The rest pass on the reference.
 kcheck(0 gen --count 12 --seed 15 -o "${WORK}/gen_trusted")
 if(NOT out MATCHES "12 generated cases" OR NOT out MATCHES "1 left out: the oracle run as a candidate is MISTRUSTED on them.*first: case 1: backward: reference dw is NaN at every element")
   message(FATAL_ERROR "gen does not say which cases it left out:\n${out}")
