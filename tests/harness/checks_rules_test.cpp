@@ -113,6 +113,31 @@ TEST(PaddingCheck, NamesAnUnwrittenBorderColumn) {
   EXPECT_MESSAGE_HAS(r, "border outputs not written: 12 outputs at y column 7 (the border)");
 }
 
+// A NaN the backend wrote (a stale buffer, say), not the poison: wrong, not "not written".
+class WritesNaNInLastColumn final : public DelegatingBackend {
+ public:
+  WritesNaNInLastColumn() : DelegatingBackend("writes-nan-in-last-column") {}
+  Status conv_forward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
+                      Tensor& y) override {
+    KC_RETURN_IF_ERROR(reference().conv_forward(g, x, w, b, relu, y));
+    const int64_t wo = g.spatial.dims.back().out;
+    for (int64_t i = wo - 1; i < y.size(); i += wo) y[i] = std::nan("");
+    return ok_status();
+  }
+};
+
+TEST(PaddingCheck, AWrittenNaNIsAWrongOutputNotAnUnwrittenOne) {
+  const Case c = with_fill(test::conv_case({.channels = 1, .out_channels = 2, .spatial = {6, 8}, .kernel = {3, 3},
+                                            .padding = pad_kind(PadKind::kSame)}),
+                           Fill::kRandom);
+  WritesNaNInLastColumn be;
+  const CheckResult r = run_check(c, be, "padding");
+  EXPECT_DISPOSITION(r, Disposition::kFailed);
+  EXPECT_MESSAGE_HAS(r, "wrong border outputs: 12 outputs at y column 7 (the border) are NaN or 0 on ");
+  EXPECT_MESSAGE_HAS(r, "(0 of them still the poison, never written;");
+  EXPECT_EQ(r.message.find("not written:"), std::string::npos) << r.message;
+}
+
 TEST(PaddingCheck, NamesDroppedBorderRowsOfDx) {
   const Case c = with_fill(test::conv_case({.channels = 2, .out_channels = 2, .spatial = {8, 6}, .kernel = {3, 3},
                                             .padding = pad_kind(PadKind::kSame)}),

@@ -62,12 +62,14 @@ inline PlaneSet product_set(const Dims& extents, const std::vector<std::vector<c
   return s;
 }
 
-// Outputs left NaN, or 0 where `nonzero` says the value cannot be 0, named by slice.
+// Outputs left NaN, or 0 where `nonzero` says the value cannot be 0, named by slice: "not
+// written" where every one still holds the poison, else wrong values (a NaN or a 0 the
+// backend wrote: on all-ones inputs neither can come from the arithmetic).
 inline void check_outputs_written(const SpatialGeometry& sg, const Tensor& y, const std::vector<std::vector<char>>& nonzero,
                                   const std::string& inputs, Findings& f) {
   PlaneSet set = product_set(sg.out_dims(), {}, output_border(sg));
   const int64_t out_count = sg.out_count();
-  int64_t n = 0;
+  int64_t n = 0, poisoned = 0;
   for (int64_t i = 0; i < y.size(); ++i) {
     const int64_t o = i % out_count;
     const std::vector<int64_t> oc = unravel(o, sg.out_dims());
@@ -76,14 +78,21 @@ inline void check_outputs_written(const SpatialGeometry& sg, const Tensor& y, co
     if (!(std::isnan(y[i]) || (must && y[i] == 0.0))) continue;
     set.flagged[static_cast<size_t>(o)] = 1;
     ++n;
+    poisoned += is_poison(y[i]);
   }
   if (n == 0) return;
   bool border = false;
   const std::string where = describe_positions(set, &border);
   const std::string which = where == "every position" ? "all " + num(n) + " outputs of y are"
                                                       : num(n) + " outputs at y " + where + " are";
-  f.add("written", std::string(border ? "border outputs not written: " : "outputs not written: ") + which +
-                       " NaN (the poison) or 0 on " + inputs);
+  if (poisoned == n) {
+    f.add("written", std::string(border ? "border outputs not written: " : "outputs not written: ") + which +
+                         " NaN (the poison) on " + inputs);
+    return;
+  }
+  f.add("written", std::string(border ? "wrong border outputs: " : "wrong outputs: ") + which +
+                       " NaN or 0 on " + inputs + ", which no arithmetic on them gives (" + num(poisoned) + " of them " +
+                       "still the poison, never written; the rest written wrong, e.g. from a stale buffer)");
 }
 
 // With all-ones inputs: a covered element with dx 0 or NaN is a blind spot; an element in
