@@ -175,6 +175,43 @@ TEST(DeterminismCheck, PassThroughIsBitwiseRepeatable) {
   }
 }
 
+// A forward that memoizes y by its input buffers' addresses: an allocator that hands the
+// same address to new data gets the old y back.
+class CachesByAddress final : public DelegatingBackend {
+ public:
+  CachesByAddress() : DelegatingBackend("caches-by-address") {}
+  Status conv_forward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
+                      Tensor& y) override {
+    if (x.data.data() == last_x_ && w.data.data() == last_w_ && y.size() == static_cast<int64_t>(last_y_.size())) {
+      std::copy(last_y_.begin(), last_y_.end(), y.data.begin());
+      return ok_status();
+    }
+    KC_RETURN_IF_ERROR(reference().conv_forward(g, x, w, b, relu, y));
+    last_x_ = x.data.data();
+    last_w_ = w.data.data();
+    last_y_.assign(y.data.begin(), y.data.end());
+    return ok_status();
+  }
+
+ private:
+  const double* last_x_ = nullptr;
+  const double* last_w_ = nullptr;
+  std::vector<double> last_y_;
+};
+
+TEST(DeterminismCheck, CatchesOutputsCachedByBufferAddress) {
+  CachesByAddress be;
+  const CheckResult r = run_check(good_conv_cases()[0], be, "determinism");
+  EXPECT_DISPOSITION(r, Disposition::kFailed);
+  EXPECT_MESSAGE_HAS(r, "outputs on input buffers refilled in place with new values differ from the outputs on the "
+                        "same values in fresh buffers (y differs");
+  EXPECT_MESSAGE_HAS(r, "keyed on its buffers' addresses");
+  PassThrough pass;
+  const CheckResult ok = run_check(good_conv_cases()[0], pass, "determinism");
+  EXPECT_DISPOSITION(ok, Disposition::kPassed);
+  EXPECT_MESSAGE_HAS(ok, "and on input buffers refilled in place as on fresh ones");
+}
+
 TEST(DeterminismCheck, IsSkippedOnTheOracle) {
   auto oracle = make_reference_backend();
   EXPECT_DISPOSITION(run_check(good_conv_cases()[0], *oracle, "determinism"), Disposition::kSkipped);

@@ -67,6 +67,31 @@ void compare_runs(const OpOutputs& first, const OpOutputs& again, int run, Findi
   if (!first.db.data.empty() || !again.db.data.empty()) tensor_diff("db", first.db, again.db, run, f, r);
 }
 
+// Refilled buffers: the backend runs on a copy of the inputs, then on the same buffers
+// refilled in place with other values (x and dy negated), then on those values in fresh
+// buffers. The last two must be bitwise equal: a backend that keys a cache on its
+// inputs' addresses (an allocator hands the same address to new data) returns what it
+// computed for the old values. Judged only where the backend is otherwise deterministic.
+void compare_refilled(const CheckContext& ctx, Findings& f) {
+  OpInputs reused = ctx.in;
+  const OpOutputs primed = invoke(ctx.backend, ctx.c, ctx.geo, reused);
+  if (!primed.forward.ok()) return;
+  for (Tensor* t : {&reused.x, &reused.dy}) {
+    for (double& v : t->data) v = -v;  // exact in every dtype; in place: the same addresses
+  }
+  const OpOutputs refilled = invoke(ctx.backend, ctx.c, ctx.geo, reused);
+  const OpInputs fresh = reused;  // the same values in new buffers
+  const OpOutputs clean = invoke(ctx.backend, ctx.c, ctx.geo, fresh);
+  Findings d;
+  CheckResult unused;
+  compare_runs(clean, refilled, 2, d, unused);
+  if (d.empty()) return;
+  f.add("refilled", "outputs on input buffers refilled in place with new values differ from the outputs on the same "
+                    "values in fresh buffers (" + d.summary("more") + "; run 1 is here the fresh buffers, run 2 the "
+                    "refilled ones): the backend keeps something keyed on its buffers' addresses, such as a cache "
+                    "of earlier outputs");
+}
+
 std::string outputs_named(const OpOutputs& o) {
   std::string s = "y";
   if (o.indices) s += ", indices";
@@ -86,7 +111,15 @@ CheckResult determinism_run(const CheckContext& ctx) {
     compare_runs(ctx.cand, invoke(ctx.backend, ctx.c, ctx.geo, ctx.in), run, f, r);
   }
   if (f.empty()) {
-    r.message = std::to_string(kRepeats + 1) + " runs bitwise equal (" + outputs_named(ctx.cand) + ")";
+    Findings stale;
+    compare_refilled(ctx, stale);
+    if (!stale.empty()) {
+      r.disposition = Disposition::kFailed;
+      r.message = stale.summary();
+      return r;
+    }
+    r.message = std::to_string(kRepeats + 1) + " runs bitwise equal (" + outputs_named(ctx.cand) +
+                "), and on input buffers refilled in place as on fresh ones";
     return r;
   }
   if (ctx.c.deterministic) {
