@@ -130,7 +130,7 @@ CheckResult determinism_run(const CheckContext& ctx) {
       return r;
     }
     r.message = std::to_string(kRepeats + 1) + " runs bitwise equal (" + outputs_named(ctx.cand) +
-                "), and on input buffers refilled in place as on fresh ones";
+                "); input buffers refilled in place with new values gave no outputs of the old ones";
     return r;
   }
   if (ctx.c.deterministic) {
