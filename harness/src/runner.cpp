@@ -132,6 +132,15 @@ CaseResult check_valid(const Case& c, Backend& backend, CaseResult r) {
 
 std::string case_label(const Case& c) { return c.name.empty() ? c.source : c.name; }
 
+CaseResult result_label(const LoadedCase& loaded, const std::string& backend) {
+  CaseResult r;
+  r.source = source_of(loaded);
+  r.case_name = loaded.c.ok() ? case_label(*loaded.c) : r.source;
+  r.backend = backend;
+  if (loaded.c.ok()) r.reproducer = case_to_one_line(*loaded.c);
+  return r;
+}
+
 CaseResult check_case(const Case& c, Backend& backend) {
   const auto start = std::chrono::steady_clock::now();
   CaseResult r;
@@ -167,11 +176,7 @@ CaseResult check_loaded_on(const LoadedCase& loaded, const Registry& registry, c
     why = "its factory threw a non-standard exception";
   }
   if (b) return check_loaded(loaded, *b);
-  CaseResult r;
-  r.source = source_of(loaded);
-  r.case_name = loaded.c.ok() ? case_label(*loaded.c) : r.source;
-  r.backend = backend;
-  if (loaded.c.ok()) r.reproducer = case_to_one_line(*loaded.c);
+  CaseResult r = result_label(loaded, backend);
   r.disposition = Disposition::kCrashed;
   r.message = "backend " + backend + ": " + why;
   return r;
@@ -191,16 +196,11 @@ std::string_view reason_of(std::string_view msg, const std::string& file) {
 }  // namespace
 
 CaseResult check_loaded(const LoadedCase& loaded, Backend& backend) {
-  const std::string where = source_of(loaded);
   if (loaded.c.ok() && loaded.expect.pass) return check_case(*loaded.c, backend);
-  CaseResult r;
-  r.source = where;
-  r.case_name = loaded.c.ok() ? case_label(*loaded.c) : where;
-  r.backend = backend.name();
+  CaseResult r = result_label(loaded, backend.name());
   if (loaded.c.ok()) {  // must be refused, but was accepted
     r.disposition = Disposition::kFailed;
     r.message = "expected to be refused with an error containing \"" + loaded.expect.error + "\", but it is valid";
-    r.reproducer = case_to_one_line(*loaded.c);
     return r;
   }
   const std::string msg = loaded.c.status().message();

@@ -31,4 +31,8 @@ CaseResult check_loaded_on(const LoadedCase& loaded, const Registry& registry, c
 // "name" of the case, or "file:line" when it has none.
 std::string case_label(const Case& c);
 
+// A result for a loaded case on `backend` before anything ran: its source, name (the
+// source when the case did not load), backend and reproducer (when it loaded).
+CaseResult result_label(const LoadedCase& loaded, const std::string& backend);
+
 }  // namespace kc

@@ -250,15 +250,6 @@ std::string choose_backends(const Registry& reg, RunOptions& o) {
 // The backend of an invalid case file's one result: it is invalid whatever the backend.
 constexpr const char* kNoBackend = "-";
 
-CaseResult label_for(const LoadedCase& lc, const std::string& backend) {
-  CaseResult label;
-  label.source = source_of(lc);
-  label.case_name = lc.c.ok() ? case_label(*lc.c) : label.source;
-  label.backend = backend;
-  if (lc.c.ok()) label.reproducer = case_to_one_line(*lc.c);
-  return label;
-}
-
 // A case that did not load and was not expected to be refused: INVALID once, on no
 // backend, not once per backend (five bad files on two backends are five, not ten).
 bool invalid_anywhere(const LoadedCase& lc) { return !lc.c.ok() && lc.expect.pass; }
@@ -268,14 +259,14 @@ std::vector<IsolatedTask> make_tasks(const std::vector<LoadedCase>& cases, const
   std::vector<IsolatedTask> tasks;
   for (const LoadedCase& lc : cases) {
     if (invalid_anywhere(lc)) {
-      CaseResult invalid = label_for(lc, kNoBackend);
+      CaseResult invalid = result_label(lc, kNoBackend);
       invalid.disposition = Disposition::kInvalid;
       invalid.message = lc.c.status().message();
       tasks.push_back({invalid, [invalid] { return invalid; }});
       continue;
     }
     for (const std::string& b : o.backends) {
-      tasks.push_back({label_for(lc, b), [&lc, &reg, b] { return check_loaded_on(lc, reg, b); }});
+      tasks.push_back({result_label(lc, b), [&lc, &reg, b] { return check_loaded_on(lc, reg, b); }});
     }
   }
   return tasks;
