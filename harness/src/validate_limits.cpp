@@ -312,22 +312,21 @@ std::string human_bytes(int64_t bytes) {
   return buf;
 }
 
+std::string bytes_text(int64_t bytes) {
+  return bytes == kMax ? "more host memory than a 64-bit byte count holds (over 8 EiB)"
+                       : "about " + human_bytes(bytes) + " of host memory";
+}
+
 // What a case needs, and the cap it is over, in words that never read equal: exact byte
 // counts where rounding would make them the same ("2.98 GiB, over the cap of 2.98 GiB").
 struct NeedAndCap {
   std::string need, cap;
 };
 NeedAndCap need_and_cap(int64_t bytes, int64_t cap) {
-  if (bytes == kMax) return {"more host memory than a 64-bit byte count holds (over 8 EiB)", human_bytes(cap)};
-  if (human_bytes(bytes) == human_bytes(cap)) {
+  if (bytes != kMax && human_bytes(bytes) == human_bytes(cap)) {
     return {num(bytes) + " bytes of host memory", num(cap) + " bytes"};
   }
-  return {"about " + human_bytes(bytes) + " of host memory", human_bytes(cap)};
-}
-
-std::string bytes_text(int64_t bytes) {
-  return bytes == kMax ? "more host memory than a 64-bit byte count holds (over 8 EiB)"
-                       : "about " + human_bytes(bytes) + " of host memory";
+  return {bytes_text(bytes), human_bytes(cap)};
 }
 
 constexpr const char* kRaiseCap = " (sizes too large; set KC_MAX_CASE_BYTES to raise it)";
