@@ -251,12 +251,8 @@ namespace {
 
 constexpr int64_t kRaceChunks = 4;
 
-// Which of the chunks' partial sums a racy accumulation loses this call: a different
-// one on every call (so that two runs really differ), from a random start per process.
-int64_t lost_chunk(int64_t chunks) {
-  static std::atomic<uint64_t> calls{std::random_device{}()};
-  return static_cast<int64_t>(calls.fetch_add(1) % static_cast<uint64_t>(chunks));
-}
+// Which of the chunks' partial sums a racy accumulation loses this call.
+int64_t lost_chunk(int64_t chunks) { return static_cast<int64_t>(race_call() % static_cast<uint64_t>(chunks)); }
 
 // dw[co, ci, k] = sum over n and o of dz[n, co, o] * x[n, cin, tap], with the dw bugs.
 void weight_grad(const Plan& p, const std::vector<Tap>& taps, const Tensor& x, const std::vector<double>& dz, Bug bug,

@@ -12,6 +12,10 @@
 // which, at the one place where the trap departs from the correct code.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
+#include <random>
+
 // clang-format off
 #define KC_TRAPS(KC_TRAP) \
   /* conv: padding and geometry */ \
@@ -109,5 +113,12 @@ enum class Bug {
   KC_TRAPS(KC_TRAP_ENUM)
 #undef KC_TRAP_ENUM
 };
+
+// The racing traps' thread order: a different number on every call (so that two runs
+// really differ), from a random start per process.
+inline uint64_t race_call() {
+  static std::atomic<uint64_t> calls{std::random_device{}()};
+  return calls.fetch_add(1);
+}
 
 }  // namespace kc::traps

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -16,13 +15,6 @@ namespace kc::traps {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-
-// A different seed on every call (so that two runs really differ), from a random start per
-// process.
-uint64_t run_order_seed() {
-  static std::atomic<uint64_t> calls{std::random_device{}()};
-  return calls.fetch_add(1);
-}
 
 struct Dim {
   int64_t in = 1, kernel = 1, stride = 1, dilation = 1, lo = 0, hi = 0, out = 1;
@@ -171,7 +163,7 @@ Status trap_pool_backward(Bug bug, const PoolGeometry& g, const Tensor& dy, cons
   std::vector<size_t> order(windows);
   std::iota(order.begin(), order.end(), size_t{0});
   const DType atomic_dtype = dx.dtype == DType::kF64 ? DType::kF64 : DType::kF32;
-  if (bug == Bug::kPoolAtomicDx) std::shuffle(order.begin(), order.end(), std::mt19937_64(run_order_seed()));
+  if (bug == Bug::kPoolAtomicDx) std::shuffle(order.begin(), order.end(), std::mt19937_64(race_call()));
   for (size_t w : order) {
     const int64_t index = indices->data[w];
     const int64_t plane = static_cast<int64_t>(w) / p.out_count;
