@@ -240,9 +240,13 @@ void check_scatter(const ModeRun& train, const Tensor& dy, const ToleranceSpec& 
   }
   // The same sums accumulated in the storage dtype, rounding after every add in window
   // order: a 16-bit accumulator, where small dy vanish beside a large one (which could
-  // pass for an overwrite).
-  Tensor narrow = Tensor::zeros(DType::kF64, g.x_shape());
-  for (int64_t w = 0; w < dy.size(); ++w) narrow[target(w)] = round_to(spec.storage, narrow[target(w)] + dy[w]);
+  // pass for an overwrite). Only a 16-bit storage dtype makes them differ from a sum.
+  const bool narrow_storage = spec.storage == DType::kF16 || spec.storage == DType::kBF16;
+  Tensor narrow;
+  if (narrow_storage) {
+    narrow = Tensor::zeros(DType::kF64, g.x_shape());
+    for (int64_t w = 0; w < dy.size(); ++w) narrow[target(w)] = round_to(spec.storage, narrow[target(w)] + dy[w]);
+  }
   std::vector<char> bad(hits.size(), 0);
   int64_t bad_sums = 0, narrow_sums = 0, first_narrow = -1;
   for (int64_t i = 0; i < want.size(); ++i) {
@@ -257,10 +261,12 @@ void check_scatter(const ModeRun& train, const Tensor& dy, const ToleranceSpec& 
       ++bad_sums;
       // Only where the 16-bit sum differs from the sum rounded once, which a correct
       // kernel stores: there it tells the two apart.
-      if (t.dx[i] == narrow[i] && narrow[i] != round_to(spec.storage, want[i]) && (narrow_sums++ == 0)) first_narrow = i;
+      if (narrow_storage && t.dx[i] == narrow[i] && narrow[i] != round_to(spec.storage, want[i]) &&
+          narrow_sums++ == 0) {
+        first_narrow = i;
+      }
     }
   }
-  const bool narrow_storage = spec.storage == DType::kF16 || spec.storage == DType::kBF16;
   if (narrow_storage && bad_sums > 0 && narrow_sums == bad_sums) {  // every bad sum is a 16-bit one
     f.add("narrow", "dx is summed in " + std::string(dtype_name(spec.storage)) + ", rounding after every add: dx at input " +
                         at(first_narrow, g.x_shape()) + " is " + num(t.dx[first_narrow]) + " where the " +
