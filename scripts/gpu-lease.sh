@@ -1,0 +1,79 @@
+#!/bin/sh
+# One short, bounded pass of the GPU checks over an assembled bundle (build/bundle, from
+# `ninja -C build kc_bundle`), for a lent GPU machine whose command has a hard time limit:
+# every step runs under its own `timeout`, so the reports of the steps that finished are
+# packed into OUT/kc-gpu.tgz even when a later step is cut short.
+#   scripts/gpu-lease.sh BUNDLE OUT
+# Budgets in seconds (environment): KC_DEADLINE (the whole pass, 330: no step runs past
+# it, so set the command's limit a little above), KC_T_DEVICE (gpu tests, 90), KC_T_CORPUS
+# (corpus on cuda and cudnn, 150), KC_T_SANITIZE (each compute-sanitizer run, 40),
+# KC_FUZZ_TIME (each fuzz phase, 30; 0 skips fuzz), KC_T_BENCH (kcheck-bench, 0 skips).
+# Steps in order of what matters: gpu tests, corpus, memcheck, fuzz, racecheck, bench.
+set -u
+BUNDLE=$(cd "$1" && pwd)
+OUT=$(mkdir -p "$2" && cd "$2" && pwd)
+R="$OUT/kc"
+mkdir -p "$R"
+START=$(date +%s)
+log() { echo "[$(( $(date +%s) - START ))s] $*" | tee -a "$R/lease.txt"; }
+DEADLINE=${KC_DEADLINE:-330}
+# budget S: S, or what is left before the deadline (less 10 s to pack), if that is less
+budget() {
+  left=$(( DEADLINE - ( $(date +%s) - START ) - 10 ))
+  [ "$left" -lt 1 ] && left=1
+  [ "$1" -lt "$left" ] && echo "$1" || echo "$left"
+}
+
+log "bundle $(sed -n 's/^commit //p' "$BUNDLE/MANIFEST" | head -n 1) on $(hostname)"
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv >>"$R/lease.txt" 2>&1
+getconf GNU_LIBC_VERSION >>"$R/lease.txt" 2>&1
+
+# backends, the host and device GoogleTests, then the corpus on cuda and cudnn.
+log "gpu tests"
+KC_STEPS="backends host device" timeout "$(budget "${KC_T_DEVICE:-90}")" "$BUNDLE/run.sh" "$R/tests" >/dev/null 2>&1
+log "gpu tests -> $?"
+log "corpus"
+KC_STEPS="corpus" timeout "$(budget "${KC_T_CORPUS:-150}")" "$BUNDLE/run.sh" "$R/corpus" --timeout 60 >/dev/null 2>&1
+log "corpus -> $?"
+
+# compute-sanitizer: a few files per tool (a sanitizer run is 10-100x slower).
+sanitize() {  # sanitize TOOL FILES...
+  tool=$1; shift
+  SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  for c in "$@"; do
+    n=$(echo "$c" | tr '/.' '__')
+    timeout "$(budget "${KC_T_SANITIZE:-40}")" "$SAN" --tool "$tool" --error-exitcode 3 \
+      "$BUNDLE/bin/kcheck" run "$BUNDLE/cases/$c" --backend cuda --require cuda --in-process \
+      >"$R/sanitize_${tool}_$n.log" 2>&1
+    rc=$?
+    log "  $tool $c -> $rc ($(grep -E '^=+ (ERROR SUMMARY|RACECHECK SUMMARY)' "$R/sanitize_${tool}_$n.log" | head -n 1))"
+  done
+}
+log "sanitize memcheck"
+sanitize memcheck ${KC_MEMCHECK_CASES:-conv/conv_bias.yaml maxpool/pool2d.yaml conv_bias_relu/fused.yaml}
+
+if [ "${KC_FUZZ_TIME:-30}" -gt 0 ]; then
+  log "fuzz (${KC_FUZZ_TIME:-30} s per phase)"
+  KC_STEPS="fuzz" KC_FUZZ_TIME="${KC_FUZZ_TIME:-30}" timeout "$(budget $(( 2 * ${KC_FUZZ_TIME:-30} + 60 )))" \
+    "$BUNDLE/run.sh" "$R/fuzz" >/dev/null 2>&1
+  log "fuzz -> $?"
+fi
+
+log "sanitize racecheck"
+sanitize racecheck ${KC_RACECHECK_CASES:-conv/conv_bias.yaml maxpool/pool2d.yaml}
+
+if [ "${KC_T_BENCH:-0}" -gt 0 ] && [ -x "$BUNDLE/bin/kcheck-bench" ]; then
+  log "bench"
+  LD_LIBRARY_PATH="$BUNDLE/lib" timeout "$(budget "$KC_T_BENCH")" "$BUNDLE/bin/kcheck-bench" ${KC_BENCH_ARGS:-} \
+    --benchmark_out="$R/bench.json" --benchmark_out_format=json >"$R/bench.log" 2>&1
+  log "bench -> $?"
+fi
+
+log "done"
+for d in tests corpus fuzz; do
+  [ -f "$R/$d/summary.txt" ] && { echo "--- $d"; grep -v '^   *$' "$R/$d/summary.txt"; }
+done
+tar czf "$OUT/kc-gpu.tgz" -C "$OUT" kc
+cp "$R/lease.txt" "$OUT/lease.txt"
+[ -f "$R/corpus/report.json" ] && cp "$R/corpus/report.json" "$OUT/corpus-report.json"
+exit 0
