@@ -27,10 +27,6 @@ namespace kc::checks {
 using namespace rules;
 namespace {
 
-bool unsupported(const Status& s) {
-  return s.code() == StatusCode::kUnimplemented || s.code() == StatusCode::kUnavailable;
-}
-
 // The backend's outputs in one mode: the runner's when the mode is the case's own,
 // else a run on a copy of the case in that mode.
 struct ModeRun {

@@ -30,10 +30,14 @@ inline Case with_own_inputs(Case c) {
   return c;
 }
 
+// Whether a backend call's error says it does not implement the call (not a wrong answer).
+inline bool unsupported(const Status& s) {
+  return s.code() == StatusCode::kUnimplemented || s.code() == StatusCode::kUnavailable;
+}
+
 // SKIPPED for a backend that does not implement the call, FAILED for any other error.
 inline CheckResult call_failed(std::string_view check, std::string_view what, const Status& s) {
-  const bool unsupported = s.code() == StatusCode::kUnimplemented || s.code() == StatusCode::kUnavailable;
-  return make_result(check, unsupported ? Disposition::kSkipped : Disposition::kFailed,
+  return make_result(check, unsupported(s) ? Disposition::kSkipped : Disposition::kFailed,
                      std::string(what) + " returned " + s.to_string());
 }
 

@@ -3,6 +3,10 @@
 // wildcard; indices must match exactly. The trust rule applies to the expected values:
 // a pass against an all-zero, constant or mostly zero expected tensor is MISTRUSTED
 // (a kernel that writes zeros would pass it); a max-pool dx is sparse by construction.
+// A backward the backend does not implement (unimplemented, unavailable: a peer that
+// lacks one call) leaves the expected gradients unjudged and named, as every other
+// check SKIPs them; with nothing judged at all, golden is SKIPPED. Any other backward
+// error fails.
 #include "check_list.h"
 #include "common.h"
 
@@ -37,14 +41,21 @@ std::string golden_not_applicable(const CheckContext& ctx) {
 CheckResult golden_run(const CheckContext& ctx) {
   if (!ctx.cand.forward.ok()) return call_failed("golden", "forward", ctx.cand.forward);
   CheckResult r = make_result("golden", Disposition::kPassed);
-  std::string why;
+  std::string why, unjudged;
+  bool judged = false;
   for (const auto& [name, want] : ctx.c.expected) {
     if (name != "indices" && why.empty()) why = distrust_output(ctx.geo, name, want, "expected");
     if (name == "indices") {
+      judged = true;
       compare_indices(want, ctx.cand, r);
       continue;
     }
     const bool grad = name != "y";
+    if (grad && unsupported(ctx.cand.backward)) {
+      unjudged += (unjudged.empty() ? "" : ", ") + name;
+      continue;
+    }
+    judged = true;
     if (grad && !ctx.cand.backward.ok()) {
       mark_failed(r);
       r.message += name + ": expected, but the backward returned " + ctx.cand.backward.to_string() + "; ";
@@ -56,6 +67,11 @@ CheckResult golden_run(const CheckContext& ctx) {
     ToleranceSpec spec = tolerance_for(ctx, name);
     spec.cand_unrounded = ctx.is_reference;  // the oracle's outputs are f64
     compare_tensors(name, *got, want, abs && abs->size() == want.size() ? abs : nullptr, spec, r);
+  }
+  if (!unjudged.empty()) {
+    const std::string note = unjudged + " not judged: the backward returned " + ctx.cand.backward.to_string();
+    if (!judged) return make_result("golden", Disposition::kSkipped, note);
+    r.message += note + "; ";
   }
   if (r.disposition == Disposition::kPassed && !why.empty()) return make_result("golden", Disposition::kMistrusted, why);
   return r;
