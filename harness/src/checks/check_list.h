@@ -32,6 +32,10 @@ KC_DECLARE_CHECK(drift)       // stack_drift.cpp
 CheckResult stack_shape_run(const CheckContext& ctx);
 CheckResult stack_backward_run(const CheckContext& ctx);
 std::string stack_backward_not_applicable(const CheckContext& ctx);
+// The first gradient in which two runs of the candidate on the stack differ by more than
+// twice backward's allowance for sums in another order ("" when none does): the noise
+// of a backend that sums in any order (deterministic: false), told from a wrong result.
+std::string stack_runs_apart(const CheckContext& ctx, const StackRun& a, const StackRun& b);
 
 #undef KC_DECLARE_CHECK
 

@@ -115,7 +115,43 @@ AbsGrads absolute_grads(const StackContext& s, const StackRun& run) {
   return a;
 }
 
+// tol of the top: 32 * depth * sqrt(n) * u, n the longest reduction of any layer.
+double order_tolerance(const CheckContext& ctx) {
+  int64_t n = 1;
+  for (const StackLayer& l : ctx.stack->layers) {
+    n = std::max({n, l.conv.reduction_length(), l.conv.batch * l.conv.spatial.out_count()});
+  }
+  return 32.0 * static_cast<double>(ctx.stack->layers.size()) * std::sqrt(static_cast<double>(n)) *
+         stack_unit(ctx.c);
+}
+
 }  // namespace
+
+std::string stack_runs_apart(const CheckContext& ctx, const StackRun& a, const StackRun& b) {
+  const StackRun& ref = ctx.stack->ref;
+  if (!ref.status.ok() || ref.conv_grads.size() != ctx.stack->layers.size()) return "the oracle's run is missing";
+  const double tol = order_tolerance(ctx);
+  const AbsGrads abs = absolute_grads(*ctx.stack, ref);
+  const GradVariance var = gradient_error_variance(*ctx.stack, stack_unit(ctx.c));
+  auto at = [](const std::vector<Tensor>& v, size_t l) { return l < v.size() ? v[l] : Tensor{}; };
+  // Each run may be its allowance away from the oracle, so two may be twice it apart.
+  auto apart = [&](const std::string& name, const Tensor& x, const Tensor& y, const Tensor& want,
+                   const Tensor& abs_t, const Tensor& variance) -> std::string {
+    if (want.size() == 0 || bitwise_equal(x, y)) return {};
+    const Judged j = judge(x, y, Tensor{}, abs_t, variance, tol);
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "%s (%.3g apart, twice the allowance is %.3g)", name.c_str(), j.error,
+                  2.0 * j.allowed);
+    return std::isfinite(j.error) && j.error <= 2.0 * j.allowed ? std::string() : std::string(buf);
+  };
+  std::string found = apart("dx", a.dx, b.dx, ref.dx, abs.dx, var.dx);
+  for (size_t l = 0; found.empty() && l < ref.dw.size(); ++l) {
+    const std::string layer = " of layer " + std::to_string(l + 1);
+    found = apart("dw" + layer, at(a.dw, l), at(b.dw, l), ref.dw[l], at(abs.dw, l), var.dw[l]);
+    if (found.empty()) found = apart("db" + layer, at(a.db, l), at(b.db, l), ref.db[l], at(abs.db, l), var.db[l]);
+  }
+  return found;
+}
 
 CheckResult stack_shape_run(const CheckContext& ctx) {
   CheckResult r = make_result("shape", Disposition::kPassed);
@@ -183,11 +219,7 @@ CheckResult stack_backward_run(const CheckContext& ctx) {
   // in dw or db stands.
   const std::string why = distrust("dx", ref.dx);
   const double u = stack_unit(ctx.c);
-  int64_t n = 1;
-  for (const StackLayer& l : ctx.stack->layers) {
-    n = std::max({n, l.conv.reduction_length(), l.conv.batch * l.conv.spatial.out_count()});
-  }
-  const double tol = 32.0 * static_cast<double>(ctx.stack->layers.size()) * std::sqrt(static_cast<double>(n)) * u;
+  const double tol = order_tolerance(ctx);
   const StackRun& own = ctx.stack->lowered;
   if (!own.status.ok()) return make_result("backward", Disposition::kFailed, "the oracle in the dtype failed: " + own.status.to_string());
   const AbsGrads abs = absolute_grads(*ctx.stack, ref);
