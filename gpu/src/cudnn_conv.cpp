@@ -1,6 +1,10 @@
 // cuDNN convolution calls with heuristic algorithm choice (cudnn_conv.h).
 #include "cudnn_conv.h"
 
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
 namespace kc::gpu {
 namespace {
 
@@ -26,6 +30,25 @@ bool within_tolerance_model(cudnnConvolutionBwdDataAlgo_t a) {
 bool within_tolerance_model(cudnnConvolutionBwdFilterAlgo_t a) {
   return a != CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT && a != CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT_TILING &&
          a != CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD && a != CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD_NONFUSED;
+}
+
+// Diagnostics (environment): KC_CUDNN_TRACE=1 prints each algorithm chosen to stderr;
+// KC_CUDNN_ALGO="conv forward=1" admits only algorithm 1 for that call ("conv forward",
+// "conv backward-data", "conv backward-filter"), to tell algorithms apart on a case.
+bool trace_choices() {
+  static const bool on = [] {
+    const char* v = std::getenv("KC_CUDNN_TRACE");
+    return v != nullptr && *v != '\0' && std::string(v) != "0";
+  }();
+  return on;
+}
+
+int forced_algorithm(const char* what) {
+  const char* v = std::getenv("KC_CUDNN_ALGO");
+  if (v == nullptr) return -1;
+  const std::string spec(v), prefix = std::string(what) + "=";
+  if (spec.rfind(prefix, 0) != 0) return -1;
+  return std::atoi(spec.c_str() + prefix.size());
 }
 
 // Runs run(algo, workspace, bytes) with the algorithm chosen before for this problem,
@@ -65,14 +88,20 @@ Status with_algorithms(const CudnnCall& call, const ConvDescs& d, const char* wh
   Status last = unimplemented(std::string(what) + ": cuDNN offers no usable algorithm for this problem" +
                               (call.deterministic ? " (deterministic, no TF32, no FFT or Winograd)"
                                                   : " (no TF32, no FFT or Winograd)"));
+  const int forced = forced_algorithm(what);
   for (int i = 0; i < count; ++i) {
     const Perf& p = perfs[i];
+    if (forced >= 0 && static_cast<int>(p.algo) != forced) continue;
     if (p.status != CUDNN_STATUS_SUCCESS || !acceptable_math(call.dtype, p.mathType)) continue;
     if (!within_tolerance_model(p.algo)) continue;
     if (call.deterministic && p.determinism != CUDNN_DETERMINISTIC) continue;
     const cudnnMathType_t math = f32 ? CUDNN_FMA_MATH : p.mathType;
     const Status s = attempt(p.algo, math, nullptr);  // a workspace too large to allocate falls through too
     if (s.ok()) {
+      if (trace_choices()) {
+        std::fprintf(stderr, "cudnn: %s %s: algorithm %d, math type %d, workspace %zu bytes\n", what, key.c_str(),
+                     static_cast<int>(p.algo), static_cast<int>(math), bytes);
+      }
       call.chosen[key] = AlgoChoice{static_cast<int>(p.algo), math, bytes};
       return s;
     }

@@ -103,15 +103,18 @@ StatusOr<PoolDesc> make_max_pool(const CudnnApi& api, const std::vector<int>& wi
   return d;
 }
 
+// cuDNN's documentation says cudnnSetTensor reads a value of the tensor's type, but on an
+// H100 (cuDNN 9) an f16 tensor set from the two bytes of f16 -inf (0xFC00, zero above)
+// held 0, as if a float were read (0x0000FC00, a subnormal that rounds to 0): an
+// all-negative pooling window over the padding said 0. For f16 and bf16 the four bytes
+// are -inf read either way: the low half is the 16-bit -inf and, read as a float, they
+// are a value that rounds to -inf in that dtype (-66040 for f16, -3.4028e38 for bf16).
 TypedValue negative_infinity(DType dtype) {
   TypedValue v;
-  if (dtype == DType::kF32) {
-    const float f = -std::numeric_limits<float>::infinity();
-    std::memcpy(v.bytes, &f, 4);
-  } else {
-    const uint16_t h = dtype == DType::kF16 ? 0xFC00 : 0xFF80;
-    std::memcpy(v.bytes, &h, 2);
-  }
+  uint32_t bits = 0xFF800000u;  // f32 -inf
+  if (dtype == DType::kF16) bits = 0xC780FC00u;
+  if (dtype == DType::kBF16) bits = 0xFF7FFF80u;
+  std::memcpy(v.bytes, &bits, 4);
   return v;
 }
 
