@@ -8,7 +8,8 @@
 # it, so set the command's limit a little above), KC_T_DEVICE (gpu tests, 90), KC_T_CORPUS
 # (corpus on cuda and cudnn, 150), KC_T_SANITIZE (each compute-sanitizer run, 40),
 # KC_FUZZ_TIME (each fuzz phase, 30; 0 skips fuzz), KC_T_BENCH (kcheck-bench, 0 skips).
-# Steps in order of what matters: gpu tests, corpus, memcheck, fuzz, racecheck, bench.
+# Steps in order of what matters: gpu tests, corpus, cudnn diagnosis (KC_CUDNN_DIAG),
+# memcheck, fuzz, racecheck, bench.
 set -u
 BUNDLE=$(cd "$1" && pwd)
 OUT=$(mkdir -p "$2" && cd "$2" && pwd)
@@ -49,6 +50,20 @@ sanitize() {  # sanitize TOOL FILES...
     log "  $tool $c -> $rc ($(grep -E '^=+ (ERROR SUMMARY|RACECHECK SUMMARY)' "$R/sanitize_${tool}_$n.log" | head -n 1))"
   done
 }
+# KC_CUDNN_DIAG=DIR: DIR's cases on cudnn under each GEMM-class forward algorithm (0
+# implicit GEMM, 1 implicit precomputed GEMM, 2 GEMM, 3 direct) and the heuristic's own
+# choice, with the choices traced: which algorithms keep the tolerance model.
+if [ -n "${KC_CUDNN_DIAG:-}" ]; then
+  for a in heuristic 0 1 2 3; do
+    algo="conv forward=$a"
+    [ "$a" = heuristic ] && algo=
+    KC_CUDNN_TRACE=1 KC_CUDNN_ALGO="$algo" timeout "$(budget 30)" "$BUNDLE/bin/kcheck" run "$KC_CUDNN_DIAG" \
+      --backend cudnn --in-process >"$R/cudnn_algo_$a.log" 2>&1
+    log "cudnn forward algorithm $a -> $? ($(grep -c '^FAILED' "$R/cudnn_algo_$a.log") failed:" \
+        "$(grep '^FAILED' "$R/cudnn_algo_$a.log" | cut -c9-40 | tr '\n' ';'))"
+  done
+fi
+
 log "sanitize memcheck"
 sanitize memcheck ${KC_MEMCHECK_CASES:-conv/conv_bias.yaml maxpool/pool2d.yaml conv_bias_relu/fused.yaml}
 
