@@ -50,17 +50,18 @@ sanitize() {  # sanitize TOOL FILES...
     log "  $tool $c -> $rc ($(grep -E '^=+ (ERROR SUMMARY|RACECHECK SUMMARY)' "$R/sanitize_${tool}_$n.log" | head -n 1))"
   done
 }
-# KC_CUDNN_DIAG=DIR: DIR's cases on cudnn under each GEMM-class forward algorithm (0
-# implicit GEMM, 1 implicit precomputed GEMM, 2 GEMM, 3 direct) and the heuristic's own
-# choice, with the choices traced: which algorithms keep the tolerance model.
+# KC_CUDNN_DIAG="PATH...": those cases on cudnn under the heuristic's forward algorithm
+# and under each of KC_CUDNN_DIAG_ALGOS (default 0 1 2: implicit GEMM, implicit
+# precomputed GEMM, GEMM), choices traced: which algorithms keep the tolerance model.
 if [ -n "${KC_CUDNN_DIAG:-}" ]; then
-  for a in heuristic 0 1 2 3; do
+  for a in heuristic ${KC_CUDNN_DIAG_ALGOS:-0 1 2}; do
     algo="conv forward=$a"
     [ "$a" = heuristic ] && algo=
-    KC_CUDNN_TRACE=1 KC_CUDNN_ALGO="$algo" timeout "$(budget 30)" "$BUNDLE/bin/kcheck" run "$KC_CUDNN_DIAG" \
-      --backend cudnn --in-process >"$R/cudnn_algo_$a.log" 2>&1
+    # shellcheck disable=SC2086
+    KC_CUDNN_TRACE=1 KC_CUDNN_ALGO="$algo" timeout "$(budget 40)" "$BUNDLE/bin/kcheck" run $KC_CUDNN_DIAG \
+      --backend cudnn --jobs "$(nproc)" --report "$R/cudnn_algo_$a.json" >"$R/cudnn_algo_$a.log" 2>&1
     log "cudnn forward algorithm $a -> $? ($(grep -c '^FAILED' "$R/cudnn_algo_$a.log") failed:" \
-        "$(grep '^FAILED' "$R/cudnn_algo_$a.log" | cut -c9-40 | tr '\n' ';'))"
+        "$(grep '^FAILED' "$R/cudnn_algo_$a.log" | cut -c9-48 | tr '\n' ';'))"
   done
 fi
 
