@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <limits>
+#include <string>
 
 #include "gpu_cases.h"
 #include "kc/gpu/backends.h"
@@ -114,6 +116,33 @@ TEST(GpuAvailability, RefusalsNeedNoDevice) {
       EXPECT_EQ(s.code(), StatusCode::kUnimplemented);
     }
   }
+  // cuDNN skips padded taps (seen on an H100): a NaN or infinity in w or dy that may meet
+  // one is refused; in x (never multiplied by a padded tap), or without padding, it is not.
+  auto conv1d = [](PadKind pad, const char* tensor, double value) {
+    Case c;
+    c.dtype = DType::kF32;
+    c.input = {1, 1, {3}};
+    ConvParams p;
+    p.out_channels = 1;
+    p.kernel = {3};
+    p.padding.kind = pad;
+    if (pad == PadKind::kExplicit) p.padding.pairs = {{1, 1}};
+    c.op = p;
+    const Dims shape = std::string(tensor) == "x" ? Dims{1, 1, 3} : Dims{1, 1, pad == PadKind::kValid ? 1 : 3};
+    c.tensors[tensor] = Tensor::zeros(DType::kF32, std::string(tensor) == "w" ? Dims{1, 1, 3} : shape);
+    c.tensors[tensor].data[0] = value;
+    return c;
+  };
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  for (const char* t : {"w", "dy"}) {
+    const Status s = cudnn->supports(conv1d(PadKind::kExplicit, t, nan));
+    EXPECT_EQ(s.code(), StatusCode::kUnimplemented) << t;
+    EXPECT_NE(s.message().find("skips padded taps"), std::string::npos) << s.message();
+    EXPECT_EQ(cudnn->supports(conv1d(PadKind::kSame, t, -inf)).code(), StatusCode::kUnimplemented) << t;
+    EXPECT_TRUE(cudnn->supports(conv1d(PadKind::kValid, t, nan)).ok()) << t;
+    EXPECT_TRUE(cudnn->supports(conv1d(PadKind::kExplicit, t, 2.0)).ok()) << t;
+  }
+  EXPECT_TRUE(cudnn->supports(conv1d(PadKind::kExplicit, "x", nan)).ok());
 #endif
 }
 
