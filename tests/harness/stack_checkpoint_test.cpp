@@ -1,8 +1,10 @@
-// checkpoint on a backend that sums in any order (deterministic: false): a difference
-// between the policies' gradients that sums in another order can make is reported, not
-// failed, even where two runs without checkpointing happen to agree (atomics that add in
-// one order on an idle device and in another after recomputation); a larger one, a
-// recomputation that changes the values, fails; deterministic: true requires bitwise.
+// checkpoint on a backend that sums in any order (deterministic: false): in f32 a
+// difference between the policies' gradients that sums in another order can make is
+// reported, not failed, even where two runs without checkpointing happen to agree
+// (atomics that add in one order on an idle device and in another after recomputation);
+// a larger one, a recomputation that changes the values, fails, also beside a race. In
+// f16, where the allowance outgrows the gradients, any difference fails unless two runs
+// without checkpointing differ too. deterministic: true requires bitwise equality.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -14,10 +16,10 @@
 namespace kc {
 namespace {
 
-Case f32_stack(bool deterministic) {
+Case f32_stack(bool deterministic, DType dtype = DType::kF32) {
   Case c;
   c.name = "checkpoint order noise";
-  c.dtype = DType::kF32;
+  c.dtype = dtype;
   c.input = {2, 2, {10, 10}};
   StackParams p;
   p.depth = 6;
@@ -34,10 +36,12 @@ Case f32_stack(bool deterministic) {
 
 // dw scaled by (1 + scale) on a backward call that follows a forward call: the same in
 // every run of one schedule, different under recomputation, as an order of atomic adds
-// that depends on what ran before.
+// that depends on what ran before. `racy` scales dw by 1 + racy * (call % 7) as well, a
+// change on every call, so that two runs of one schedule differ too.
 class ScheduleDependentWeightGradient final : public test::DelegatingBackend {
  public:
-  explicit ScheduleDependentWeightGradient(double scale) : DelegatingBackend("schedule_dw"), scale_(scale) {}
+  explicit ScheduleDependentWeightGradient(double scale, double racy = 0.0)
+      : DelegatingBackend("schedule_dw"), scale_(scale), racy_(racy) {}
   Status conv_forward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
                       Tensor& y) override {
     after_forward_ = true;
@@ -49,40 +53,66 @@ class ScheduleDependentWeightGradient final : public test::DelegatingBackend {
     if (after_forward_) {
       for (double& v : dw.data) v *= 1.0 + scale_;
     }
+    for (double& v : dw.data) v *= 1.0 + racy_ * static_cast<double>(calls_ % 7);
     after_forward_ = false;
+    ++calls_;
     return ok_status();
   }
 
  private:
   double scale_;
+  double racy_;
   bool after_forward_ = false;
+  int64_t calls_ = 0;
 };
 
-const CheckResult& checkpoint_of(const CaseResult& r) {
+// A copy: the CaseResult is often a temporary.
+CheckResult checkpoint_of(const CaseResult& r) {
   const CheckResult* cp = find_check(r, "checkpoint");
   EXPECT_NE(cp, nullptr) << r.message;
-  static const CheckResult none;
-  return cp ? *cp : none;
+  return cp ? *cp : CheckResult{};
 }
 
 TEST(StackCheckpoint, OrderNoiseIsReportedNotFailedWithoutDeterminism) {
   ScheduleDependentWeightGradient noisy(std::ldexp(1.0, -22));  // two f32 ulps
   const CaseResult r = check_case(f32_stack(false), noisy);
-  const CheckResult& cp = checkpoint_of(r);
+  const CheckResult cp = checkpoint_of(r);
   EXPECT_EQ(cp.disposition, Disposition::kPassed) << cp.message;
   EXPECT_NE(cp.message.find("by no more than sums in another order make"), std::string::npos) << cp.message;
 }
 
 TEST(StackCheckpoint, AWrongRecomputationFailsWithoutDeterminism) {
   ScheduleDependentWeightGradient wrong(1e-2);
-  const CheckResult& cp = checkpoint_of(check_case(f32_stack(false), wrong));
+  const CheckResult cp = checkpoint_of(check_case(f32_stack(false), wrong));
   EXPECT_EQ(cp.disposition, Disposition::kFailed) << cp.message;
   EXPECT_NE(cp.message.find("beyond the noise of sums in another order: dw of layer"), std::string::npos) << cp.message;
 }
 
+TEST(StackCheckpoint, ARaceDoesNotHideAWrongRecomputation) {
+  ScheduleDependentWeightGradient wrong_and_racy(1e-2, std::ldexp(1.0, -20));
+  const CheckResult cp = checkpoint_of(check_case(f32_stack(false), wrong_and_racy));
+  EXPECT_EQ(cp.disposition, Disposition::kFailed) << cp.message;
+  EXPECT_NE(cp.message.find("beyond the noise of sums in another order"), std::string::npos) << cp.message;
+  ScheduleDependentWeightGradient racy(0.0, std::ldexp(1.0, -20));
+  EXPECT_EQ(checkpoint_of(check_case(f32_stack(false), racy)).disposition, Disposition::kPassed);
+}
+
+// f16: backward's allowance (32 depth sqrt(n) u with u = 2^-11) is larger than the
+// gradients here, so it cannot judge; a one-percent recomputation error fails.
+TEST(StackCheckpoint, InF16ADifferenceFailsUnlessTwoPlainRunsDiffer) {
+  ScheduleDependentWeightGradient wrong(1e-2);
+  const CheckResult cp = checkpoint_of(check_case(f32_stack(false, DType::kF16), wrong));
+  EXPECT_EQ(cp.disposition, Disposition::kFailed) << cp.message;
+  EXPECT_NE(cp.message.find("two runs without checkpointing agree"), std::string::npos) << cp.message;
+  ScheduleDependentWeightGradient racy(1e-2, std::ldexp(1.0, -8));  // past f16's rounding
+  const CheckResult raced = checkpoint_of(check_case(f32_stack(false, DType::kF16), racy));
+  EXPECT_EQ(raced.disposition, Disposition::kPassed) << raced.message;
+  EXPECT_NE(raced.message.find("so do two runs without checkpointing"), std::string::npos) << raced.message;
+}
+
 TEST(StackCheckpoint, DeterministicCasesRequireBitwiseEquality) {
   ScheduleDependentWeightGradient noisy(std::ldexp(1.0, -22));
-  const CheckResult& cp = checkpoint_of(check_case(f32_stack(true), noisy));
+  const CheckResult cp = checkpoint_of(check_case(f32_stack(true), noisy));
   EXPECT_EQ(cp.disposition, Disposition::kFailed) << cp.message;
   EXPECT_NE(cp.message.find("a deterministic backend must recompute the same values"), std::string::npos)
       << cp.message;

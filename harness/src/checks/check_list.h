@@ -35,6 +35,8 @@ std::string stack_backward_not_applicable(const CheckContext& ctx);
 // The first gradient in which two runs of the candidate on the stack differ by more than
 // twice backward's allowance for sums in another order ("" when none does): the noise
 // of a backend that sums in any order (deterministic: false), told from a wrong result.
+// Meaningful where backward judges (stack_backward_not_applicable says ""): not in
+// f16/bf16, whose allowance grows with depth past any gradient's size.
 std::string stack_runs_apart(const CheckContext& ctx, const StackRun& a, const StackRun& b);
 
 #undef KC_DECLARE_CHECK

@@ -1,8 +1,7 @@
 // checkpoint (op: stack): the backend's gradients under checkpointing are bitwise equal
 // to those without (required for the oracle and for a case that says deterministic:
-// true; otherwise a difference fails only when two plain runs agree and the two
-// policies' gradients are further apart than backward's allowance for sums in another
-// order allows, twice: recomputation, not a race, changed the result), the recomputation count
+// true; otherwise see judge_difference: within twice backward's allowance for sums in
+// another order where that allowance holds, else a race), the recomputation count
 // is the plan's, and the peak of activation bytes is the plan's and inside the policy's
 // bound. A case with policy none is compared with sqrt. A backend that runs stacks
 // resident in its own memory (stack_run.h) also reports the peak it measured: it must
@@ -95,6 +94,44 @@ void check_measured_saving(const std::vector<StackLayer>& layers, DType dtype, c
   }
 }
 
+// The policies' gradients differ (`what` says where). Required bitwise (the oracle,
+// deterministic: true): FAILED. Otherwise (deterministic: false), where backward's
+// allowance for sums in another order holds (f32 and f64 stacks whose routing the oracle
+// forces), they must be within twice it, race or not: two agreeing runs prove no
+// determinism (atomics may add in one order in two runs and in another after a different
+// schedule), and a race must not hide a wrong recomputation. In f16/bf16, with no
+// allowance to judge by, a difference is reported only when two runs without
+// checkpointing differ too.
+void judge_difference(const CheckContext& ctx, const StackRun& plain, const StackRun& kept, const std::string& what,
+                      CheckResult& r) {
+  if (ctx.is_reference || ctx.c.deterministic) {
+    r.disposition = Disposition::kFailed;
+    r.message += "gradients with " + what + " (a deterministic backend must recompute the same values)";
+    return;
+  }
+  if (stack_backward_not_applicable(ctx).empty()) {
+    const std::string apart = stack_runs_apart(ctx, plain, kept);
+    if (apart.empty()) {
+      r.message += "gradients with " + what + ", by no more than sums in another order make (deterministic: "
+                   "false, so reported, not failed; deterministic: true requires them bitwise equal)";
+      return;
+    }
+    r.disposition = Disposition::kFailed;
+    r.message += "gradients with " + what + ", beyond the noise of sums in another order: " + apart;
+    return;
+  }
+  const StackRun again =
+      run_stack(ctx.backend, ctx.stack->layers, ctx.stack->in, {CheckpointPolicy{}, ctx.c.dtype, true, false});
+  const std::string race = first_difference(plain, again);
+  if (!race.empty()) {
+    r.message += "gradients with " + what + ", but so do two runs without checkpointing (" + race +
+                 "): the backend is nondeterministic (deterministic: false, so reported, not failed)";
+    return;
+  }
+  r.disposition = Disposition::kFailed;
+  r.message += "gradients with " + what + ", and two runs without checkpointing agree";
+}
+
 }  // namespace
 
 std::string checkpoint_not_applicable(const CheckContext& ctx) {
@@ -121,29 +158,8 @@ CheckResult checkpoint_run(const CheckContext& ctx) {
     r.message += "gradients with " + checkpoint_name(policy) + " bitwise equal to those without";
     return r;
   }
-  const bool required = ctx.is_reference || ctx.c.deterministic;
-  const StackRun again = required ? StackRun{} : run_stack(ctx.backend, s.layers, s.in, {CheckpointPolicy{}, ctx.c.dtype, true, false});
-  const std::string race = required ? std::string() : first_difference(plain, again);
-  if (!required && !race.empty()) {
-    r.message += "gradients with " + checkpoint_name(policy) + " differ in " + diff +
-                 ", but so do two runs without checkpointing (" + race +
-                 "): the backend is nondeterministic (deterministic: false, so reported, not failed)";
-    return r;
-  }
-  // Two runs that agree prove no determinism: atomics may add in one order in two runs
-  // on an idle device and in another after a different schedule. A difference within
-  // the noise of sums in another order is what deterministic: false allows.
-  const std::string apart = required ? std::string() : stack_runs_apart(ctx, plain, kept);
-  if (!required && apart.empty()) {
-    r.message += "gradients with " + checkpoint_name(policy) + " differ in " + diff +
-                 " by no more than sums in another order make (deterministic: false, so reported, not failed; "
-                 "deterministic: true requires them bitwise equal)";
-    return r;
-  }
-  r.disposition = Disposition::kFailed;
-  r.message += "gradients with " + checkpoint_name(policy) + " are not bitwise equal to those without: " + diff +
-               " differs" + (required ? " (a deterministic backend must recompute the same values)"
-                                      : "; beyond the noise of sums in another order: " + apart);
+  judge_difference(ctx, plain, kept, checkpoint_name(policy) + " are not bitwise equal to those without: " + diff +
+                                         " differs", r);
   return r;
 }
 
