@@ -62,8 +62,10 @@ StatusOr<ConvDesc> make_conv(const CudnnApi& api, const ConvGeometry& g, const s
 StatusOr<ActDesc> make_relu(const CudnnApi& api);
 StatusOr<PoolDesc> make_max_pool(const CudnnApi& api, const std::vector<int>& window, const std::vector<int>& stride);
 
-// The bits of -inf and of 1/0 for cudnnSetTensor / alpha-beta: cudnnSetTensor wants the
-// value in the tensor's own type.
+// The four bytes cudnnSetTensor reads a fill value from. Its documentation says a value
+// of the tensor's own type, but on an H100 f16 -inf's two bytes filled an f16 tensor with
+// 0, as a float read would; negative_infinity() gives bytes that are -inf read either way
+// (cudnn_desc.cpp).
 struct TypedValue {
   unsigned char bytes[4] = {0, 0, 0, 0};
 };

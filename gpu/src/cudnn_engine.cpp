@@ -9,6 +9,7 @@
 // ceil_mode pooling are done by pre-padding with cuDNN itself (cudnnSetTensor fills the
 // padded tensor, cudnnTransformTensor copies x into its interior view), never with our
 // kernels: a peer must not share code with the candidate.
+#include <algorithm>
 #include <cmath>
 #include <initializer_list>
 
@@ -17,6 +18,7 @@
 #include "engine.h"
 #include "kc/gpu/device.h"
 #include "kc/gpu/host_convert.h"
+#include "kc/shape.h"
 
 namespace kc::gpu {
 namespace {
@@ -88,14 +90,22 @@ class CudnnEngine final : public Engine {
   ActDesc relu_;         // made once, in ready()
 };
 
-// Whether the case may pad at all (SAME counts even where it resolves to no padding).
-bool may_pad(const ConvParams& conv) {
-  if (conv.padding.kind == PadKind::kValid) return false;
-  if (conv.padding.kind != PadKind::kExplicit) return true;
-  for (const auto& pair : conv.padding.pairs) {
-    if (pair[0] != 0 || pair[1] != 0) return true;
+// Whether the convolution uses cuDNN's own zero padding: symmetric in every dim and not
+// all zero (conv_input pre-pads asymmetric padding with real zeros instead). A case whose
+// geometry does not resolve counts as padded if its spec may pad at all.
+bool cudnn_pads(const Case& c, const ConvParams& conv) {
+  const StatusOr<ConvGeometry> g = conv_geometry(c);
+  if (!g.ok()) {
+    if (conv.padding.kind != PadKind::kExplicit) return conv.padding.kind != PadKind::kValid;
+    return std::any_of(conv.padding.pairs.begin(), conv.padding.pairs.end(),
+                       [](const auto& pair) { return pair[0] != 0 || pair[1] != 0; });
   }
-  return false;
+  bool any = false;
+  for (const DimGeometry& d : g->spatial.dims) {
+    if (d.pad_lo != d.pad_hi) return false;
+    any = any || d.pad_lo > 0;
+  }
+  return any;
 }
 
 bool non_finite_inline(const Case& c, const char* name) {
@@ -130,7 +140,7 @@ Status CudnnEngine::supports(const Case& c) const {
   // H100 (cuDNN 9) the backward filter gave dw = 1*2 + 2*3 = 8 where the contract's
   // 1*2 + 2*3 + NaN*0 is NaN. A NaN or infinity in w (forward) or dy (dw) that meets a
   // padded tap is therefore outside what this peer can be compared on.
-  if (may_pad(*conv) && (non_finite_inline(c, "w") || non_finite_inline(c, "dy"))) {
+  if (cudnn_pads(c, *conv) && (non_finite_inline(c, "w") || non_finite_inline(c, "dy"))) {
     return unimplemented("a NaN or infinity in w or dy with zero padding: cuDNN skips padded taps, where 0 * NaN "
                          "is NaN in the contract");
   }

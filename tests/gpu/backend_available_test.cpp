@@ -14,6 +14,7 @@
 #include "kc/gpu/device_buffer.h"
 #include "kc/registry.h"
 #include "kc/runner.h"
+#include "kc/shape.h"
 #include "kc/stack_exec.h"
 
 namespace kc {
@@ -116,33 +117,38 @@ TEST(GpuAvailability, RefusalsNeedNoDevice) {
       EXPECT_EQ(s.code(), StatusCode::kUnimplemented);
     }
   }
-  // cuDNN skips padded taps (seen on an H100): a NaN or infinity in w or dy that may meet
-  // one is refused; in x (never multiplied by a padded tap), or without padding, it is not.
-  auto conv1d = [](PadKind pad, const char* tensor, double value) {
+  // cuDNN skips the taps of its own (symmetric) zero padding, seen on an H100: a NaN or
+  // infinity in w or dy that may meet one is refused; in x (never multiplied by a padded
+  // tap), without padding, or with asymmetric padding (pre-padded with real zeros), not.
+  auto conv1d = [](PadKind pad, int64_t kernel, const std::string& tensor, double value) {
     Case c;
     c.dtype = DType::kF32;
-    c.input = {1, 1, {3}};
+    c.input = {1, 1, {4}};
     ConvParams p;
     p.out_channels = 1;
-    p.kernel = {3};
+    p.kernel = {kernel};
     p.padding.kind = pad;
     if (pad == PadKind::kExplicit) p.padding.pairs = {{1, 1}};
     c.op = p;
-    const Dims shape = std::string(tensor) == "x" ? Dims{1, 1, 3} : Dims{1, 1, pad == PadKind::kValid ? 1 : 3};
-    c.tensors[tensor] = Tensor::zeros(DType::kF32, std::string(tensor) == "w" ? Dims{1, 1, 3} : shape);
+    const auto g = conv_geometry(c);
+    EXPECT_TRUE(g.ok()) << g.status().to_string();
+    const Dims shape = tensor == "x" ? g->x_shape() : tensor == "w" ? g->w_shape() : g->y_shape();
+    c.tensors[tensor] = Tensor::zeros(DType::kF32, shape);
     c.tensors[tensor].data[0] = value;
+    EXPECT_TRUE(conv_geometry(c).ok()) << conv_geometry(c).status().to_string();
     return c;
   };
   const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
-  for (const char* t : {"w", "dy"}) {
-    const Status s = cudnn->supports(conv1d(PadKind::kExplicit, t, nan));
+  for (const std::string t : {"w", "dy"}) {
+    const Status s = cudnn->supports(conv1d(PadKind::kExplicit, 3, t, nan));
     EXPECT_EQ(s.code(), StatusCode::kUnimplemented) << t;
     EXPECT_NE(s.message().find("skips padded taps"), std::string::npos) << s.message();
-    EXPECT_EQ(cudnn->supports(conv1d(PadKind::kSame, t, -inf)).code(), StatusCode::kUnimplemented) << t;
-    EXPECT_TRUE(cudnn->supports(conv1d(PadKind::kValid, t, nan)).ok()) << t;
-    EXPECT_TRUE(cudnn->supports(conv1d(PadKind::kExplicit, t, 2.0)).ok()) << t;
+    EXPECT_EQ(cudnn->supports(conv1d(PadKind::kSame, 3, t, -inf)).code(), StatusCode::kUnimplemented) << t;
+    EXPECT_TRUE(cudnn->supports(conv1d(PadKind::kSame, 2, t, nan)).ok()) << t;  // SAME k2: [0, 1]
+    EXPECT_TRUE(cudnn->supports(conv1d(PadKind::kValid, 3, t, nan)).ok()) << t;
+    EXPECT_TRUE(cudnn->supports(conv1d(PadKind::kExplicit, 3, t, 2.0)).ok()) << t;
   }
-  EXPECT_TRUE(cudnn->supports(conv1d(PadKind::kExplicit, "x", nan)).ok());
+  EXPECT_TRUE(cudnn->supports(conv1d(PadKind::kExplicit, 3, "x", nan)).ok());
 #endif
 }
 
