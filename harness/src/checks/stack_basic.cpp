@@ -85,14 +85,23 @@ struct Judged {
   double ratio() const { return allowed > 0.0 ? error / allowed : (error == 0.0 ? 0.0 : INFINITY); }
 };
 
-// variance: per element, of the propagated rounding error (stack_noise.h).
+// The allowance for sums in another order (see the top, without the own-error term):
+// tol on the larger of the oracle's and its terms' magnitudes, plus kSigmas standard
+// deviations of the propagated rounding error (variance: per element, stack_noise.h).
+double order_allowance(const Tensor& ref, const Tensor& abs, const Tensor& variance, double tol) {
+  double total_variance = 0.0;
+  for (double v : variance.data) total_variance += v;
+  return tol * std::max(norm(ref), norm(abs)) + kSigmas * std::sqrt(total_variance);
+}
+
 Judged judge(const Tensor& cand, const Tensor& ref, const Tensor& own, const Tensor& abs, const Tensor& variance,
              double tol) {
   const double own_error = own.shape == ref.shape ? diff_norm(own, ref) : 0.0;
-  double total_variance = 0.0;
-  for (double v : variance.data) total_variance += v;
-  return {diff_norm(cand, ref),
-          tol * std::max(norm(ref), norm(abs)) + kOwnError * own_error + kSigmas * std::sqrt(total_variance)};
+  return {diff_norm(cand, ref), order_allowance(ref, abs, variance, tol) + kOwnError * own_error};
+}
+
+bool all_finite(const Tensor& t) {
+  return std::all_of(t.data.begin(), t.data.end(), [](double v) { return std::isfinite(v); });
 }
 
 // Per layer, the magnitudes of the terms of its dx, dw and db sums (see the top), from
@@ -141,13 +150,9 @@ std::string stack_runs_apart(const CheckContext& ctx, const StackRun& a, const S
   auto apart = [&](const std::string& name, const Tensor& x, const Tensor& y, const Tensor& want,
                    const Tensor& abs_t, const Tensor& variance) -> std::string {
     if (want.size() == 0 || bitwise_equal(x, y)) return {};
-    if (!std::all_of(want.data.begin(), want.data.end(), [](double v) { return std::isfinite(v); })) {
-      return name + " (the oracle's is not finite everywhere: no allowance to judge by)";
-    }
-    double total_variance = 0.0;
-    for (double v : variance.data) total_variance += v;
+    if (!all_finite(want)) return name + " (the oracle's is not finite everywhere: no allowance to judge by)";
     const double error = diff_norm(x, y);
-    const double allowed = 2.0 * (tol * std::max(norm(want), norm(abs_t)) + kSigmas * std::sqrt(total_variance));
+    const double allowed = 2.0 * order_allowance(want, abs_t, variance, tol);
     if (std::isfinite(error) && error <= allowed) return {};
     char buf[200];
     std::snprintf(buf, sizeof buf, "%s (%.3g apart, twice the allowance is %.3g)", name.c_str(), error, allowed);
@@ -244,7 +249,7 @@ CheckResult stack_backward_run(const CheckContext& ctx) {
   auto consider = [&](const std::string& name, const Tensor& c, const Tensor& want, const Tensor& own_t,
                       const Tensor& abs_t, const Tensor& variance) {
     if (want.size() == 0) return;
-    if (!std::all_of(want.data.begin(), want.data.end(), [](double v) { return std::isfinite(v); })) {
+    if (!all_finite(want)) {
       unjudged.push_back(name);
       return;
     }
