@@ -5,17 +5,18 @@
 #   add_library(my_kernels MODULE my_backend.cpp)   # kcheck run ... --plugin
 #   target_link_libraries(my_kernels PRIVATE kc::harness)
 #
-# Installed: the static libraries kc::core, kc::io, kc::reference, kc::harness (and
-# kc::gpu when built), the public headers (kc/*.h, kc/ref/*.h; harness/src stays
-# private), kcheck as kc::kcheck, and the package files under lib/cmake/kernelcheck.
-# The libraries are static, so their private dependencies (Eigen, yaml-cpp, Threads,
-# RapidCheck, the CUDA runtime) are link dependencies of every consumer: the package
-# config finds them with find_dependency before it loads the targets.
+# Installed: the static libraries kc::core, kc::io, kc::reference, kc::harness,
+# kc::backends (the built-in registry; with kc::gpu when built), the public headers
+# (kc/*.h, kc/ref/*.h; harness/src stays private), kcheck as kc::kcheck, and the package
+# files under lib/cmake/kernelcheck. The libraries are static, so their private
+# dependencies (Eigen, yaml-cpp, Threads, the CUDA runtime for kc::backends) are link
+# dependencies of a consumer: the package config finds them with find_dependency first.
+# A plugin links kc::harness, which pulls in no CUDA.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
 set(KC_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/kernelcheck")
-set(kc_installed_libs kc_core kc_io kc_reference kc_harness)
+set(kc_installed_libs kc_core kc_io kc_reference kc_harness kc_backends)
 if(TARGET kc_gpu)
   list(APPEND kc_installed_libs kc_gpu)
 endif()

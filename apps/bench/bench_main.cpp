@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <string>
 
-#include "kc/build_info.h"
+#include "run/build_info.h"
 #include "ratio_reporter.h"
 
 namespace kc::bench {

@@ -9,9 +9,9 @@
 
 #include "checks/gradcheck.h"
 #include "kc/backend.h"
-#include "kc/checks.h"
-#include "kc/fill.h"
-#include "kc/invoke.h"
+#include "checks/checks.h"
+#include "core/fill.h"
+#include "backend/invoke.h"
 
 namespace {
 

@@ -6,7 +6,7 @@
 // activation bytes and the sqrt policy's bound.
 #include <benchmark/benchmark.h>
 
-#include "kc/stack_exec.h"
+#include "stack/stack_exec.h"
 
 namespace {
 

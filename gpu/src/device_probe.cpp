@@ -11,7 +11,7 @@
 #include <mutex>
 #include <sstream>
 
-#include "kc/fd_io.h"
+#include "run/fd_io.h"
 #include "kc/gpu/device.h"
 #include "kc/gpu/device_buffer.h"
 

@@ -4,17 +4,7 @@
 // device memory and their peak is measured (device_buffer.h accounting, guard bands
 // included) instead of modelled. Weights, biases, x and dy are uploaded once; dw and
 // db are downloaded as each layer's backward produces them, y and dx at the end.
-//
-// Unlike the host executor, a forward whose argmax is not kept (an earlier segment's
-// first pass) runs the pool in inference mode: no offsets are allocated for it.
-//
-// As on the host, the records the schedule keeps (each saved input and argmax) and the
-// cotangent across a recomputation are fingerprinted, here by a digest of their bytes
-// copied back to the host; every layer's w and b are checked once, at the end of the
-// step. A kernel that writes into one of them (no call is handed them to write) fails
-// the run, named by the layer whose buffer changed; a write into the activation in
-// flight shows as wrong values. The copies are host memory; the measured device peak
-// does not see them.
+// More on the method: docs/notes.md, section gpu/src/device_stack.cpp.
 #include "device_stack.h"
 
 #include <cstdint>
@@ -26,7 +16,7 @@
 #include "kc/gpu/host_convert.h"
 #include "kc/gpu/pool_shape.h"
 #include "kc/host_buffer.h"
-#include "kc/stack_schedule.h"
+#include "stack/stack_schedule.h"
 #include "transfer.h"
 
 namespace kc::gpu {

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "engine.h"
-#include "kc/stack_run.h"
+#include "stack/stack_run.h"
 
 namespace kc::gpu {
 

@@ -4,19 +4,7 @@
 // of C for one group and one K split, in kTileK steps through shared memory:
 //   f16/bf16: WMMA m16n16k16 on tensor cores, f32 accumulators (4 warps, 32x32 each);
 //   f32:      FFMA on CUDA cores (no TF32: the tolerance model assumes f32 products).
-// Every C element sums its k terms tile by tile in ascending k within a split, in the
-// same order on every run (no atomics): the kernel itself is deterministic.
-//
-// The per-thread steps (tile loads, the f32 FFMA path, the epilogue) live in
-// kc/gpu/detail/igemm_core.h, shared with the CPU simulation in the tests.
-//
-// Where the speed work would go (correctness first; none of it changes the math):
-//  - tile loads gather element by element with integer divisions; precompute per-row
-//    base offsets and step k incrementally, then load 16 bytes at a time (cp.async or
-//    the bulk tensor copy engine on sm_90) into a 2-3 stage pipeline;
-//  - wgmma (sm_90a) with larger tiles for f16/bf16; register-blocked 8x8 FFMA for f32;
-//  - backward-data gathers over stride holes: decompose by stride phase instead;
-//  - depthwise (Cin/G = Cout/G = 1) wastes most of a 64x64 tile: a direct kernel.
+// More on the method: docs/notes.md, section gpu/src/igemm.cuh.
 #pragma once
 
 #include <mma.h>

@@ -5,7 +5,7 @@
 #include <array>
 
 #include "conv_direct_index.h"
-#include "kc/check.h"
+#include "core/check.h"
 #include "kc_direct.h"
 
 namespace kc::ref::direct {

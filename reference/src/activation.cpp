@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "kc/check.h"
+#include "core/check.h"
 
 namespace kc::ref {
 

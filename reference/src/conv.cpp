@@ -5,23 +5,14 @@
 //   col[(ci, k), o]  = xp[n, g*Cin/G + ci, o*s + k*d]            (im2col)
 //   y_g[n]           = W_g * col + b_g                           W_g: [Cout/G, Cin/G*K]
 //   dcol             = W_g^T * dy_g[n];  dxp += col2im(dcol);  dx = pad_adjoint(dxp)
-//   dW_g            += dy_g[n] * col^T                            (sum over n and o)
-//   db[co]           = sum_n sum_o dy[n, co, o]
-// Everything is f64, so accumulation is f64 whatever the case dtype. The direct-loop
-// definition in reference/direct/ is the formula itself; tests prove the two equal.
-//
-// Bitwise reproducible: Eigen's products vectorize their sums after peeling up to the
-// first aligned element, so the rounding of a product over a Map depends on where the
-// tensor's heap buffer happens to start. Every operand and result of a product is
-// therefore an Eigen matrix of this thread (aligned by Eigen, row offsets fixed by the
-// sizes), and tensors are copied in and out with elementwise (exact) operations.
+// More on the method: docs/notes.md, section reference/src/conv.cpp.
 #include "kc/ref/conv.h"
 
 #include <Eigen/Core>
 #include <algorithm>
 #include <array>
 
-#include "kc/check.h"
+#include "core/check.h"
 #include "kc/ref/pad.h"
 
 namespace kc::ref {

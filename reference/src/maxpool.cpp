@@ -2,18 +2,7 @@
 //
 //   y[n, c, o]   = max_k xp[n, c, o*s + k*d - lo]   (xp: x with -inf padding; padded
 //                                                     positions are never selected)
-//   idx[n, c, o] = flat position of the chosen element in the unpadded (n, c) plane,
-//                  row-major over the spatial dims: (id*H + ih)*W + iw
-//   dx[n, c, i]  = sum of dy[n, c, o] over the outputs o with idx[n, c, o] == i
-//
-// Every rank is handled as 3-D through SpatialGeometry::as_3d() (unit outer dims).
-// Invariants: validation guarantees every window holds at least one input element, so
-// every window has a chosen element and no index is -1 or outside the plane. Window
-// elements are visited in scan order (row-major over kernel offsets) and the choice
-// follows the tie rule: `first` (and `any`, computed as `first`) keeps the earliest
-// maximum, `last` the latest; a NaN beats every number, and among NaNs the same rule
-// applies. A window of only -inf points to its first input element under every rule
-// (DESIGN section 3): -inf never replaces -inf.
+// More on the method: docs/notes.md, section reference/src/maxpool.cpp.
 #include "kc/ref/maxpool.h"
 
 #include <array>
@@ -22,7 +11,7 @@
 #include <optional>
 #include <string>
 
-#include "kc/check.h"
+#include "core/check.h"
 
 namespace kc::ref {
 namespace {

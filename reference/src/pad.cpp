@@ -5,7 +5,7 @@
 #include <array>
 #include <vector>
 
-#include "kc/check.h"
+#include "core/check.h"
 
 namespace kc::ref {
 namespace {

@@ -7,7 +7,7 @@
 #include <set>
 #include <thread>
 
-#include "kc/fill.h"
+#include "core/fill.h"
 #include "kc/ref/conv.h"
 #include "kc/ref/maxpool.h"
 #include "support/case_builders.h"

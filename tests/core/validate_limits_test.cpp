@@ -14,7 +14,7 @@
 
 #include "core/validate_support.h"
 #include "kc/case.h"
-#include "kc/validate.h"
+#include "core/validate.h"
 
 // Largest single heap request since the last reset: proves that validation of an absurd
 // case allocates nothing of its size (replaces the global operator new of this binary).

@@ -10,7 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "kc/case.h"
-#include "kc/validate.h"
+#include "core/validate.h"
 
 namespace kc::validate_test {
 

@@ -12,7 +12,7 @@
 #include "core/validate_support.h"
 #include "kc/case.h"
 #include "kc/shape.h"
-#include "kc/validate.h"
+#include "core/validate.h"
 
 namespace kc {
 namespace {

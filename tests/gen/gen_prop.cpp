@@ -10,8 +10,8 @@
 #include <set>
 
 #include "gen_support.h"
-#include "kc/gen.h"
-#include "kc/validate.h"
+#include "gen/gen.h"
+#include "core/validate.h"
 
 namespace kc {
 namespace {

@@ -7,7 +7,7 @@
 
 #include "kc/case.h"
 #include "kc/case_io.h"
-#include "kc/gen.h"
+#include "gen/gen.h"
 
 namespace kc {
 

@@ -10,11 +10,11 @@
 #include "gen_support.h"
 #include "kc/backend.h"
 #include "kc/case_io.h"
-#include "kc/check_scope.h"
+#include "core/check_table.h"
 #include "kc/runner.h"
 #include "kc/shape.h"
-#include "kc/stack.h"
-#include "kc/validate.h"
+#include "stack/stack.h"
+#include "core/validate.h"
 
 namespace kc {
 namespace {
@@ -29,7 +29,7 @@ Case with_optional_fields(Case c) {
   if (*rc::gen::arbitrary<bool>()) {
     c.checks = *rc::gen::unique<std::vector<std::string>>(rc::gen::element<std::string>(
         "shape", "forward", "backward", "gradcheck", "adjoint", "weight_share", "argmax", "padding"));
-    // A check that can never apply to the case is refused on reading (kc/check_scope.h).
+    // A check that can never apply to the case is refused on reading (core/check_table.h).
     std::erase_if(c.checks, [&](const std::string& name) { return !check_never_applies(c, name).empty(); });
   }
   c.deterministic = *rc::gen::arbitrary<bool>();

@@ -4,15 +4,7 @@
 // relu has no adjoint, inference keeps no indices), and MISTRUSTED only where the
 // trust rule legitimately applies, which this test recomputes on its own: a gradient
 // the check relies on is all zero, constant or mostly zero (distrust_output()), the
-// adjoint's inner product is zero, every gradcheck probe sits at a relu or argmax kink,
-// or (gradcheck's tied maxima) every element the argmax routes gradient to shares its
-// group of tied maxima with another.
-//
-// Inputs are finite (the three checks need differences of finite values). kcheck fuzz
-// found that gradcheck's step, 2^-4 of the largest |x|, underflowed when every x was an
-// f64 subnormal and then failed the oracle; the regression test below keeps that case:
-//   {op: maxpool, dtype: f64, input: {batch: 1, channels: 1, spatial: [1]},
-//    maxpool: {kernel: [1]}, tensors: {x: {shape: [1, 1, 1], data: [5e-324]}}}
+// More on the method: docs/notes.md, section tests/gen/reference_prop.cpp.
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 #include <rapidcheck/gtest.h>
@@ -27,11 +19,11 @@
 #include "gen_support.h"
 #include "kc/backend.h"
 #include "kc/case_io.h"
-#include "kc/checks.h"
-#include "kc/invoke.h"
+#include "checks/checks.h"
+#include "backend/invoke.h"
 #include "kc/ref/conv.h"
 #include "kc/runner.h"
-#include "kc/tolerance.h"
+#include "run/tolerance.h"
 
 namespace kc {
 namespace {

@@ -20,11 +20,11 @@
 #include "support/f32_accumulation.h"
 #include "kc/backend.h"
 #include "kc/case_io.h"
-#include "kc/checks.h"
+#include "checks/checks.h"
 #include "kc/runner.h"
-#include "kc/stack.h"
-#include "kc/stack_exec.h"
-#include "kc/validate.h"
+#include "stack/stack.h"
+#include "stack/stack_exec.h"
+#include "core/validate.h"
 
 namespace kc {
 namespace {

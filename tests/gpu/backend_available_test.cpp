@@ -15,7 +15,7 @@
 #include "kc/registry.h"
 #include "kc/runner.h"
 #include "kc/shape.h"
-#include "kc/stack_exec.h"
+#include "stack/stack_exec.h"
 
 namespace kc {
 namespace {

@@ -9,7 +9,7 @@
 #include "kc/gpu/backends.h"
 #include "kc/gpu/device_buffer.h"
 #include "kc/gpu/prepared_run.h"
-#include "kc/invoke.h"
+#include "backend/invoke.h"
 #include "kc/runner.h"
 
 namespace kc {

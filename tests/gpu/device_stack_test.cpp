@@ -17,7 +17,7 @@
 #include "kc/case_io.h"
 #include "kc/gpu/backends.h"
 #include "kc/runner.h"
-#include "kc/stack_exec.h"
+#include "stack/stack_exec.h"
 
 namespace kc {
 namespace {
@@ -104,7 +104,7 @@ TEST(GpuDevice, ResidentStackMeasuresTheActivationsAndTheirSaving) {
 }
 
 // The cuda engine, with a planted write into a device buffer the call was not handed,
-// as the host's StackIntegrity engines do (tests/harness/stack_integrity_test.cpp):
+// as the host's StackIntegrity engines do (tests/stack/stack_exec_test.cpp):
 //  - kStackInput: the second forward overwrites the first forward's x (the stack's
 //    input, layer 1's checkpoint under sqrt), which the recomputation reads back;
 //  - kLastDx: a forward after a backward overwrites that backward's dx (the cotangent

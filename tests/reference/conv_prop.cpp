@@ -7,7 +7,7 @@
 #include <rapidcheck/gtest.h>
 
 #include "kc/ref/conv.h"
-#include "kc/validate.h"
+#include "core/validate.h"
 #include "kc_direct.h"
 #include "support/case_builders.h"
 #include "support/test_support.h"

@@ -20,7 +20,7 @@
 #include "kc/case.h"
 #include "kc/ref/maxpool.h"
 #include "kc/shape.h"
-#include "kc/validate.h"
+#include "core/validate.h"
 #include "kc_direct.h"
 #include "support/test_support.h"
 

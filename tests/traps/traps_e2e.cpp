@@ -4,16 +4,7 @@
 //       kcheck run CASES --plugin PLUGIN --backend B --jobs 2 --report DIR/B.json for the
 //       controls trap.none and trap.f32_accumulation and every trap of trap_list.h (the
 //       fixture of the other tests); LEFT_OUT are case files under CASES (relative to it)
-//       not to run, such as the 50-layer stacks, which take half the time and no trap
-//       needs (the corpus tests run them on the reference)
-//   kc_traps_e2e check DIR NAME
-//       trap.NAME is FAILED by its expected check with its expected diagnosis on some
-//       case, and PASSES its clean case (where its bug does not apply); NAME `none` or
-//       `f32_accumulation`: the control passes (or skips) every case
-//   kc_traps_e2e score DIR
-//       prints the mutation score, traps caught over traps; fails below 100%
-// A trap the corpus misses means the corpus or a check lacks something: fix that, never
-// the trap (README "Testing your own kernel", tests/traps/trap_list.h).
+// More on the method: docs/notes.md, section tests/traps/traps_e2e.cpp.
 #include <sys/wait.h>
 
 #include <algorithm>

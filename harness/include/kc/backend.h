@@ -3,12 +3,7 @@
 // interface: errors are Status values.
 //
 // Calling contract, which the integrity check enforces:
-//  - outputs arrive allocated with the contract's shape and the case dtype, every
-//    element poisoned with a NaN of its own payload (kc::poison_value(), tensor.h); the
-//    backend must write every element;
-//  - inputs are const and must be unchanged after the call;
-//  - a backend that cannot run a case says so in supports() (unimplemented, reason);
-//    one that cannot run at all says so in available() (unavailable, reason).
+// More on the method: docs/notes.md, section harness/include/kc/backend.h.
 #pragma once
 
 #include <memory>

@@ -4,45 +4,7 @@
 // Reading never throws: every problem (missing or unreadable file, malformed YAML,
 // binary garbage, unknown keys, wrong types, a case validate() refuses) becomes a
 // Status whose message names the file, the 1-based line and the field path, e.g.
-//   cases/x.yaml:7: conv.groups: expected an integer, got "two"
-// A file holds one case (a map of case fields), or `cases:` (a list of such maps) with
-// an optional `defaults:` map deep-merged under every case (the case's own keys win;
-// when both sides hold a map for a key the maps are merged, key by key).
-//
-// Reading rules beyond DESIGN section 5 (decisions written down here):
-//  - Required: `op`, `input.spatial`, and the op's `kernel` (plus `conv.out_channels`).
-//    Everything else takes Case's defaults.
-//  - Numbers and booleans must be plain scalars: `groups: "2"` (quoted) is a string and
-//    refused. Integers are decimal and within int64 (`data.seed`: within uint64);
-//    `2.0` is not an integer. Booleans are true/false (YAML 1.2), not yes/no/on/off.
-//  - kernel, stride and dilation take a list (one per spatial dim) or one number for
-//    every dim. Padding takes same, same_lower, valid, a number (all sides), a list of
-//    numbers (symmetric per dim) or a list of [lo, hi] pairs (an element may also be a
-//    number); explicit forms are expanded to one PadSpec pair per dim.
-//  - The op's params section is `conv:` for conv and conv_bias_relu, `maxpool:` for
-//    maxpool. A case that writes the other op's section is refused; one that only
-//    inherits it from `defaults:` is not (a defaults map may serve several ops).
-//    conv_bias_relu always has a bias: `conv.bias` defaults to true, false is refused.
-//  - `tensors:` (x, w, b, dy) are rounded to the case dtype on load (round_to in
-//    dtype.h) and tagged with it, so the dtype invariant holds. `expected:` tensors
-//    are golden values from an independent implementation and are kept exactly as
-//    written, tagged f64; `expected.indices` must hold integers in [0, 2^53].
-//    Data must have exactly as many values as its shape has elements. A value outside
-//    the double range (1e400, 1e-400) is refused rather than turned into inf or 0.
-//  - NaN and infinities: .nan .inf -.inf +.inf (any YAML 1.2 case spelling) and
-//    nan/inf/infinity. NaN loads as the canonical quiet NaN: a NaN's sign and payload
-//    are not kept (the writer prints every NaN as .nan).
-//  - `tolerance: exact` needs `fill: integer`, every input inline (x, w, b, dy as the op
-//    has them), or a max pool whose windows' taps share no input element (two in f64;
-//    any in inference mode); validate() refuses it otherwise, naming `tolerance`.
-//  - Duplicate keys in one map are refused; so are duplicate names in `checks:`.
-//  - Files over kMaxCaseFileBytes are refused before they are read; cases past
-//    kMaxFileInlineValues inline values (aliases counted each time) are refused unread.
-//  - A file with several YAML documents (---) is refused: use `cases:`.
-//
-// Errors from validate() are located too: the line is that of the field the message
-// names (conv.padding, tensors.x, ...; a field inherited from defaults points into the
-// defaults section), or the case's own line when the message names no field.
+// More on the method: docs/notes.md, section harness/include/kc/case_io.h.
 #pragma once
 
 #include <cstdint>

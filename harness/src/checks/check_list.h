@@ -1,34 +1,36 @@
-// Declarations of every check (one file each in this folder): for check NAME,
-// NAME_not_applicable() says why it does not apply (empty: it applies) and NAME_run()
-// runs it. The order of the registry (registry.cpp) is the order of reports.
+// The code of every check: for check NAME (a row of core/check_table.h), NAME_run()
+// runs it and, where only the data or the backend decide whether it applies,
+// NAME_not_applicable() says why not (empty: it applies). registry.cpp binds them to
+// the table's rows. The files: checks/NAME.cpp, and stack/NAME.cpp for the stack checks.
 #pragma once
 
 #include <string>
 
-#include "kc/checks.h"
+#include "checks/checks.h"
 
 namespace kc::checks {
 
-#define KC_DECLARE_CHECK(NAME)                                \
+#define KC_DECLARE_CHECK(NAME) CheckResult NAME##_run(const CheckContext& ctx);
+#define KC_DECLARE_SCOPED_CHECK(NAME)                        \
   std::string NAME##_not_applicable(const CheckContext& ctx); \
   CheckResult NAME##_run(const CheckContext& ctx);
 
 KC_DECLARE_CHECK(shape)
 KC_DECLARE_CHECK(forward)
-KC_DECLARE_CHECK(backward)
-KC_DECLARE_CHECK(gradcheck)
-KC_DECLARE_CHECK(adjoint)
-KC_DECLARE_CHECK(weight_share)
+KC_DECLARE_SCOPED_CHECK(backward)
+KC_DECLARE_SCOPED_CHECK(gradcheck)
+KC_DECLARE_SCOPED_CHECK(adjoint)
+KC_DECLARE_SCOPED_CHECK(weight_share)
 KC_DECLARE_CHECK(argmax)
-KC_DECLARE_CHECK(padding)
+KC_DECLARE_SCOPED_CHECK(padding)
 KC_DECLARE_CHECK(determinism)
 KC_DECLARE_CHECK(integrity)
 KC_DECLARE_CHECK(golden)
-KC_DECLARE_CHECK(checkpoint)  // stack_checkpoint.cpp
-KC_DECLARE_CHECK(influence)   // stack_influence.cpp
-KC_DECLARE_CHECK(drift)       // stack_drift.cpp
+KC_DECLARE_CHECK(checkpoint)  // stack/checkpoint.cpp
+KC_DECLARE_CHECK(influence)   // stack/influence.cpp
+KC_DECLARE_CHECK(drift)       // stack/drift.cpp
 
-// Stack halves of checks that apply to single ops too (stack_shape.cpp, stack_backward.cpp).
+// Stack halves of checks that apply to single ops too (stack/basic.cpp).
 CheckResult stack_shape_run(const CheckContext& ctx);
 CheckResult stack_backward_run(const CheckContext& ctx);
 std::string stack_backward_not_applicable(const CheckContext& ctx);
@@ -40,5 +42,6 @@ std::string stack_backward_not_applicable(const CheckContext& ctx);
 std::string stack_runs_apart(const CheckContext& ctx, const StackRun& a, const StackRun& b);
 
 #undef KC_DECLARE_CHECK
+#undef KC_DECLARE_SCOPED_CHECK
 
 }  // namespace kc::checks

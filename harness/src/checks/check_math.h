@@ -14,9 +14,9 @@
 #include <thread>
 #include <vector>
 
-#include "kc/checks.h"
-#include "kc/isolate.h"
-#include "kc/tolerance.h"
+#include "checks/checks.h"
+#include "run/isolate.h"
+#include "run/tolerance.h"
 
 namespace kc::checks {
 

@@ -3,19 +3,13 @@
 
 #include <string>
 
-#include "kc/checks.h"
+#include "checks/checks.h"
 #include "kc/shape.h"
 
 namespace kc::checks {
 
 inline const ConvGeometry* conv_geo(const CheckContext& ctx) { return std::get_if<ConvGeometry>(&ctx.geo); }
 inline const PoolGeometry* pool_geo(const CheckContext& ctx) { return std::get_if<PoolGeometry>(&ctx.geo); }
-
-inline std::string kOracleSelf() {
-  return "the oracle is not compared with itself; on the reference the self-checks are "
-         "shape, gradcheck, adjoint, weight_share, argmax, padding and golden (on a stack: shape, "
-         "checkpoint, influence and drift)";
-}
 
 // A copy of the case for a run whose inputs the check passes itself (a padded input, a
 // sample, a tile): no inline tensors or expectations. The check judges with the original

@@ -15,7 +15,7 @@
 #include "kc/dtype.h"
 #include "kc/result.h"
 #include "kc/tensor.h"
-#include "kc/tolerance.h"
+#include "run/tolerance.h"
 
 namespace kc::checks::rules {
 

@@ -39,10 +39,7 @@ void compare_indices(const CheckContext& ctx, const PoolGeometry& g, CheckResult
 
 }  // namespace
 
-std::string forward_not_applicable(const CheckContext& ctx) { return ctx.is_reference ? kOracleSelf() : ""; }
-
 CheckResult forward_run(const CheckContext& ctx) {
-  if (!ctx.cand.forward.ok()) return call_failed("forward", "forward", ctx.cand.forward);
   CheckResult r = make_result("forward", Disposition::kPassed);
   compare_tensors("y", ctx.cand.y, ctx.ref.y, &ctx.abs.y, tolerance_for(ctx, "y"), r);
   if (const PoolGeometry* g = pool_geo(ctx); g && ctx.ref.indices) {

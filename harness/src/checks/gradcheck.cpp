@@ -1,40 +1,7 @@
 // gradcheck: the backend's analytic gradients against central finite differences of
 // the oracle's forward in f64 (kc::ref: the backend's own low-precision forward is too
 // noisy to difference), for the loss L(x, w, b) = <f(x, w, b), dy>.
-//
-//  - Small cases (GradcheckOptions::full_limit): every element of x, w, b is
-//    differenced and compared with its gradient for the case's dy (dy^T J). With at
-//    most GradcheckOptions::row_limit outputs, the full Jacobian too: the backend's
-//    backward is run once per output j with the unit cotangent dy = e_j (row j of J),
-//    and every entry is compared with the same differences of y_j. One dy can hide a
-//    backward that reads dy wrongly (a constant dy hides a layout mix-up); the rows
-//    cannot. Larger cases: directional derivatives
-//    v^T J u along random directions u over x, w and b at once (seeded by the case
-//    seed), compared with <grad, u>. Each tensor's part of u is scaled so that it
-//    carries the same share of the tolerance (sum_i |u_i| bound_i = 1): a large dw
-//    bound cannot hide a dx error.
-//    A random projection averages an error over M elements (it grows like sqrt(M), the
-//    worst-case bound like M), so on a candidate one more direction is aimed:
-//    u_i = sign(cand_i - oracle_i), where the backend's gradient departs from the
-//    oracle's backward. It is judged by the same finite differences, so a backend
-//    that is right and an oracle that is wrong still agree along it.
-//  - Every difference is Richardson-extrapolated, R = (4 D(h/2) - D(h)) / 3, from
-//    central differences D(h) = (L(+h) - L(-h)) / 2h.
-//  - conv is bilinear in (x, w, b), so the first step can be large (2^-4 of the
-//    tensor's scale): a central difference of a quadratic is exact, only rounding is
-//    left. relu and max pool are piecewise: a step that changes the relu mask or an
-//    argmax is shrunk until it does not; a probe with no usable step is counted as
-//    non-differentiable, never failed. If every probe is, the check is MISTRUSTED.
-//    conv_bias_relu outputs at the kink itself (z exactly 0) are left out of the loss
-//    instead: no step could difference them, and a right backward gives them nothing.
-//    Max pool elements that tie for a window's maximum are moved together, by the same
-//    amount, so that they stay tied (tie_groups in gradcheck_fd.h): probes and
-//    directions then compare the sum of their gradients, which every tie rule agrees on.
-//  - Allowed error of a probe: the tolerance model on the analytic gradient (for a
-//    direction sum_i |u_i| bound_i, plus the rounding of <grad, u>) + the f64 rounding
-//    of the losses over the step + the truncation estimate |D(h) - D(h/2)|.
-// This file: the small-case path (elements and Jacobian rows) and the verdict; the
-// probes are in gradcheck_fd.cpp, the directional path in gradcheck_directional.cpp.
+// More on the method: docs/notes.md, section harness/src/checks/gradcheck.cpp.
 #include "gradcheck.h"
 
 #include <algorithm>
@@ -316,9 +283,6 @@ CheckResult unless_ties_merge(CheckResult r, const Problem& p) {
 }  // namespace
 
 std::string gradcheck_not_applicable(const CheckContext& ctx) {
-  if (const PoolGeometry* g = pool_geo(ctx); g && g->mode == PoolMode::kInference) {
-    return "inference mode keeps no indices, so there is no backward to check";
-  }
   return nonfinite_values(ctx);
 }
 

@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "kc/checks.h"
+#include "checks/checks.h"
 
 namespace kc::checks {
 

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "check_math.h"
-#include "kc/checks.h"
-#include "kc/invoke.h"
+#include "checks/checks.h"
+#include "backend/invoke.h"
 
 namespace kc::checks::fd {
 

@@ -1,33 +1,50 @@
-// The check registry, the per-tensor tolerance and the trust rule shared by the checks.
+// The check registry (each row of the check table bound to its code) and the
+// per-tensor tolerance shared by the checks.
 #include <algorithm>
 #include <cmath>
 
 #include "check_list.h"
+#include "core/check.h"
 #include "kc/shape.h"
 #include "padding_coverage.h"
 
 namespace kc {
 
-const std::vector<CheckDef>& check_registry() {
-#define KC_CHECK_DEF(NAME) CheckDef{#NAME, &checks::NAME##_not_applicable, &checks::NAME##_run}
-#define KC_STACK_CHECK_DEF(NAME) CheckDef{#NAME, &checks::NAME##_not_applicable, &checks::NAME##_run, true}
-  static const std::vector<CheckDef> registry = {
-      KC_STACK_CHECK_DEF(shape),  KC_CHECK_DEF(forward), KC_STACK_CHECK_DEF(backward),
-      KC_CHECK_DEF(gradcheck),    KC_CHECK_DEF(adjoint), KC_CHECK_DEF(weight_share),
-      KC_CHECK_DEF(argmax),       KC_CHECK_DEF(padding), KC_CHECK_DEF(determinism),
-      KC_CHECK_DEF(integrity),    KC_CHECK_DEF(golden),
-      KC_STACK_CHECK_DEF(checkpoint), KC_STACK_CHECK_DEF(influence), KC_STACK_CHECK_DEF(drift),
-  };
-#undef KC_CHECK_DEF
-#undef KC_STACK_CHECK_DEF
-  return registry;
-}
+namespace {
 
-bool is_check_name(std::string_view name) {
-  for (const CheckDef& d : check_registry()) {
-    if (d.name == name) return true;
-  }
-  return false;
+// A check's code: its two functions, named after it.
+struct Binding {
+  std::string_view name;
+  std::string (*not_applicable)(const CheckContext&);
+  CheckResult (*run)(const CheckContext&);
+};
+
+#define KC_BIND(NAME) Binding{#NAME, &checks::NAME##_not_applicable, &checks::NAME##_run}
+#define KC_BIND_RUN(NAME) Binding{#NAME, nullptr, &checks::NAME##_run}
+const Binding kBindings[] = {
+    KC_BIND_RUN(shape), KC_BIND_RUN(forward), KC_BIND(backward), KC_BIND(gradcheck),
+    KC_BIND(adjoint),   KC_BIND(weight_share), KC_BIND_RUN(argmax), KC_BIND(padding),
+    KC_BIND_RUN(determinism), KC_BIND_RUN(integrity), KC_BIND_RUN(golden), KC_BIND_RUN(checkpoint),
+    KC_BIND_RUN(influence), KC_BIND_RUN(drift),
+};
+#undef KC_BIND
+#undef KC_BIND_RUN
+
+}  // namespace
+
+const std::vector<CheckDef>& check_registry() {
+  static const std::vector<CheckDef> registry = [] {
+    std::vector<CheckDef> r;
+    for (const CheckInfo& info : check_table()) {
+      const Binding* b = std::find_if(std::begin(kBindings), std::end(kBindings),
+                                      [&](const Binding& x) { return x.name == info.name; });
+      KC_CHECK(b != std::end(kBindings));  // every row of the table has its code
+      r.push_back(CheckDef{info, b->not_applicable, b->run});
+    }
+    KC_CHECK(r.size() == std::size(kBindings));  // and all code has a row
+    return r;
+  }();
+  return registry;
 }
 
 ToleranceSpec tolerance_for(const CheckContext& ctx, std::string_view tensor) {
@@ -44,85 +61,6 @@ ToleranceSpec tolerance_for(const CheckContext& ctx, std::string_view tensor) {
     s.n = tensor == "dx" ? pg.spatial.kernel_count() : 1;  // y is a selection: exact
   }
   return s;
-}
-
-namespace {
-
-// distrust(), counting only the elements `counted` flags (all when it is empty).
-std::string distrust_of(std::string_view tensor, const Tensor& ref, bool sparse_by_construction,
-                        std::string_view source, const std::vector<char>& counted) {
-  int64_t finite = 0, zeros = 0, nonfinite = 0, nans = 0, pos_inf = 0;
-  bool constant = true;
-  double first = 0.0;
-  for (int64_t i = 0; i < ref.size(); ++i) {
-    const double v = ref[i];
-    if (!counted.empty() && !counted[static_cast<size_t>(i)]) continue;
-    if (!std::isfinite(v)) {
-      ++nonfinite;
-      nans += std::isnan(v);
-      pos_inf += v > 0;
-      continue;
-    }
-    if (finite == 0) first = v;
-    constant = constant && v == first;
-    ++finite;
-    zeros += v == 0.0;
-  }
-  const std::string t = std::string(source) + " " + std::string(tensor);
-  // No element counted at all: every window reads only zero padding, so the tensor is
-  // zero by construction (review: it was trusted, and golden passed a dx of zeros).
-  if (!counted.empty() && std::find(counted.begin(), counted.end(), 1) == counted.end()) {
-    return t + " is all zero: no window reads any element of x";
-  }
-  if (finite == 0) {
-    // No finite element: one value everywhere (all NaN, all +inf or all -inf) is a
-    // constant that a kernel writing it would match, whatever its arithmetic (a dw that is
-    // a mean, or one position's, passes on all-NaN x). A mix still judges propagation.
-    if (nonfinite == 0) return {};
-    const int64_t neg_inf = nonfinite - nans - pos_inf;
-    if (nans == nonfinite) return t + " is NaN at every element: a kernel that writes NaN would pass";
-    if (pos_inf == nonfinite || neg_inf == nonfinite) {
-      return t + " is " + (pos_inf ? "+inf" : "-inf") + " at every element: a kernel that writes it would pass";
-    }
-    return {};
-  }
-  if (zeros == finite) return t + " is all zero: a kernel that writes zeros would pass";
-  if (sparse_by_construction) return {};
-  if (constant && finite > 1) return t + " is constant: it cannot tell positions apart";
-  if (finite >= 10 && zeros * 10 > finite * 9) {
-    const bool all = std::find(counted.begin(), counted.end(), 0) == counted.end();
-    return t + " is mostly zero (" + std::to_string(zeros) + " of " + std::to_string(finite) +
-           (all ? ")" : " elements some window reads)");
-  }
-  return {};
-}
-
-}  // namespace
-
-std::string distrust(std::string_view tensor, const Tensor& ref, bool sparse_by_construction, std::string_view source) {
-  return distrust_of(tensor, ref, sparse_by_construction, source, {});
-}
-
-std::vector<char> conv_input_read(const ConvGeometry& g) {
-  const std::vector<std::vector<char>> per_dim = checks::rules::coverage_detail::covered_coords(g);
-  const Dims in = g.spatial.in_dims();
-  const int64_t plane = element_count(in);
-  std::vector<char> read(static_cast<size_t>(g.batch * g.in_channels * plane), 1);
-  for (int64_t p = 0; p < plane; ++p) {
-    const std::vector<int64_t> c = checks::rules::unravel(p, in);
-    bool covered = true;
-    for (size_t a = 0; a < c.size(); ++a) covered = covered && per_dim[a][static_cast<size_t>(c[a])];
-    if (covered) continue;
-    for (int64_t nc = 0; nc < g.batch * g.in_channels; ++nc) read[static_cast<size_t>(nc * plane + p)] = 0;
-  }
-  return read;
-}
-
-std::string distrust_output(const OpGeometry& geo, std::string_view name, const Tensor& ref, std::string_view source) {
-  if (name != "dx") return distrust(name, ref, false, source);
-  if (std::holds_alternative<PoolGeometry>(geo)) return distrust(name, ref, true, source);
-  const std::vector<char> read = conv_input_read(std::get<ConvGeometry>(geo));
-  return distrust_of(name, ref, false, source, read.size() == static_cast<size_t>(ref.size()) ? read : std::vector<char>{});
 }
 
 CheckResult make_result(std::string_view name, Disposition d, std::string message) {

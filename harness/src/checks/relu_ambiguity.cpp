@@ -12,7 +12,7 @@
 #include <tuple>
 #include <utility>
 
-#include "kc/tolerance.h"
+#include "run/tolerance.h"
 #include "window.h"
 
 namespace kc::checks {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "kc/checks.h"
+#include "checks/checks.h"
 #include "kc/ref/conv.h"
 
 namespace kc::checks {

@@ -48,8 +48,6 @@ const PadSpec& padding_of(const Case& c) {
 
 }  // namespace
 
-std::string shape_not_applicable(const CheckContext&) { return {}; }
-
 CheckResult shape_run(const CheckContext& ctx) {
   if (ctx.stack != nullptr) return stack_shape_run(ctx);
   CheckResult r = make_result("shape", Disposition::kPassed);

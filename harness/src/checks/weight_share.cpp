@@ -1,26 +1,6 @@
 // weight_share: dw is a sum over the batch and every output position (DESIGN section 3),
 // so it must split the way a sum does. On the backend:
-//   batch split: dw(batch) == sum_n dw(sample n), each sample run as a batch-1 case;
-//   tile split:  dw(x, dy) == dw(x, dy on tile 1) + dw(x, dy on tile 2), the output
-//                positions cut in two along the outermost spatial dim that has two
-//                outputs reading input, between them (tile_split; a zero-masked dy,
-//                which holds for any correct kernel);
-//   two runs:    a second backward gives bitwise the same dw;
-//   oracle:      (candidate backends) dw equals the oracle's sum.
-// db the same way. A failure is classified against the oracle: mean instead of sum,
-// single position (last write wins), partial sum, nondeterministic race.
-// Tolerance of a split: each side may carry the bound model's error for n = N*P
-// (tolerance_for("dw"), ctx.abs.dw), against the oracle only the backend's side (the
-// bound backward uses); integer fills are exact, so bitwise. Two runs that
-// differ within that tolerance are order-dependent accumulation (atomics), a failure
-// only when the case says `deterministic: true` or the fill is integer.
-// conv_bias_relu: an output whose pre-activation is within rounding of 0 may take either
-// side of relu' in a right kernel, and in each run of a split apart (relu_ambiguity.h):
-// every identity allows those outputs' whole contribution (the slack), and the oracle's
-// sum leaves them out, as backward does.
-// Trust: a pass is MISTRUSTED where a known partial sum (one sample, all but the last,
-// one position, one tile) gives the oracle's dw or db exactly, or within the oracle's-sum
-// identity's bound: a kernel with that mistake would pass every identity on this data.
+// More on the method: docs/notes.md, section harness/src/checks/weight_share.cpp.
 #include <algorithm>
 #include <bit>
 #include <functional>
@@ -292,14 +272,11 @@ std::string partial_sum_within_bound(const CheckContext& ctx, const std::vector<
 }  // namespace
 
 std::string weight_share_not_applicable(const CheckContext& ctx) {
-  if (pool_geo(ctx)) return "max pool has no weights, so nothing is shared";
   if (std::string why = nonfinite_inputs(ctx); !why.empty()) return why;
   return overflowing(ctx, {{"dw", &ctx.ref.dw}, {"db", &ctx.ref.db}});  // its sums: dw and db only
 }
 
 CheckResult weight_share_run(const CheckContext& ctx) {
-  if (!ctx.cand.forward.ok()) return call_failed(kName, "forward", ctx.cand.forward);
-  if (!ctx.cand.backward.ok()) return call_failed(kName, "backward", ctx.cand.backward);
   const ConvGeometry& g = *conv_geo(ctx);
   if (ctx.cand.dw.shape != g.w_shape() || (g.bias && ctx.cand.db.shape != g.b_shape())) {
     return make_result(kName, Disposition::kFailed,

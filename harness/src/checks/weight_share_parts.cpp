@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "kc/checks.h"
+#include "checks/checks.h"
 #include "kc/ref/conv.h"
 #include "window.h"
 
@@ -135,7 +135,7 @@ std::string exact_part_sum(const std::vector<PartSum>& sums, const Tensor& dw, c
 
 namespace kc {
 
-// See kc/checks.h: the exact rule of weight_share's trust, for the generator's steering.
+// See checks/checks.h: the exact rule of weight_share's trust, for the generator's steering.
 std::string partial_sum_blind_spot(const ConvGeometry& g, const Tensor& x, const Tensor& dz, const Tensor& dw,
                                    const Tensor& db) {
   return checks::exact_part_sum(checks::part_sums(g, x, dz), dw, db);

@@ -59,7 +59,7 @@ struct PartSum {
 std::vector<PartSum> part_sums(const ConvGeometry& g, const Tensor& x, const Tensor& dz);
 
 // The first partial sum whose dw, then db, equals the oracle's (dw, db) exactly, named;
-// empty when there is none (see partial_sum_blind_spot in kc/checks.h).
+// empty when there is none (see partial_sum_blind_spot in checks/checks.h).
 std::string exact_part_sum(const std::vector<PartSum>& sums, const Tensor& dw, const Tensor& db);
 
 }  // namespace kc::checks

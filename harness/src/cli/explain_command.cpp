@@ -7,10 +7,10 @@
 
 #include "cli.h"
 #include "kc/case_io.h"
-#include "kc/invoke.h"
+#include "backend/invoke.h"
 #include "kc/report.h"
-#include "kc/stack.h"
-#include "kc/validate.h"
+#include "stack/stack.h"
+#include "core/validate.h"
 
 namespace kc::cli {
 namespace {

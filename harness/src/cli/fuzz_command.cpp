@@ -5,24 +5,7 @@
 // Decisions beyond DESIGN section 6 (written down here):
 //  - --time is wall-clock from the start (replay included); a shrink that starts
 //    before the end may run --shrink-time past it. Without --time or --count: --time 60.
-//    With both, whichever ends first.
-//  - A case fails when it is FAILED, CRASHED, TIMEOUT or INVALID (a generated case
-//    must never be invalid: that is a generator bug). MISTRUSTED is counted, not a
-//    failure: generated data is sometimes degenerate (all zero after relu), and it is
-//    inconclusive, not wrong. Exit 1 when anything failed, replayed cases included.
-//  - A replayed case file that is INVALID is bad input, as in kcheck run: each is
-//    printed (file:line: reason) and the exit status is 2, even when cases failed (2
-//    wins over 1, as in kcheck run, so that a gate on exit 2 sees it).
-//  - Only the first failure of each kind (its first failing check) is shrunk and
-//    saved; later ones are counted in the summary and the report.
-//  - The --save folder (cases/regressions when not given) is checked before the run; a
-//    failing case that could not be saved after all is named NOT saved, and the exit
-//    status is 2: a failure the run cannot hand over is not a plain exit 1.
-//  - --shard i/n takes cases k with k mod n == i, and the replayed files likewise.
-//  - --jobs defaults to the number of cores (this is a throughput command).
-//  - --op all (the default) mixes conv, maxpool and conv_bias_relu, as before op: stack
-//    existed, so that a seed generates the cases it did; stacks only with --op stack
-//    (gen.h OpSet).
+// More on the method: docs/notes.md, section harness/src/cli/fuzz_command.cpp.
 #include <unistd.h>
 
 #include <algorithm>
@@ -33,7 +16,7 @@
 #include <random>
 #include <thread>
 
-#include "../gen/fuzz_session.h"
+#include "gen/fuzz_session.h"
 #include "cli.h"
 #include "kc/case_io.h"
 #include "kc/plugin.h"

@@ -5,8 +5,7 @@
 // run as a candidate, is MISTRUSTED (a relu that zeroes every output, a constant dw, ...)
 // would make `kcheck run` exit 1 on the data, not on a kernel, so it is left out, its
 // number skipped, and the next one drawn until N are written.
-// With --invalid it writes cases that each break one rule and carry
-// `expect: {error: ...}`, which `kcheck run` passes exactly when refused with that text.
+// More on the method: docs/notes.md, section harness/src/cli/gen_command.cpp.
 #include <charconv>
 #include <cstdio>
 #include <filesystem>
@@ -16,7 +15,7 @@
 
 #include "cli.h"
 #include "kc/case_io.h"
-#include "kc/gen.h"
+#include "gen/gen.h"
 #include "kc/runner.h"
 
 namespace kc::cli {

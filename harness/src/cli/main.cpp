@@ -3,8 +3,9 @@
 #include <string>
 
 #include "cli.h"
-#include "kc/build_info.h"
-#include "kc/validate.h"
+#include "core/check_table.h"
+#include "run/build_info.h"
+#include "core/validate.h"
 
 namespace kc::cli {
 
@@ -23,6 +24,7 @@ constexpr const char* kUsage =
     "      replay cases/regressions and DIR (default cases/regressions), then check generated cases on the backend\n"
     "      (default reference); shrink each kind of failure and save it under DIR\n"
     "  backends [--plugin lib.so]   every backend: available, or unavailable (reason)\n"
+    "  checks [--markdown]          every check: what it proves, where it applies\n"
     "  --version         the version and the commit built from\n"
     "exit: 0 all passed or skipped, 1 something failed, 2 bad usage or invalid input (2 wins over 1)\n";
 
@@ -37,7 +39,10 @@ int main(int argc, char** argv) {
   using namespace kc::cli;
   Args args(argv + 1, argv + argc);
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
-    std::fputs(kUsage, args.empty() ? stderr : stdout);
+    std::FILE* out = args.empty() ? stderr : stdout;
+    std::fputs(kUsage, out);
+    std::fprintf(out, "checks: %s (kcheck checks)\n",
+                 kc::check_names([](const kc::CheckInfo&) { return true; }).c_str());
     return args.empty() ? 2 : 0;
   }
   const std::string cmd = args[0];
@@ -53,6 +58,7 @@ int main(int argc, char** argv) {
   if (cmd == "run") return run_command(args);
   if (cmd == "explain") return explain_command(args);
   if (cmd == "backends") return backends_command(args);
+  if (cmd == "checks") return checks_command(args);
   if (cmd == "gen") return gen_command(args);
   if (cmd == "fuzz") return fuzz_command(args);
   return usage_error("unknown command '" + cmd + "'");

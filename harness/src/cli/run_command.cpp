@@ -13,7 +13,7 @@
 
 #include "cli.h"
 #include "kc/case_io.h"
-#include "kc/isolate.h"
+#include "run/isolate.h"
 #include "kc/plugin.h"
 #include "kc/registry.h"
 #include "kc/report.h"

@@ -11,7 +11,7 @@
 #include <fstream>
 
 #include "cli.h"
-#include "kc/build_info.h"
+#include "run/build_info.h"
 #include "kc/report.h"
 
 namespace kc::cli {

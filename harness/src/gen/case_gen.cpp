@@ -9,13 +9,13 @@
 #include <variant>
 
 #include "kc/backend.h"
-#include "kc/checks.h"
-#include "kc/fill.h"
-#include "kc/gen.h"
-#include "kc/invoke.h"
+#include "checks/checks.h"
+#include "core/fill.h"
+#include "gen/gen.h"
+#include "backend/invoke.h"
 #include "kc/ref/conv.h"
-#include "kc/stack.h"
-#include "kc/stack_exec.h"
+#include "stack/stack.h"
+#include "stack/stack_exec.h"
 #include "pick.h"
 #include "window.h"
 

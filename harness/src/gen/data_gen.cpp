@@ -7,7 +7,7 @@
 #include <limits>
 
 #include "kc/dtype.h"
-#include "kc/gen.h"
+#include "gen/gen.h"
 #include "pick.h"
 
 namespace kc::gen {

@@ -4,7 +4,7 @@
 // predicate that may run the candidate anywhere (a worker process, a GPU).
 #include <rapidcheck.h>
 
-#include "kc/gen.h"
+#include "gen/gen.h"
 
 namespace kc::gen {
 namespace {

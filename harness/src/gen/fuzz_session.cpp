@@ -5,10 +5,7 @@
 // name is shrunk (RapidCheck's shrink tree of the generated case, every candidate run
 // in a worker too) and saved, later ones are counted: a broken kernel fails almost
 // every case, and one small reproducer per kind of failure is what a user can act on.
-// Generated cases come with their drawn data seeds; the worker that checks a case
-// steers its seed first (gen::steer_seed runs the oracle, which must not crash the
-// run) and leaves the seed in a page shared with the parent, which reports and saves
-// the case with the seed it was checked on.
+// More on the method: docs/notes.md, section harness/src/gen/fuzz_session.cpp.
 #include "fuzz_session.h"
 
 #include <sys/mman.h>
@@ -26,7 +23,7 @@
 #include <string_view>
 
 #include "kc/case_io.h"
-#include "kc/isolate.h"
+#include "run/isolate.h"
 #include "kc/runner.h"
 
 namespace kc::fuzz {

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "kc/gen.h"
+#include "gen/gen.h"
 #include "kc/registry.h"
 #include "kc/result.h"
 

@@ -4,7 +4,7 @@
 // passes it exactly when it is refused with that text.
 #include "invalid.h"
 #include "kc/case_io.h"
-#include "kc/gen.h"
+#include "gen/gen.h"
 #include "pick.h"
 
 namespace kc::gen {

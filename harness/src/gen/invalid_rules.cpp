@@ -4,14 +4,12 @@
 // other dims are widened so that they stay valid, and the padding is first written
 // out as the explicit pairs it resolves to, which leaves the geometry unchanged.
 // The base case has no inline data (a changed shape would break a second rule).
-// A stack's conv is edited where a single conv's is (its fields are checked as
-// stack.layer.conv before any layer); a geometry rule broken in its first layer is
-// refused as that layer's single-op case ("stack layer 1: conv: ...").
+// More on the method: docs/notes.md, section harness/src/gen/invalid_rules.cpp.
 #include <algorithm>
 
 #include "invalid.h"
 #include "kc/shape.h"
-#include "kc/stack.h"
+#include "stack/stack.h"
 
 namespace kc::gen::detail {
 namespace {

@@ -6,8 +6,8 @@
 
 #include <algorithm>
 
-#include "kc/stack.h"
-#include "kc/validate.h"
+#include "stack/stack.h"
+#include "core/validate.h"
 #include "pick.h"
 
 namespace kc::gen::detail {

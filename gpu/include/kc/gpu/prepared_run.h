@@ -5,10 +5,7 @@
 // run() then launches only the pass's kernels between two CUDA events; seconds() is
 // that device time. outputs() downloads the current results, so a benchmark re-checks
 // correctness after its timing loop.
-//
-// peak_device_bytes() is the process's device-memory peak (device_buffer.h) since
-// prepare() began: this run's inputs, outputs and scratch, plus anything else the
-// process held at the time.
+// More on the method: docs/notes.md, section gpu/include/kc/gpu/prepared_run.h.
 #pragma once
 
 #include <memory>
@@ -16,7 +13,7 @@
 #include <string>
 
 #include "kc/case.h"
-#include "kc/fill.h"
+#include "core/fill.h"
 #include "kc/status.h"
 #include "kc/tensor.h"
 

@@ -1,0 +1,71 @@
+// The built-in backends: the reference, our cuda kernels and the peers, each either
+// registered or listed as missing with the reason this build lacks it. Its own library
+// (kc_backends), so that kc_harness, which plugins link, links no CUDA.
+#include "kc/registry.h"
+#include "run/build_info.h"
+
+#ifdef KC_HAVE_CUDA
+#include "kc/gpu/backends.h"  // cuda, and the cudnn peer when cuDNN was found
+#include "kc/gpu/device.h"
+#endif
+
+namespace kc {
+namespace {
+
+// A built-in backend this build lacks: listed, never available, with the reason, so
+// that `--backend cuda` on a build without CUDA is SKIPPED (unavailable) rather than
+// an unknown name, and `--require cuda` fails with the reason.
+class MissingBackend final : public Backend {
+ public:
+  MissingBackend(std::string name, std::string why) : name_(std::move(name)), why_(std::move(why)) {}
+  std::string name() const override { return name_; }
+  Status available() const override { return unavailable(why_); }
+  Status conv_forward(const ConvGeometry&, const Tensor&, const Tensor&, const Tensor*, bool, Tensor&) override {
+    return available();
+  }
+  Status conv_backward(const ConvGeometry&, const Tensor&, const Tensor&, const Tensor*, bool, const Tensor&, Tensor&,
+                       Tensor&, Tensor*) override {
+    return available();
+  }
+  Status maxpool_forward(const PoolGeometry&, const Tensor&, Tensor&, IndexTensor*) override { return available(); }
+  Status maxpool_backward(const PoolGeometry&, const Tensor&, const IndexTensor*, Tensor&) override {
+    return available();
+  }
+
+ private:
+  std::string name_, why_;
+};
+
+[[maybe_unused]] Registry::Factory missing(const char* name, const char* why) {
+  return [name, why] { return std::unique_ptr<Backend>(new MissingBackend(name, why)); };
+}
+
+}  // namespace
+
+Registry builtin_registry() {
+  Registry r;
+  (void)r.add("reference", &make_reference_backend);
+#ifdef KC_HAVE_CUDA
+  (void)r.add("cuda", &gpu::make_cuda_backend);
+#ifdef KC_HAVE_CUDNN
+  (void)r.add("cudnn", &gpu::make_cudnn_backend);
+#else
+  (void)r.add("cudnn", missing("cudnn", "built without cuDNN: cudnn.h and libcudnn were not found at configure time"));
+#endif
+#else
+  (void)r.add("cuda", missing("cuda", "built without CUDA: no CUDA compiler was found at configure time"));
+  (void)r.add("cudnn", missing("cudnn", "built without CUDA: no CUDA compiler was found at configure time"));
+#endif
+  return r;
+}
+
+std::string gpu_device_description() {
+#ifdef KC_HAVE_CUDA
+  auto d = gpu::probe_device();
+  return d.ok() ? gpu::describe(*d) : "none: " + d.status().message();
+#else
+  return {};
+#endif
+}
+
+}  // namespace kc

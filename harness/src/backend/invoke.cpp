@@ -1,0 +1,91 @@
+// invoke(): the calling contract applied around one forward and backward of a backend.
+#include "backend/invoke.h"
+
+#include <cmath>
+
+#include "kc/ref/conv.h"
+#include "kc/ref/maxpool.h"
+
+namespace kc {
+namespace {
+
+OpOutputs invoke_conv(Backend& be, const Case& c, const ConvGeometry& g, const OpInputs& in, Pass pass) {
+  OpOutputs o;
+  const Tensor* b = g.bias ? &in.b : nullptr;
+  o.y = poisoned(c.dtype, g.y_shape());
+  o.handed[0] = o.y.data.data();
+  o.forward = be.conv_forward(g, in.x, in.w, b, is_fused(c), o.y);
+  o.backward = failed_precondition("not run");
+  if (!o.forward.ok() || pass == Pass::kForward) return o;
+  o.dx = poisoned(c.dtype, g.x_shape());
+  o.dw = poisoned(c.dtype, g.w_shape());
+  if (g.bias) o.db = poisoned(c.dtype, g.b_shape());
+  o.handed[2] = o.dx.data.data();
+  o.handed[3] = o.dw.data.data();
+  o.handed[4] = o.db.data.data();
+  o.backward = be.conv_backward(g, in.x, in.w, b, is_fused(c), in.dy, o.dx, o.dw, g.bias ? &o.db : nullptr);
+  o.ran_backward = true;
+  return o;
+}
+
+OpOutputs invoke_pool(Backend& be, const Case& c, const PoolGeometry& g, const OpInputs& in, Pass pass) {
+  OpOutputs o;
+  o.y = poisoned(c.dtype, g.y_shape());
+  if (g.mode == PoolMode::kTraining) {
+    o.indices = IndexTensor{g.y_shape(), HostVector<int64_t>(static_cast<size_t>(element_count(g.y_shape())), kPoisonIndex)};
+  }
+  o.handed[0] = o.y.data.data();
+  if (o.indices) o.handed[1] = o.indices->data.data();
+  o.forward = be.maxpool_forward(g, in.x, o.y, o.indices ? &*o.indices : nullptr);
+  o.backward = failed_precondition("not run");
+  if (!o.forward.ok() || pass == Pass::kForward) return o;
+  o.dx = poisoned(c.dtype, g.x_shape());
+  o.handed[2] = o.dx.data.data();
+  o.backward = be.maxpool_backward(g, in.dy, o.indices ? &*o.indices : nullptr, o.dx);
+  o.ran_backward = true;
+  return o;
+}
+
+}  // namespace
+
+StatusOr<OpGeometry> op_geometry(const Case& c) {
+  if (is_stack(c)) {  // one geometry per layer: see stack.h and stack_exec.h
+    return invalid_argument("op: stack has one geometry per layer (use stack_layers)");
+  }
+  if (is_pool(c)) {
+    KC_ASSIGN_OR_RETURN(PoolGeometry g, pool_geometry(c));
+    return OpGeometry{g};
+  }
+  KC_ASSIGN_OR_RETURN(ConvGeometry g, conv_geometry(c));
+  return OpGeometry{g};
+}
+
+bool is_pool(const Case& c) { return std::holds_alternative<MaxPoolParams>(c.op); }
+bool is_fused(const Case& c) { return std::holds_alternative<ConvBiasReluParams>(c.op); }
+
+OpOutputs invoke(Backend& backend, const Case& c, const OpGeometry& g, const OpInputs& in, Pass pass) {
+  if (const auto* cg = std::get_if<ConvGeometry>(&g)) return invoke_conv(backend, c, *cg, in, pass);
+  return invoke_pool(backend, c, std::get<PoolGeometry>(g), in, pass);
+}
+
+OpOutputs absolute_pass(const Case& c, const OpGeometry& g, const OpInputs& in, const OpOutputs& ref) {
+  (void)c;
+  OpOutputs a;
+  if (const auto* cg = std::get_if<ConvGeometry>(&g)) {
+    const Tensor ax = absolute(in.x), aw = absolute(in.w), ab = absolute(in.b), ady = absolute(in.dy);
+    a.y = ref::conv_forward(*cg, ax, aw, cg->bias ? &ab : nullptr);
+    a.dx = ref::conv_backward_data(*cg, ady, aw);
+    a.dw = ref::conv_backward_weight(*cg, ax, ady);
+    if (cg->bias) a.db = ref::conv_backward_bias(*cg, ady);
+    return a;
+  }
+  const PoolGeometry& pg = std::get<PoolGeometry>(g);
+  a.y = absolute(ref.y);
+  if (ref.indices) {
+    auto dx = ref::maxpool_backward(pg, absolute(in.dy), ref.indices);
+    if (dx.ok()) a.dx = std::move(dx).value();
+  }
+  return a;
+}
+
+}  // namespace kc

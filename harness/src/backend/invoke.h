@@ -1,0 +1,55 @@
+// One run of a backend on a case under the calling contract of backend.h: outputs
+// allocated with the contract's shapes and the case dtype and poisoned (NaN; indices
+// kPoisonIndex) before the call. Used by the runner and by every check that needs to
+// run an op again (on other inputs, another batch split, a padded input, ...).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <variant>
+
+#include "kc/backend.h"
+#include "kc/case.h"
+#include "core/fill.h"
+#include "kc/shape.h"
+#include "kc/status.h"
+
+namespace kc {
+
+inline constexpr int64_t kPoisonIndex = std::numeric_limits<int64_t>::min();
+
+using OpGeometry = std::variant<ConvGeometry, PoolGeometry>;
+
+// Validates the case and resolves its geometry.
+StatusOr<OpGeometry> op_geometry(const Case& c);
+bool is_pool(const Case& c);
+bool is_fused(const Case& c);  // conv_bias_relu
+
+struct OpOutputs {
+  Tensor y;
+  std::optional<IndexTensor> indices;  // max pool in training mode
+  Tensor dx, dw, db;                   // dw and db: conv only (db with a bias)
+  Status forward;                      // what the backend returned
+  Status backward;                     // not run: failed_precondition("not run")
+  bool ran_backward = false;
+  // Where the buffers of y, indices, dx, dw and db started when they were handed over
+  // (null: not handed): integrity names a backend that replaced one instead of writing
+  // into it.
+  std::array<const void*, 5> handed{};
+};
+
+enum class Pass { kForward, kForwardBackward };
+
+// Runs the backend. A failed forward leaves the backward not run.
+OpOutputs invoke(Backend& backend, const Case& c, const OpGeometry& g, const OpInputs& in,
+                 Pass pass = Pass::kForwardBackward);
+
+// The oracle on absolute values: per element the sum of |a_i * b_i| its value is made
+// of (y from |x|, |w|, |b|; dx from |dy|, |w|; dw from |x|, |dy|; db from |dy|; for a
+// pool, |y| and dx from |dy| through the oracle's indices). Feeds the `bound` tolerance.
+OpOutputs absolute_pass(const Case& c, const OpGeometry& g, const OpInputs& in,
+                        const OpOutputs& ref);
+
+}  // namespace kc

@@ -1,0 +1,29 @@
+// Input data for a case: the fill named by `data.fill`, seeded by `data.seed`, then
+// any inline `tensors:` in place of the filled ones; everything rounded to the dtype.
+//   random:  uniform in [-1, 1)
+// More on the method: docs/notes.md, section harness/src/core/fill.h.
+#pragma once
+
+#include <cstdint>
+
+#include "kc/case.h"
+#include "kc/status.h"
+#include "kc/tensor.h"
+
+namespace kc {
+
+struct OpInputs {
+  Tensor x;   // [N, C, in...]
+  Tensor w;   // conv only: [Cout, Cin/G, k...]
+  Tensor b;   // conv with bias: [Cout]
+  Tensor dy;  // the cotangent for the backward pass: [N, Cout or C, out...]
+};
+
+// The case must be valid (validate.h); returns its error otherwise.
+StatusOr<OpInputs> make_inputs(const Case& c);
+
+// The counter-based generator behind the fills: a uniform double in [0, 1) from
+// (seed, stream, index) through splitmix64.
+double uniform01(uint64_t seed, uint64_t stream, uint64_t index);
+
+}  // namespace kc

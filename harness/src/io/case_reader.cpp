@@ -1,0 +1,414 @@
+// Internal to kc_io: reading the fields of one case (DESIGN section 5) from a layered
+// Value into a Case. Field rules only; geometry and sizes are validate()'s job, except
+// what must be known here: inline data must match its own shape's element count.
+#include <cmath>
+#include <algorithm>
+#include <limits>
+#include <string>
+
+#include "core/check_table.h"
+#include "io/case_yaml.h"
+#include "core/validate.h"
+
+namespace kc::io {
+namespace {
+
+enum class OpKind { kConv, kMaxPool, kConvBiasRelu, kStack };
+
+StatusOr<Value> require(const Value& v, std::string_view key) {
+  if (std::optional<Value> f = v.get(key)) return *f;
+  return v.missing(key);
+}
+
+// A per-dim list, or one integer for every spatial dim.
+StatusOr<Dims> read_dims(const Value& v, size_t rank) {
+  if (v.is_scalar()) {
+    KC_ASSIGN_OR_RETURN(int64_t n, read_int(v));
+    return Dims(rank, n);
+  }
+  if (!v.is_sequence()) return v.type_error("a list of integers or one integer");
+  Dims d;
+  for (const Value& item : v.items()) {
+    KC_ASSIGN_OR_RETURN(int64_t n, read_int(item));
+    d.push_back(n);
+  }
+  return d;
+}
+
+StatusOr<std::array<int64_t, 2>> read_pad_pair(const Value& item) {
+  if (item.is_scalar()) {
+    KC_ASSIGN_OR_RETURN(int64_t n, read_int(item));
+    return std::array<int64_t, 2>{n, n};
+  }
+  const std::vector<Value> lohi = item.items();
+  if (lohi.size() != 2) return item.type_error("a number or a [lo, hi] pair");
+  KC_ASSIGN_OR_RETURN(int64_t lo, read_int(lohi[0]));
+  KC_ASSIGN_OR_RETURN(int64_t hi, read_int(lohi[1]));
+  return std::array<int64_t, 2>{lo, hi};
+}
+
+StatusOr<PadSpec> read_padding(const Value& v, size_t rank) {
+  constexpr std::string_view kForms =
+      "same, same_lower, valid, a number, a list of numbers or a list of [lo, hi] pairs";
+  PadSpec pad;
+  if (v.is_scalar() && !v.is_quoted()) {
+    bool overflow = false;
+    if (std::optional<int64_t> n = parse_int_text(v.text(), &overflow)) {
+      pad.pairs.assign(rank, {*n, *n});
+      return pad;
+    }
+    if (overflow) return v.error(v.text() + " is outside the int64 range");
+  }
+  if (v.is_scalar()) {
+    KC_ASSIGN_OR_RETURN(pad.kind, read_enum<PadKind>(v, {{"same", PadKind::kSame},
+                                                         {"same_lower", PadKind::kSameLower},
+                                                         {"valid", PadKind::kValid}}));
+    return pad;
+  }
+  if (!v.is_sequence()) return v.type_error(kForms);
+  if (v.node().size() == 0) return v.error("an empty list: give one entry per spatial dim (or leave padding out for none)");
+  for (const Value& item : v.items()) {
+    KC_ASSIGN_OR_RETURN(auto pair, read_pad_pair(item));
+    pad.pairs.push_back(pair);
+  }
+  return pad;
+}
+
+StatusOr<PaddingMode> read_padding_mode(const Value& v) {
+  return read_enum<PaddingMode>(v, {{"zeros", PaddingMode::kZeros},
+                                    {"reflect", PaddingMode::kReflect},
+                                    {"replicate", PaddingMode::kReplicate},
+                                    {"circular", PaddingMode::kCircular}});
+}
+
+StatusOr<ConvParams> read_conv(const Value& v, size_t rank, bool fused) {
+  KC_RETURN_IF_ERROR(v.check_keys({"out_channels", "kernel", "stride", "dilation", "groups",
+                                   "padding", "padding_mode", "bias"}));
+  ConvParams p;
+  p.bias = fused;
+  KC_ASSIGN_OR_RETURN(Value oc, require(v, "out_channels"));
+  KC_ASSIGN_OR_RETURN(p.out_channels, read_int(oc));
+  KC_ASSIGN_OR_RETURN(Value kernel, require(v, "kernel"));
+  KC_ASSIGN_OR_RETURN(p.kernel, read_dims(kernel, rank));
+  if (auto f = v.get("stride")) { KC_ASSIGN_OR_RETURN(p.stride, read_dims(*f, rank)); }
+  if (auto f = v.get("dilation")) { KC_ASSIGN_OR_RETURN(p.dilation, read_dims(*f, rank)); }
+  if (auto f = v.get("groups")) { KC_ASSIGN_OR_RETURN(p.groups, read_int(*f)); }
+  if (auto f = v.get("padding")) { KC_ASSIGN_OR_RETURN(p.padding, read_padding(*f, rank)); }
+  if (auto f = v.get("padding_mode")) { KC_ASSIGN_OR_RETURN(p.padding_mode, read_padding_mode(*f)); }
+  if (auto f = v.get("bias")) {
+    KC_ASSIGN_OR_RETURN(p.bias, read_bool(*f));
+    if (fused && !p.bias) return f->error("conv_bias_relu always has a bias (leave bias out or set it to true)");
+  }
+  return p;
+}
+
+StatusOr<MaxPoolParams> read_maxpool(const Value& v, size_t rank) {
+  KC_RETURN_IF_ERROR(v.check_keys({"kernel", "stride", "padding", "dilation", "ceil_mode", "mode", "tie"}));
+  MaxPoolParams p;
+  KC_ASSIGN_OR_RETURN(Value kernel, require(v, "kernel"));
+  KC_ASSIGN_OR_RETURN(p.kernel, read_dims(kernel, rank));
+  if (auto f = v.get("stride")) { KC_ASSIGN_OR_RETURN(p.stride, read_dims(*f, rank)); }
+  if (auto f = v.get("dilation")) { KC_ASSIGN_OR_RETURN(p.dilation, read_dims(*f, rank)); }
+  if (auto f = v.get("padding")) { KC_ASSIGN_OR_RETURN(p.padding, read_padding(*f, rank)); }
+  if (auto f = v.get("ceil_mode")) { KC_ASSIGN_OR_RETURN(p.ceil_mode, read_bool(*f)); }
+  if (auto f = v.get("mode")) {
+    KC_ASSIGN_OR_RETURN(p.mode, read_enum<PoolMode>(*f, {{"inference", PoolMode::kInference},
+                                                         {"training", PoolMode::kTraining}}));
+  }
+  if (auto f = v.get("tie")) {
+    KC_ASSIGN_OR_RETURN(p.tie, read_enum<TieRule>(*f, {{"first", TieRule::kFirst},
+                                                       {"last", TieRule::kLast},
+                                                       {"any", TieRule::kAny}}));
+  }
+  return p;
+}
+
+// `none`, `sqrt` or the string "every:K" with K >= 1.
+StatusOr<CheckpointPolicy> read_checkpoint(const Value& v) {
+  if (!v.is_scalar()) return v.type_error("none, sqrt or \"every:K\"");
+  CheckpointPolicy p;
+  const std::string t = v.text();
+  if (t == "none") return p;
+  if (t == "sqrt") return CheckpointPolicy{CheckpointKind::kSqrt, 0};
+  if (t.rfind("every:", 0) == 0) {
+    bool overflow = false;
+    const std::optional<int64_t> k = parse_int_text(t.substr(6), &overflow);
+    if (!k || *k < 1) return v.error("every:K needs an integer K >= 1, got \"" + t + "\"");
+    return CheckpointPolicy{CheckpointKind::kEvery, *k};
+  }
+  return v.type_error("none, sqrt or \"every:K\"");
+}
+
+StatusOr<StackParams> read_stack(const Value& v, size_t rank) {
+  KC_RETURN_IF_ERROR(v.check_keys({"depth", "layer", "checkpoint"}));
+  StackParams p;
+  KC_ASSIGN_OR_RETURN(Value depth, require(v, "depth"));
+  KC_ASSIGN_OR_RETURN(p.depth, read_int(depth));
+  KC_ASSIGN_OR_RETURN(Value layer, require(v, "layer"));
+  KC_RETURN_IF_ERROR(layer.check_keys({"conv", "relu", "maxpool"}));
+  KC_ASSIGN_OR_RETURN(Value conv, require(layer, "conv"));
+  KC_ASSIGN_OR_RETURN(p.conv, read_conv(conv, rank, false));
+  if (auto f = layer.get("relu")) { KC_ASSIGN_OR_RETURN(p.relu, read_bool(*f)); }
+  if (auto f = layer.get("maxpool")) {
+    KC_ASSIGN_OR_RETURN(MaxPoolParams pool, read_maxpool(*f, rank));
+    if (pool.mode != PoolMode::kTraining) return f->error("a stack's max pool runs in training mode (its backward needs indices)");
+    p.pool = std::move(pool);
+  }
+  if (auto f = v.get("checkpoint")) { KC_ASSIGN_OR_RETURN(p.checkpoint, read_checkpoint(*f)); }
+  return p;
+}
+
+// The op's params section; the other op's section is refused when the case itself
+// writes it, and ignored when it is only inherited from defaults.
+Status read_op(const Value& v, OpKind op, Case* c) {
+  if (op == OpKind::kStack) {
+    for (std::string_view other : {"conv", "maxpool"}) {
+      if (v.own(other)) return v.get(other)->error("given, but op is stack (whose layer goes under stack: layer:)");
+    }
+    KC_ASSIGN_OR_RETURN(Value p, require(v, "stack"));
+    KC_ASSIGN_OR_RETURN(c->op, read_stack(p, c->input.spatial.size()));
+    return ok_status();
+  }
+  const bool pool = op == OpKind::kMaxPool;
+  const std::string_view section = pool ? "maxpool" : "conv";
+  const std::string_view other = pool ? "conv" : "maxpool";
+  if (v.own(other)) {
+    return v.get(other)->error("given, but op is " + std::string(pool ? "maxpool" : "conv") +
+                               " (whose params go under " + std::string(section) + ":)");
+  }
+  KC_ASSIGN_OR_RETURN(Value p, require(v, section));
+  const size_t rank = c->input.spatial.size();
+  if (pool) {
+    KC_ASSIGN_OR_RETURN(c->op, read_maxpool(p, rank));
+  } else if (op == OpKind::kConv) {
+    KC_ASSIGN_OR_RETURN(c->op, read_conv(p, rank, false));
+  } else {
+    KC_ASSIGN_OR_RETURN(ConvParams conv, read_conv(p, rank, true));
+    c->op = ConvBiasReluParams{std::move(conv)};
+  }
+  return ok_status();
+}
+
+Status read_input(const Value& v, InputSpec* in) {
+  KC_RETURN_IF_ERROR(v.check_keys({"batch", "channels", "spatial"}));
+  if (auto f = v.get("batch")) { KC_ASSIGN_OR_RETURN(in->batch, read_int(*f)); }
+  if (auto f = v.get("channels")) { KC_ASSIGN_OR_RETURN(in->channels, read_int(*f)); }
+  KC_ASSIGN_OR_RETURN(Value spatial, require(v, "spatial"));
+  if (!spatial.is_sequence()) return spatial.type_error("a list of extents ([W], [H, W] or [D, H, W])");
+  KC_ASSIGN_OR_RETURN(in->spatial, read_dims(spatial, 0));
+  return ok_status();
+}
+
+Status read_data(const Value& v, DataSpec* data) {
+  KC_RETURN_IF_ERROR(v.check_keys({"seed", "fill"}));
+  if (auto f = v.get("seed")) { KC_ASSIGN_OR_RETURN(data->seed, read_uint64(*f)); }
+  if (auto f = v.get("fill")) {
+    KC_ASSIGN_OR_RETURN(data->fill, read_enum<Fill>(*f, {{"random", Fill::kRandom},
+                                                         {"normal", Fill::kNormal},
+                                                         {"integer", Fill::kInteger},
+                                                         {"ties", Fill::kTies},
+                                                         {"special", Fill::kSpecial}}));
+  }
+  return ok_status();
+}
+
+// A name from the check table (core/check_table.h).
+StatusOr<std::string_view> read_check_name(const Value& v) {
+  std::string list;
+  for (const CheckInfo& info : check_table()) {
+    if (v.is_scalar() && v.text() == info.name) return info.name;
+    list += (list.empty() ? "" : ", ") + std::string(info.name);
+  }
+  return v.type_error("one of " + list);
+}
+
+StatusOr<std::vector<std::string>> read_checks(const Value& v) {
+  if (!v.is_sequence()) return v.type_error("a list of check names");
+  // Empty would read as "every check" (a case without `checks:`), the opposite of what it says.
+  if (v.node().size() == 0) return v.error("an empty list checks nothing: name the checks, or leave `checks` out for every one that applies");
+  std::vector<std::string> checks;
+  for (const Value& item : v.items()) {
+    KC_ASSIGN_OR_RETURN(std::string_view name, read_check_name(item));
+    if (std::find(checks.begin(), checks.end(), name) != checks.end()) {
+      return item.error("check " + std::string(name) + " is listed twice");
+    }
+    checks.emplace_back(name);
+  }
+  return checks;
+}
+
+StatusOr<double> read_tolerance_value(const Value& v) {
+  KC_ASSIGN_OR_RETURN(double t, read_double(v));
+  if (!(t >= 0.0) || t == std::numeric_limits<double>::infinity()) {
+    return v.error("must be a finite number >= 0, got " + v.text());
+  }
+  return t;
+}
+
+StatusOr<Tolerance> read_tolerance(const Value& v) {
+  Tolerance tol;
+  if (v.is_scalar()) {
+    KC_ASSIGN_OR_RETURN(tol.kind, read_enum<ToleranceKind>(v, {{"bound", ToleranceKind::kBound},
+                                                               {"exact", ToleranceKind::kExact}}));
+    return tol;
+  }
+  if (!v.is_map()) return v.type_error("bound, exact or {rtol, atol}");
+  KC_RETURN_IF_ERROR(v.check_keys({"rtol", "atol"}));
+  tol.kind = ToleranceKind::kExplicit;
+  if (auto f = v.get("rtol")) { KC_ASSIGN_OR_RETURN(tol.rtol, read_tolerance_value(*f)); }
+  if (auto f = v.get("atol")) { KC_ASSIGN_OR_RETURN(tol.atol, read_tolerance_value(*f)); }
+  return tol;
+}
+
+StatusOr<Expectation> read_expect(const Value& v) {
+  Expectation e;
+  if (v.is_scalar() && v.text() == "pass") return e;
+  if (!v.is_map()) return v.type_error("pass or {error: \"text the error must contain\"}");
+  KC_RETURN_IF_ERROR(v.check_keys({"error"}));
+  KC_ASSIGN_OR_RETURN(Value err, require(v, "error"));
+  KC_ASSIGN_OR_RETURN(e.error, read_string(err));
+  if (e.error.find_first_not_of(" \t\r\n") == std::string::npos) {
+    return err.error(e.error.empty() ? "must not be empty (it would match any error)"
+                                     : "must not be only whitespace (it would match almost any error)");
+  }
+  e.pass = false;
+  return e;
+}
+
+// How a tensor's values are read: rounded to the case dtype (inputs), kept as written
+// (golden outputs), or integers (indices).
+enum class DataRule { kRound, kKeep, kIndex };
+
+Status read_values(const Value& data, DataRule rule, DType dtype, HostVector<double>* out) {
+  constexpr int64_t kMaxIndex = int64_t{1} << 53;  // exact in a double
+  size_t i = 0;
+  for (auto it = data.node().begin(); it != data.node().end(); ++it, ++i) {
+    const YAML::Node& n = *it;
+    bool bad = !n.IsScalar() || n.Tag() != "?";  // quoted or tagged: not a plain number
+    bool out_of_range = false;
+    double v = 0.0;
+    if (!bad && rule == DataRule::kIndex) {
+      const std::optional<int64_t> k = parse_int_text(n.Scalar(), &out_of_range);
+      bad = !k || *k < 0 || *k > kMaxIndex;  // compared as integers: 2^53 + 1 is no double
+      v = k ? static_cast<double>(*k) : 0.0;
+    } else if (!bad) {
+      const std::optional<double> d = parse_double_text(n.Scalar(), &out_of_range);
+      bad = !d;
+      v = d ? (rule == DataRule::kRound ? round_to(dtype, *d) : *d) : 0.0;
+    }
+    if (bad) {
+      const Value item = data.item(i, n);
+      const std::string what = rule == DataRule::kIndex ? "an index (an integer in [0, 2^53])" : "a number";
+      const Status s = out_of_range && rule != DataRule::kIndex
+                           ? item.error(n.Scalar() + " is outside the range of a double")
+                           : item.plain_type_error(what);
+      return s;
+    }
+    if (rule == DataRule::kRound && std::isinf(v) && !std::isinf(*parse_double_text(n.Scalar(), &out_of_range))) {
+      return data.item(i, n).error(n.Scalar() + " overflows " + std::string(dtype_name(dtype)) +
+                                   " (write inf for an infinity)");
+    }
+    out->push_back(v);
+  }
+  return ok_status();
+}
+
+StatusOr<Tensor> read_tensor(const Value& v, DataRule rule, DType dtype) {
+  KC_RETURN_IF_ERROR(v.check_keys({"shape", "data"}));
+  Tensor t;
+  t.dtype = rule == DataRule::kRound ? dtype : DType::kF64;
+  KC_ASSIGN_OR_RETURN(Value shape, require(v, "shape"));
+  if (!shape.is_sequence()) return shape.type_error("a list of extents");
+  KC_ASSIGN_OR_RETURN(t.shape, read_dims(shape, 0));
+  int64_t count = 1;
+  for (size_t i = 0; i < t.shape.size(); ++i) {
+    if (t.shape[i] < 0) return shape.error("extent " + std::to_string(t.shape[i]) + " is negative");
+    count = saturating_mul(count, t.shape[i]);
+  }
+  KC_ASSIGN_OR_RETURN(Value data, require(v, "data"));
+  if (!data.is_sequence()) return data.type_error("a list of numbers");
+  // A nested list (a 2-D tensor written by rows) is the mistake to name, not the count
+  // of top-level items it throws off.
+  size_t at = 0;
+  for (auto it = data.node().begin(); it != data.node().end(); ++it, ++at) {
+    if (it->IsSequence()) {
+      return data.item(at, *it).error("expected a number, got a list (data is one flat list of the tensor's "
+                                      "values, row-major)");
+    }
+  }
+  const size_t given = data.node().size();
+  if (static_cast<uint64_t>(count) != given) {
+    return data.error("has " + std::to_string(given) + " values but shape " + dims_to_string(t.shape) +
+                      " needs " + std::to_string(count));
+  }
+  t.data.reserve(given);
+  KC_RETURN_IF_ERROR(read_values(data, rule, dtype, &t.data));
+  return t;
+}
+
+Status read_tensor_map(const Value& v, bool expected, DType dtype, std::map<std::string, Tensor>* out) {
+  const std::initializer_list<std::string_view> inputs = {"x", "w", "b", "dy"};
+  const std::initializer_list<std::string_view> outputs = {"y", "indices", "dx", "dw", "db"};
+  KC_RETURN_IF_ERROR(v.check_keys(expected ? outputs : inputs));
+  for (std::string_view name : expected ? outputs : inputs) {
+    std::optional<Value> f = v.get(name);
+    if (!f) continue;
+    const DataRule rule = !expected ? DataRule::kRound : name == "indices" ? DataRule::kIndex : DataRule::kKeep;
+    KC_ASSIGN_OR_RETURN(Tensor t, read_tensor(*f, rule, dtype));
+    out->emplace(std::string(name), std::move(t));
+  }
+  return ok_status();
+}
+
+Status read_options(const Value& v, Case* c) {
+  if (auto f = v.get("data")) KC_RETURN_IF_ERROR(read_data(*f, &c->data));
+  if (auto f = v.get("checks")) { KC_ASSIGN_OR_RETURN(c->checks, read_checks(*f)); }
+  if (auto f = v.get("tolerance")) { KC_ASSIGN_OR_RETURN(c->tolerance, read_tolerance(*f)); }
+  if (auto f = v.get("deterministic")) { KC_ASSIGN_OR_RETURN(c->deterministic, read_bool(*f)); }
+  if (auto f = v.get("tensors")) KC_RETURN_IF_ERROR(read_tensor_map(*f, false, c->dtype, &c->tensors));
+  if (auto f = v.get("expected")) KC_RETURN_IF_ERROR(read_tensor_map(*f, true, c->dtype, &c->expected));
+  return ok_status();
+}
+
+}  // namespace
+
+StatusOr<Case> read_case(const Value& v, Expectation* expect) {
+  // `expect` first: a case written to be refused (say, for an unknown key) must still
+  // tell the runner which error it expects.
+  if (auto f = v.get("expect")) { KC_ASSIGN_OR_RETURN(*expect, read_expect(*f)); }
+  KC_RETURN_IF_ERROR(v.check_keys({"name", "op", "dtype", "input", "conv", "maxpool", "stack", "data", "checks",
+                                   "tolerance", "accumulation", "deterministic", "tensors", "expected", "expect"}));
+  Case c;
+  c.expect = *expect;
+  if (auto f = v.get("name")) { KC_ASSIGN_OR_RETURN(c.name, read_string(*f)); }
+  KC_ASSIGN_OR_RETURN(Value op_value, require(v, "op"));
+  KC_ASSIGN_OR_RETURN(OpKind op, read_enum<OpKind>(op_value, {{"conv", OpKind::kConv},
+                                                              {"maxpool", OpKind::kMaxPool},
+                                                              {"conv_bias_relu", OpKind::kConvBiasRelu},
+                                                              {"stack", OpKind::kStack}}));
+  const std::initializer_list<std::pair<std::string_view, DType>> dtypes = {
+      {"f64", DType::kF64}, {"f32", DType::kF32}, {"f16", DType::kF16}, {"bf16", DType::kBF16}};
+  if (auto f = v.get("dtype")) { KC_ASSIGN_OR_RETURN(c.dtype, read_enum<DType>(*f, dtypes)); }
+  if (auto f = v.get("accumulation")) {
+    KC_ASSIGN_OR_RETURN(DType acc, read_enum<DType>(*f, dtypes));
+    if (!accumulates(acc, c.dtype)) {
+      std::vector<std::string> fit;  // the reverse of `dtypes`' order: narrowest first
+      for (const auto& [name, d] : dtypes) {
+        if (accumulates(d, c.dtype)) fit.insert(fit.begin(), std::string(name));
+      }
+      std::string list;
+      for (size_t i = 0; i < fit.size(); ++i) list += (i == 0 ? "" : i + 1 == fit.size() ? " or " : ", ") + fit[i];
+      return f->error(std::string(dtype_name(acc)) + " cannot accumulate dtype " + std::string(dtype_name(c.dtype)) +
+                      " (an accumulator has at least the storage's precision and range; for " +
+                      std::string(dtype_name(c.dtype)) + ": " + list + ")");
+    }
+    c.accumulation = acc;
+  }
+  KC_ASSIGN_OR_RETURN(Value input, require(v, "input"));
+  KC_RETURN_IF_ERROR(read_input(input, &c.input));
+  KC_RETURN_IF_ERROR(read_op(v, op, &c));
+  KC_RETURN_IF_ERROR(read_options(v, &c));
+  return c;
+}
+
+}  // namespace kc::io

@@ -1,0 +1,244 @@
+// check_case / check_loaded: inputs, the oracle, the backend, then each check.
+#include "kc/runner.h"
+
+#include <algorithm>
+#include <chrono>
+#include <exception>
+#include <optional>
+#include <stdexcept>
+
+#include "core/check_table.h"
+#include "checks/checks.h"
+#include "checks/common.h"
+#include "core/fill.h"
+#include "backend/invoke.h"
+#include "stack/stack_exec.h"
+
+namespace kc {
+namespace {
+
+bool requested(const Case& c, std::string_view name) {
+  return c.checks.empty() || std::find(c.checks.begin(), c.checks.end(), name) != c.checks.end();
+}
+
+// Why `def` does not run here, or empty: the oracle rule (a single op on the reference
+// is compared with nothing), the table's rules from the case alone, then what only the
+// data or the backend decide (the check's own not_applicable).
+std::string why_not(const CheckDef& def, const CheckContext& ctx) {
+  const bool single_op = ctx.stack == nullptr && !is_stack(ctx.c);
+  if (!def.info.on_oracle && ctx.is_reference && single_op) return oracle_self_reason();
+  if (std::string why = check_never_applies(ctx.c, def.name()); !why.empty()) return why;
+  return def.not_applicable ? def.not_applicable(ctx) : std::string();
+}
+
+// The candidate calls a single-op check needs: a failed one is its FAILED, an
+// unimplemented one its SKIPPED (checks/common.h: call_failed). Empty when they succeeded.
+std::optional<CheckResult> failed_call(const CheckDef& def, const CheckContext& ctx) {
+  if (ctx.stack != nullptr) return std::nullopt;
+  if ((def.info.needs & kNeedsForward) && !ctx.cand.forward.ok()) {
+    return checks::call_failed(def.name(), "forward", ctx.cand.forward);
+  }
+  if ((def.info.needs & kNeedsBackward) == kNeedsBackward && !ctx.cand.backward.ok()) {
+    return checks::call_failed(def.name(), "backward", ctx.cand.backward);
+  }
+  return std::nullopt;
+}
+
+void run_checks(const CheckContext& ctx, CaseResult& r) {
+  for (const CheckDef& def : check_registry()) {
+    if (!requested(ctx.c, def.name())) continue;
+    if (const std::string why = why_not(def, ctx); !why.empty()) {
+      if (!ctx.c.checks.empty()) r.checks.push_back(make_result(def.name(), Disposition::kSkipped, why));
+      continue;
+    }
+    try {
+      std::optional<CheckResult> failed = failed_call(def, ctx);
+      r.checks.push_back(failed ? *failed : def.run(ctx));
+    } catch (const std::exception& e) {
+      r.checks.push_back(make_result(def.name(), Disposition::kCrashed, std::string("exception: ") + e.what()));
+    }
+  }
+}
+
+// The case's disposition from its checks. A case whose every requested check was
+// skipped carries their reasons, so that the summary and the reports say why.
+void finish(CaseResult& r) {
+  r.disposition = Disposition::kSkipped;
+  roll_up(r);
+  if (r.checks.empty()) {
+    r.message = "no requested check applies to this case";
+    return;
+  }
+  if (r.disposition != Disposition::kSkipped || !r.message.empty()) return;
+  for (const CheckResult& c : r.checks) r.message += (r.message.empty() ? "" : "; ") + c.name + ": " + c.message;
+}
+
+// available() and supports() are the backend's code too: an exception from them is this
+// case's CRASHED (check_case), named with the call that threw.
+template <class Call>
+Status asked(const char* what, Call&& call) {
+  try {
+    return call();
+  } catch (const std::exception& e) {
+    throw std::runtime_error(std::string("its ") + what + " threw: " + e.what());
+  } catch (...) {
+    throw std::runtime_error(std::string("its ") + what + " threw an exception of a non-standard type");
+  }
+}
+
+// op: stack: the per-layer ops through the executor (stack_exec.h), the oracle in f64
+// without checkpointing, the backend in the case dtype under the case's policy.
+CaseResult check_stack(const Case& c, Backend& backend, CaseResult r) {
+  auto layers = stack_layers(c);
+  auto in = layers.ok() ? make_stack_inputs(c, *layers) : StatusOr<StackInputs>(layers.status());
+  if (!in.ok()) {
+    r.disposition = Disposition::kInvalid;
+    r.message = in.status().message();
+    return r;
+  }
+  if (Status s = asked("supports()", [&] { return stack_supports(backend, *layers); }); !s.ok()) {
+    r.disposition = Disposition::kSkipped;
+    r.message = backend.name() + " does not support this case: " + s.message();
+    return r;
+  }
+  auto oracle = make_reference_backend();
+  StackRunOptions keep{CheckpointPolicy{}, DType::kF64, true, true};
+  keep.keep_conv_grads = true;
+  const StackRun ref = run_stack(*oracle, *layers, *in, keep);
+  const StackRun cand = run_stack(backend, *layers, *in, {std::get<StackParams>(c.op).checkpoint, c.dtype, true, true});
+  // The oracle in the case dtype: on the oracle itself that is `cand` (its checkpointed
+  // gradients are bitwise those without), in f64 it is `ref`.
+  const bool is_reference = backend.name() == "reference";
+  const bool lower = c.dtype != DType::kF64 && !is_reference;
+  const StackRun lowered = lower ? run_stack(*oracle, *layers, *in, {CheckpointPolicy{}, c.dtype, true, true}) : StackRun{};
+  const StackContext sctx{*layers, *in, ref, cand, lower ? lowered : c.dtype == DType::kF64 ? ref : cand};
+  const OpGeometry geo = layers->front().conv;
+  const OpInputs none_in;
+  const OpOutputs none_out;
+  const CheckContext ctx{c, geo, none_in, backend, is_reference, none_out, none_out, none_out, &sctx};
+  run_checks(ctx, r);
+  finish(r);
+  return r;
+}
+
+CaseResult check_valid(const Case& c, Backend& backend, CaseResult r) {
+  if (Status s = asked("available()", [&] { return backend.available(); }); !s.ok()) {
+    r.disposition = Disposition::kSkipped;
+    r.message = backend.name() + ": unavailable (" + s.message() + ")";
+    return r;
+  }
+  if (is_stack(c)) return check_stack(c, backend, std::move(r));
+  if (Status s = asked("supports()", [&] { return backend.supports(c); }); !s.ok()) {
+    r.disposition = Disposition::kSkipped;
+    r.message = backend.name() + " does not support this case: " + s.message();
+    return r;
+  }
+  auto geo = op_geometry(c);
+  auto in = geo.ok() ? make_inputs(c) : StatusOr<OpInputs>(geo.status());
+  if (!in.ok()) {
+    r.disposition = Disposition::kInvalid;
+    r.message = in.status().message();
+    return r;
+  }
+  auto oracle = make_reference_backend();
+  const OpOutputs ref = invoke(*oracle, c, *geo, *in);
+  const OpOutputs abs = absolute_pass(c, *geo, *in, ref);
+  const bool is_reference = backend.name() == "reference";
+  const OpOutputs cand = is_reference ? ref : invoke(backend, c, *geo, *in);
+  const CheckContext ctx{c, *geo, *in, backend, is_reference, ref, abs, cand};
+  run_checks(ctx, r);
+  finish(r);
+  return r;
+}
+
+}  // namespace
+
+std::string case_label(const Case& c) { return c.name.empty() ? c.source : c.name; }
+
+CaseResult result_label(const LoadedCase& loaded, const std::string& backend) {
+  CaseResult r;
+  r.source = source_of(loaded);
+  r.case_name = loaded.c.ok() ? case_label(*loaded.c) : r.source;
+  r.backend = backend;
+  if (loaded.c.ok()) r.reproducer = case_to_one_line(*loaded.c);
+  return r;
+}
+
+CaseResult check_case(const Case& c, Backend& backend) {
+  const auto start = std::chrono::steady_clock::now();
+  CaseResult r;
+  r.case_name = case_label(c);
+  r.source = c.source;
+  r.backend = backend.name();
+  r.reproducer = case_to_one_line(c);
+  const CaseResult label = r;  // an exception leaves the result half made: start from the label
+  try {
+    r = check_valid(c, backend, CaseResult(label));
+  } catch (const std::exception& e) {
+    r = label;
+    r.disposition = Disposition::kCrashed;
+    r.message = std::string("exception: ") + e.what();
+  } catch (...) {
+    r = label;
+    r.disposition = Disposition::kCrashed;
+    r.message = "exception of a non-standard type";
+  }
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return r;
+}
+
+CaseResult check_loaded_on(const LoadedCase& loaded, const Registry& registry, const std::string& backend) {
+  std::unique_ptr<Backend> b;
+  std::string why;
+  try {
+    b = registry.make(backend);
+    if (!b) why = "no backend named '" + backend + "'";
+  } catch (const std::exception& e) {
+    why = std::string("its factory threw: ") + e.what();
+  } catch (...) {
+    why = "its factory threw a non-standard exception";
+  }
+  if (b) return check_loaded(loaded, *b);
+  CaseResult r = result_label(loaded, backend);
+  r.disposition = Disposition::kCrashed;
+  r.message = "backend " + backend + ": " + why;
+  return r;
+}
+
+namespace {
+
+// The message without its "file:line: " prefix, so that `expect: {error: ...}` matches
+// the reason only (a refusal for another reason on the same line must not pass).
+std::string_view reason_of(std::string_view msg, const std::string& file) {
+  if (msg.substr(0, file.size() + 1) != file + ":") return msg;
+  size_t i = file.size() + 1;
+  while (i < msg.size() && msg[i] >= '0' && msg[i] <= '9') ++i;
+  return msg.substr(i, 2) == ": " ? msg.substr(i + 2) : msg;
+}
+
+}  // namespace
+
+CaseResult check_loaded(const LoadedCase& loaded, Backend& backend) {
+  if (loaded.c.ok() && loaded.expect.pass) return check_case(*loaded.c, backend);
+  CaseResult r = result_label(loaded, backend.name());
+  if (loaded.c.ok()) {  // must be refused, but was accepted
+    r.disposition = Disposition::kFailed;
+    r.message = "expected to be refused with an error containing \"" + loaded.expect.error + "\", but it is valid";
+    return r;
+  }
+  const std::string msg = loaded.c.status().message();
+  if (!loaded.expect.pass && !loaded.expect.error.empty() &&
+      reason_of(msg, loaded.file).find(loaded.expect.error) != std::string::npos) {
+    r.disposition = Disposition::kPassed;
+    r.message = "refused as expected: " + msg;
+  } else if (!loaded.expect.pass) {
+    r.disposition = Disposition::kFailed;
+    r.message = "refused, but not with \"" + loaded.expect.error + "\": " + msg;
+  } else {
+    r.disposition = Disposition::kInvalid;
+    r.message = msg;
+  }
+  return r;
+}
+
+}  // namespace kc

@@ -1,0 +1,211 @@
+// The tolerance model and element-wise comparison (see tolerance.h).
+#include "run/tolerance.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace kc {
+namespace {
+
+// Multi-index of flat position i in a tensor of the given shape.
+std::vector<int64_t> unflatten(int64_t i, const Dims& shape) {
+  std::vector<int64_t> idx(shape.size());
+  for (size_t a = shape.size(); a-- > 0;) {
+    idx[a] = i % shape[a];
+    i /= shape[a];
+  }
+  return idx;
+}
+
+// A backend stores its outputs in the case dtype (backend.h). Where a failing tensor
+// holds finite values that dtype cannot hold (76800 in f16, an f64 sum in an f32 case),
+// says so: the likely cause is an output never rounded to the dtype, not the arithmetic.
+std::string not_stored_in(const ToleranceSpec& spec, const std::string& tensor, const Tensor& cand) {
+  if (spec.cand_unrounded || spec.storage == DType::kF64) return {};
+  int64_t count = 0, first = -1;
+  for (int64_t i = 0; i < cand.size(); ++i) {
+    const double v = cand[i];
+    if (std::isfinite(v) && round_to(spec.storage, v) != v) {
+      if (count++ == 0) first = i;
+    }
+  }
+  if (count == 0) return {};
+  std::string where;
+  for (int64_t k : unflatten(first, cand.shape)) where += (where.empty() ? "" : ",") + std::to_string(k);
+  char value[32];
+  std::snprintf(value, sizeof value, "%.17g", cand[first]);  // every digit: 0.1 is no f32 value
+  const std::string dt(dtype_name(spec.storage));
+  return " (" + std::to_string(count) + (count == 1 ? " value" : " values") + " not representable in " + dt +
+         (count == 1 ? ": " : ", the first ") + tensor + "[" + where + "] = " + value +
+         "; a backend rounds its outputs to the case dtype)";
+}
+
+// NaN meets NaN and an infinity meets the same infinity; anything else non-finite fails.
+bool special_agrees(double cand, double ref) {
+  if (std::isnan(ref)) return std::isnan(cand);
+  if (std::isinf(ref)) return cand == ref;
+  return false;
+}
+
+// Exactly one of them overflowed to an infinity and the other is finite, of that sign.
+bool one_overflowed(double cand, double ref) {
+  if (std::isinf(cand) == std::isinf(ref) || std::isnan(cand) || std::isnan(ref)) return false;
+  return std::signbit(cand) == std::signbit(ref);
+}
+
+// The finite side, moved toward the infinity by the error allowed before the output
+// rounding, rounds to it in the output dtype (round to nearest overflows at the largest
+// finite value plus half an ulp): a correct kernel may then give either, a saturating
+// one (65504 for 76800 in f16) still fails on its value, and inf for a representable
+// 65504 fails (the output rounding is what is judged, so its own allowance u_out*|ref|
+// is left out).
+bool overflow_agrees(const ToleranceSpec& s, double finite, double abs_sum, double slack) {
+  const double before = s.tolerance.kind == ToleranceKind::kBound ? element_bound(s, 0.0, abs_sum)
+                                                                  : element_bound(s, finite, abs_sum);
+  return std::isinf(round_to(s.storage, std::copysign(std::abs(finite) + before + slack, finite)));
+}
+
+}  // namespace
+
+bool overflow_explains(const ToleranceSpec& spec, double cand, double ref, double abs_sum) {
+  return std::isinf(cand) && one_overflowed(cand, ref) && std::isfinite(abs_sum) &&
+         overflow_agrees(spec, ref, abs_sum, 0.0);
+}
+
+DType accumulation_of(const ToleranceSpec& s) { return s.accumulation ? *s.accumulation : default_accumulation(s.storage); }
+
+double element_bound(const ToleranceSpec& s, double ref, double abs_sum) {
+  switch (s.tolerance.kind) {
+    case ToleranceKind::kExact: return 0.0;
+    case ToleranceKind::kExplicit: return s.tolerance.atol + s.tolerance.rtol * std::abs(ref);
+    case ToleranceKind::kBound: break;
+  }
+  const DType acc = accumulation_of(s);
+  const double u_acc = unit_roundoff(acc);
+  const double u_out = unit_roundoff(s.storage);
+  const double underflow = static_cast<double>(s.n) * underflow_unit(acc) + underflow_unit(s.storage);
+  const double gamma = gamma_n(s.n, u_acc);
+  if (!(gamma < INFINITY)) return INFINITY;  // n * u >= 1 (never inf * 0 = NaN); validate refuses such cases
+  return kBoundSafety * (gamma * abs_sum + underflow) + u_out * std::abs(ref);
+}
+
+void mark_failed(CheckResult& r) {
+  if (r.disposition != Disposition::kFailed) r.worst.clear();
+  r.disposition = Disposition::kFailed;
+}
+
+double gamma_n(int64_t n, double u) {
+  const double nu = static_cast<double>(n) * u;
+  return nu < 1.0 ? nu / (1.0 - nu) : INFINITY;
+}
+
+void compare_tensors(const std::string& tensor, const Tensor& cand, const Tensor& ref,
+                     const Tensor* abs_pass, const ToleranceSpec& spec, CheckResult& out,
+                     const Tensor* slack) {
+  if (cand.shape != ref.shape || cand.size() != ref.size()) {  // a resized buffer is never read past its end
+    out.disposition = Disposition::kFailed;
+    out.message += tensor + ": shape " + dims_to_string(cand.shape) + " but the contract says " +
+                   dims_to_string(ref.shape);
+    if (cand.size() != element_count(cand.shape)) out.message += " (its buffer holds " + std::to_string(cand.size()) + " elements)";
+    out.message += "; ";
+    return;
+  }
+  std::vector<WorstPoint> bad;
+  int64_t failures = 0, unbounded = 0, infinite_terms = 0;
+  int64_t holds_zero = 0, nonzero = 0;  // elements whose bound reaches 0; elements not 0
+  int64_t closest = -1;  // the element nearest its bound, when every element is within it
+  double closest_ratio = 0.0, closest_bound = 0.0;
+  for (int64_t i = 0; i < ref.size(); ++i) {
+    const double c = cand[i], r = ref[i];
+    const double finite = std::isinf(r) ? c : r;  // the side the bound is taken from
+    const double abs_sum = abs_pass ? (*abs_pass)[i] : std::abs(finite);
+    const double extra = slack ? (*slack)[i] : 0.0;
+    // Judged as an overflow only where a finite sum can have made the infinity (not an inf
+    // input: then abs_sum is not finite) and, with the infinity on the reference's side,
+    // only for an unrounded candidate (a stored 65504 is final).
+    const bool overflow = one_overflowed(c, r) && std::isfinite(abs_sum) && (std::isinf(c) || spec.cand_unrounded);
+    const bool special = (!std::isfinite(r) || !std::isfinite(c)) && !overflow;
+    // A correct kernel's value may lie `extra` further from ref, and is then rounded to the
+    // output dtype relative to itself: the slack carries its own output rounding.
+    const double slack_rounded =
+        spec.tolerance.kind == ToleranceKind::kBound ? extra * (1.0 + unit_roundoff(spec.storage)) : extra;
+    const double bound = special ? 0.0 : element_bound(spec, finite, abs_sum) + slack_rounded;
+    if (!special && !(bound < INFINITY)) {  // n * u_acc >= 1, or infinite terms: any error is allowed
+      ++unbounded;
+      infinite_terms += !std::isfinite(abs_sum);
+      continue;
+    }
+    if (!special && !overflow) {
+      nonzero += r != 0.0;
+      // The model's bound alone: slack that swamps a value is its caller's to judge.
+      holds_zero += std::abs(r) <= bound - slack_rounded && spec.tolerance.kind != ToleranceKind::kExact;
+    }
+    const bool overflow_ok = overflow && overflow_agrees(spec, finite, abs_sum, extra);
+    const double err = special    ? (special_agrees(c, r) ? 0.0 : INFINITY)
+                       : overflow ? (overflow_ok ? 0.0 : INFINITY)
+                                  : std::abs(c - r);
+    const bool ok = special    ? special_agrees(c, r)
+                    : overflow ? overflow_ok
+                               : (spec.tolerance.kind == ToleranceKind::kExact ? c == r : err <= bound);
+    const double ratio = ok ? (bound > 0 ? err / bound : 0.0) : (bound > 0 ? err / bound : INFINITY);
+    out.max_error_ratio = std::max(out.max_error_ratio, ratio);
+    if (std::isfinite(err)) out.max_abs_error = std::max(out.max_abs_error, err);
+    if (ok && !special && !overflow && ratio > closest_ratio) closest = i, closest_ratio = ratio, closest_bound = bound;
+    if (ok) continue;
+    ++failures;
+    bad.push_back({tensor, unflatten(i, ref.shape), c, r, bound});
+  }
+  if (failures == 0 && unbounded > 0) {
+    if (out.disposition == Disposition::kPassed) out.disposition = Disposition::kMistrusted;
+    const DType acc = accumulation_of(spec);
+    // A finite value whose terms' magnitudes sum to infinity: an infinite input reached
+    // it and something made it finite again (relu of -inf is 0).
+    const std::string why = spec.tolerance.kind == ToleranceKind::kExplicit ? "the explicit tolerance overflows"
+                            : infinite_terms > 0
+                                ? "an infinite input reaches " + std::string(infinite_terms < unbounded ? "some of " : "") +
+                                      "them, and a finite value there, such as relu(-inf) = 0, carries no bound"
+                                : "sums of " + std::to_string(spec.n) + " terms in " + std::string(dtype_name(acc)) +
+                                      ": n * u >= 1; give an explicit tolerance: {rtol, atol}";
+    out.message += tensor + ": the bound allows any error at " + std::to_string(unbounded) + " of " +
+                   std::to_string(ref.size()) + " elements (" + why + "); ";
+  }
+  if (failures == 0 && unbounded == 0 && nonzero > 0 && holds_zero == ref.size()) {
+    // Every element's bound reaches 0: a tensor of zeros would pass as well.
+    if (out.disposition == Disposition::kPassed) out.disposition = Disposition::kMistrusted;
+    char share[32];
+    std::snprintf(share, sizeof share, "%.3g", kBoundSafety * gamma_n(spec.n, unit_roundoff(accumulation_of(spec))));
+    const bool long_sums = kBoundSafety * gamma_n(spec.n, unit_roundoff(accumulation_of(spec))) >= 0.5;
+    const std::string why = spec.tolerance.kind == ToleranceKind::kExplicit
+                                ? "the explicit tolerance is as large as every value"
+                            : long_sums ? "a sum of " + std::to_string(spec.n) + " terms in " +
+                                              std::string(dtype_name(accumulation_of(spec))) + " may be off by " + share +
+                                              " of its terms' absolute sum; a smaller case or an explicit tolerance can be judged"
+                                        : "every value is within the bound's rounding and underflow allowance of 0";
+    out.message += tensor + ": the bound reaches 0 at every element, so a kernel that writes zeros would pass (" +
+                   why + "); ";
+  }
+  if (failures == 0) {
+    // A pass reports its worst coordinate too (DESIGN 4), as the check's one worst point:
+    // the element of all its tensors that came nearest its bound.
+    if (closest < 0 || out.disposition != Disposition::kPassed) return;
+    const WorstPoint p{tensor, unflatten(closest, ref.shape), cand[closest], ref[closest], closest_bound};
+    auto ratio_of = [](const WorstPoint& w) { return w.bound > 0 ? std::abs(w.candidate - w.reference) / w.bound : 0.0; };
+    if (out.worst.empty()) out.worst.push_back(p);
+    else if (out.worst.size() == 1 && ratio_of(out.worst[0]) < closest_ratio) out.worst[0] = p;
+    return;
+  }
+  mark_failed(out);  // a pass's closest point is not a failure
+  std::stable_sort(bad.begin(), bad.end(), [](const WorstPoint& a, const WorstPoint& b) {
+    const double ea = a.bound > 0 ? std::abs(a.candidate - a.reference) / a.bound : INFINITY;
+    const double eb = b.bound > 0 ? std::abs(b.candidate - b.reference) / b.bound : INFINITY;
+    return (std::isnan(ea) ? INFINITY : ea) > (std::isnan(eb) ? INFINITY : eb);
+  });
+  bad.resize(std::min<size_t>(bad.size(), 5));
+  out.worst.insert(out.worst.end(), bad.begin(), bad.end());
+  out.message += tensor + ": " + std::to_string(failures) + " of " + std::to_string(ref.size()) +
+                 " elements outside the tolerance";
+  out.message += not_stored_in(spec, tensor, cand) + "; ";
+}
+
+}  // namespace kc

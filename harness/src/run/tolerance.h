@@ -1,0 +1,65 @@
+// The tolerance model (DESIGN section 4).
+//   bound (default), per element:
+//     |cand - ref| <= c * gamma(n, u_acc) * sum_i |a_i * b_i| + u_out * |ref|
+//                     + c * (n * eta_acc + eta_out)
+// More on the method: docs/notes.md, section harness/src/run/tolerance.h.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "kc/case.h"
+#include "kc/result.h"
+#include "kc/tensor.h"
+
+namespace kc {
+
+inline constexpr double kBoundSafety = 2.0;
+
+double gamma_n(int64_t n, double u);
+
+// The allowed error per element for the case's tolerance. abs_pass holds
+// sum_i |a_i b_i| per element (only used by `bound`); n is the reduction length.
+struct ToleranceSpec {
+  Tolerance tolerance;
+  DType storage = DType::kF32;
+  int64_t n = 1;
+  std::optional<DType> accumulation;  // empty: default_accumulation(storage)
+  // The candidate's values are not rounded to `storage` (the f64 oracle against golden
+  // tensors): a finite one may still round to an expected infinity.
+  bool cand_unrounded = false;
+};
+
+// The allowed |cand - ref| of one element: 0 for exact, atol + rtol*|ref| for explicit,
+// c*gamma(n, u_acc)*abs_sum + u_out*|ref| + c*(n*eta_acc + eta_out) for bound
+// (abs_sum = sum_i |a_i b_i|).
+double element_bound(const ToleranceSpec& spec, double ref, double abs_sum);
+
+// cand is the infinity that ref (finite, of its sign, made of a sum whose absolute
+// value is abs_sum) rounds to in spec.storage: the overflow rule of compare_tensors, for
+// checks that compare sums of their own.
+bool overflow_explains(const ToleranceSpec& spec, double cand, double ref, double abs_sum);
+
+// spec.accumulation, or default_accumulation(spec.storage).
+DType accumulation_of(const ToleranceSpec& spec);
+
+// Marks r FAILED; the first failure drops a pass's closest point (compare_tensors), so
+// that the worst points of a failed check are failures only. Call before adding them.
+void mark_failed(CheckResult& r);
+
+// Compares cand with ref element by element; fills max_abs_error, max_error_ratio,
+// worst points (up to 5 failing elements; while nothing has failed, the one element
+// nearest its bound over the calls on this result) and the disposition (FAILED on any element over its bound or
+// a shape mismatch; MISTRUSTED, when nothing failed, if the bound model allows any
+// error somewhere: n * u_acc >= 1, a long sum in a 16-bit accumulator, or if every
+// element's bound, slack aside, reaches 0 while some reference value is not 0: a tensor
+// of zeros would pass). abs_pass may be null for exact and explicit tolerances; for bound
+// it must have ref's shape.
+// slack, when given, adds a per-element allowance to the bound (e.g. for contributions
+// that a correct kernel may or may not include).
+void compare_tensors(const std::string& tensor, const Tensor& cand, const Tensor& ref,
+                     const Tensor* abs_pass, const ToleranceSpec& spec, CheckResult& out,
+                     const Tensor* slack = nullptr);
+
+}  // namespace kc

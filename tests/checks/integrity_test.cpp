@@ -1,0 +1,118 @@
+// The integrity check: unwritten outputs, written inputs and broken guard bands are
+// caught and named; a correct backend passes.
+#include <gtest/gtest.h>
+
+#include "core/validate.h"
+#include "rules_support.h"
+
+using namespace kc;
+using namespace kc::rules_test;
+
+
+TEST(IntegrityCheck, PassThroughWritesEverythingAndKeepsItsInputs) {
+  PassThrough pass;
+  std::vector<Case> cases = good_conv_cases();
+  for (const Case& c : good_pool_cases()) cases.push_back(c);
+  for (const Case& c : cases) {
+    SCOPED_TRACE(case_to_one_line(c));
+    EXPECT_DISPOSITION(run_check(c, pass, "integrity"), Disposition::kPassed);
+  }
+  auto oracle = make_reference_backend();
+  EXPECT_DISPOSITION(run_check(cases[0], *oracle, "integrity"), Disposition::kSkipped);
+}
+
+TEST(IntegrityCheck, NamesTheBorderLeftByValidWhereSameWasAsked) {
+  const Case c = with_fill(test::conv_case({.channels = 2, .out_channels = 2, .spatial = {8, 8}, .kernel = {3, 3},
+                                            .padding = pad_kind(PadKind::kSame)}),
+                           Fill::kRandom);
+  ValidForSame be;
+  const CheckResult r = run_check(c, be, "integrity");
+  EXPECT_DISPOSITION(r, Disposition::kFailed);
+  EXPECT_MESSAGE_HAS(r, "y: 56 of 128 elements never written");
+  EXPECT_MESSAGE_HAS(r, "border outputs not written: y rows 0 and 7 and columns 0 and 7 (the border)");
+}
+
+TEST(IntegrityCheck, NamesAnUnwrittenBorderColumn) {
+  const Case c = with_fill(test::conv_case({.channels = 1, .out_channels = 2, .spatial = {6, 8}, .kernel = {3, 3},
+                                            .padding = pad_kind(PadKind::kSame)}),
+                           Fill::kRandom);
+  SkipsLastColumn be;
+  const CheckResult r = run_check(c, be, "integrity");
+  EXPECT_DISPOSITION(r, Disposition::kFailed);
+  EXPECT_MESSAGE_HAS(r, "y: 12 of 96 elements never written");
+  EXPECT_MESSAGE_HAS(r, "y column 7 (the border)");
+}
+
+// The poison survives the tensors' rounding to every dtype: an element left unwritten
+// is named in f32, f16 and bf16 as in f64.
+TEST(IntegrityCheck, NamesUnwrittenElementsInEveryDtype) {
+  for (DType d : {DType::kF64, DType::kF32, DType::kF16, DType::kBF16}) {
+    SCOPED_TRACE(std::string(dtype_name(d)));
+    EXPECT_TRUE(is_poison(round_to(d, poison_value())));
+    EXPECT_TRUE(is_poison(poisoned(d, {2})[1]));
+    const Case c = with_fill(test::conv_case({.channels = 1, .out_channels = 2, .spatial = {6, 8}, .kernel = {3, 3},
+                                              .padding = pad_kind(PadKind::kSame), .dtype = d}),
+                             Fill::kRandom);
+    SkipsLastColumn be;
+    const CheckResult r = run_check(c, be, "integrity");
+    EXPECT_DISPOSITION(r, Disposition::kFailed);
+    EXPECT_MESSAGE_HAS(r, "y: 12 of 96 elements never written");
+  }
+}
+
+TEST(IntegrityCheck, CatchesABackendThatWritesIntoItsInput) {
+  WritesIntoInput be;
+  const CheckResult r = run_check(good_conv_cases()[1], be, "integrity");
+  EXPECT_DISPOSITION(r, Disposition::kFailed);
+  EXPECT_MESSAGE_HAS(r, "the backend wrote into its input x during the checked run: 1 of");
+  EXPECT_MESSAGE_HAS(r, "first at (0, 0, 0, 1)");
+}
+
+TEST(IntegrityCheck, CatchesPoisonIndicesLeftInTrainingMode) {
+  PoolKeepsNoIndices be;
+  const CheckResult r = run_check(good_pool_cases()[1], be, "integrity");
+  EXPECT_DISPOSITION(r, Disposition::kFailed);
+  EXPECT_MESSAGE_HAS(r, "indices: 252 of 252 never written (still the poison value)");
+}
+
+TEST(IntegrityCheck, CatchesAResizedOutputBuffer) {
+  ResizesOutput be;
+  const CheckResult r = run_check(good_conv_cases()[0], be, "integrity");
+  EXPECT_DISPOSITION(r, Disposition::kFailed);
+  EXPECT_MESSAGE_HAS(r, "never resizes or reshapes it");
+}
+
+// Guard bands (host_buffer.h): writes outside a buffer are named with the buffer, the
+// side and the offset, while the values in the buffer are all right.
+TEST(IntegrityCheck, CatchesAWritePastTheEndOfAnOutput) {
+  WritesPastTheEnd be;
+  const CheckResult r = run_check(good_conv_cases()[0], be, "integrity");
+  EXPECT_DISPOSITION(r, Disposition::kFailed);
+  EXPECT_MESSAGE_HAS(r, "y: the guard band around the buffer was overwritten");
+  EXPECT_MESSAGE_HAS(r, "after the last element changed, the first of them right after it (where element 33 would be, counting from 0); the backend wrote outside the 33 elements");
+  EXPECT_DISPOSITION(run_check(good_conv_cases()[0], be, "forward"), Disposition::kPassed);
+}
+
+TEST(IntegrityCheck, CatchesAWriteBeforeTheStartOfAnOutput) {
+  PoolWritesBeforeStart be;
+  const CheckResult r = run_check(good_pool_cases()[1], be, "integrity");
+  EXPECT_DISPOSITION(r, Disposition::kFailed);
+  EXPECT_MESSAGE_HAS(r, "dx: the guard band around the buffer was overwritten: 8 bytes before the first element "
+                        "changed, the nearest 1 byte before it");
+}
+
+TEST(IntegrityCheck, CatchesAnOutputBufferReplacedByAnother) {
+  ReplacesOutputBuffer be;
+  const CheckResult r = run_check(good_conv_cases()[0], be, "integrity");
+  EXPECT_DISPOSITION(r, Disposition::kFailed);
+  EXPECT_MESSAGE_HAS(r, "y: the backend replaced the buffer it was given with another one");
+  EXPECT_DISPOSITION(run_check(good_conv_cases()[0], be, "forward"), Disposition::kPassed);
+}
+
+TEST(IntegrityCheck, CatchesAnOverrunInTheSecondRunOnly) {
+  OverrunsOnTheSecondCall be;
+  const CheckResult r = run_check(good_conv_cases()[0], be, "integrity");
+  EXPECT_DISPOSITION(r, Disposition::kFailed);
+  EXPECT_MESSAGE_HAS(r, "y (in a second run on a copy): the guard band around the buffer was overwritten");
+  EXPECT_MESSAGE_HAS(r, "the first of them 8 bytes past the end (where element 34 would be, counting from 0)");
+}

@@ -1,0 +1,88 @@
+# The command-line tests judged by their output: one row each, name | regex | command.
+# Included by tests/CMakeLists.txt after the plugins are defined (kc_plugin_case is the
+# conv case they run). Labels: cpu;smoke. Named parameters keep a ';' inside a regex or
+# a shell script whole (a list argument would split there).
+
+# kc_output_test(NAME REGEX COMMAND...): the command's output must match REGEX.
+function(kc_output_test name regex)
+  add_test(NAME ${name} COMMAND ${ARGN})
+  set_tests_properties(${name} PROPERTIES LABELS "cpu;smoke" PASS_REGULAR_EXPRESSION "${regex}")
+endfunction()
+
+# kc_shell_test(NAME REGEX SCRIPT ARGS...): `sh -c SCRIPT ARGS...` (stderr and the exit
+# status folded into the output by the script) must match REGEX.
+function(kc_shell_test name regex script)
+  add_test(NAME ${name} COMMAND sh -c "${script}" ${ARGN})
+  set_tests_properties(${name} PROPERTIES LABELS "cpu;smoke" PASS_REGULAR_EXPRESSION "${regex}")
+endfunction()
+
+set(kc_cases "${PROJECT_SOURCE_DIR}/cases")
+set(kc_example $<TARGET_FILE:kc_example_plugin>)
+set(kc_crashed "CRASHED  conv2d bias true[^\n]*")
+
+# kcheck-dashboard
+kc_shell_test(dashboard.cli_unreadable_run_exits_2_naming_it "/nonexistent/run.json: cannot be read.*exit=2"
+  "\"$0\" /nonexistent/run.json 2>&1; echo \"exit=$?\"" $<TARGET_FILE:kcheck-dashboard>)
+kc_output_test(dashboard.cli_judges_the_committed_cpu_run
+  "reference conv fwd / Eigen GEMM \\(f64\\) +target >= 0.40 +newest (MET|MISSED)"
+  kcheck-dashboard "${PROJECT_SOURCE_DIR}/reports/cpu/kcheck-bench.json")
+
+# kcheck explain: the 50-layer stacks (valid erodes 128x128 to 28x28, same keeps it), a
+# stack refused because a layer erodes to nothing (the layers up to that one), the
+# accumulation, and a receptive field past INT64_MAX.
+kc_output_test(explain.valid_stack_names_the_erosion
+  "extent 128x128 -> 28x28 after 50 layers; erosion: 100, 100 pixels lost per dimension"
+  kcheck explain "${kc_cases}/stack/valid_50_layers.yaml")
+kc_output_test(explain.same_stack_keeps_the_extent "extent 128x128 -> 128x128 after 50 layers; erosion: 0, 0 pixels"
+  kcheck explain "${kc_cases}/stack/same_50_layers.yaml")
+kc_output_test(explain.refused_stack_shows_the_layers_up_to_the_empty_one
+  "INVALID: .*stack layer 37: .*\n  36 +\\[1, 2, 4, 4\\] +\\[1, 2, 2, 2\\] *\n  37 +\\[1, 2, 2, 2\\] +empty +<- refused\n"
+  kcheck explain "${kc_cases}/stack/erodes_to_nothing.yaml")
+kc_output_test(explain.names_the_accumulation
+  "conv f16, accumulation f16  .*conv f16, accumulation f32  .*conv f32, accumulation f64"
+  kcheck explain "${kc_cases}/dtype/accumulation.yaml")
+kc_output_test(explain.receptive_field_past_int64
+  "receptive field: \\[9223372036854775807\\]\n.*receptive field: \\[more than 2\\^63 - 1\\]\n"
+  kcheck explain "${CMAKE_CURRENT_SOURCE_DIR}/cli/cases/deep_strided_stacks.yaml")
+
+# --plugin: a planted bug is caught, a library built for another ABI is refused without
+# being called; a plugin's exceptions are its case's CRASHED or its probe's unavailable,
+# naming the call, and kcheck goes on.
+kc_output_test(plugin.planted_bug_is_caught "backward: FAILED: dw:"
+  kcheck run ${kc_plugin_case} --plugin ${kc_example} --backend example.scaled_dw)
+kc_output_test(plugin.listed_by_backends "example.scaled_dw +available" kcheck backends --plugin ${kc_example})
+kc_output_test(plugin.wrong_abi_is_refused "built for plugin ABI version [0-9]+, this kcheck has version [0-9]+; rebuild"
+  kcheck backends --plugin $<TARGET_FILE:kc_wrong_abi_plugin>)
+kc_output_test(plugin.exception_is_a_crash_of_its_case
+  "${kc_crashed}\\[example.throws\\][^\n]*\n +exception: example forward throws"
+  kcheck run ${kc_plugin_case} --plugin ${kc_example} --backend example.throws)
+# An exception from a backend's name(), outside the checks' own catch: in a worker and in
+# kcheck's own process (--in-process) alike.
+kc_output_test(plugin.exception_from_name_is_a_crash_of_its_case.worker
+  "${kc_crashed}\\[example.throws_name\\][^\n]*\n +exception: example name throws"
+  kcheck run ${kc_plugin_case} --plugin ${kc_example} --backend example.throws_name)
+kc_output_test(plugin.exception_from_name_is_a_crash_of_its_case.in_process
+  "${kc_crashed}\\[example.throws_name\\][^\n]*\n +exception: example name throws"
+  kcheck run ${kc_plugin_case} --plugin ${kc_example} --backend example.throws_name --in-process)
+kc_output_test(plugin.exception_in_the_probe_is_unavailable
+  "example.throws_probe +unavailable \\(its available\\(\\) threw: example probe throws\\)"
+  kcheck backends --plugin ${kc_example})
+kc_output_test(plugin.exception_in_the_probe_is_a_crash_when_run
+  "${kc_crashed}\\[example.throws_probe\\][^\n]*\n +exception: its available\\(\\) threw: example probe throws"
+  kcheck run ${kc_plugin_case} --plugin ${kc_example} --backend example.throws_probe)
+# A plugin whose registration throws: named with the exception, exit 2 (not an abort), in
+# every command that loads plugins; a static constructor that throws inside dlopen too.
+set(kc_throws "--plugin [^\n]*kc_throwing_plugin[^\n]*: kc_register_backends threw: throwing plugin: cannot register\n.*exit=2\n")
+kc_shell_test(plugin.registration_that_throws_is_refused.backends "${kc_throws}"
+  "\"$0\" backends --plugin \"$1\" 2>&1; echo \"exit=$?\"" $<TARGET_FILE:kcheck> $<TARGET_FILE:kc_throwing_plugin>)
+kc_shell_test(plugin.registration_that_throws_is_refused.run "${kc_throws}"
+  "\"$0\" run ${kc_plugin_case} --plugin \"$1\" 2>&1; echo \"exit=$?\"" $<TARGET_FILE:kcheck> $<TARGET_FILE:kc_throwing_plugin>)
+kc_shell_test(plugin.registration_that_throws_is_refused.fuzz "${kc_throws}"
+  "\"$0\" fuzz --count 1 --plugin \"$1\" 2>&1; echo \"exit=$?\"" $<TARGET_FILE:kcheck> $<TARGET_FILE:kc_throwing_plugin>)
+kc_shell_test(plugin.registration_that_throws_a_non_standard_type_is_refused
+  "kc_register_backends threw an exception of a non-standard type\n.*exit=2\n"
+  "\"$0\" backends --plugin \"$1\" 2>&1; echo \"exit=$?\"" $<TARGET_FILE:kcheck> $<TARGET_FILE:kc_throwing_odd_plugin>)
+kc_shell_test(plugin.static_constructor_that_throws_is_refused
+  "kcheck: --plugin [^\n]*kc_throwing_static_plugin[^\n]*: a static constructor threw while the library loaded: throwing plugin: static constructor failed\nexit=2\n"
+  "\"$0\" run \"$2\" --backend reference --plugin \"$1\" 2>&1; echo \"exit=$?\""
+  $<TARGET_FILE:kcheck> $<TARGET_FILE:kc_throwing_static_plugin> ${kc_plugin_case})

@@ -1,0 +1,144 @@
+// compare_tensors (run/tolerance.h) element by element: values the dtype cannot hold,
+// NaN and infinities, overflow to inf, slack, and exact.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "run/tolerance.h"
+
+namespace kc {
+namespace {
+
+// A failing output that holds values its dtype cannot (a backend that never rounded its
+// f64 results) says so, with the first such element: the overflow that did not happen
+// is not the arithmetic's fault. Values the dtype holds, and passes, say nothing of it.
+TEST(Tolerance, AFailureNamesValuesTheDtypeCannotHold) {
+  Tensor ref = Tensor::zeros(DType::kF64, {1, 3});
+  ref.data = {INFINITY, -25600.0, -51456.0};
+  Tensor abs = ref;
+  abs.data = {76800.0, 25600.0, 51456.0};
+  const ToleranceSpec f16{{}, DType::kF16, 2};
+  Tensor cand = ref;
+  cand.data = {76800.0, -25600.0, -51456.0};
+  CheckResult unrounded;
+  compare_tensors("y", cand, ref, &abs, f16, unrounded);
+  EXPECT_EQ(unrounded.disposition, Disposition::kFailed);
+  EXPECT_NE(unrounded.message.find("(1 value not representable in f16: y[0,0] = 76800; a backend rounds its "
+                                   "outputs to the case dtype)"),
+            std::string::npos)
+      << unrounded.message;
+  cand.data = {65504.0, -25600.0, -51456.1};  // a saturated 65504, and one more f16 misfit
+  CheckResult saturated;
+  compare_tensors("y", cand, ref, &abs, f16, saturated);
+  EXPECT_NE(saturated.message.find("(1 value not representable in f16: y[0,2] = -51456.099999999999;"), std::string::npos)
+      << saturated.message;
+  cand.data = {65504.0, -25600.0, -51456.0};
+  CheckResult stored;
+  compare_tensors("y", cand, ref, &abs, f16, stored);
+  EXPECT_EQ(stored.disposition, Disposition::kFailed);
+  EXPECT_EQ(stored.message.find("not representable"), std::string::npos) << stored.message;
+  // A pass says nothing of it: values within the bound that f16 cannot hold.
+  Tensor finite_ref = ref;
+  finite_ref.data = {1000.0, -25600.0, -51456.0};
+  cand.data = {1000.0 + 1e-9, -25600.0, -51456.0};
+  CheckResult passes;
+  compare_tensors("y", cand, finite_ref, &abs, f16, passes);
+  EXPECT_EQ(passes.disposition, Disposition::kPassed) << passes.message;
+  EXPECT_EQ(passes.message.find("not representable"), std::string::npos) << passes.message;
+  ToleranceSpec oracle = f16;
+  oracle.cand_unrounded = true;  // the f64 oracle: its values are unrounded by definition
+  cand.data = {1e6, -25600.0, -51456.0};
+  CheckResult f64;
+  compare_tensors("y", cand, ref, &abs, oracle, f64);
+  EXPECT_EQ(f64.message.find("not representable"), std::string::npos) << f64.message;
+}
+
+TEST(Tolerance, NaNIsNeverAWildcard) {
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = INFINITY;
+  Tensor ref = Tensor::zeros(DType::kF64, {4});
+  ref.data = {nan, inf, 1.0, -inf};
+  ToleranceSpec spec{{ToleranceKind::kExplicit, 1e-3, 1e-3}, DType::kF32, 1};
+  Tensor same = ref;
+  CheckResult r1;
+  compare_tensors("y", same, ref, nullptr, spec, r1);
+  EXPECT_EQ(r1.disposition, Disposition::kPassed);
+  for (int i = 0; i < 4; ++i) {
+    Tensor cand = ref;
+    cand[i] = i == 0 ? 0.0 : (i == 2 ? nan : -cand[i]);  // NaN lost, inf sign flipped, NaN appears
+    CheckResult r;
+    compare_tensors("y", cand, ref, nullptr, spec, r);
+    EXPECT_EQ(r.disposition, Disposition::kFailed) << "element " << i;
+  }
+}
+
+// A value past the output dtype's largest finite one rounds to inf there: a correct f16
+// kernel gives inf for 76800, a saturating one 65504, which fails; and inf for 65000, or
+// inf of the other sign, fails too. Golden runs it the other way round: expected inf
+// meets the f64 oracle's 76800, never a stored 65504.
+TEST(Tolerance, OverflowToInfinityAgreesWithAFiniteValueThatRoundsToIt) {
+  const double inf = INFINITY;
+  ToleranceSpec spec{{}, DType::kF16, 2};
+  auto verdict = [&](double cand, double ref, bool unrounded = false) {
+    CheckResult r;
+    const Tensor c{unrounded ? DType::kF64 : DType::kF16, {1}, {cand}}, f{DType::kF64, {1}, {ref}};
+    ToleranceSpec s = spec;
+    s.cand_unrounded = unrounded;
+    compare_tensors("y", c, f, nullptr, s, r);
+    return r.disposition;
+  };
+  EXPECT_EQ(verdict(inf, 76800.0), Disposition::kPassed);
+  EXPECT_EQ(verdict(-inf, -76800.0), Disposition::kPassed);
+  EXPECT_EQ(verdict(76800.0, inf, true), Disposition::kPassed);  // golden on the f64 oracle
+  EXPECT_EQ(verdict(65504.0, inf), Disposition::kFailed);  // golden on a saturating kernel
+  EXPECT_EQ(verdict(65504.0, 76800.0), Disposition::kFailed);
+  EXPECT_EQ(verdict(inf, 65000.0), Disposition::kFailed);
+  EXPECT_EQ(verdict(-inf, 76800.0), Disposition::kFailed);
+  EXPECT_EQ(verdict(60000.0, inf, true), Disposition::kFailed);
+  EXPECT_EQ(verdict(65504.0, inf, false), Disposition::kFailed);  // a candidate's stored value is final
+  EXPECT_EQ(verdict(inf, 65504.0), Disposition::kFailed);  // f16's largest finite value does not overflow
+  EXPECT_EQ(verdict(-inf, -65504.0), Disposition::kFailed);
+  EXPECT_EQ(verdict(inf, 65530.0), Disposition::kPassed);   // 65530 is past 65520, f16's overflow point
+  EXPECT_EQ(verdict(inf, 65400.0), Disposition::kFailed);   // within the bound, still below it
+  {  // an infinity that an inf input made (its absolute sum is inf), clamped: FAILED, not MISTRUSTED
+    CheckResult r;
+    const Tensor clamped{DType::kF16, {1}, {65504.0}}, want{DType::kF64, {1}, {inf}}, abs{DType::kF64, {1}, {inf}};
+    ToleranceSpec unrounded = spec;
+    unrounded.cand_unrounded = true;
+    compare_tensors("y", clamped, want, &abs, unrounded, r);
+    EXPECT_EQ(r.disposition, Disposition::kFailed) << r.message;
+  }
+  spec.storage = DType::kF32;
+  EXPECT_EQ(verdict(inf, 76800.0), Disposition::kFailed);   // no overflow in f32
+  spec = ToleranceSpec{{ToleranceKind::kExact}, DType::kF16, 1};
+  EXPECT_EQ(verdict(inf, 76800.0), Disposition::kPassed);
+  EXPECT_EQ(verdict(inf, 65504.0), Disposition::kFailed);
+}
+
+// Slack (a contribution a correct kernel may or may not include) moves the value a kernel
+// rounds to the output dtype: that rounding is relative to the moved value, not to ref.
+TEST(Tolerance, SlackCarriesItsOwnOutputRounding) {
+  const Tensor ref{DType::kF64, {1}, {0.140701771}}, slack{DType::kF64, {1}, {0.456}};
+  const Tensor moved{DType::kBF16, {1}, {round_to(DType::kBF16, 0.140701771 + 0.456)}};  // 0.59765625
+  CheckResult r;
+  compare_tensors("dx", moved, ref, nullptr, ToleranceSpec{{}, DType::kBF16, 1}, r, &slack);
+  EXPECT_EQ(r.disposition, Disposition::kPassed) << r.message;
+  const Tensor beyond{DType::kBF16, {1}, {0.60546875}};  // the next bf16 value up
+  CheckResult b;
+  compare_tensors("dx", beyond, ref, nullptr, ToleranceSpec{{}, DType::kBF16, 1}, b, &slack);
+  EXPECT_EQ(b.disposition, Disposition::kFailed);
+}
+
+TEST(Tolerance, ExactDemandsBitwiseEquality) {
+  Tensor ref = Tensor::filled(DType::kF64, {2}, 3.0);
+  Tensor cand = ref;
+  cand[1] = std::nextafter(3.0, 4.0);
+  CheckResult r;
+  compare_tensors("y", cand, ref, nullptr, ToleranceSpec{{ToleranceKind::kExact}, DType::kF32, 1}, r);
+  EXPECT_EQ(r.disposition, Disposition::kFailed);
+}
+
+}  // namespace
+}  // namespace kc
