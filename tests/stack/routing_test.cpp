@@ -58,7 +58,7 @@ class PoolGradientToFirstTap final : public test::DelegatingBackend {
     const int64_t plane_out = g.spatial.out_count();
     for (size_t i = 0; i < first.data.size(); ++i) {
       const int64_t o = static_cast<int64_t>(i) % plane_out;
-      first.data[i] = checks::rules::window_taps(g.spatial, checks::rules::unravel(o, g.spatial.out_dims())).front();
+      first.data[i] = checks::rules::window_taps(g.spatial, unravel(o, g.spatial.out_dims())).front();
     }
     return reference().maxpool_backward(g, dy, &first, dx);
   }

@@ -91,9 +91,9 @@ CheckResult judge(const CheckContext& ctx, const std::array<Side, 3>& s, bool ex
     t.into(r);
     gap = std::max(gap, std::abs(a.value - b.value));
   }
-  const std::string values = std::string(s[0].name) + " = " + num(s[0].value) + ", " + s[1].name + " = " +
-                             num(s[1].value) + ", " + s[2].name + " = " + num(s[2].value) + "; relative gap " +
-                             num(largest > 0.0 ? gap / largest : 0.0) + (exact ? " (exact: integer fill)" : "");
+  const std::string values = std::string(s[0].name) + " = " + num_brief(s[0].value) + ", " + s[1].name + " = " +
+                             num_brief(s[1].value) + ", " + s[2].name + " = " + num_brief(s[2].value) + "; relative gap " +
+                             num_brief(largest > 0.0 ? gap / largest : 0.0) + (exact ? " (exact: integer fill)" : "");
   if (r.disposition == Disposition::kFailed) {
     r.message = blame(agree[0], agree[1], agree[2]) + values;
     return r;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "checks/checks.h"
+#include "core/format.h"
 #include "run/isolate.h"
 #include "run/tolerance.h"
 
@@ -22,21 +23,6 @@ namespace kc::checks {
 
 // Unit roundoff of the f64 arithmetic the checks themselves do.
 inline double u64() { return unit_roundoff(DType::kF64); }
-
-inline std::vector<int64_t> unflatten(int64_t i, const Dims& shape) {
-  std::vector<int64_t> idx(shape.size());
-  for (size_t a = shape.size(); a-- > 0;) {
-    idx[a] = i % shape[a];
-    i /= shape[a];
-  }
-  return idx;
-}
-
-inline std::string num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
-}
 
 inline double dot(const Tensor& a, const Tensor& b) {
   double s = 0.0;

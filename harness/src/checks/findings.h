@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "core/format.h"
 #include "kc/dtype.h"
 #include "kc/result.h"
 #include "kc/tensor.h"
@@ -59,44 +60,6 @@ class Findings {
   };
   std::vector<Item> items_;
 };
-
-// Shortest round-trip-ish form for messages: 0.5, -inf, nan, 2e-07.
-inline std::string num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.9g", v);
-  return buf;
-}
-inline std::string num(int64_t v) { return std::to_string(v); }
-// Every digit: two values that differ in the last bit print differently.
-inline std::string num_exact(double v) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
-
-inline std::string ordinal(int64_t n) {
-  const int64_t t = n % 100;
-  const char* suffix = (t >= 11 && t <= 13) ? "th" : n % 10 == 1 ? "st" : n % 10 == 2 ? "nd" : n % 10 == 3 ? "rd" : "th";
-  return std::to_string(n) + suffix;
-}
-
-// Multi-index of flat position i in a row-major tensor of the given shape.
-inline std::vector<int64_t> unravel(int64_t i, const Dims& shape) {
-  std::vector<int64_t> idx(shape.size());
-  for (size_t a = shape.size(); a-- > 0;) {
-    idx[a] = shape[a] > 0 ? i % shape[a] : 0;
-    i = shape[a] > 0 ? i / shape[a] : 0;
-  }
-  return idx;
-}
-
-// "(0, 0, 1, 2)"
-inline std::string tuple(const std::vector<int64_t>& v) {
-  std::string s = "(";
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
-  return s + ")";
-}
-inline std::string at(int64_t flat, const Dims& shape) { return tuple(unravel(flat, shape)); }
 
 // Within the bound, NaN meeting NaN and an infinity the same infinity.
 inline bool within(double cand, double ref, double bound) {

@@ -28,7 +28,7 @@ void compare_indices(const CheckContext& ctx, const PoolGeometry& g, CheckResult
       ok = v == y || (std::isnan(v) && std::isnan(y));
     }
     if (ok) continue;
-    if (++bad <= 5) worst.push_back({"indices", unflatten(i, want.shape), static_cast<double>(gi), static_cast<double>(wi), 0.0});
+    if (++bad <= 5) worst.push_back({"indices", unravel(i, want.shape), static_cast<double>(gi), static_cast<double>(wi), 0.0});
   }
   if (bad == 0) return;
   mark_failed(r);

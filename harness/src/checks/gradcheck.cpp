@@ -61,8 +61,8 @@ void compare_row_entries(const Problem& p, int t, const std::vector<int64_t>& un
     const double value = (4.0 * r.row_d_half[j] - r.row_d[j]) / 3.0;
     const double error = 6.0 * r.output_error[j] / r.h + std::abs(r.row_d[j] - r.row_d_half[j]);
     const UnitGrad g = unit_grad(row.cand, row.ref, row.abs, t, unit, spec);
-    std::vector<int64_t> at = unflatten(row.output, y.shape);
-    const std::vector<int64_t> in = unflatten(unit.front(), grad_of(row.cand, t).shape);
+    std::vector<int64_t> at = unravel(row.output, y.shape);
+    const std::vector<int64_t> in = unravel(unit.front(), grad_of(row.cand, t).shape);
     at.insert(at.end(), in.begin(), in.end());
     tally.add(unit_name(std::string("J(y,") + kWrt[t] + ")", unit), std::move(at), g.cand, value, g.bound + error);
   }
@@ -93,7 +93,7 @@ void full_jacobian(const Problem& p, Outcome& out) {
       double slack = 0.0;
       for (int64_t i : unit) slack += p.slack[t].size() > 0 ? p.slack[t][i] : 0.0;
       const UnitGrad g = unit_grad(ctx.cand, ctx.ref, ctx.abs, t, unit, spec);
-      out.tally.add(unit_name(kGrad[t], unit), unflatten(unit.front(), theta[t].shape), g.cand, r.value,
+      out.tally.add(unit_name(kGrad[t], unit), unravel(unit.front(), theta[t].shape), g.cand, r.value,
                     g.bound + slack + difference_error(r));
       compare_row_entries(p, t, unit, r, spec, rows);
     }
@@ -201,7 +201,7 @@ std::optional<CheckResult> add_rows(Problem& p, const std::vector<bool>& skip) {
     row.ref = invoke(*oracle, ctx.c, ctx.geo, in);
     row.abs = absolute_pass(ctx.c, ctx.geo, in, row.ref);
     row.cand = ctx.is_reference ? row.ref : invoke(ctx.backend, ctx.c, ctx.geo, in);
-    const std::string which = " for the unit dy of output " + dims_to_string(unflatten(j, in.dy.shape));
+    const std::string which = " for the unit dy of output " + dims_to_string(unravel(j, in.dy.shape));
     if (!row.cand.forward.ok()) return call_failed("gradcheck", "forward" + which, row.cand.forward);
     if (!row.cand.backward.ok()) return call_failed("gradcheck", "backward" + which, row.cand.backward);
     if (std::string bad = shape_problem(ctx, row.cand); !bad.empty()) {
@@ -228,7 +228,7 @@ CheckResult conclude(const CheckContext& ctx, Outcome& out, const std::string& h
     return r;
   }
   r.message = how + ": gradients match f64 finite differences of the oracle (max error/bound " +
-              num(r.max_error_ratio) + ")" + (kinks.empty() ? "" : "; " + kinks);
+              num_brief(r.max_error_ratio) + ")" + (kinks.empty() ? "" : "; " + kinks);
   for (int t = 0; t < 3; ++t) {
     if (grad_of(ctx.ref, t).size() == 0) continue;
     // What the geometry makes zero is left out, as in backward.

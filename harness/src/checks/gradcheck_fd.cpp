@@ -166,7 +166,7 @@ std::vector<int64_t> tie_groups(const PoolGeometry& g, const Tensor& x) {
   const Dims out_dims = g.spatial.out_dims();
   bool tied = false;
   for (int64_t w = 0; w < windows; ++w) {
-    const std::vector<int64_t> taps = rules::window_taps(g.spatial, rules::unravel(w, out_dims));
+    const std::vector<int64_t> taps = rules::window_taps(g.spatial, unravel(w, out_dims));
     for (int64_t plane = 0; plane < g.batch * g.channels; ++plane) {
       const double* xp = x.data.data() + plane * in;
       double m = -INFINITY;

@@ -19,10 +19,6 @@
 namespace kc::checks::rules {
 namespace coverage_detail {
 
-inline bool unsupported(const Status& s) {
-  return s.code() == StatusCode::kUnimplemented || s.code() == StatusCode::kUnavailable;
-}
-
 // Per dim: whether input coordinate i is read by some window, directly or through a
 // padding copy (zeros padding copies nothing).
 inline std::vector<std::vector<char>> covered_coords(const ConvGeometry& g) {

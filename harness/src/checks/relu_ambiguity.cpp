@@ -62,7 +62,7 @@ std::vector<int> output_quanta(const CheckContext& ctx, const ConvGeometry& g) {
   std::vector<int> q(static_cast<size_t>(g.batch * g.out_channels * positions), kNoTerm);
   for (int64_t o = 0; o < positions; ++o) {
     const std::vector<int64_t> taps =
-        whole_plane ? std::vector<int64_t>{} : rules::window_taps(sg, rules::unravel(o, sg.out_dims()));
+        whole_plane ? std::vector<int64_t>{} : rules::window_taps(sg, unravel(o, sg.out_dims()));
     for (int64_t n = 0; n < g.batch; ++n) {
       for (int64_t grp = 0; grp < g.groups; ++grp) {
         // The smallest quantum of x under window o, over the group's input channels.

@@ -72,7 +72,7 @@ std::vector<char> conv_input_read(const ConvGeometry& g) {
   const int64_t plane = element_count(in);
   std::vector<char> read(static_cast<size_t>(g.batch * g.in_channels * plane), 1);
   for (int64_t p = 0; p < plane; ++p) {
-    const std::vector<int64_t> c = checks::rules::unravel(p, in);
+    const std::vector<int64_t> c = unravel(p, in);
     bool covered = true;
     for (size_t a = 0; a < c.size(); ++a) covered = covered && per_dim[a][static_cast<size_t>(c[a])];
     if (covered) continue;

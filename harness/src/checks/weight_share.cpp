@@ -83,7 +83,7 @@ int64_t compare(const char* tensor, const Tensor& lhs, const Tensor& rhs, const 
     // Slack moves the value a kernel rounds to its output dtype, as in compare_tensors;
     // against the oracle the bound is taken at its sum (ambiguous outputs left out).
     const double s = slack != nullptr && i < slack->size() ? (*slack)[i] * (1.0 + unit_roundoff(rule.spec.storage)) : 0.0;
-    tally.add(tensor, unflatten(i, ref.shape), lhs[i], r, rule.bound(parts == 0 ? r : ref[i], abs[i], parts) + s,
+    tally.add(tensor, unravel(i, ref.shape), lhs[i], r, rule.bound(parts == 0 ? r : ref[i], abs[i], parts) + s,
               rule.exact);
   }
   return tally.failures() - before;
@@ -263,7 +263,7 @@ std::string partial_sum_within_bound(const CheckContext& ctx, const std::vector<
       if (!(worst <= 1.0)) continue;
       return "the data cannot tell the right sum from this mistake: " + std::string(which) + " " + s.part.detail +
              " (" + s.part.cls + ") is within the tolerance of the right " + which +
-             " here: what it leaves out is at most " + num(worst) + " of the bound";
+             " here: what it leaves out is at most " + num_brief(worst) + " of the bound";
     }
   }
   return {};
@@ -296,7 +296,7 @@ CheckResult weight_share_run(const CheckContext& ctx) {
   }
   CheckResult r = make_result(kName, Disposition::kPassed);
   f.tally.into(r);
-  const std::string ratio = " (max error/bound " + num(r.max_error_ratio) + ")";
+  const std::string ratio = " (max error/bound " + num_brief(r.max_error_ratio) + ")";
   if (!f.broken.empty()) {
     r.disposition = Disposition::kFailed;
     const std::string cls = f.race_fails ? "nondeterministic race (" + f.race + ")"

@@ -8,6 +8,7 @@
 #include <numeric>
 #include <string>
 
+#include "core/format.h"
 #include "kc/shape.h"
 #include "stack/stack.h"
 #include "core/check_table.h"
@@ -18,7 +19,6 @@ namespace {
 
 constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
 
-std::string num(int64_t v) { return std::to_string(v); }
 
 Status check_size(const std::string& field, int64_t v, int64_t min, const Limits& limits) {
   if (v < min) {
@@ -53,7 +53,7 @@ Status check_padding_fields(const std::string& field, const PadSpec& pad, size_t
   }
   for (size_t i = 0; i < pad.pairs.size(); ++i) {
     for (int s = 0; s < 2; ++s) {
-      KC_RETURN_IF_ERROR(check_size(field + "[" + num(static_cast<int64_t>(i)) + "][" + num(s) + "]",
+      KC_RETURN_IF_ERROR(check_size(field + "[" + num(static_cast<int64_t>(i)) + "][" + num(int64_t{s}) + "]",
                                     pad.pairs[i][static_cast<size_t>(s)], 0, limits));
     }
   }

@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/format.h"
 #include "kc/shape.h"
 #include "stack/stack.h"
 #include "core/validate_limits.h"
@@ -20,7 +21,6 @@ namespace {
 
 constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
 
-std::string num(int64_t v) { return std::to_string(v); }
 
 }  // namespace
 

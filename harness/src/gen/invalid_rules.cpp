@@ -8,13 +8,13 @@
 #include <algorithm>
 
 #include "invalid.h"
+#include "core/format.h"
 #include "kc/shape.h"
 #include "stack/stack.h"
 
 namespace kc::gen::detail {
 namespace {
 
-std::string num(int64_t v) { return std::to_string(v); }
 std::string at(size_t i) { return "[" + std::to_string(i) + "]"; }
 
 bool pool(const Case& c) { return std::holds_alternative<MaxPoolParams>(c.op); }

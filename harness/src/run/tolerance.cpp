@@ -5,18 +5,11 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/format.h"
+
 namespace kc {
 namespace {
 
-// Multi-index of flat position i in a tensor of the given shape.
-std::vector<int64_t> unflatten(int64_t i, const Dims& shape) {
-  std::vector<int64_t> idx(shape.size());
-  for (size_t a = shape.size(); a-- > 0;) {
-    idx[a] = i % shape[a];
-    i /= shape[a];
-  }
-  return idx;
-}
 
 // A backend stores its outputs in the case dtype (backend.h). Where a failing tensor
 // holds finite values that dtype cannot hold (76800 in f16, an f64 sum in an f32 case),
@@ -32,7 +25,7 @@ std::string not_stored_in(const ToleranceSpec& spec, const std::string& tensor, 
   }
   if (count == 0) return {};
   std::string where;
-  for (int64_t k : unflatten(first, cand.shape)) where += (where.empty() ? "" : ",") + std::to_string(k);
+  for (int64_t k : unravel(first, cand.shape)) where += (where.empty() ? "" : ",") + std::to_string(k);
   char value[32];
   std::snprintf(value, sizeof value, "%.17g", cand[first]);  // every digit: 0.1 is no f32 value
   const std::string dt(dtype_name(spec.storage));
@@ -154,7 +147,7 @@ void compare_tensors(const std::string& tensor, const Tensor& cand, const Tensor
     if (ok && !special && !overflow && ratio > closest_ratio) closest = i, closest_ratio = ratio, closest_bound = bound;
     if (ok) continue;
     ++failures;
-    bad.push_back({tensor, unflatten(i, ref.shape), c, r, bound});
+    bad.push_back({tensor, unravel(i, ref.shape), c, r, bound});
   }
   if (failures == 0 && unbounded > 0) {
     if (out.disposition == Disposition::kPassed) out.disposition = Disposition::kMistrusted;
@@ -189,7 +182,7 @@ void compare_tensors(const std::string& tensor, const Tensor& cand, const Tensor
     // A pass reports its worst coordinate too (DESIGN 4), as the check's one worst point:
     // the element of all its tensors that came nearest its bound.
     if (closest < 0 || out.disposition != Disposition::kPassed) return;
-    const WorstPoint p{tensor, unflatten(closest, ref.shape), cand[closest], ref[closest], closest_bound};
+    const WorstPoint p{tensor, unravel(closest, ref.shape), cand[closest], ref[closest], closest_bound};
     auto ratio_of = [](const WorstPoint& w) { return w.bound > 0 ? std::abs(w.candidate - w.reference) / w.bound : 0.0; };
     if (out.worst.empty()) out.worst.push_back(p);
     else if (out.worst.size() == 1 && ratio_of(out.worst[0]) < closest_ratio) out.worst[0] = p;

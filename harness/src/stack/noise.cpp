@@ -155,7 +155,7 @@ std::string unforced_routing(const StackContext& s, double u, double sigmas) {
     const int64_t planes = p.size() / plane_in;
     int64_t unforced = 0;
     for (int64_t o = 0; o < plane_out; ++o) {
-      const std::vector<int64_t> taps = rules::window_taps(g.spatial, rules::unravel(o, g.spatial.out_dims()));
+      const std::vector<int64_t> taps = rules::window_taps(g.spatial, unravel(o, g.spatial.out_dims()));
       for (int64_t n = 0; n < planes; ++n) {
         const int64_t base = n * plane_in;
         const int64_t top = base + r.argmax->data[static_cast<size_t>(n * plane_out + o)];
