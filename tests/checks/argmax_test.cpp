@@ -22,48 +22,28 @@ TEST(ArgmaxCheck, OracleAndPassThroughPassOnRanksTiesSpecialOverlapCeil) {
 
 TEST(ArgmaxCheck, IsSkippedForConvWithTheReason) {
   PassThrough pass;
-  const CheckResult r = run_check(good_conv_cases()[0], pass, "argmax");
-  EXPECT_DISPOSITION(r, Disposition::kSkipped);
-  EXPECT_MESSAGE_HAS(r, "max pooling only");
+  expect_check(good_conv_cases()[0], pass, "argmax", Disposition::kSkipped, {"max pooling only"});
 }
 
 TEST(ArgmaxCheck, CatchesTrainingForwardThatKeepsNoIndices) {
   PoolKeepsNoIndices be;
-  const CheckResult r = run_check(good_pool_cases()[1], be, "argmax");
-  EXPECT_DISPOSITION(r, Disposition::kFailed);
-  EXPECT_MESSAGE_HAS(r, "was never written (still the poison value)");
-  EXPECT_MESSAGE_HAS(r, "gradient is lost or duplicated");
-  EXPECT_MESSAGE_HAS(r, "backward without indices was not refused");
+  expect_check(good_pool_cases()[1], be, "argmax", Disposition::kFailed, {"was never written (still the poison value)", "gradient is lost or duplicated", "backward without indices was not refused"});
 }
 
 TEST(ArgmaxCheck, CatchesTieLastWhenFirstIsAsked) {
   const Case c = pool_case({.spatial = {6, 6}, .kernel = {3, 3}, .stride = {1, 1}, .fill = Fill::kTies});
-  PoolTieLast be;
-  const CheckResult r = run_check(c, be, "argmax");
-  EXPECT_DISPOSITION(r, Disposition::kFailed);
-  EXPECT_MESSAGE_HAS(r, "tie rule first: the index of window (0, 0, ");
-  EXPECT_MESSAGE_HAS(r, "the first is at input (");
+  PoolWithTie be(TieRule::kLast);
+  expect_check(c, be, "argmax", Disposition::kFailed, {"tie rule first: the index of window (0, 0, ", "the first is at input ("});
 }
 
 TEST(ArgmaxCheck, AcceptsTieLastWhenAnyIsAskedAndCatchesFirstWhenLastIsAsked) {
   Case c = pool_case({.spatial = {6, 6}, .kernel = {3, 3}, .stride = {1, 1}, .tie = TieRule::kAny, .fill = Fill::kTies});
-  PoolTieLast last;
+  PoolWithTie last(TieRule::kLast);
   EXPECT_DISPOSITION(run_check(c, last, "argmax"), Disposition::kPassed);
   std::get<MaxPoolParams>(c.op).tie = TieRule::kLast;
   PassThrough pass;  // computes the rule the case asks for: last
-  class TieFirst : public DelegatingBackend {
-   public:
-    TieFirst() : DelegatingBackend("pool-tie-first") {}
-    Status maxpool_forward(const PoolGeometry& g, const Tensor& x, Tensor& y, IndexTensor* idx) override {
-      PoolGeometry first = g;
-      first.tie = TieRule::kFirst;
-      return reference().maxpool_forward(first, x, y, idx);
-    }
-  } tie_first;
-  const CheckResult r = run_check(c, tie_first, "argmax");
-  EXPECT_DISPOSITION(r, Disposition::kFailed);
-  EXPECT_MESSAGE_HAS(r, "tie rule last:");
-  EXPECT_MESSAGE_HAS(r, "the last is at input (");
+  PoolWithTie tie_first(TieRule::kFirst);
+  expect_check(c, tie_first, "argmax", Disposition::kFailed, {"tie rule last:", "the last is at input ("});
   EXPECT_DISPOSITION(run_check(c, pass, "argmax"), Disposition::kPassed);
 }
 
@@ -98,20 +78,14 @@ TEST(ArgmaxCheck, CatchesAKernelThatIgnoresNaN) {
   const Case c = pool_case({.channels = 2, .spatial = {8, 8}, .kernel = {2, 2}, .fill = Fill::kSpecial});
   ASSERT_TRUE(any_nan(inputs_of(c).x)) << "the special fill must put a NaN in some window";
   PoolIgnoresNaN be;
-  const CheckResult r = run_check(c, be, "argmax");
-  EXPECT_DISPOSITION(r, Disposition::kFailed);
-  EXPECT_MESSAGE_HAS(r, "NaN rule: window (0, ");
-  EXPECT_MESSAGE_HAS(r, "a window with a NaN must give NaN");
+  expect_check(c, be, "argmax", Disposition::kFailed, {"NaN rule: window (0, ", "a window with a NaN must give NaN"});
 }
 
 TEST(ArgmaxCheck, CatchesIndexMinusOneForAnAllMinusInfWindow) {
   Case c = pool_case({.spatial = {8}, .kernel = {2}, .stride = {2}});
   c.tensors["x"] = Tensor{DType::kF64, {1, 1, 8}, {-kInf, -kInf, -kInf, -kInf, 0.5, 2.0, -1.0, 3.0}};
   PoolMinusOneForAllMinusInf be;
-  const CheckResult r = run_check(c, be, "argmax");
-  EXPECT_DISPOSITION(r, Disposition::kFailed);
-  EXPECT_MESSAGE_HAS(r, "index -1 of window (0, 0, 0) is outside its (n, c) plane [0, 8)");
-  EXPECT_MESSAGE_HAS(r, "a window of only -inf must point to its first element inside the input");
+  expect_check(c, be, "argmax", Disposition::kFailed, {"index -1 of window (0, 0, 0) is outside its (n, c) plane [0, 8)", "a window of only -inf must point to its first element inside the input"});
   auto oracle = make_reference_backend();
   EXPECT_DISPOSITION(run_check(c, *oracle, "argmax"), Disposition::kPassed);
 }
@@ -151,9 +125,7 @@ TEST(ArgmaxCheck, CatchesAnAllMinusInfWindowTreatedAsATieUnderTieLast) {
 TEST(ArgmaxCheck, CatchesIndicesCountingThePlaneOffset) {
   const Case c = pool_case({.batch = 2, .channels = 2, .spatial = {4, 4}, .kernel = {2, 2}});
   PoolBatchOffset be;
-  const CheckResult r = run_check(c, be, "argmax");
-  EXPECT_DISPOSITION(r, Disposition::kFailed);
-  EXPECT_MESSAGE_HAS(r, "of window (0, 1, 0, 0) includes the offset 16 of its (n, c) plane");
+  expect_check(c, be, "argmax", Disposition::kFailed, {"of window (0, 1, 0, 0) includes the offset 16 of its (n, c) plane"});
   // forward names a wrong index by its coordinates in y, as golden does.
   const CheckResult fwd = run_check(c, be, "forward");
   EXPECT_DISPOSITION(fwd, Disposition::kFailed);
@@ -166,9 +138,7 @@ TEST(ArgmaxCheck, CatchesBackwardWithoutIndicesThatReturnsZeros) {
   for (PoolMode mode : {PoolMode::kTraining, PoolMode::kInference}) {
     const Case c = pool_case({.spatial = {6, 6}, .kernel = {3, 3}, .stride = {2, 2}, .pads = {{1, 1}, {1, 1}}, .mode = mode});
     PoolBackwardWithoutIndicesIsZero be;
-    const CheckResult r = run_check(c, be, "argmax");
-    EXPECT_DISPOSITION(r, Disposition::kFailed);
-    EXPECT_MESSAGE_HAS(r, "backward without indices was not refused: it would silently give zero gradients");
+    expect_check(c, be, "argmax", Disposition::kFailed, {"backward without indices was not refused: it would silently give zero gradients"});
   }
 }
 
@@ -178,9 +148,7 @@ TEST(ArgmaxCheck, CatchesPaddingReadAsZeroOnNegativeInputs) {
   for (double& v : x.data) v = -1.0 - std::abs(v);
   c.tensors["x"] = x;
   PoolPadsZero be;
-  const CheckResult r = run_check(c, be, "argmax");
-  EXPECT_DISPOSITION(r, Disposition::kFailed);
-  EXPECT_MESSAGE_HAS(r, "y of window (0, 0, 0, 0) is 0 but the window maximum is -");
+  expect_check(c, be, "argmax", Disposition::kFailed, {"y of window (0, 0, 0, 0) is 0 but the window maximum is -"});
 }
 
 TEST(ArgmaxCheck, MistrustsAnAllZeroDy) {

@@ -11,14 +11,11 @@ using namespace kc::rules_test;
 
 TEST(DeterminismCheck, PassThroughIsBitwiseRepeatable) {
   PassThrough pass;
-  std::vector<Case> cases = good_conv_cases();
-  for (const Case& c : good_pool_cases()) cases.push_back(c);
+  const std::vector<Case> cases = good_cases();
   for (Case c : cases) {
     SCOPED_TRACE(case_to_one_line(c));
     c.deterministic = true;
-    const CheckResult r = run_check(c, pass, "determinism");
-    EXPECT_DISPOSITION(r, Disposition::kPassed);
-    EXPECT_MESSAGE_HAS(r, "4 runs bitwise equal");
+    expect_check(c, pass, "determinism", Disposition::kPassed, {"4 runs bitwise equal"});
   }
 }
 
@@ -107,8 +104,5 @@ TEST(DeterminismCheck, ReportsARaceAsPassedWhenNotRequired) {
   Case c = good_conv_cases()[1];
   c.deterministic = false;
   RacyWeightGradient be;
-  const CheckResult r = run_check(c, be, "determinism");
-  EXPECT_DISPOSITION(r, Disposition::kPassed);
-  EXPECT_MESSAGE_HAS(r, "nondeterministic");
-  EXPECT_MESSAGE_HAS(r, "dw differs between run 1 and run 2");
+  expect_check(c, be, "determinism", Disposition::kPassed, {"nondeterministic", "dw differs between run 1 and run 2"});
 }

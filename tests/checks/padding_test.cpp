@@ -13,8 +13,7 @@ using namespace kc::rules_test;
 TEST(PaddingCheck, OracleAndPassThroughPassOnConvModesAndPools) {
   auto oracle = make_reference_backend();
   PassThrough pass;
-  std::vector<Case> cases = good_conv_cases();
-  for (const Case& c : good_pool_cases()) cases.push_back(c);
+  const std::vector<Case> cases = good_cases();
   for (const Case& c : cases) {
     SCOPED_TRACE(case_to_one_line(c));
     EXPECT_DISPOSITION(run_check(c, *oracle, "padding"), Disposition::kPassed);
@@ -48,10 +47,7 @@ TEST(PaddingCheck, CatchesReflectThatRepeatsTheEdge) {
                                             .padding = explicit_pad({{1, 1}, {2, 2}}), .mode = PaddingMode::kReflect}),
                            Fill::kRandom);
   ReflectRepeatsEdge be;
-  const CheckResult r = run_check(c, be, "padding");
-  EXPECT_DISPOSITION(r, Disposition::kFailed);
-  EXPECT_MESSAGE_HAS(r, "y differs from the same op on the input padded explicitly (reflect padding [[1, 1], [2, 2]]");
-  EXPECT_MESSAGE_HAS(r, "all in windows that overlap the padding: reflect mirrors about the edge element without repeating it");
+  expect_check(c, be, "padding", Disposition::kFailed, {"y differs from the same op on the input padded explicitly (reflect padding [[1, 1], [2, 2]]", "all in windows that overlap the padding: reflect mirrors about the edge element without repeating it"});
   Case zeros = c;
   std::get<ConvParams>(zeros.op).padding_mode = PaddingMode::kZeros;  // the bug only touches reflect
   EXPECT_DISPOSITION(run_check(zeros, be, "padding"), Disposition::kPassed);
@@ -95,10 +91,7 @@ TEST(PaddingCheck, NamesTheBorderLeftByValidWhereSameWasAsked) {
                                             .padding = pad_kind(PadKind::kSame)}),
                            Fill::kRandom);
   ValidForSame be;
-  const CheckResult r = run_check(c, be, "padding");
-  EXPECT_DISPOSITION(r, Disposition::kFailed);
-  EXPECT_MESSAGE_HAS(r, "border outputs not written: ");
-  EXPECT_MESSAGE_HAS(r, "y rows 0 and 7 and columns 0 and 7 (the border)");
+  expect_check(c, be, "padding", Disposition::kFailed, {"border outputs not written: ", "y rows 0 and 7 and columns 0 and 7 (the border)"});
 }
 
 TEST(PaddingCheck, NamesAnUnwrittenBorderColumn) {
@@ -106,9 +99,7 @@ TEST(PaddingCheck, NamesAnUnwrittenBorderColumn) {
                                             .padding = pad_kind(PadKind::kSame)}),
                            Fill::kRandom);
   SkipsLastColumn be;
-  const CheckResult r = run_check(c, be, "padding");
-  EXPECT_DISPOSITION(r, Disposition::kFailed);
-  EXPECT_MESSAGE_HAS(r, "border outputs not written: 12 outputs at y column 7 (the border)");
+  expect_check(c, be, "padding", Disposition::kFailed, {"border outputs not written: 12 outputs at y column 7 (the border)"});
 }
 
 // A NaN the backend wrote (a stale buffer, say), not the poison: wrong, not "not written".
@@ -141,9 +132,7 @@ TEST(PaddingCheck, NamesDroppedBorderRowsOfDx) {
                                             .padding = pad_kind(PadKind::kSame)}),
                            Fill::kRandom);
   DropsBorderRowsOfDx be;
-  const CheckResult r = run_check(c, be, "padding");
-  EXPECT_DISPOSITION(r, Disposition::kFailed);
-  EXPECT_MESSAGE_HAS(r, "input rows 0 and 7 (the border) receive no gradient: dropped border");
+  expect_check(c, be, "padding", Disposition::kFailed, {"input rows 0 and 7 (the border) receive no gradient: dropped border"});
 }
 
 TEST(PaddingCheck, CatchesMaxPoolPaddingReadAsZero) {
@@ -152,8 +141,5 @@ TEST(PaddingCheck, CatchesMaxPoolPaddingReadAsZero) {
   for (double& v : x.data) v = -1.0 - std::abs(v);
   c.tensors["x"] = x;
   PoolPadsZero be;
-  const CheckResult r = run_check(c, be, "padding");
-  EXPECT_DISPOSITION(r, Disposition::kFailed);
-  EXPECT_MESSAGE_HAS(r, "(-inf padding [[1, 1], [1, 1]], then valid)");
-  EXPECT_MESSAGE_HAS(r, "padded positions are -inf and never selected");
+  expect_check(c, be, "padding", Disposition::kFailed, {"(-inf padding [[1, 1], [1, 1]], then valid)", "padded positions are -inf and never selected"});
 }

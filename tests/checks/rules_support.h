@@ -79,6 +79,15 @@ inline CheckResult run_check(Case c, Backend& be, const std::string& name) {
   EXPECT_EQ(disposition_name((result).disposition), disposition_name(want)) << (result).message
 #define EXPECT_MESSAGE_HAS(result, text) EXPECT_NE((result).message.find(text), std::string::npos) << (result).message
 
+// Runs only the named check and expects its disposition and every fragment of its message:
+// the whole of a planted-bug test whose result is not looked at further.
+inline void expect_check(const Case& c, Backend& be, const std::string& name, Disposition want,
+                         std::initializer_list<const char*> fragments = {}) {
+  const CheckResult r = run_check(c, be, name);
+  EXPECT_DISPOSITION(r, want);
+  for (const char* text : fragments) EXPECT_MESSAGE_HAS(r, text) << "\n(wanted: " << text << ")";
+}
+
 inline std::vector<Case> good_pool_cases() {
   std::vector<Case> cases;
   cases.push_back(pool_case({.spatial = {9}, .kernel = {3}, .stride = {2}, .pads = {{1, 1}}}));
@@ -97,6 +106,7 @@ inline std::vector<Case> good_pool_cases() {
                              .fill = Fill::kInteger, .dtype = DType::kF32}));
   return cases;
 }
+
 
 inline std::vector<Case> good_conv_cases() {
   std::vector<Case> cases;
@@ -123,6 +133,13 @@ inline std::vector<Case> good_conv_cases() {
   fused.op = ConvBiasReluParams{std::get<ConvParams>(fused.op)};
   cases.push_back(with_fill(fused, Fill::kRandom));
   cases.back().tolerance = Tolerance{ToleranceKind::kExplicit, 1e-12, 1e-12};
+  return cases;
+}
+
+// Every conv and pool case the rule checks pass on with a correct backend.
+inline std::vector<Case> good_cases() {
+  std::vector<Case> cases = good_conv_cases();
+  for (const Case& c : good_pool_cases()) cases.push_back(c);
   return cases;
 }
 
@@ -358,14 +375,19 @@ class PoolKeepsNoIndices : public DelegatingBackend {
   }
 };
 
-class PoolTieLast : public DelegatingBackend {
+// A max pool that breaks ties by its own rule, whatever the case asks for.
+class PoolWithTie : public DelegatingBackend {
  public:
-  PoolTieLast() : DelegatingBackend("pool-tie-last") {}
+  explicit PoolWithTie(TieRule rule)
+      : DelegatingBackend(rule == TieRule::kLast ? "pool-tie-last" : "pool-tie-first"), rule_(rule) {}
   Status maxpool_forward(const PoolGeometry& g, const Tensor& x, Tensor& y, IndexTensor* indices) override {
-    PoolGeometry last = g;
-    last.tie = TieRule::kLast;
-    return reference().maxpool_forward(last, x, y, indices);
+    PoolGeometry own = g;
+    own.tie = rule_;
+    return reference().maxpool_forward(own, x, y, indices);
   }
+
+ private:
+  TieRule rule_;
 };
 
 // Backward with dx[index] = dy instead of +=.

@@ -38,3 +38,11 @@ kc_step("build tests/consumer" "${CMAKE_COMMAND}" --build "${build}")
 kc_step("kcheck run with the consumer's plugin" "${prefix}/bin/kcheck" run "${KC_CONSUMER_DIR}/cases"
         --plugin "${build}/${KC_PLUGIN_FILE}" --backend my.conv2d)
 kc_step("the consumer's own test binary" "${build}/my_check" "${KC_CONSUMER_DIR}/cases/conv2d.yaml")
+
+# A plugin that uses no GPU links no CUDA: kc::harness brings none of the runtime (whose
+# strings kcheck itself, linked with kc::backends, does hold in a CUDA build).
+file(STRINGS "${build}/${KC_PLUGIN_FILE}" cuda_strings REGEX "libcuda\\.so|cudaGetDeviceCount|__cudaRegisterFatBinary"
+     LIMIT_COUNT 1)
+if(cuda_strings)
+  message(FATAL_ERROR "consumer: the plugin ${KC_PLUGIN_FILE} carries the CUDA runtime (${cuda_strings})")
+endif()
