@@ -7,11 +7,11 @@
 // reference forwards). The setup (fill, oracle, absolute pass) is untimed.
 #include <benchmark/benchmark.h>
 
-#include "checks/gradcheck.h"
-#include "kc/backend.h"
-#include "checks/checks.h"
-#include "core/fill.h"
 #include "backend/invoke.h"
+#include "checks/checks.h"
+#include "checks/gradcheck.h"
+#include "core/fill.h"
+#include "kc/backend.h"
 
 namespace {
 

@@ -6,14 +6,38 @@ namespace kc::bench {
 namespace {
 
 constexpr Target kTargets[] = {
-    {"conv_vs_gemm", "reference conv fwd / Eigen GEMM (f64)", TargetKind::kGflopsAtLeast, "BM_RefConvForward",
-     "BM_EigenGemm", {}, {}, 0.40},
-    {"gradcheck_seconds", "directional gradcheck, 1M-element conv", TargetKind::kSecondsAtMost,
-     "BM_DirectionalGradcheck", {}, {}, {}, 2.0},
-    {"stack_sqrt_vs_none", "stack step sqrt / none (reference)", TargetKind::kTimeRatioAtMost, "BM_StackStepSqrt",
-     "BM_StackStepNone", {}, {}, 1.35},
-    {"stack_sqrt_peak", "stack sqrt peak activation bytes", TargetKind::kCounterWithinBound, "BM_StackStepSqrt", {},
-     "peak_activation_bytes", "sqrt_bound_bytes", 0.0},
+    {"conv_vs_gemm",
+     "reference conv fwd / Eigen GEMM (f64)",
+     TargetKind::kGflopsAtLeast,
+     "BM_RefConvForward",
+     "BM_EigenGemm",
+     {},
+     {},
+     0.40},
+    {"gradcheck_seconds",
+     "directional gradcheck, 1M-element conv",
+     TargetKind::kSecondsAtMost,
+     "BM_DirectionalGradcheck",
+     {},
+     {},
+     {},
+     2.0},
+    {"stack_sqrt_vs_none",
+     "stack step sqrt / none (reference)",
+     TargetKind::kTimeRatioAtMost,
+     "BM_StackStepSqrt",
+     "BM_StackStepNone",
+     {},
+     {},
+     1.35},
+    {"stack_sqrt_peak",
+     "stack sqrt peak activation bytes",
+     TargetKind::kCounterWithinBound,
+     "BM_StackStepSqrt",
+     {},
+     "peak_activation_bytes",
+     "sqrt_bound_bytes",
+     0.0},
 };
 
 const Entry* find(const Entries& entries, std::string_view name) {
@@ -64,8 +88,8 @@ std::optional<Measure> evaluate(const Target& t, const Entries& entries) {
       if (b == nullptr || !(b->seconds > 0.0)) return std::nullopt;
       m.value = a->seconds / b->seconds;
       m.met = m.value <= t.target;
-      m.detail = format("%s %.2f ms / %s %.2f ms", str(t.a).c_str(), 1e3 * a->seconds, str(t.b).c_str(),
-                        1e3 * b->seconds);
+      m.detail =
+          format("%s %.2f ms / %s %.2f ms", str(t.a).c_str(), 1e3 * a->seconds, str(t.b).c_str(), 1e3 * b->seconds);
       m.goal = format("<= %.2f", t.target);
       return m;
     }

@@ -30,7 +30,7 @@ struct Target {
   std::string_view key;   // stable name, for dashboards
   std::string_view what;  // what a reader is told
   TargetKind kind;
-  std::string_view a, b;  // entries (b: the peer of a ratio)
+  std::string_view a, b;            // entries (b: the peer of a ratio)
   std::string_view counter, bound;  // kCounterWithinBound
   double target = 0.0;
 };

@@ -42,11 +42,25 @@ std::optional<double> unit_seconds(const std::string& unit) {
 
 // Fields of a benchmark record that are not user counters.
 const std::set<std::string>& record_fields() {
-  static const std::set<std::string> f = {
-      "name",       "family_index",   "per_family_instance_index", "run_name",  "run_type",
-      "repetitions", "repetition_index", "threads",               "aggregate_name", "aggregate_unit",
-      "iterations", "real_time",      "cpu_time",                  "time_unit", "label",
-      "error_occurred", "error_message", "big_o", "rms"};
+  static const std::set<std::string> f = {"name",
+                                          "family_index",
+                                          "per_family_instance_index",
+                                          "run_name",
+                                          "run_type",
+                                          "repetitions",
+                                          "repetition_index",
+                                          "threads",
+                                          "aggregate_name",
+                                          "aggregate_unit",
+                                          "iterations",
+                                          "real_time",
+                                          "cpu_time",
+                                          "time_unit",
+                                          "label",
+                                          "error_occurred",
+                                          "error_message",
+                                          "big_o",
+                                          "rms"};
   return f;
 }
 
@@ -62,7 +76,8 @@ StatusOr<BenchRun> parse_bench_json(std::string_view text, const std::string& so
   if (!root.IsMap()) return invalid_argument(source + ": not Google Benchmark JSON: the top level is not an object");
   const YAML::Node benchmarks = root["benchmarks"];
   if (!benchmarks || !benchmarks.IsSequence()) {
-    return invalid_argument(source + ": benchmarks: missing or not a list (is this kcheck-bench --benchmark_out JSON?)");
+    return invalid_argument(source +
+                            ": benchmarks: missing or not a list (is this kcheck-bench --benchmark_out JSON?)");
   }
   BenchRun run;
   run.source = source;
@@ -83,7 +98,7 @@ StatusOr<BenchRun> parse_bench_json(std::string_view text, const std::string& so
     std::string name = scalar(b, "run_name");
     if (name.empty()) name = scalar(b, "name");
     if (name.empty()) return invalid_argument(where + ".name: missing");
-    name = name.substr(0, name.find('/'));  // the function name, as the bench's own reporter keys it
+    name = name.substr(0, name.find('/'));             // the function name, as the bench's own reporter keys it
     if (!median && from_median.count(name)) continue;  // the median of repetitions wins
     const auto t = number(b["real_time"]);
     if (!t) return invalid_argument(where + ".real_time: missing or not a number");

@@ -18,11 +18,20 @@ std::string escape(const std::string& s) {
   std::string out;
   for (char c : s) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -61,13 +70,17 @@ std::string chart(const Target& t, const std::vector<std::optional<Measure>>& ro
   auto y = [&](double v) { return kTop + (kH - kTop - kBottom) * (hi - v) / (hi - lo); };
   std::string svg = format("<svg width=\"%.0f\" height=\"%.0f\" role=\"img\" aria-label=\"%s over runs\">\n", kW, kH,
                            escape(std::string(t.what)).c_str());
-  svg += format("<text x=\"4\" y=\"%.1f\" class=\"axis\">%s</text>\n", y(hi - pad) + 4, format_value(t, hi - pad).c_str());
-  svg += format("<text x=\"4\" y=\"%.1f\" class=\"axis\">%s</text>\n", y(lo + pad) + 4, format_value(t, lo + pad).c_str());
+  svg +=
+      format("<text x=\"4\" y=\"%.1f\" class=\"axis\">%s</text>\n", y(hi - pad) + 4, format_value(t, hi - pad).c_str());
+  svg +=
+      format("<text x=\"4\" y=\"%.1f\" class=\"axis\">%s</text>\n", y(lo + pad) + 4, format_value(t, lo + pad).c_str());
   std::string limit_path, value_path;
   for (size_t i = 0; i < n; ++i) {
     if (!row[i]) continue;
-    if (std::isfinite(row[i]->limit)) limit_path += format("%s%.1f,%.1f ", limit_path.empty() ? "M" : "L", x(i), y(row[i]->limit));
-    if (std::isfinite(row[i]->value)) value_path += format("%s%.1f,%.1f ", value_path.empty() ? "M" : "L", x(i), y(row[i]->value));
+    if (std::isfinite(row[i]->limit))
+      limit_path += format("%s%.1f,%.1f ", limit_path.empty() ? "M" : "L", x(i), y(row[i]->limit));
+    if (std::isfinite(row[i]->value))
+      value_path += format("%s%.1f,%.1f ", value_path.empty() ? "M" : "L", x(i), y(row[i]->value));
   }
   if (n == 1 && !limit_path.empty()) {  // one run: the limit as a short line across it
     limit_path = format("M%.1f,%.1f L%.1f,%.1f", kLeft, y(row[0]->limit), kW - kRight, y(row[0]->limit));
@@ -98,7 +111,8 @@ void order_runs(std::vector<BenchRun>& runs) {
 }
 
 std::string run_label(const BenchRun& run) {
-  if (!run.commit.empty() && run.commit != "unknown") return run.commit.substr(0, 12) + (run.commit.find("+dirty") != std::string::npos ? "+dirty" : "");
+  if (!run.commit.empty() && run.commit != "unknown")
+    return run.commit.substr(0, 12) + (run.commit.find("+dirty") != std::string::npos ? "+dirty" : "");
   if (!run.recorded.empty()) return run.recorded.substr(0, 12);
   return run.source;
 }
@@ -107,8 +121,8 @@ std::string render_text(const std::vector<BenchRun>& runs) {
   const auto m = measure_all(runs);
   std::string out = format("%zu run%s, oldest first:\n", runs.size(), runs.size() == 1 ? "" : "s");
   for (size_t i = 0; i < runs.size(); ++i) {
-    out += format("  [%zu] %s  %s  %s\n", i + 1, run_label(runs[i]).c_str(), runs[i].date.c_str(),
-                  runs[i].host.c_str());
+    out +=
+        format("  [%zu] %s  %s  %s\n", i + 1, run_label(runs[i]).c_str(), runs[i].date.c_str(), runs[i].host.c_str());
   }
   out += "\n";
   for (size_t k = 0; k < targets().size(); ++k) {
@@ -130,13 +144,15 @@ namespace {
 
 // The runs, oldest first.
 std::string runs_table(const std::vector<BenchRun>& runs) {
-  std::string h = "<table><tr><th>#</th><th class=\"l\">commit</th><th class=\"l\">date</th><th class=\"l\">host</th>"
-                  "<th class=\"l\">source</th></tr>\n";
+  std::string h =
+      "<table><tr><th>#</th><th class=\"l\">commit</th><th class=\"l\">date</th><th class=\"l\">host</th>"
+      "<th class=\"l\">source</th></tr>\n";
   for (size_t i = 0; i < runs.size(); ++i) {
-    h += format("<tr><td>%zu</td><td class=\"l\">%s</td><td class=\"l\">%s</td><td class=\"l\">%s</td>"
-                "<td class=\"l\">%s</td></tr>\n",
-                i + 1, escape(run_label(runs[i])).c_str(), escape(runs[i].date).c_str(), escape(runs[i].host).c_str(),
-                escape(runs[i].source).c_str());
+    h += format(
+        "<tr><td>%zu</td><td class=\"l\">%s</td><td class=\"l\">%s</td><td class=\"l\">%s</td>"
+        "<td class=\"l\">%s</td></tr>\n",
+        i + 1, escape(run_label(runs[i])).c_str(), escape(runs[i].date).c_str(), escape(runs[i].host).c_str(),
+        escape(runs[i].source).c_str());
   }
   return h + "</table>\n";
 }
@@ -153,10 +169,11 @@ std::string target_section(const Target& t, const std::vector<BenchRun>& runs,
   for (size_t i = 0; i < runs.size(); ++i) {
     const auto& v = m[i];
     if (!v) continue;
-    h += format("<tr><td>%zu</td><td class=\"l\">%s</td><td>%s</td><td class=\"l\">%s</td>"
-                "<td class=\"l %s\">%s</td><td class=\"l\">%s</td></tr>\n",
-                i + 1, escape(run_label(runs[i])).c_str(), format_value(t, v->value).c_str(), escape(v->goal).c_str(),
-                v->met ? "met" : "missed", v->met ? "MET" : "MISSED", escape(v->detail).c_str());
+    h += format(
+        "<tr><td>%zu</td><td class=\"l\">%s</td><td>%s</td><td class=\"l\">%s</td>"
+        "<td class=\"l %s\">%s</td><td class=\"l\">%s</td></tr>\n",
+        i + 1, escape(run_label(runs[i])).c_str(), format_value(t, v->value).c_str(), escape(v->goal).c_str(),
+        v->met ? "met" : "missed", v->met ? "MET" : "MISSED", escape(v->detail).c_str());
   }
   return h + "</table>\n";
 }
@@ -201,9 +218,10 @@ std::string render_html(const std::vector<BenchRun>& runs) {
       ".met{fill:#2a8a2a;color:#2a8a2a}.missed{fill:#c62828;color:#c62828;font-weight:bold}"
       "path.value{fill:none;stroke:#333;stroke-width:1.5}path.limit{fill:none;stroke:#888;stroke-dasharray:6 4}"
       ".axis{font-size:11px;fill:#555}</style></head><body>\n<h1>kcheck-bench dashboard</h1>\n";
-  h += format("<p>%zu run%s, oldest first. Every target is a ratio between entries of the same run (DESIGN "
-              "section 8); the dashed line is its limit.</p>\n",
-              runs.size(), runs.size() == 1 ? "" : "s");
+  h += format(
+      "<p>%zu run%s, oldest first. Every target is a ratio between entries of the same run (DESIGN "
+      "section 8); the dashed line is its limit.</p>\n",
+      runs.size(), runs.size() == 1 ? "" : "s");
   h += runs_table(runs);
   for (size_t k = 0; k < targets().size(); ++k) h += target_section(targets()[k], runs, m[k]);
   return h + entries_table(runs) + "</body></html>\n";

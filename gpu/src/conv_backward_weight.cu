@@ -43,8 +43,8 @@ __global__ void reduce_partials_kernel(const float* __restrict__ partials, int p
 
 }  // namespace
 
-Status launch_conv_backward_weight(DType dtype, const ConvShape& s, const void* x, const void* dy,
-                                   bool deterministic, float* workspace, void* dw) {
+Status launch_conv_backward_weight(DType dtype, const ConvShape& s, const void* x, const void* dy, bool deterministic,
+                                   float* workspace, void* dw) {
   const GemmPlan plan = wgrad_plan(s);
   const long long w_size = s.w_size();
   const bool atomic = !deterministic && plan.splits > 1;
@@ -56,8 +56,8 @@ Status launch_conv_backward_weight(DType dtype, const ConvShape& s, const void* 
     }
     const BackwardWeightMap map{s};
     const BackwardWeightEpilogue epi{map, workspace, w_size, atomic};
-    KC_RETURN_IF_ERROR(detail::run_igemm(map, static_cast<const T*>(dy), static_cast<const T*>(x), epi, plan,
-                                         "conv backward-weight"));
+    KC_RETURN_IF_ERROR(
+        detail::run_igemm(map, static_cast<const T*>(dy), static_cast<const T*>(x), epi, plan, "conv backward-weight"));
     const int parts = atomic ? 1 : plan.splits;  // every split wrote every weight once
     reduce_partials_kernel<T><<<detail::blocks_for(w_size, 256), 256>>>(workspace, parts, w_size, static_cast<T*>(dw));
     return detail::launch_status("conv backward-weight reduction");

@@ -42,10 +42,9 @@ Status launch_conv_forward(DType dtype, const ConvShape& s, const void* x, const
   return detail::dispatch_dtype(dtype, "conv forward", [&](auto tag) {
     using T = typename decltype(tag)::type;
     const ForwardMap map{s};
-    const ForwardEpilogue<T> epi{map, static_cast<T*>(out), static_cast<const T*>(bias),
-                                 static_cast<const T*>(dy), epilogue};
-    return detail::run_igemm(map, static_cast<const T*>(x), static_cast<const T*>(w), epi, s.groups,
-                             "conv forward");
+    const ForwardEpilogue<T> epi{map, static_cast<T*>(out), static_cast<const T*>(bias), static_cast<const T*>(dy),
+                                 epilogue};
+    return detail::run_igemm(map, static_cast<const T*>(x), static_cast<const T*>(w), epi, s.groups, "conv forward");
   });
 }
 

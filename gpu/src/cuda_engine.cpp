@@ -50,8 +50,9 @@ Status conv_limits(const ConvGeometry& g) {
   constexpr int64_t kMaxN = static_cast<int64_t>(kMaxGridY) * kTileN;  // N tiles on grid.y
   const int64_t widest = std::max({g.out_per_group(), g.in_per_group() * g.spatial.kernel_count()});
   if (widest <= kMaxN) return ok_status();
-  return unimplemented("a GEMM dimension of " + std::to_string(widest) + " (channels per group x kernel taps) is over " +
-                       std::to_string(kMaxN) + ", the grid's y limit times the tile");
+  return unimplemented("a GEMM dimension of " + std::to_string(widest) +
+                       " (channels per group x kernel taps) is over " + std::to_string(kMaxN) +
+                       ", the grid's y limit times the tile");
 }
 
 Status CudaEngine::supports(const Case& c) const {
@@ -84,8 +85,8 @@ Status CudaEngine::conv_forward(const ConvGeometry& g, DType dtype, bool relu, c
   const void* x = io.x;
   KC_RETURN_IF_ERROR(prepad(g, dtype, &x));
   const ConvShape s = conv_shape(g, g.mode != PaddingMode::kZeros);
-  return launch_conv_forward(dtype, s, x, io.w, io.b, relu ? ConvEpilogue::kStoreRelu : ConvEpilogue::kStore,
-                             nullptr, io.y);
+  return launch_conv_forward(dtype, s, x, io.w, io.b, relu ? ConvEpilogue::kStoreRelu : ConvEpilogue::kStore, nullptr,
+                             io.y);
 }
 
 Status CudaEngine::conv_backward(const ConvGeometry& g, DType dtype, bool relu, const ConvIO& io) {
@@ -108,8 +109,8 @@ Status CudaEngine::conv_backward(const ConvGeometry& g, DType dtype, bool relu, 
     KC_RETURN_IF_ERROR(launch_conv_backward_data(dtype, s, dy, io.w, io.dx, false));
   }
   KC_RETURN_IF_ERROR(ensure_size(workspace_, wgrad_workspace_floats(s, deterministic()) * 4, "dw partials (f32)"));
-  KC_RETURN_IF_ERROR(launch_conv_backward_weight(dtype, s, x, dy, deterministic(),
-                                                 static_cast<float*>(workspace_.data()), io.dw));
+  KC_RETURN_IF_ERROR(
+      launch_conv_backward_weight(dtype, s, x, dy, deterministic(), static_cast<float*>(workspace_.data()), io.dw));
   if (io.db != nullptr) KC_RETURN_IF_ERROR(launch_conv_backward_bias(dtype, s, dy, io.db));
   return ok_status();
 }

@@ -3,13 +3,13 @@
 // f16 and bf16; an all-ones offset is the "never written" sentinel), run, wait, check
 // every buffer's guard bands, download. Inputs are copies, so they cannot change. A
 // stack runs whole on the device instead (device_stack.h).
+#include "device_stack.h"
 #include "engine.h"
 #include "kc/gpu/backends.h"
 #include "kc/gpu/device_buffer.h"
 #include "kc/gpu/host_convert.h"
 #include "kc/gpu/kernels.h"
 #include "kc/gpu/pool_shape.h"
-#include "device_stack.h"
 #include "transfer.h"
 
 namespace kc::gpu {
@@ -56,8 +56,8 @@ class DeviceBackend final : public Backend, public ResidentStackRunner {
   std::unique_ptr<Engine> engine_;
 };
 
-Status DeviceBackend::conv_forward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b,
-                                   bool relu, Tensor& y) {
+Status DeviceBackend::conv_forward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
+                                   Tensor& y) {
   const DType t = x.dtype;
   KC_RETURN_IF_ERROR(ready(t));
   KC_ASSIGN_OR_RETURN(DeviceBuffer x_in, upload(x, t, "x"));
@@ -77,8 +77,8 @@ Status DeviceBackend::conv_forward(const ConvGeometry& g, const Tensor& x, const
   return download(y_out, t, y);
 }
 
-Status DeviceBackend::conv_backward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b,
-                                    bool relu, const Tensor& dy, Tensor& dx, Tensor& dw, Tensor* db) {
+Status DeviceBackend::conv_backward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
+                                    const Tensor& dy, Tensor& dx, Tensor& dw, Tensor* db) {
   const DType t = x.dtype;
   KC_RETURN_IF_ERROR(ready(t));
   KC_ASSIGN_OR_RETURN(DeviceBuffer x_in, upload(x, t, "x"));
@@ -155,7 +155,8 @@ Status DeviceBackend::maxpool_backward(const PoolGeometry& g, const Tensor& dy, 
   KC_ASSIGN_OR_RETURN(DeviceBuffer idx_in, DeviceBuffer::allocate(indices->size() * 8, "indices"));
   KC_RETURN_IF_ERROR(idx_in.upload(indices->data.data(), indices->size() * 8));
   KC_ASSIGN_OR_RETURN(DeviceBuffer offsets, poisoned(dy.size() * bytes, "argmax offsets"));
-  KC_RETURN_IF_ERROR(launch_maxpool_compress_indices(s, static_cast<const int64_t*>(idx_in.data()), offsets.data(), bytes));
+  KC_RETURN_IF_ERROR(
+      launch_maxpool_compress_indices(s, static_cast<const int64_t*>(idx_in.data()), offsets.data(), bytes));
   KC_ASSIGN_OR_RETURN(DeviceBuffer dx_out, output_for(dx, t, "dx"));
   PoolIO io;
   io.dy = dy_in.data();

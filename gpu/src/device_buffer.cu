@@ -97,8 +97,8 @@ Status DeviceBuffer::fill(unsigned char byte) {
 Status DeviceBuffer::check_guards() const {
   if (base_ == nullptr) return ok_status();
   std::vector<unsigned char> lo(kGuardBytes), hi(kGuardBytes);
-  KC_RETURN_IF_ERROR(detail::cuda_status(cudaMemcpy(lo.data(), base_, kGuardBytes, cudaMemcpyDeviceToHost),
-                                         "read guard of " + name_));
+  KC_RETURN_IF_ERROR(
+      detail::cuda_status(cudaMemcpy(lo.data(), base_, kGuardBytes, cudaMemcpyDeviceToHost), "read guard of " + name_));
   KC_RETURN_IF_ERROR(detail::cuda_status(
       cudaMemcpy(hi.data(), static_cast<const unsigned char*>(data_) + bytes_, kGuardBytes, cudaMemcpyDeviceToHost),
       "read guard of " + name_));
@@ -123,9 +123,7 @@ Status ensure_size(DeviceBuffer& buffer, int64_t bytes, const std::string& name)
 MemoryStats device_memory_stats() { return MemoryStats{g_current.load(), g_peak.load()}; }
 void reset_device_memory_peak() { g_peak.store(g_current.load()); }
 
-Status device_synchronize(const std::string& what) {
-  return detail::cuda_status(cudaDeviceSynchronize(), what);
-}
+Status device_synchronize(const std::string& what) { return detail::cuda_status(cudaDeviceSynchronize(), what); }
 
 struct EventTimer::Events {
   cudaEvent_t start = nullptr;

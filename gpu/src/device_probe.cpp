@@ -11,9 +11,9 @@
 #include <mutex>
 #include <sstream>
 
-#include "run/fd_io.h"
 #include "kc/gpu/device.h"
 #include "kc/gpu/device_buffer.h"
+#include "run/fd_io.h"
 
 #ifndef KC_CUDA_MIN_ARCH
 #define KC_CUDA_MIN_ARCH 90
@@ -30,8 +30,10 @@ std::string encode(const StatusOr<DeviceInfo>& r) {
     os << "error\n" << r.status().message() << "\n";
     return os.str();
   }
-  os << "ok\n" << r->name << "\n" << r->cc_major << " " << r->cc_minor << " " << r->global_memory_bytes << " "
-     << r->driver_version << " " << r->runtime_version << "\n";
+  os << "ok\n"
+     << r->name << "\n"
+     << r->cc_major << " " << r->cc_minor << " " << r->global_memory_bytes << " " << r->driver_version << " "
+     << r->runtime_version << "\n";
   return os.str();
 }
 
@@ -50,9 +52,7 @@ StatusOr<DeviceInfo> decode(const std::string& text) {
   return info;
 }
 
-[[noreturn]] void probe_child(int fd) {
-  _exit(write_all(fd, encode(query_device())) ? 0 : 3);
-}
+[[noreturn]] void probe_child(int fd) { _exit(write_all(fd, encode(query_device())) ? 0 : 3); }
 
 // Reads the child's answer until EOF or the timeout; kills it on timeout.
 StatusOr<DeviceInfo> collect(pid_t pid, int fd) {
@@ -126,8 +126,7 @@ std::string describe(const DeviceInfo& info) {
   char mem[32];
   std::snprintf(mem, sizeof mem, "%.1f GiB", static_cast<double>(info.global_memory_bytes) / (1 << 30));
   return info.name + " (sm_" + std::to_string(info.cc_major) + std::to_string(info.cc_minor) + ", " + mem +
-         ", driver " + std::to_string(info.driver_version) + ", runtime " + std::to_string(info.runtime_version) +
-         ")";
+         ", driver " + std::to_string(info.driver_version) + ", runtime " + std::to_string(info.runtime_version) + ")";
 }
 
 }  // namespace kc::gpu

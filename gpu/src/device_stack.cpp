@@ -113,8 +113,8 @@ class DeviceRuntime {
     KC_ASSIGN_OR_RETURN(y, poisoned(bytes(L.pool->y_shape()), "pool output"));
     DeviceBuffer offsets;
     if (keep != nullptr) {
-      KC_ASSIGN_OR_RETURN(offsets, poisoned(element_count(L.pool->y_shape()) * offset_bytes_for(s.kernel_count()),
-                                            "argmax offsets"));
+      KC_ASSIGN_OR_RETURN(
+          offsets, poisoned(element_count(L.pool->y_shape()) * offset_bytes_for(s.kernel_count()), "argmax offsets"));
     }
     PoolIO pio;
     pio.x = z.data();

@@ -20,11 +20,17 @@ __device__ __forceinline__ float to_f32(__nv_bfloat16 v) { return __bfloat162flo
 template <class T>
 __device__ __forceinline__ T from_f32(float v);
 template <>
-__device__ __forceinline__ float from_f32<float>(float v) { return v; }
+__device__ __forceinline__ float from_f32<float>(float v) {
+  return v;
+}
 template <>
-__device__ __forceinline__ __half from_f32<__half>(float v) { return __float2half_rn(v); }
+__device__ __forceinline__ __half from_f32<__half>(float v) {
+  return __float2half_rn(v);
+}
 template <>
-__device__ __forceinline__ __nv_bfloat16 from_f32<__nv_bfloat16>(float v) { return __float2bfloat16_rn(v); }
+__device__ __forceinline__ __nv_bfloat16 from_f32<__nv_bfloat16>(float v) {
+  return __float2bfloat16_rn(v);
+}
 
 template <class T>
 struct Tag {
@@ -35,10 +41,14 @@ struct Tag {
 template <class F>
 Status dispatch_dtype(DType dtype, const char* what, F&& f) {
   switch (dtype) {
-    case DType::kF32: return f(Tag<float>{});
-    case DType::kF16: return f(Tag<__half>{});
-    case DType::kBF16: return f(Tag<__nv_bfloat16>{});
-    default: break;
+    case DType::kF32:
+      return f(Tag<float>{});
+    case DType::kF16:
+      return f(Tag<__half>{});
+    case DType::kBF16:
+      return f(Tag<__nv_bfloat16>{});
+    default:
+      break;
   }
   return unimplemented(std::string(what) + ": no kernel for dtype " + std::string(dtype_name(dtype)) +
                        " (the cuda kernels store f32, f16 or bf16)");

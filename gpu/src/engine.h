@@ -24,7 +24,7 @@ struct ConvIO {
   void* y = nullptr;         // forward
   void* dx = nullptr;        // backward
   void* dw = nullptr;
-  void* db = nullptr;        // null without a bias
+  void* db = nullptr;  // null without a bias
 };
 
 struct PoolIO {

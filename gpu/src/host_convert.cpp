@@ -65,10 +65,13 @@ float f16_bits_to_f32(uint16_t bits) {
 
 int device_bytes(DType dtype) {
   switch (dtype) {
-    case DType::kF32: return 4;
+    case DType::kF32:
+      return 4;
     case DType::kF16:
-    case DType::kBF16: return 2;
-    default: return 0;
+    case DType::kBF16:
+      return 2;
+    default:
+      return 0;
   }
 }
 

@@ -61,8 +61,8 @@ __global__ void maxpool_forward_kernel(PoolShape s, bool tie_last, const T* __re
 
 }  // namespace
 
-Status launch_maxpool_forward(DType dtype, const PoolShape& s, bool tie_last, const void* x, void* y,
-                              void* offsets, int offset_bytes) {
+Status launch_maxpool_forward(DType dtype, const PoolShape& s, bool tie_last, const void* x, void* y, void* offsets,
+                              int offset_bytes) {
   if (offsets && offset_bytes != 1 && offset_bytes != 2) {
     return invalid_argument("maxpool forward: offset_bytes must be 1 or 2, not " + std::to_string(offset_bytes));
   }

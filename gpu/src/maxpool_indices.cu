@@ -65,8 +65,8 @@ Status launch_maxpool_compress_indices(const PoolShape& s, const int64_t* indice
   KC_RETURN_IF_ERROR(flag.check_guards());
   if (bad == none) return ok_status();
   int64_t value = 0;
-  KC_RETURN_IF_ERROR(detail::cuda_status(
-      cudaMemcpy(&value, indices + bad, sizeof(value), cudaMemcpyDeviceToHost), "maxpool compress indices"));
+  KC_RETURN_IF_ERROR(detail::cuda_status(cudaMemcpy(&value, indices + bad, sizeof(value), cudaMemcpyDeviceToHost),
+                                         "maxpool compress indices"));
   return out_of_range("maxpool indices: element " + std::to_string(bad) + " is " + std::to_string(value) +
                       ", which is no position inside its own window (in the unpadded plane of " +
                       std::to_string(s.in_count()) + " elements)");

@@ -49,8 +49,7 @@ __global__ void fold_kernel(PadShape p, const float* __restrict__ dxp, T* __rest
         for (int b = 0; b < r1.count; ++b)
           for (int p1 = r1.begin[b]; p1 < r1.end[b]; ++p1)
             for (int c = 0; c < r2.count; ++c)
-              for (int p2 = r2.begin[c]; p2 < r2.end[c]; ++p2)
-                sum += src[(p0 * p.padded[1] + p1) * p.padded[2] + p2];
+              for (int p2 = r2.begin[c]; p2 < r2.end[c]; ++p2) sum += src[(p0 * p.padded[1] + p1) * p.padded[2] + p2];
     dx[e] = from_f32<T>(sum);
   }
 }

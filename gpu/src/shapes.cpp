@@ -49,10 +49,18 @@ PadShape pad_shape(const ConvGeometry& g) {
     p.padded[i] = narrow(d[i].padded());
   }
   switch (g.mode) {
-    case PaddingMode::kReflect: p.mode = PadMode::kReflect; break;
-    case PaddingMode::kReplicate: p.mode = PadMode::kReplicate; break;
-    case PaddingMode::kCircular: p.mode = PadMode::kCircular; break;
-    default: p.mode = PadMode::kZeros; break;
+    case PaddingMode::kReflect:
+      p.mode = PadMode::kReflect;
+      break;
+    case PaddingMode::kReplicate:
+      p.mode = PadMode::kReplicate;
+      break;
+    case PaddingMode::kCircular:
+      p.mode = PadMode::kCircular;
+      break;
+    default:
+      p.mode = PadMode::kZeros;
+      break;
   }
   return p;
 }

@@ -13,8 +13,8 @@ constexpr int64_t kMaxElements = int64_t{std::numeric_limits<int>::max()} + 1 - 
 Status check_elements(const std::string& engine, const char* what, const Dims& shape) {
   const int64_t n = element_count(shape);
   if (n < kMaxElements) return ok_status();
-  return unimplemented(std::string(what) + " " + dims_to_string(shape) + " has " + std::to_string(n) +
-                       " elements; " + engine + " indexes tensors with 32-bit integers (fewer than 2^31 - 2^20)");
+  return unimplemented(std::string(what) + " " + dims_to_string(shape) + " has " + std::to_string(n) + " elements; " +
+                       engine + " indexes tensors with 32-bit integers (fewer than 2^31 - 2^20)");
 }
 
 Dims padded_x_shape(const ConvGeometry& g) {

@@ -19,8 +19,8 @@ StatusOr<const CudnnApi*> load() {
                        " (set LD_LIBRARY_PATH to the folder holding cuDNN " + std::to_string(CUDNN_MAJOR) + ")");
   }
   static CudnnApi api;  // lives as long as the library, which is never closed
-#define KC_CUDNN_RESOLVE(fn)                                                         \
-  api.fn = reinterpret_cast<decltype(&::fn)>(dlsym(lib, #fn));                      \
+#define KC_CUDNN_RESOLVE(fn)                                   \
+  api.fn = reinterpret_cast<decltype(&::fn)>(dlsym(lib, #fn)); \
   if (api.fn == nullptr) return unavailable(kLibrary + " has no symbol " #fn);
   KC_CUDNN_FUNCTIONS(KC_CUDNN_RESOLVE)
 #undef KC_CUDNN_RESOLVE

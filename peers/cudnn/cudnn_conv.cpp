@@ -13,7 +13,7 @@ const float kOne = 1.0f, kZero = 0.0f;
 
 bool acceptable_math(DType dtype, cudnnMathType_t math) {
   if (math == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION) return false;  // may drop precision
-  return dtype != DType::kF32 || math != CUDNN_TENSOR_OP_MATH;        // f32: no TF32
+  return dtype != DType::kF32 || math != CUDNN_TENSOR_OP_MATH;      // f32: no TF32
 }
 
 // FFT and Winograd algorithms transform whole tiles: their rounding is not bounded by
@@ -88,8 +88,8 @@ Status with_algorithms(const CudnnCall& call, const ConvDescs& d, const char* wh
   // Sets the math type, sizes (unless `known`) and allocates the workspace, runs.
   size_t bytes = 0;
   auto attempt = [&](Algo algo, cudnnMathType_t math, const size_t* known) -> Status {
-    KC_RETURN_IF_ERROR(cudnn_status(api, api.cudnnSetConvolutionMathType(d.conv.get(), math),
-                                    "cudnnSetConvolutionMathType"));
+    KC_RETURN_IF_ERROR(
+        cudnn_status(api, api.cudnnSetConvolutionMathType(d.conv.get(), math), "cudnnSetConvolutionMathType"));
     if (known != nullptr) {
       bytes = *known;
     } else {
@@ -103,9 +103,9 @@ Status with_algorithms(const CudnnCall& call, const ConvDescs& d, const char* wh
     if (attempt(static_cast<Algo>(c.algo), c.math, &c.workspace_bytes).ok()) return ok_status();
     call.chosen.erase(it);  // search again
   }
-  KC_RETURN_IF_ERROR(cudnn_status(
-      api, api.cudnnSetConvolutionMathType(d.conv.get(), f32 ? CUDNN_FMA_MATH : CUDNN_TENSOR_OP_MATH),
-      "cudnnSetConvolutionMathType"));
+  KC_RETURN_IF_ERROR(
+      cudnn_status(api, api.cudnnSetConvolutionMathType(d.conv.get(), f32 ? CUDNN_FMA_MATH : CUDNN_TENSOR_OP_MATH),
+                   "cudnnSetConvolutionMathType"));
   Perf perfs[kMaxAlgos];
   int count = 0;
   KC_RETURN_IF_ERROR(cudnn_status(api, query(perfs, &count), std::string(what) + " algorithm query"));
@@ -140,7 +140,8 @@ std::string conv_key(DType dtype, const ConvGeometry& g, const std::vector<int>&
   key += " pad";
   for (int e : pad) key += " " + std::to_string(e);
   for (const DimGeometry& dim : g.spatial.dims) {
-    key += " [" + std::to_string(dim.kernel) + " " + std::to_string(dim.stride) + " " + std::to_string(dim.dilation) + "]";
+    key +=
+        " [" + std::to_string(dim.kernel) + " " + std::to_string(dim.stride) + " " + std::to_string(dim.dilation) + "]";
   }
   return key;
 }
@@ -185,8 +186,8 @@ Status cudnn_conv_forward(const CudnnCall& call, const ConvDescs& d, const void*
                         "cudnnConvolutionForward");
   };
   auto size = [&](cudnnConvolutionFwdAlgo_t algo, size_t* bytes) {
-    return api.cudnnGetConvolutionForwardWorkspaceSize(call.handle, d.x.get(), d.w.get(), d.conv.get(), d.y.get(),
-                                                       algo, bytes);
+    return api.cudnnGetConvolutionForwardWorkspaceSize(call.handle, d.x.get(), d.w.get(), d.conv.get(), d.y.get(), algo,
+                                                       bytes);
   };
   // f16/bf16 with y blended in (beta = 1): implicit precomputed GEMM with tensor ops
   // rounded before the blend on an H100 (cuDNN 9): conv + bias up to 1.6 times the bound
@@ -219,8 +220,8 @@ Status cudnn_conv_backward_data(const CudnnCall& call, const ConvDescs& d, const
 Status cudnn_conv_backward_filter(const CudnnCall& call, const ConvDescs& d, const void* x, const void* dy, void* dw) {
   const CudnnApi& api = call.api;
   auto query = [&](cudnnConvolutionBwdFilterAlgoPerf_t* perfs, int* count) {
-    return api.cudnnGetConvolutionBackwardFilterAlgorithm_v7(call.handle, d.x.get(), d.y.get(), d.conv.get(),
-                                                             d.w.get(), kMaxAlgos, count, perfs);
+    return api.cudnnGetConvolutionBackwardFilterAlgorithm_v7(call.handle, d.x.get(), d.y.get(), d.conv.get(), d.w.get(),
+                                                             kMaxAlgos, count, perfs);
   };
   auto run = [&](cudnnConvolutionBwdFilterAlgo_t algo, void* ws, size_t bytes) {
     return cudnn_status(api,

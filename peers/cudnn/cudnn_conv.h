@@ -19,7 +19,7 @@ namespace kc::gpu {
 
 struct ConvDescs {
   std::string key;  // the problem: geometry, dtype and input extents as cuDNN sees them
-  TensorDesc x;  // the input as cuDNN reads it (the padded tensor when pre-padded)
+  TensorDesc x;     // the input as cuDNN reads it (the padded tensor when pre-padded)
   TensorDesc y;
   TensorDesc b;  // [1, Cout, 1...] for the bias and its gradient
   FilterDesc w;

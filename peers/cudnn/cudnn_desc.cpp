@@ -10,9 +10,12 @@ namespace kc::gpu {
 
 cudnnDataType_t cudnn_type(DType dtype) {
   switch (dtype) {
-    case DType::kF16: return CUDNN_DATA_HALF;
-    case DType::kBF16: return CUDNN_DATA_BFLOAT16;
-    default: return CUDNN_DATA_FLOAT;
+    case DType::kF16:
+      return CUDNN_DATA_HALF;
+    case DType::kBF16:
+      return CUDNN_DATA_BFLOAT16;
+    default:
+      return CUDNN_DATA_FLOAT;
   }
 }
 
@@ -70,11 +73,11 @@ StatusOr<ConvDesc> make_conv(const CudnnApi& api, const ConvGeometry& g, const s
     dilation.push_back(s.dilation);
   }
   const std::vector<int> st = cudnn_spatial(stride, 1), di = cudnn_spatial(dilation, 1);
-  KC_RETURN_IF_ERROR(cudnn_status(api,
-                                  api.cudnnSetConvolutionNdDescriptor(h, static_cast<int>(pad.size()), pad.data(),
-                                                                      st.data(), di.data(), CUDNN_CROSS_CORRELATION,
-                                                                      CUDNN_DATA_FLOAT),
-                                  "cudnnSetConvolutionNdDescriptor"));
+  KC_RETURN_IF_ERROR(
+      cudnn_status(api,
+                   api.cudnnSetConvolutionNdDescriptor(h, static_cast<int>(pad.size()), pad.data(), st.data(),
+                                                       di.data(), CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
+                   "cudnnSetConvolutionNdDescriptor"));
   KC_RETURN_IF_ERROR(cudnn_status(api, api.cudnnSetConvolutionGroupCount(h, static_cast<int>(g.groups)),
                                   "cudnnSetConvolutionGroupCount"));
   return d;
@@ -84,9 +87,9 @@ StatusOr<ActDesc> make_relu(const CudnnApi& api) {
   cudnnActivationDescriptor_t h = nullptr;
   KC_RETURN_IF_ERROR(cudnn_status(api, api.cudnnCreateActivationDescriptor(&h), "cudnnCreateActivationDescriptor"));
   ActDesc d(h, api.cudnnDestroyActivationDescriptor);
-  KC_RETURN_IF_ERROR(cudnn_status(
-      api, api.cudnnSetActivationDescriptor(h, CUDNN_ACTIVATION_RELU, CUDNN_PROPAGATE_NAN, 0.0),
-      "cudnnSetActivationDescriptor"));
+  KC_RETURN_IF_ERROR(cudnn_status(api,
+                                  api.cudnnSetActivationDescriptor(h, CUDNN_ACTIVATION_RELU, CUDNN_PROPAGATE_NAN, 0.0),
+                                  "cudnnSetActivationDescriptor"));
   return d;
 }
 
@@ -95,11 +98,11 @@ StatusOr<PoolDesc> make_max_pool(const CudnnApi& api, const std::vector<int>& wi
   KC_RETURN_IF_ERROR(cudnn_status(api, api.cudnnCreatePoolingDescriptor(&h), "cudnnCreatePoolingDescriptor"));
   PoolDesc d(h, api.cudnnDestroyPoolingDescriptor);
   const std::vector<int> pad(window.size(), 0);  // the engine pre-pads with -inf instead
-  KC_RETURN_IF_ERROR(cudnn_status(api,
-                                  api.cudnnSetPoolingNdDescriptor(h, CUDNN_POOLING_MAX_DETERMINISTIC, CUDNN_PROPAGATE_NAN,
-                                                                  static_cast<int>(window.size()), window.data(),
-                                                                  pad.data(), stride.data()),
-                                  "cudnnSetPoolingNdDescriptor"));
+  KC_RETURN_IF_ERROR(cudnn_status(
+      api,
+      api.cudnnSetPoolingNdDescriptor(h, CUDNN_POOLING_MAX_DETERMINISTIC, CUDNN_PROPAGATE_NAN,
+                                      static_cast<int>(window.size()), window.data(), pad.data(), stride.data()),
+      "cudnnSetPoolingNdDescriptor"));
   return d;
 }
 

@@ -28,7 +28,7 @@ struct Input {
   std::vector<int> spatial;  // cuDNN order
   std::vector<int> pad;      // cuDNN order; zeros when pre-padded
   bool prepadded = false;
-  std::vector<int> lo;       // the interior's offset per dim (pre-padded), cuDNN order
+  std::vector<int> lo;  // the interior's offset per dim (pre-padded), cuDNN order
 };
 
 std::vector<int> padded_extents(const SpatialGeometry& s, std::vector<int64_t> hi_extra) {
@@ -54,8 +54,9 @@ class CudnnEngine final : public Engine {
   Status conv_backward(const ConvGeometry& g, DType dtype, bool relu, const ConvIO& io) override;
   Status pool_forward(const PoolGeometry& g, DType dtype, const PoolIO& io) override;
   Status pool_backward(const PoolGeometry&, DType, const PoolIO&) override {
-    return unimplemented("cudnn max-pool backward: cuDNN recomputes the argmax from x and y, which the backend "
-                         "interface does not pass (the peer runs inference pooling only)");
+    return unimplemented(
+        "cudnn max-pool backward: cuDNN recomputes the argmax from x and y, which the backend "
+        "interface does not pass (the peer runs inference pooling only)");
   }
   Status check_guards() const override {
     for (const DeviceBuffer* b : {&workspace_, &xp_, &dxp_, &z_, &r_, &dz_}) KC_RETURN_IF_ERROR(b->check_guards());
@@ -118,8 +119,9 @@ Status CudnnEngine::supports(const Case& c) const {
   KC_RETURN_IF_ERROR(common_supports(c, "cudnn"));
   if (const auto* p = std::get_if<MaxPoolParams>(&c.op)) {
     if (p->mode == PoolMode::kTraining) {
-      return unimplemented("training-mode max pooling: cuDNN keeps no argmax indices (the cudnn peer runs "
-                           "maxpool.mode: inference only)");
+      return unimplemented(
+          "training-mode max pooling: cuDNN keeps no argmax indices (the cudnn peer runs "
+          "maxpool.mode: inference only)");
     }
     for (int64_t d : p->dilation) {
       if (d != 1) return unimplemented("max pooling with dilation " + std::to_string(d) + ": cuDNN pooling has none");
@@ -138,8 +140,9 @@ Status CudnnEngine::supports(const Case& c) const {
   // 1*2 + 2*3 + NaN*0 is NaN. A NaN or infinity in w (forward) or dy (dw) that meets a
   // padded tap is therefore outside what this peer can be compared on.
   if (cudnn_pads(c, *conv) && (non_finite_inline(c, "w") || non_finite_inline(c, "dy"))) {
-    return unimplemented("a NaN or infinity in w or dy with zero padding: cuDNN skips padded taps, where 0 * NaN "
-                         "is NaN in the contract");
+    return unimplemented(
+        "a NaN or infinity in w or dy with zero padding: cuDNN skips padded taps, where 0 * NaN "
+        "is NaN in the contract");
   }
   return ok_status();
 }
@@ -198,8 +201,8 @@ StatusOr<Input> CudnnEngine::conv_input(const ConvGeometry& g, DType dtype, cons
   r.lo = cudnn_spatial(lo, 0);
   r.pad.assign(r.lo.size(), 0);
   const std::vector<int> padded = padded_extents(g.spatial, std::vector<int64_t>(lo.size(), 0));
-  KC_RETURN_IF_ERROR(prepad(dtype, static_cast<int>(g.batch), static_cast<int>(g.in_channels), r.spatial, padded,
-                            r.lo, TypedValue{}, x, xp_));
+  KC_RETURN_IF_ERROR(prepad(dtype, static_cast<int>(g.batch), static_cast<int>(g.in_channels), r.spatial, padded, r.lo,
+                            TypedValue{}, x, xp_));
   r.x = xp_.data();
   r.spatial = padded;
   return r;
@@ -221,7 +224,8 @@ Status CudnnEngine::conv_plus_bias(DType dtype, const ConvDescs& d, const void* 
 }
 
 Status CudnnEngine::relu_in_place(const ConvDescs& d, void* y) {
-  return cudnn_status(*api_, api_->cudnnActivationForward(handle_, relu_.get(), &kOne, d.y.get(), y, &kZero, d.y.get(), y),
+  return cudnn_status(*api_,
+                      api_->cudnnActivationForward(handle_, relu_.get(), &kOne, d.y.get(), y, &kZero, d.y.get(), y),
                       "cudnnActivationForward (relu)");
 }
 
@@ -243,7 +247,8 @@ Status CudnnEngine::fused_grad(const ConvGeometry& g, DType dtype, const ConvDes
   KC_RETURN_IF_ERROR(ensure_size(dz_, bytes, "cudnn dz"));
   KC_RETURN_IF_ERROR(conv_plus_bias(dtype, d, in.x, io.w, io.b, z_.data()));
   KC_RETURN_IF_ERROR(cudnn_status(
-      *api_, api_->cudnnActivationForward(handle_, relu_.get(), &kOne, d.y.get(), z_.data(), &kZero, d.y.get(), r_.data()),
+      *api_,
+      api_->cudnnActivationForward(handle_, relu_.get(), &kOne, d.y.get(), z_.data(), &kZero, d.y.get(), r_.data()),
       "cudnnActivationForward (relu)"));
   return cudnn_status(*api_,
                       api_->cudnnActivationBackward(handle_, relu_.get(), &kOne, d.y.get(), r_.data(), d.y.get(), io.dy,
@@ -271,11 +276,11 @@ Status CudnnEngine::conv_backward(const ConvGeometry& g, DType dtype, bool relu,
     int64_t offset = 0;
     KC_ASSIGN_OR_RETURN(TensorDesc inner, interior(dtype, n, c, unpadded, in.spatial, in.lo, &offset));
     KC_ASSIGN_OR_RETURN(TensorDesc dst, make_tensor(*api_, dtype, n, c, unpadded));
-    KC_RETURN_IF_ERROR(cudnn_status(*api_,
-                                    api_->cudnnTransformTensor(handle_, &kOne, inner.get(),
-                                                               static_cast<unsigned char*>(dxp_.data()) + offset,
-                                                               &kZero, dst.get(), io.dx),
-                                    "cudnnTransformTensor (crop dx)"));
+    KC_RETURN_IF_ERROR(cudnn_status(
+        *api_,
+        api_->cudnnTransformTensor(handle_, &kOne, inner.get(), static_cast<unsigned char*>(dxp_.data()) + offset,
+                                   &kZero, dst.get(), io.dx),
+        "cudnnTransformTensor (crop dx)"));
   } else {
     KC_RETURN_IF_ERROR(cudnn_conv_backward_data(call(dtype), d, dy, io.w, io.dx));
   }

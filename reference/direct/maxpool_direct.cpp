@@ -61,9 +61,8 @@ std::vector<int64_t> window_members(const SpatialGeometry& s, const Dims& o) {
 // a window of only -inf (no NaN, nothing larger) always takes its first member.
 int64_t choose(std::vector<int64_t> members, const double* plane, TieRule tie) {
   KC_CHECK(!members.empty());
-  const bool only_minus_inf = std::all_of(members.begin(), members.end(), [&](int64_t i) {
-    return plane[i] == -std::numeric_limits<double>::infinity();
-  });
+  const bool only_minus_inf = std::all_of(
+      members.begin(), members.end(), [&](int64_t i) { return plane[i] == -std::numeric_limits<double>::infinity(); });
   if (only_minus_inf) return members.front();
   if (tie == TieRule::kLast) std::reverse(members.begin(), members.end());
   for (int64_t i : members) {

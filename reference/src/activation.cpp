@@ -21,13 +21,12 @@ Tensor relu_backward(const Tensor& z, const Tensor& dy) {
   return dx;
 }
 
-Tensor conv_bias_relu_forward(const ConvGeometry& g, const Tensor& x, const Tensor& w,
-                              const Tensor& b) {
+Tensor conv_bias_relu_forward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor& b) {
   return relu(conv_forward(g, x, w, &b));
 }
 
-ConvGrads conv_bias_relu_backward(const ConvGeometry& g, const Tensor& x, const Tensor& w,
-                                  const Tensor& b, const Tensor& dy) {
+ConvGrads conv_bias_relu_backward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor& b,
+                                  const Tensor& dy) {
   const Tensor z = conv_forward(g, x, w, &b);  // recomputed pre-activation
   const Tensor dz = relu_backward(z, dy);
   ConvGrads r = conv_backward(g, x, w, dz);

@@ -32,8 +32,11 @@ struct Layout {
   int64_t padded = 1;     // elements of one padded input plane
 
   explicit Layout(const ConvGeometry& g)
-      : d(g.spatial.as_3d()), cpg(g.in_per_group()), kpg(g.out_per_group()),
-        positions(g.spatial.out_count()), taps(g.spatial.kernel_count()),
+      : d(g.spatial.as_3d()),
+        cpg(g.in_per_group()),
+        kpg(g.out_per_group()),
+        positions(g.spatial.out_count()),
+        taps(g.spatial.kernel_count()),
         padded(g.spatial.padded_count()) {}
   int64_t rows() const { return cpg * taps; }  // rows of col
 };

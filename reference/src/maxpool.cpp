@@ -27,9 +27,7 @@ struct Choice {
 // Input coordinate of kernel offset k in output window o along one dim:
 // position o*s + k*d in the padded extent, minus the low padding. It may fall outside
 // [0, in), which means the element is padding (-inf, never selected).
-int64_t input_coord(const DimGeometry& d, int64_t o, int64_t k) {
-  return o * d.stride + k * d.dilation - d.pad_lo;
-}
+int64_t input_coord(const DimGeometry& d, int64_t o, int64_t k) { return o * d.stride + k * d.dilation - d.pad_lo; }
 
 bool inside(const DimGeometry& d, int64_t i) { return i >= 0 && i < d.in; }
 
@@ -48,8 +46,7 @@ bool replaces(const Choice& cur, double v, TieRule tie) {
 }
 
 // Chooses the maximum of window (od, oh, ow) of one input plane (row-major, in_count long).
-Choice pool_window(const Geometry3& g, const double* plane, int64_t od, int64_t oh, int64_t ow,
-                   TieRule tie) {
+Choice pool_window(const Geometry3& g, const double* plane, int64_t od, int64_t oh, int64_t ow, TieRule tie) {
   Choice best;
   for (int64_t kd = 0; kd < g[0].kernel; ++kd) {
     const int64_t id = input_coord(g[0], od, kd);
@@ -106,8 +103,7 @@ PoolForward maxpool_forward(const PoolGeometry& g, const Tensor& x) {
   return r;
 }
 
-StatusOr<Tensor> maxpool_backward(const PoolGeometry& g, const Tensor& dy,
-                                  const std::optional<IndexTensor>& indices) {
+StatusOr<Tensor> maxpool_backward(const PoolGeometry& g, const Tensor& dy, const std::optional<IndexTensor>& indices) {
   if (!indices.has_value()) {
     return failed_precondition(
         "maxpool backward needs the argmax indices of a training-mode forward; an "
@@ -130,9 +126,8 @@ StatusOr<Tensor> maxpool_backward(const PoolGeometry& g, const Tensor& dy,
       // Indices may come from a candidate (tie `any` routes by the kernel's own index),
       // so an index outside the plane is bad input, not a broken invariant.
       if (i < 0 || i >= in_count) {
-        return out_of_range("maxpool indices: element " + std::to_string(w) + " is " +
-                            std::to_string(i) + ", outside the input plane [0, " +
-                            std::to_string(in_count) + ")");
+        return out_of_range("maxpool indices: element " + std::to_string(w) + " is " + std::to_string(i) +
+                            ", outside the input plane [0, " + std::to_string(in_count) + ")");
       }
       dx[p * in_count + i] += dy[w];
     }

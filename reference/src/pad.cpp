@@ -11,8 +11,7 @@ namespace kc::ref {
 namespace {
 
 // Per dim, the source index of every padded coordinate (-1: a zero).
-std::array<std::vector<int64_t>, 3> source_tables(const std::array<DimGeometry, 3>& d,
-                                                  PaddingMode mode) {
+std::array<std::vector<int64_t>, 3> source_tables(const std::array<DimGeometry, 3>& d, PaddingMode mode) {
   std::array<std::vector<int64_t>, 3> t;
   for (size_t a = 0; a < 3; ++a) {
     for (int64_t p = 0; p < d[a].padded(); ++p) t[a].push_back(pad_source(p, d[a], mode));
@@ -50,10 +49,14 @@ int64_t pad_source(int64_t p, const DimGeometry& d, PaddingMode mode) {
   const int64_t i = p - d.pad_lo;  // coordinate relative to the first input element
   if (i >= 0 && i < d.in) return i;
   switch (mode) {
-    case PaddingMode::kZeros: return -1;
-    case PaddingMode::kReflect: return i < 0 ? -i : 2 * (d.in - 1) - i;  // mirror, edge once
-    case PaddingMode::kReplicate: return i < 0 ? 0 : d.in - 1;
-    case PaddingMode::kCircular: return ((i % d.in) + d.in) % d.in;
+    case PaddingMode::kZeros:
+      return -1;
+    case PaddingMode::kReflect:
+      return i < 0 ? -i : 2 * (d.in - 1) - i;  // mirror, edge once
+    case PaddingMode::kReplicate:
+      return i < 0 ? 0 : d.in - 1;
+    case PaddingMode::kCircular:
+      return ((i % d.in) + d.in) % d.in;
   }
   return -1;
 }

@@ -23,9 +23,13 @@ std::string bench_json(const std::string& date, double conv_gflops, double sqrt_
          "},\n \"benchmarks\": [\n"
          "  {\"name\": \"BM_RefConvForward/real_time\", \"run_name\": \"BM_RefConvForward/real_time\", "
          "\"run_type\": \"iteration\", \"iterations\": 10, \"real_time\": 65.0, \"cpu_time\": 65.0, "
-         "\"time_unit\": \"ms\", \"GFLOP/s\": " + std::to_string(conv_gflops) + "},\n"
-         "  {\"name\": \"BM_EigenGemm/real_time\", \"run_name\": \"BM_EigenGemm/real_time\", \"run_type\": \"iteration\", "
-         "\"iterations\": 10, \"real_time\": 44000.0, \"cpu_time\": 44000.0, \"time_unit\": \"us\", \"GFLOP/s\": 25.0},\n"
+         "\"time_unit\": \"ms\", \"GFLOP/s\": " +
+         std::to_string(conv_gflops) +
+         "},\n"
+         "  {\"name\": \"BM_EigenGemm/real_time\", \"run_name\": \"BM_EigenGemm/real_time\", \"run_type\": "
+         "\"iteration\", "
+         "\"iterations\": 10, \"real_time\": 44000.0, \"cpu_time\": 44000.0, \"time_unit\": \"us\", \"GFLOP/s\": "
+         "25.0},\n"
          "  {\"name\": \"BM_StackStepNone/real_time\", \"run_name\": \"BM_StackStepNone/real_time\", "
          "\"run_type\": \"iteration\", \"iterations\": 3, \"real_time\": 30.0, \"time_unit\": \"ms\"},\n"
          "  {\"name\": \"BM_StackStepSqrt/real_time\", \"run_name\": \"BM_StackStepSqrt/real_time\", "
@@ -35,11 +39,13 @@ std::string bench_json(const std::string& date, double conv_gflops, double sqrt_
          "\"run_type\": \"aggregate\", \"aggregate_name\": \"mean\", \"real_time\": 80.0, \"time_unit\": \"ms\", "
          "\"peak_activation_bytes\": 917504, \"sqrt_bound_bytes\": 1572864},\n"
          "  {\"name\": \"BM_StackStepSqrt/real_time_median\", \"run_name\": \"BM_StackStepSqrt/real_time\", "
-         "\"run_type\": \"aggregate\", \"aggregate_name\": \"median\", \"real_time\": " + std::to_string(sqrt_ms) +
+         "\"run_type\": \"aggregate\", \"aggregate_name\": \"median\", \"real_time\": " +
+         std::to_string(sqrt_ms) +
          ", \"time_unit\": \"ms\", \"peak_activation_bytes\": 917504, \"sqrt_bound_bytes\": 1572864},\n"
          "  {\"name\": \"BM_StackStepSqrt/real_time_stddev\", \"run_name\": \"BM_StackStepSqrt/real_time\", "
          "\"run_type\": \"aggregate\", \"aggregate_name\": \"stddev\", \"real_time\": 3.0, \"time_unit\": \"ms\"},\n"
-         "  {\"name\": \"BM_Broken\", \"run_name\": \"BM_Broken\", \"run_type\": \"iteration\", \"error_occurred\": true, "
+         "  {\"name\": \"BM_Broken\", \"run_name\": \"BM_Broken\", \"run_type\": \"iteration\", \"error_occurred\": "
+         "true, "
          "\"error_message\": \"skipped\", \"real_time\": 0, \"time_unit\": \"ns\"}\n"
          " ]}\n";
 }
@@ -57,10 +63,10 @@ TEST(BenchJson, EntriesAreMediansInSecondsWithTheirCounters) {
   EXPECT_EQ(run->date, "2026-01-02T00:00:00+00:00");
   EXPECT_EQ(run->host, "box");
   EXPECT_EQ(run->commit, "abc");
-  EXPECT_EQ(run->entries.size(), 4u);  // BM_Broken had an error
-  EXPECT_DOUBLE_EQ(run->entries.at("BM_EigenGemm").seconds, 0.044);            // us
+  EXPECT_EQ(run->entries.size(), 4u);                                // BM_Broken had an error
+  EXPECT_DOUBLE_EQ(run->entries.at("BM_EigenGemm").seconds, 0.044);  // us
   EXPECT_DOUBLE_EQ(run->entries.at("BM_RefConvForward").counters.at("GFLOP/s"), 12.5);
-  EXPECT_DOUBLE_EQ(run->entries.at("BM_StackStepSqrt").seconds, 0.036);         // the median, not 99 or 80
+  EXPECT_DOUBLE_EQ(run->entries.at("BM_StackStepSqrt").seconds, 0.036);  // the median, not 99 or 80
   EXPECT_EQ(run->entries.at("BM_StackStepSqrt").counters.count("iterations"), 0u);
 }
 

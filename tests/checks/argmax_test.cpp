@@ -27,17 +27,21 @@ TEST(ArgmaxCheck, IsSkippedForConvWithTheReason) {
 
 TEST(ArgmaxCheck, CatchesTrainingForwardThatKeepsNoIndices) {
   PoolKeepsNoIndices be;
-  expect_check(good_pool_cases()[1], be, "argmax", Disposition::kFailed, {"was never written (still the poison value)", "gradient is lost or duplicated", "backward without indices was not refused"});
+  expect_check(good_pool_cases()[1], be, "argmax", Disposition::kFailed,
+               {"was never written (still the poison value)", "gradient is lost or duplicated",
+                "backward without indices was not refused"});
 }
 
 TEST(ArgmaxCheck, CatchesTieLastWhenFirstIsAsked) {
   const Case c = pool_case({.spatial = {6, 6}, .kernel = {3, 3}, .stride = {1, 1}, .fill = Fill::kTies});
   PoolWithTie be(TieRule::kLast);
-  expect_check(c, be, "argmax", Disposition::kFailed, {"tie rule first: the index of window (0, 0, ", "the first is at input ("});
+  expect_check(c, be, "argmax", Disposition::kFailed,
+               {"tie rule first: the index of window (0, 0, ", "the first is at input ("});
 }
 
 TEST(ArgmaxCheck, AcceptsTieLastWhenAnyIsAskedAndCatchesFirstWhenLastIsAsked) {
-  Case c = pool_case({.spatial = {6, 6}, .kernel = {3, 3}, .stride = {1, 1}, .tie = TieRule::kAny, .fill = Fill::kTies});
+  Case c =
+      pool_case({.spatial = {6, 6}, .kernel = {3, 3}, .stride = {1, 1}, .tie = TieRule::kAny, .fill = Fill::kTies});
   PoolWithTie last(TieRule::kLast);
   EXPECT_DISPOSITION(run_check(c, last, "argmax"), Disposition::kPassed);
   std::get<MaxPoolParams>(c.op).tie = TieRule::kLast;
@@ -60,8 +64,8 @@ TEST(ArgmaxCheck, CatchesOverlappingWindowsThatOverwrite) {
 // for an overwrite: it is named as what it is, and an overwrite in f16 still as an overwrite.
 TEST(ArgmaxCheck, NamesADxSummedInTheStorageDtype) {
   for (DType d : {DType::kF16, DType::kBF16}) {
-    const Case c = pool_case({.channels = 2, .spatial = {7, 7}, .kernel = {3, 3}, .stride = {1, 1},
-                              .pads = {{1, 1}, {1, 1}}, .dtype = d});
+    const Case c = pool_case(
+        {.channels = 2, .spatial = {7, 7}, .kernel = {3, 3}, .stride = {1, 1}, .pads = {{1, 1}, {1, 1}}, .dtype = d});
     PoolSumsInStorage narrow;
     const CheckResult r = run_check(c, narrow, "argmax");
     EXPECT_DISPOSITION(r, Disposition::kFailed);
@@ -85,7 +89,9 @@ TEST(ArgmaxCheck, CatchesIndexMinusOneForAnAllMinusInfWindow) {
   Case c = pool_case({.spatial = {8}, .kernel = {2}, .stride = {2}});
   c.tensors["x"] = Tensor{DType::kF64, {1, 1, 8}, {-kInf, -kInf, -kInf, -kInf, 0.5, 2.0, -1.0, 3.0}};
   PoolMinusOneForAllMinusInf be;
-  expect_check(c, be, "argmax", Disposition::kFailed, {"index -1 of window (0, 0, 0) is outside its (n, c) plane [0, 8)", "a window of only -inf must point to its first element inside the input"});
+  expect_check(c, be, "argmax", Disposition::kFailed,
+               {"index -1 of window (0, 0, 0) is outside its (n, c) plane [0, 8)",
+                "a window of only -inf must point to its first element inside the input"});
   auto oracle = make_reference_backend();
   EXPECT_DISPOSITION(run_check(c, *oracle, "argmax"), Disposition::kPassed);
 }
@@ -108,8 +114,9 @@ TEST(ArgmaxCheck, CatchesAnAllMinusInfWindowTreatedAsATieUnderTieLast) {
   } be;
   const CheckResult r = run_check(c, be, "argmax");
   EXPECT_DISPOSITION(r, Disposition::kFailed);
-  EXPECT_MESSAGE_HAS(r, "index 1 of window (0, 0, 0) points to the 2nd of its 2 elements: a window of only -inf "
-                        "must point to its first element inside the input (input (0)) under every tie rule");
+  EXPECT_MESSAGE_HAS(r,
+                     "index 1 of window (0, 0, 0) points to the 2nd of its 2 elements: a window of only -inf "
+                     "must point to its first element inside the input (input (0)) under every tie rule");
   auto oracle = make_reference_backend();
   EXPECT_DISPOSITION(run_check(c, *oracle, "argmax"), Disposition::kPassed);
   PassThrough pass;
@@ -125,7 +132,8 @@ TEST(ArgmaxCheck, CatchesAnAllMinusInfWindowTreatedAsATieUnderTieLast) {
 TEST(ArgmaxCheck, CatchesIndicesCountingThePlaneOffset) {
   const Case c = pool_case({.batch = 2, .channels = 2, .spatial = {4, 4}, .kernel = {2, 2}});
   PoolBatchOffset be;
-  expect_check(c, be, "argmax", Disposition::kFailed, {"of window (0, 1, 0, 0) includes the offset 16 of its (n, c) plane"});
+  expect_check(c, be, "argmax", Disposition::kFailed,
+               {"of window (0, 1, 0, 0) includes the offset 16 of its (n, c) plane"});
   // forward names a wrong index by its coordinates in y, as golden does.
   const CheckResult fwd = run_check(c, be, "forward");
   EXPECT_DISPOSITION(fwd, Disposition::kFailed);
@@ -136,9 +144,11 @@ TEST(ArgmaxCheck, CatchesIndicesCountingThePlaneOffset) {
 
 TEST(ArgmaxCheck, CatchesBackwardWithoutIndicesThatReturnsZeros) {
   for (PoolMode mode : {PoolMode::kTraining, PoolMode::kInference}) {
-    const Case c = pool_case({.spatial = {6, 6}, .kernel = {3, 3}, .stride = {2, 2}, .pads = {{1, 1}, {1, 1}}, .mode = mode});
+    const Case c =
+        pool_case({.spatial = {6, 6}, .kernel = {3, 3}, .stride = {2, 2}, .pads = {{1, 1}, {1, 1}}, .mode = mode});
     PoolBackwardWithoutIndicesIsZero be;
-    expect_check(c, be, "argmax", Disposition::kFailed, {"backward without indices was not refused: it would silently give zero gradients"});
+    expect_check(c, be, "argmax", Disposition::kFailed,
+                 {"backward without indices was not refused: it would silently give zero gradients"});
   }
 }
 

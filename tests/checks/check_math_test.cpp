@@ -26,9 +26,16 @@ TEST(AdjointCheck, ReferenceAndLowPrecisionBackendPass) {
 }
 
 TEST(AdjointCheck, IntegerFillIsBitwiseAndCatchesOneUnit) {
-  Case c = seeded(conv_case({.batch = 2, .channels = 3, .out_channels = 4, .spatial = {6, 7}, .kernel = {3, 3},
-                             .padding = pad_kind(PadKind::kSame), .mode = PaddingMode::kReplicate, .bias = true,
-                             .dtype = DType::kF16}), 21);
+  Case c = seeded(conv_case({.batch = 2,
+                             .channels = 3,
+                             .out_channels = 4,
+                             .spatial = {6, 7},
+                             .kernel = {3, 3},
+                             .padding = pad_kind(PadKind::kSame),
+                             .mode = PaddingMode::kReplicate,
+                             .bias = true,
+                             .dtype = DType::kF16}),
+                  21);
   c.data.fill = Fill::kInteger;
   c.tolerance.kind = ToleranceKind::kExact;
   auto oracle = make_reference_backend();
@@ -37,15 +44,15 @@ TEST(AdjointCheck, IntegerFillIsBitwiseAndCatchesOneUnit) {
   EXPECT_THAT(r.message, HasSubstr("exact"));
   // One dx element off by one unit: invisible to a relative bound, not to exact sums
   // (x is nonzero almost everywhere in the integer fill).
-  PlantedBackward be([](const ConvGeometry&, const Tensor& x, const Tensor&, const Tensor&, Tensor& dx, Tensor&,
-                        Tensor*) {
-    for (int64_t i = 0; i < x.size(); ++i) {
-      if (x[i] != 0.0) {
-        dx[i] += 1.0;
-        return;
-      }
-    }
-  });
+  PlantedBackward be(
+      [](const ConvGeometry&, const Tensor& x, const Tensor&, const Tensor&, Tensor& dx, Tensor&, Tensor*) {
+        for (int64_t i = 0; i < x.size(); ++i) {
+          if (x[i] != 0.0) {
+            dx[i] += 1.0;
+            return;
+          }
+        }
+      });
   const CheckResult off = run_check(c, be, "adjoint");
   EXPECT_EQ(off.disposition, Disposition::kFailed) << describe(off);
   EXPECT_THAT(off.message, HasSubstr("dx (backward data) is not the adjoint"));
@@ -54,23 +61,25 @@ TEST(AdjointCheck, IntegerFillIsBitwiseAndCatchesOneUnit) {
 TEST(AdjointCheck, CatchesAKernelFlippedTheWrongWay) {
   // Forward correct; backward data correlates with the unflipped kernel (a transposed
   // conv must flip it), so dx is not the adjoint of the forward.
-  PlantedBackward be([](const ConvGeometry& g, const Tensor&, const Tensor& w, const Tensor& dy, Tensor& dx, Tensor&,
-                        Tensor*) {
-    Tensor flipped = w;
-    const int64_t taps = g.spatial.kernel_count();
-    for (int64_t base = 0; base < w.size(); base += taps) {
-      for (int64_t k = 0; k < taps; ++k) flipped[base + k] = w[base + taps - 1 - k];
-    }
-    dx.data = ref::conv_backward_data(g, dy, flipped).data;
-  });
+  PlantedBackward be(
+      [](const ConvGeometry& g, const Tensor&, const Tensor& w, const Tensor& dy, Tensor& dx, Tensor&, Tensor*) {
+        Tensor flipped = w;
+        const int64_t taps = g.spatial.kernel_count();
+        for (int64_t base = 0; base < w.size(); base += taps) {
+          for (int64_t k = 0; k < taps; ++k) flipped[base + k] = w[base + taps - 1 - k];
+        }
+        dx.data = ref::conv_backward_data(g, dy, flipped).data;
+      });
   for (const Case& c : conv_cases()) {
     const CheckResult r = run_check(c, be, "adjoint");
     EXPECT_EQ(r.disposition, Disposition::kFailed) << case_to_one_line(c) << "\n" << describe(r);
     EXPECT_THAT(r.message, HasSubstr("dx (backward data) is not the adjoint"));
     EXPECT_GT(r.max_error_ratio, 1.0);
   }
-  PlantedBackward half_dw([](const ConvGeometry&, const Tensor&, const Tensor&, const Tensor&, Tensor&, Tensor& dw,
-                             Tensor*) { for (double& v : dw.data) v *= 0.5; });
+  PlantedBackward half_dw(
+      [](const ConvGeometry&, const Tensor&, const Tensor&, const Tensor&, Tensor&, Tensor& dw, Tensor*) {
+        for (double& v : dw.data) v *= 0.5;
+      });
   EXPECT_THAT(run_check(conv_cases()[1], half_dw, "adjoint").message,
               HasSubstr("dw (backward weight) is not the adjoint"));
 }
@@ -109,8 +118,14 @@ TEST(AdjointCheck, NotApplicableToReluAndMaxPool) {
 // ---------------------------------------------------------------- weight_share
 
 Case share_case() {
-  return seeded(conv_case({.batch = 3, .channels = 2, .out_channels = 3, .spatial = {6, 5}, .kernel = {3, 3},
-                           .padding = pad_kind(PadKind::kSame), .bias = true}), 31);
+  return seeded(conv_case({.batch = 3,
+                           .channels = 2,
+                           .out_channels = 3,
+                           .spatial = {6, 5},
+                           .kernel = {3, 3},
+                           .padding = pad_kind(PadKind::kSame),
+                           .bias = true}),
+                31);
 }
 
 TEST(WeightShareCheck, ReferenceAndLowPrecisionBackendPass) {
@@ -133,12 +148,12 @@ TEST(WeightShareCheck, ReferenceAndLowPrecisionBackendPass) {
 }
 
 TEST(WeightShareCheck, MeanInsteadOfSum) {
-  PlantedBackward be([](const ConvGeometry& g, const Tensor&, const Tensor&, const Tensor&, Tensor&, Tensor& dw,
-                        Tensor* db) {
-    const double count = static_cast<double>(g.batch * g.spatial.out_count());
-    for (double& v : dw.data) v /= count;
-    for (double& v : db->data) v /= count;
-  });
+  PlantedBackward be(
+      [](const ConvGeometry& g, const Tensor&, const Tensor&, const Tensor&, Tensor&, Tensor& dw, Tensor* db) {
+        const double count = static_cast<double>(g.batch * g.spatial.out_count());
+        for (double& v : dw.data) v /= count;
+        for (double& v : db->data) v /= count;
+      });
   for (const Case& c : {share_case(), fused(share_case())}) {
     const CheckResult r = run_check(c, be, "weight_share");
     EXPECT_EQ(r.disposition, Disposition::kFailed) << describe(r);
@@ -148,13 +163,13 @@ TEST(WeightShareCheck, MeanInsteadOfSum) {
 }
 
 TEST(WeightShareCheck, SinglePositionLastWriteWins) {
-  PlantedBackward be([](const ConvGeometry& g, const Tensor& x, const Tensor&, const Tensor& dy, Tensor&, Tensor& dw,
-                        Tensor*) {
-    const int64_t N = g.batch, P = g.spatial.out_count();
-    dw.data = ref::conv_backward_weight(g, x, keep_only(g, dy, [&](int64_t n, int64_t p) {
-                return n == N - 1 && p == P - 1;
-              })).data;
-  });
+  PlantedBackward be(
+      [](const ConvGeometry& g, const Tensor& x, const Tensor&, const Tensor& dy, Tensor&, Tensor& dw, Tensor*) {
+        const int64_t N = g.batch, P = g.spatial.out_count();
+        dw.data = ref::conv_backward_weight(
+                      g, x, keep_only(g, dy, [&](int64_t n, int64_t p) { return n == N - 1 && p == P - 1; }))
+                      .data;
+      });
   const CheckResult r = run_check(share_case(), be, "weight_share");
   EXPECT_EQ(r.disposition, Disposition::kFailed) << describe(r);
   EXPECT_THAT(r.message, HasSubstr("single position (last write wins) (dw = the last output position"));
@@ -162,10 +177,10 @@ TEST(WeightShareCheck, SinglePositionLastWriteWins) {
 }
 
 TEST(WeightShareCheck, PartialSumWithoutTheBatch) {
-  PlantedBackward be([](const ConvGeometry& g, const Tensor& x, const Tensor&, const Tensor& dy, Tensor&, Tensor& dw,
-                        Tensor*) {
-    dw.data = ref::conv_backward_weight(g, x, keep_only(g, dy, [](int64_t n, int64_t) { return n == 0; })).data;
-  });
+  PlantedBackward be(
+      [](const ConvGeometry& g, const Tensor& x, const Tensor&, const Tensor& dy, Tensor&, Tensor& dw, Tensor*) {
+        dw.data = ref::conv_backward_weight(g, x, keep_only(g, dy, [](int64_t n, int64_t) { return n == 0; })).data;
+      });
   const CheckResult r = run_check(share_case(), be, "weight_share");
   EXPECT_EQ(r.disposition, Disposition::kFailed) << describe(r);
   EXPECT_THAT(r.message, HasSubstr("partial sum (dw = sample 0 alone"));
@@ -183,10 +198,10 @@ TEST(WeightShareCheck, DataThatCannotTellAPartialSumIsMistrusted) {
   const int64_t per = dy.size() / g.batch;
   for (int64_t i = per; i < dy.size(); ++i) dy[i] = 0.0;
   c.tensors["dy"] = dy;
-  PlantedBackward partial([](const ConvGeometry& g, const Tensor& x, const Tensor&, const Tensor& dy, Tensor&,
-                             Tensor& dw, Tensor*) {
-    dw.data = ref::conv_backward_weight(g, x, keep_only(g, dy, [](int64_t n, int64_t) { return n == 0; })).data;
-  });
+  PlantedBackward partial(
+      [](const ConvGeometry& g, const Tensor& x, const Tensor&, const Tensor& dy, Tensor&, Tensor& dw, Tensor*) {
+        dw.data = ref::conv_backward_weight(g, x, keep_only(g, dy, [](int64_t n, int64_t) { return n == 0; })).data;
+      });
   auto oracle = make_reference_backend();
   for (Backend* be : {static_cast<Backend*>(&partial), static_cast<Backend*>(oracle.get())}) {
     const CheckResult r = run_check(c, *be, "weight_share");
@@ -214,10 +229,10 @@ TEST(WeightShareCheck, APartialSumWithinTheToleranceIsMistrusted) {
     dy[i] = i < per ? 0.25 * static_cast<double>(1 + i / P) : p == 0 ? 1.0 : p == 1 ? -1.0 + 0x1p-7 : 0.0;
   }
   c.tensors["dy"] = dy;
-  PlantedBackward db_of_sample_0([](const ConvGeometry& g, const Tensor&, const Tensor&, const Tensor& dy, Tensor&,
-                                    Tensor&, Tensor* db) {
-    db->data = ref::conv_backward_bias(g, keep_only(g, dy, [](int64_t n, int64_t) { return n == 0; })).data;
-  });
+  PlantedBackward db_of_sample_0(
+      [](const ConvGeometry& g, const Tensor&, const Tensor&, const Tensor& dy, Tensor&, Tensor&, Tensor* db) {
+        db->data = ref::conv_backward_bias(g, keep_only(g, dy, [](int64_t n, int64_t) { return n == 0; })).data;
+      });
   auto oracle = make_reference_backend();
   for (Backend* be : {static_cast<Backend*>(&db_of_sample_0), static_cast<Backend*>(oracle.get())}) {
     const CheckResult r = run_check(c, *be, "weight_share");
@@ -237,8 +252,14 @@ TEST(WeightShareCheck, APartialSumWithinTheToleranceIsMistrusted) {
 // the right padding): halving at 5 would leave one tile of padding alone, whose dw is 0
 // on any data. The tiles are cut at 3, between outputs that read input.
 Case padded_tail_case() {
-  return seeded(conv_case({.batch = 1, .channels = 2, .out_channels = 2, .spatial = {4}, .kernel = {1},
-                           .padding = explicit_pad({{0, 6}}), .bias = true}), 47);
+  return seeded(conv_case({.batch = 1,
+                           .channels = 2,
+                           .out_channels = 2,
+                           .spatial = {4},
+                           .kernel = {1},
+                           .padding = explicit_pad({{0, 6}}),
+                           .bias = true}),
+                47);
 }
 
 Tensor first_outputs(const ConvGeometry& g, const Tensor& dy, int64_t count) {
@@ -251,11 +272,11 @@ TEST(WeightShareCheck, TheTilesAreCutBetweenOutputsThatReadInput) {
   EXPECT_EQ(r.disposition, Disposition::kPassed) << describe(r);
   EXPECT_THAT(r.message, HasSubstr("tile split (spatial dim 0 at 3 of 10 outputs)"));
   // A kernel that sums the first tile alone is named so (at a cut of 5 its dw is right).
-  PlantedBackward first_tile([](const ConvGeometry& g, const Tensor& x, const Tensor&, const Tensor& dy, Tensor&,
-                                Tensor& dw, Tensor* db) {
-    dw.data = ref::conv_backward_weight(g, x, first_outputs(g, dy, 3)).data;
-    db->data = ref::conv_backward_bias(g, first_outputs(g, dy, 3)).data;
-  });
+  PlantedBackward first_tile(
+      [](const ConvGeometry& g, const Tensor& x, const Tensor&, const Tensor& dy, Tensor&, Tensor& dw, Tensor* db) {
+        dw.data = ref::conv_backward_weight(g, x, first_outputs(g, dy, 3)).data;
+        db->data = ref::conv_backward_bias(g, first_outputs(g, dy, 3)).data;
+      });
   const CheckResult bad = run_check(padded_tail_case(), first_tile, "weight_share");
   EXPECT_EQ(bad.disposition, Disposition::kFailed) << describe(bad);
   EXPECT_THAT(bad.message, HasSubstr("partial sum (dw = the first output tile alone)"));
@@ -266,13 +287,30 @@ TEST(WeightShareCheck, TheTilesAreCutBetweenOutputsThatReadInput) {
 // cut at 1), and replicate padding, whose copies read input everywhere (the middle, 5).
 TEST(WeightShareCheck, TheCutFollowsDilationStrideAndPaddingCopies) {
   auto oracle = make_reference_backend();
-  const std::pair<test::ConvSpec, const char*> geometries[] = {
-      {{.channels = 2, .out_channels = 2, .spatial = {3}, .kernel = {2}, .dilation = {3},
-        .padding = explicit_pad({{8, 0}}), .bias = true}, "at 6 of 8 outputs"},
-      {{.channels = 2, .out_channels = 2, .spatial = {6}, .kernel = {1}, .stride = {3},
-        .padding = explicit_pad({{0, 9}}), .bias = true}, "at 1 of 5 outputs"},
-      {{.channels = 2, .out_channels = 2, .spatial = {4}, .kernel = {1}, .padding = explicit_pad({{0, 6}}),
-        .mode = PaddingMode::kReplicate, .bias = true}, "at 5 of 10 outputs"}};
+  const std::pair<test::ConvSpec, const char*> geometries[] = {{{.channels = 2,
+                                                                 .out_channels = 2,
+                                                                 .spatial = {3},
+                                                                 .kernel = {2},
+                                                                 .dilation = {3},
+                                                                 .padding = explicit_pad({{8, 0}}),
+                                                                 .bias = true},
+                                                                "at 6 of 8 outputs"},
+                                                               {{.channels = 2,
+                                                                 .out_channels = 2,
+                                                                 .spatial = {6},
+                                                                 .kernel = {1},
+                                                                 .stride = {3},
+                                                                 .padding = explicit_pad({{0, 9}}),
+                                                                 .bias = true},
+                                                                "at 1 of 5 outputs"},
+                                                               {{.channels = 2,
+                                                                 .out_channels = 2,
+                                                                 .spatial = {4},
+                                                                 .kernel = {1},
+                                                                 .padding = explicit_pad({{0, 6}}),
+                                                                 .mode = PaddingMode::kReplicate,
+                                                                 .bias = true},
+                                                                "at 5 of 10 outputs"}};
   for (const auto& [spec, cut] : geometries) {
     const Case c = seeded(conv_case(spec), 53);
     const CheckResult r = run_check(c, *oracle, "weight_share");
@@ -286,16 +324,21 @@ TEST(WeightShareCheck, TheCutFollowsDilationStrideAndPaddingCopies) {
 // padding is right for dw on any data, so it does not make a pass MISTRUSTED; a db over
 // the first tile alone is still named.
 TEST(WeightShareCheck, PartsOfZeroPaddingAloneAreJudgedOnDbOnly) {
-  const Case c = seeded(conv_case({.channels = 2, .out_channels = 2, .spatial = {1}, .kernel = {1},
-                                   .padding = explicit_pad({{0, 3}}), .bias = true}), 5);
+  const Case c = seeded(conv_case({.channels = 2,
+                                   .out_channels = 2,
+                                   .spatial = {1},
+                                   .kernel = {1},
+                                   .padding = explicit_pad({{0, 3}}),
+                                   .bias = true}),
+                        5);
   auto oracle = make_reference_backend();
   const CheckResult r = run_check(c, *oracle, "weight_share");
   EXPECT_EQ(r.disposition, Disposition::kPassed) << describe(r);
   EXPECT_THAT(r.message, HasSubstr("tile split (spatial dim 0 at 2 of 4 outputs)"));
-  PlantedBackward first_tile_db([](const ConvGeometry& g, const Tensor&, const Tensor&, const Tensor& dy, Tensor&,
-                                   Tensor&, Tensor* db) {
-    db->data = ref::conv_backward_bias(g, first_outputs(g, dy, 2)).data;
-  });
+  PlantedBackward first_tile_db(
+      [](const ConvGeometry& g, const Tensor&, const Tensor&, const Tensor& dy, Tensor&, Tensor&, Tensor* db) {
+        db->data = ref::conv_backward_bias(g, first_outputs(g, dy, 2)).data;
+      });
   const CheckResult bad = run_check(c, first_tile_db, "weight_share");
   EXPECT_EQ(bad.disposition, Disposition::kFailed) << describe(bad);
   EXPECT_THAT(bad.message, HasSubstr("partial sum (db = the first output tile alone)"));
@@ -317,12 +360,12 @@ TEST(WeightShareCheck, DataThatCannotTellATileFromTheSumIsMistrusted) {
 TEST(WeightShareCheck, NondeterministicRace) {
   // Each call nudges a random third of dw by one ulp: order-dependent accumulation.
   std::mt19937_64 rng(41);
-  PlantedBackward be([&rng](const ConvGeometry&, const Tensor&, const Tensor&, const Tensor&, Tensor&, Tensor& dw,
-                            Tensor*) {
-    for (double& v : dw.data) {
-      if (rng() % 3 == 0) v = std::nextafter(v, rng() % 2 ? INFINITY : -INFINITY);
-    }
-  });
+  PlantedBackward be(
+      [&rng](const ConvGeometry&, const Tensor&, const Tensor&, const Tensor&, Tensor&, Tensor& dw, Tensor*) {
+        for (double& v : dw.data) {
+          if (rng() % 3 == 0) v = std::nextafter(v, rng() % 2 ? INFINITY : -INFINITY);
+        }
+      });
   Case c = share_case();
   c.deterministic = true;
   const CheckResult r = run_check(c, be, "weight_share");
@@ -350,24 +393,24 @@ TEST(WeightShareCheck, AReluInputWithinRoundingOfZeroMayTakeEitherSide) {
   c.tensors["b"] = Tensor{DType::kF64, {1}, {-0.5}};
   c.tensors["dy"] = Tensor{DType::kF64, {2, 1, 3}, {1.0, 2.0, 3.0, 2.0, 2.0, 2.0}};
   // relu'(z) taken at z >= 0: output 0 passes its dy (the other two are clear of 0).
-  PlantedBackward zero_passes([](const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor& dy, Tensor&,
-                                 Tensor& dw, Tensor* db) {
-    const Tensor bias{DType::kF64, {1}, {-0.5}};
-    const Tensor z = ref::conv_forward(g, x, w, &bias);  // exactly 0 in f64 at output 0
-    Tensor routed = dy;
-    for (int64_t i = 0; i < routed.size(); ++i) routed[i] = z[i] >= 0.0 ? dy[i] : 0.0;
-    dw.data = ref::conv_backward_weight(g, x, routed).data;
-    db->data = ref::conv_backward_bias(g, routed).data;
-  });
+  PlantedBackward zero_passes(
+      [](const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor& dy, Tensor&, Tensor& dw, Tensor* db) {
+        const Tensor bias{DType::kF64, {1}, {-0.5}};
+        const Tensor z = ref::conv_forward(g, x, w, &bias);  // exactly 0 in f64 at output 0
+        Tensor routed = dy;
+        for (int64_t i = 0; i < routed.size(); ++i) routed[i] = z[i] >= 0.0 ? dy[i] : 0.0;
+        dw.data = ref::conv_backward_weight(g, x, routed).data;
+        db->data = ref::conv_backward_bias(g, routed).data;
+      });
   const CheckResult r = run_check(c, zero_passes, "weight_share");
   EXPECT_EQ(r.disposition, Disposition::kPassed) << describe(r);
   EXPECT_THAT(r.message, HasSubstr("1 pre-activations within rounding of 0 may take either side of relu'"));
-  PlantedBackward mean([](const ConvGeometry& g, const Tensor&, const Tensor&, const Tensor&, Tensor&, Tensor& dw,
-                          Tensor* db) {
-    const double count = static_cast<double>(g.batch * g.spatial.out_count());
-    for (double& v : dw.data) v /= count;
-    for (double& v : db->data) v /= count;
-  });
+  PlantedBackward mean(
+      [](const ConvGeometry& g, const Tensor&, const Tensor&, const Tensor&, Tensor&, Tensor& dw, Tensor* db) {
+        const double count = static_cast<double>(g.batch * g.spatial.out_count());
+        for (double& v : dw.data) v /= count;
+        for (double& v : db->data) v /= count;
+      });
   EXPECT_EQ(run_check(c, mean, "weight_share").disposition, Disposition::kFailed);
 }
 
@@ -389,12 +432,12 @@ TEST(WeightShareCheck, AmbiguityThatSwampsDwAndDbIsMistrustedEvenWhereDxIsClear)
   c.tensors["w"] = Tensor{DType::kF64, {1, 1, 1}, {1.0}};
   c.tensors["b"] = Tensor{DType::kF64, {1}, {-1.0}};
   c.tensors["dy"] = dy;
-  PlantedBackward mean([](const ConvGeometry& g, const Tensor&, const Tensor&, const Tensor&, Tensor&, Tensor& dw,
-                          Tensor* db) {
-    const double count = static_cast<double>(g.batch * g.spatial.out_count());
-    for (double& v : dw.data) v /= count;
-    for (double& v : db->data) v /= count;
-  });
+  PlantedBackward mean(
+      [](const ConvGeometry& g, const Tensor&, const Tensor&, const Tensor&, Tensor&, Tensor& dw, Tensor* db) {
+        const double count = static_cast<double>(g.batch * g.spatial.out_count());
+        for (double& v : dw.data) v /= count;
+        for (double& v : db->data) v /= count;
+      });
   const CheckResult r = run_check(c, mean, "weight_share");
   EXPECT_EQ(r.disposition, Disposition::kMistrusted) << describe(r);
   EXPECT_THAT(r.message, HasSubstr("within rounding of 0, where either side of relu' is right"));
@@ -412,8 +455,8 @@ TEST(WeightShareCheck, AmbiguityThatSwampsOneGradientLeavesAPassMistrusted) {
   for (int64_t n = 0; n < 2; ++n) {
     for (int64_t o = 0; o < P; ++o) {
       const bool near_zero = o < 2;
-      x[(n * C) * P + o] = near_zero ? std::ldexp(1.0, 20) + std::ldexp(1.0, -32)
-                                     : std::ldexp(1.0, 20) + 2.0 + static_cast<double>(o);
+      x[(n * C) * P + o] =
+          near_zero ? std::ldexp(1.0, 20) + std::ldexp(1.0, -32) : std::ldexp(1.0, 20) + 2.0 + static_cast<double>(o);
       for (int64_t ch = 1; ch < C; ++ch) x[(n * C + ch) * P + o] = near_zero ? 1000.0 : 1.0;
     }
   }
@@ -423,10 +466,10 @@ TEST(WeightShareCheck, AmbiguityThatSwampsOneGradientLeavesAPassMistrusted) {
   Tensor dy = Tensor::zeros(DType::kF64, {2, 1, P});
   for (double& v : dy.data) v = 1.0;
   c.tensors["dy"] = dy;
-  PlantedBackward skipped_tile([](const ConvGeometry&, const Tensor&, const Tensor&, const Tensor&, Tensor&,
-                                  Tensor& dw, Tensor*) {
-    for (int64_t ch = 1; ch < C; ++ch) dw[ch] = 0.0;
-  });
+  PlantedBackward skipped_tile(
+      [](const ConvGeometry&, const Tensor&, const Tensor&, const Tensor&, Tensor&, Tensor& dw, Tensor*) {
+        for (int64_t ch = 1; ch < C; ++ch) dw[ch] = 0.0;
+      });
   for (const char* check : {"backward", "weight_share"}) {
     const CheckResult r = run_check(c, skipped_tile, check);
     EXPECT_EQ(r.disposition, Disposition::kMistrusted) << check << ": " << describe(r);

@@ -5,19 +5,19 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <csignal>
 #include <cmath>
+#include <csignal>
 #include <limits>
 #include <string>
 #include <thread>
 
 #include <Eigen/Core>
 
-#include "checks/checks.h"
 #include "backend/invoke.h"
-#include "run/isolate.h"
+#include "checks/checks.h"
 #include "kc/report.h"
 #include "kc/runner.h"
+#include "run/isolate.h"
 #include "run/tolerance.h"
 #include "support/case_builders.h"
 #include "support/delegating_backend.h"
@@ -27,8 +27,15 @@ namespace kc {
 namespace {
 
 Case small_conv(bool bias = true) {
-  test::ConvSpec s{.batch = 2, .channels = 3, .out_channels = 4, .spatial = {7, 6}, .kernel = {3, 3},
-                   .stride = {2, 1}, .padding = test::pad_kind(PadKind::kSame), .bias = bias, .dtype = DType::kF32};
+  test::ConvSpec s{.batch = 2,
+                   .channels = 3,
+                   .out_channels = 4,
+                   .spatial = {7, 6},
+                   .kernel = {3, 3},
+                   .stride = {2, 1},
+                   .padding = test::pad_kind(PadKind::kSame),
+                   .bias = bias,
+                   .dtype = DType::kF32};
   Case c = test::conv_case(s);
   c.data.seed = 3;
   c.checks = {"shape", "forward", "backward"};
@@ -53,8 +60,14 @@ class F16Accumulating final : public test::DelegatingBackend {
 // bound (n * u >= 1: it allows any error) is refused, and compare_tensors given such a
 // bound says MISTRUSTED, never PASSED.
 TEST(Tolerance, TheCaseAccumulationSetsTheBound) {
-  test::ConvSpec s{.batch = 1, .channels = 16, .out_channels = 4, .spatial = {6, 6}, .kernel = {3, 3},
-                   .padding = test::pad_kind(PadKind::kSame), .bias = true, .dtype = DType::kF16};
+  test::ConvSpec s{.batch = 1,
+                   .channels = 16,
+                   .out_channels = 4,
+                   .spatial = {6, 6},
+                   .kernel = {3, 3},
+                   .padding = test::pad_kind(PadKind::kSame),
+                   .bias = true,
+                   .dtype = DType::kF16};
   Case c = test::conv_case(s);
   c.data.seed = 5;
   c.checks = {"forward"};
@@ -212,7 +225,8 @@ TEST(ShapeCheck, NamesErosion) {
 
 TEST(Runner, ExpectedErrorRules) {
   auto ref = make_reference_backend();
-  LoadedCase refused{"f.yaml", 3, invalid_argument("conv.groups: 2 does not divide input.channels 3"), {false, "does not divide"}};
+  LoadedCase refused{
+      "f.yaml", 3, invalid_argument("conv.groups: 2 does not divide input.channels 3"), {false, "does not divide"}};
   EXPECT_EQ(check_loaded(refused, *ref).disposition, Disposition::kPassed);
   refused.expect.error = "something else";
   EXPECT_EQ(check_loaded(refused, *ref).disposition, Disposition::kFailed);
@@ -222,8 +236,8 @@ TEST(Runner, ExpectedErrorRules) {
   EXPECT_EQ(check_loaded(accepted, *ref).disposition, Disposition::kFailed);
   // The expected text is matched against the reason, not the location before it: a
   // refusal for another reason on the expected line does not pass.
-  LoadedCase located{"f.yaml", 3, invalid_argument("f.yaml:3: conv.groups: 2 does not divide input.channels 3"),
-                     {false, "f.yaml:3"}};
+  LoadedCase located{
+      "f.yaml", 3, invalid_argument("f.yaml:3: conv.groups: 2 does not divide input.channels 3"), {false, "f.yaml:3"}};
   EXPECT_EQ(check_loaded(located, *ref).disposition, Disposition::kFailed);
   located.expect.error = "conv.groups: 2 does not";
   EXPECT_EQ(check_loaded(located, *ref).disposition, Disposition::kPassed);
@@ -233,15 +247,22 @@ TEST(Isolation, CrashAndHangBecomeDispositionsAndTheRunGoesOn) {
   CaseResult label;
   label.case_name = "t";
   std::vector<IsolatedTask> tasks;
-  tasks.push_back({label, [] { std::raise(SIGSEGV); return CaseResult{}; }});
-  tasks.push_back({label, [] { std::this_thread::sleep_for(std::chrono::seconds(30)); return CaseResult{}; }});
   tasks.push_back({label, [] {
-                     CaseResult r;
-                     r.case_name = "fine";
-                     r.checks.push_back({"forward", Disposition::kFailed, "msg", 2.5, 1e-3, {{"y", {0, 1}, 1.5, 2.0, 0.25}}});
-                     r.disposition = Disposition::kFailed;
-                     return r;
+                     std::raise(SIGSEGV);
+                     return CaseResult{};
                    }});
+  tasks.push_back({label, [] {
+                     std::this_thread::sleep_for(std::chrono::seconds(30));
+                     return CaseResult{};
+                   }});
+  tasks.push_back(
+      {label, [] {
+         CaseResult r;
+         r.case_name = "fine";
+         r.checks.push_back({"forward", Disposition::kFailed, "msg", 2.5, 1e-3, {{"y", {0, 1}, 1.5, 2.0, 0.25}}});
+         r.disposition = Disposition::kFailed;
+         return r;
+       }});
   const auto results = run_tasks(tasks, IsolateOptions{2, 1.0, false, nullptr});
   ASSERT_EQ(results.size(), 3u);
   EXPECT_EQ(results[0].disposition, Disposition::kCrashed);
@@ -261,7 +282,8 @@ TEST(Isolation, WorkersShareTheCores) {
   EXPECT_EQ(task_threads(), cores);
   CaseResult label;
   label.case_name = "t";
-  for (const auto& [jobs, count] : {std::pair{1, 3}, std::pair{2, 4}, std::pair{3 * cores, 3 * cores}, std::pair{4, 1}}) {
+  for (const auto& [jobs, count] :
+       {std::pair{1, 3}, std::pair{2, 4}, std::pair{3 * cores, 3 * cores}, std::pair{4, 1}}) {
     std::vector<IsolatedTask> tasks;
     for (int t = 0; t < count; ++t) {
       tasks.push_back({label, [] {

@@ -56,8 +56,8 @@ TEST(GoldenCheck, AllZeroExpectedValuesAreMistrusted) {
 class BackwardReturns final : public test::DelegatingBackend {
  public:
   explicit BackwardReturns(Status status) : DelegatingBackend("backward-returns"), status_(std::move(status)) {}
-  Status conv_backward(const ConvGeometry&, const Tensor&, const Tensor&, const Tensor*, bool, const Tensor&,
-                       Tensor&, Tensor&, Tensor*) override {
+  Status conv_backward(const ConvGeometry&, const Tensor&, const Tensor&, const Tensor*, bool, const Tensor&, Tensor&,
+                       Tensor&, Tensor*) override {
     return status_;
   }
 

@@ -24,10 +24,21 @@ TEST(GradcheckCheck, ReferencePassesOnEveryConvShape) {
 TEST(GradcheckCheck, ReferencePassesOnReluAndMaxPool) {
   auto oracle = make_reference_backend();
   const std::vector<Case> cases = {
-      seeded(fused(conv_case({.batch = 1, .channels = 2, .out_channels = 3, .spatial = {5, 4}, .kernel = {3, 3},
-                              .padding = pad_kind(PadKind::kSame)})), 6),
-      seeded(fused(conv_case({.batch = 2, .channels = 3, .out_channels = 4, .spatial = {9, 9}, .kernel = {3, 3},
-                              .stride = {2, 2}, .padding = pad_kind(PadKind::kSame)})), 7),
+      seeded(fused(conv_case({.batch = 1,
+                              .channels = 2,
+                              .out_channels = 3,
+                              .spatial = {5, 4},
+                              .kernel = {3, 3},
+                              .padding = pad_kind(PadKind::kSame)})),
+             6),
+      seeded(fused(conv_case({.batch = 2,
+                              .channels = 3,
+                              .out_channels = 4,
+                              .spatial = {9, 9},
+                              .kernel = {3, 3},
+                              .stride = {2, 2},
+                              .padding = pad_kind(PadKind::kSame)})),
+             7),
       seeded(pool_case(1, 2, {6, 7}, {3, 3}, {2, 2}, explicit_pad({{1, 1}, {1, 1}})), 8),
       seeded(pool_case(2, 3, {12, 12}, {3, 3}, {1, 1}, explicit_pad({{1, 1}, {0, 0}})), 9),  // directional
   };
@@ -64,11 +75,23 @@ void dx_missing_a_tap(const ConvGeometry& g, const Tensor&, const Tensor& w, con
 }
 
 TEST(GradcheckCheck, CatchesDxBugsOnBothPaths) {
-  const Case small = seeded(conv_case({.batch = 1, .channels = 2, .out_channels = 2, .spatial = {7, 6},
-                                       .kernel = {3, 3}, .stride = {2, 2}, .padding = pad_kind(PadKind::kSame)}), 11);
-  const Case large = seeded(conv_case({.batch = 2, .channels = 4, .out_channels = 4, .spatial = {12, 10},
-                                       .kernel = {3, 3}, .stride = {2, 2}, .padding = pad_kind(PadKind::kSame),
-                                       .bias = true}), 12);
+  const Case small = seeded(conv_case({.batch = 1,
+                                       .channels = 2,
+                                       .out_channels = 2,
+                                       .spatial = {7, 6},
+                                       .kernel = {3, 3},
+                                       .stride = {2, 2},
+                                       .padding = pad_kind(PadKind::kSame)}),
+                            11);
+  const Case large = seeded(conv_case({.batch = 2,
+                                       .channels = 4,
+                                       .out_channels = 4,
+                                       .spatial = {12, 10},
+                                       .kernel = {3, 3},
+                                       .stride = {2, 2},
+                                       .padding = pad_kind(PadKind::kSame),
+                                       .bias = true}),
+                            12);
   for (const auto& plant : {PlantedBackward::Plant(dx_ignoring_stride), PlantedBackward::Plant(dx_missing_a_tap)}) {
     PlantedBackward be(plant);
     const CheckResult full = run_check(small, be, "gradcheck");
@@ -104,8 +127,13 @@ TEST(GradcheckCheck, FullJacobianCatchesWhatTheCasesDyHides) {
   // dy = 1 everywhere (the loss sum(y)): reading it in the wrong layout changes nothing
   // for this dy, so backward, adjoint and dy^T J all pass; row j of J, from the unit dy
   // of output j alone, does not.
-  Case c = seeded(conv_case({.batch = 1, .channels = 2, .out_channels = 3, .spatial = {4, 4}, .kernel = {3, 3},
-                             .padding = pad_kind(PadKind::kSame)}), 18);
+  Case c = seeded(conv_case({.batch = 1,
+                             .channels = 2,
+                             .out_channels = 3,
+                             .spatial = {4, 4},
+                             .kernel = {3, 3},
+                             .padding = pad_kind(PadKind::kSame)}),
+                  18);
   c.tensors["dy"] = Tensor::filled(DType::kF64, {1, 3, 4, 4}, 1.0);
   PlantedBackward be(dx_reading_dy_channels_last);
   const CheckResult r = run_check(c, be, "gradcheck");
@@ -227,7 +255,7 @@ TEST(GradcheckCheck, AZeroFromInexactF64SumsMayTakeEitherSideOfTheRelu) {
     e.tensors["w"] = Tensor{d, {2, 1, 1}, {1.0, 0.375 * std::ldexp(1.0, -90)}};
     e.tensors["b"] = Tensor{d, {2}, {1.0, 0.5}};
     e.tensors["dy"] = Tensor{d, {2, 2, 5}, {1.0, -2.0, 3.0, 2.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0,
-                                            1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0}};
+                                            1.0, 1.0,  1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0}};
     MaskFromSign wrong(true), right(false);
     const CheckResult bad = run_check(e, wrong, "backward");
     EXPECT_EQ(bad.disposition, Disposition::kFailed) << dtype_name(d) << ": " << describe(bad);
@@ -270,8 +298,14 @@ TEST(GradcheckCheck, AZeroFromInexactF64SumsMayTakeEitherSideOfTheRelu) {
   // Reflect padding takes pad values from the whole plane, so exactness is judged over
   // the sample's group: a tiny x in group 1 leaves group 0's z[2] = -1 + 1 exact.
   {
-    Case e = fused(conv_case({.batch = 1, .channels = 2, .out_channels = 2, .groups = 2, .spatial = {4},
-                              .kernel = {3}, .padding = pad_kind(PadKind::kSame), .mode = PaddingMode::kReflect}));
+    Case e = fused(conv_case({.batch = 1,
+                              .channels = 2,
+                              .out_channels = 2,
+                              .groups = 2,
+                              .spatial = {4},
+                              .kernel = {3},
+                              .padding = pad_kind(PadKind::kSame),
+                              .mode = PaddingMode::kReflect}));
     e.dtype = DType::kBF16;
     const double tiny = std::ldexp(1.0, -100);
     e.tensors["x"] = Tensor{DType::kBF16, {1, 2, 4}, {1.0, 2.0, -1.0, 3.0, tiny, 1.0, 1.0, 1.0}};
@@ -299,8 +333,14 @@ TEST(GradcheckCheck, AmbiguityThatSwampsTheGradientsIsMistrustedNotPassed) {
     db->data = ref::conv_backward_bias(g, dy).data;
   });
   for (const int64_t k : {3, 1}) {
-    Case c = seeded(fused(conv_case({.batch = 2, .channels = 3, .out_channels = 4, .spatial = {8, 8}, .kernel = {k, k},
-                                     .padding = pad_kind(PadKind::kSame), .dtype = DType::kBF16})), 4301);
+    Case c = seeded(fused(conv_case({.batch = 2,
+                                     .channels = 3,
+                                     .out_channels = 4,
+                                     .spatial = {8, 8},
+                                     .kernel = {k, k},
+                                     .padding = pad_kind(PadKind::kSame),
+                                     .dtype = DType::kBF16})),
+                    4301);
     c.accumulation = DType::kBF16;
     const Disposition want = k == 3 ? Disposition::kMistrusted : Disposition::kFailed;
     for (const char* check : {"backward", "gradcheck"}) {
@@ -318,9 +358,15 @@ TEST(GradcheckCheck, AimedDirectionCatchesWhatRandomProjectionsAverageOut) {
   // so random projections average it out; the aimed direction adds it up.
   PlantedBackward be([](const ConvGeometry&, const Tensor&, const Tensor&, const Tensor&, Tensor& dx, Tensor&,
                         Tensor*) { dx.round_to_dtype(DType::kBF16); });
-  const Case c = seeded(conv_case({.batch = 2, .channels = 8, .out_channels = 8, .spatial = {16, 16},
-                                   .kernel = {3, 3}, .padding = pad_kind(PadKind::kSame), .bias = true,
-                                   .dtype = DType::kF32}), 17);
+  const Case c = seeded(conv_case({.batch = 2,
+                                   .channels = 8,
+                                   .out_channels = 8,
+                                   .spatial = {16, 16},
+                                   .kernel = {3, 3},
+                                   .padding = pad_kind(PadKind::kSame),
+                                   .bias = true,
+                                   .dtype = DType::kF32}),
+                        17);
   const CheckResult r = run_check(c, be, "gradcheck");
   EXPECT_EQ(r.disposition, Disposition::kFailed) << describe(r);
   EXPECT_THAT(r.message, HasSubstr("1 aimed at the backend's departure"));
@@ -340,8 +386,8 @@ TEST(GradcheckCheck, CatchesMaxPoolGradientRoutedToTheWrongElement) {
       return ok_status();
     }
   } be;
-  const CheckResult r = run_check(seeded(pool_case(1, 2, {6, 6}, {2, 2}, {2, 2}, explicit_pad({{0, 0}, {0, 0}})), 13),
-                                  be, "gradcheck");
+  const CheckResult r =
+      run_check(seeded(pool_case(1, 2, {6, 6}, {2, 2}, {2, 2}, explicit_pad({{0, 0}, {0, 0}})), 13), be, "gradcheck");
   EXPECT_EQ(r.disposition, Disposition::kFailed) << describe(r);
   EXPECT_THAT(r.message, HasSubstr("dx: "));
 }
@@ -360,8 +406,13 @@ TEST(GradcheckCheck, AGlobalMaxPoolsSparseDxIsJudgedNotMistrusted) {
 // conv_bias_relu where channel 0 has exact-zero pre-activations: x is 0 on [5, 10] and
 // b[0] = 0, so the outputs whose windows lie there sit exactly on the relu kink.
 Case case_with_relu_kinks() {
-  Case c = seeded(fused(conv_case({.batch = 1, .channels = 1, .out_channels = 2, .spatial = {16}, .kernel = {3},
-                                   .padding = pad_kind(PadKind::kValid)})), 14);
+  Case c = seeded(fused(conv_case({.batch = 1,
+                                   .channels = 1,
+                                   .out_channels = 2,
+                                   .spatial = {16},
+                                   .kernel = {3},
+                                   .padding = pad_kind(PadKind::kValid)})),
+                  14);
   std::mt19937_64 rng(14);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   Tensor x = Tensor::zeros(DType::kF64, {1, 1, 16});
@@ -404,9 +455,15 @@ TEST(GradcheckCheck, ReluDerivativeAtZeroIsJudgedWhereTheSumsAreExact) {
 }
 
 TEST(GradcheckCheck, DirectionalPathWithEightDirections) {
-  const Case c = seeded(conv_case({.batch = 1, .channels = 2, .out_channels = 3, .spatial = {6, 5},
-                                   .kernel = {3, 3}, .stride = {2, 1}, .padding = pad_kind(PadKind::kSame),
-                                   .bias = true}), 16);
+  const Case c = seeded(conv_case({.batch = 1,
+                                   .channels = 2,
+                                   .out_channels = 3,
+                                   .spatial = {6, 5},
+                                   .kernel = {3, 3},
+                                   .stride = {2, 1},
+                                   .padding = pad_kind(PadKind::kSame),
+                                   .bias = true}),
+                        16);
   const OpGeometry geo = *op_geometry(c);
   const OpInputs in = *make_inputs(c);
   auto oracle = make_reference_backend();
@@ -437,8 +494,10 @@ TEST(GradcheckCheck, NotApplicableOrSkippedWithTheReason) {
   class Broken : public test::DelegatingBackend {
    public:
     explicit Broken(Status s) : DelegatingBackend("broken"), s_(std::move(s)) {}
-    Status conv_backward(const ConvGeometry&, const Tensor&, const Tensor&, const Tensor*, bool, const Tensor&,
-                         Tensor&, Tensor&, Tensor*) override { return s_; }
+    Status conv_backward(const ConvGeometry&, const Tensor&, const Tensor&, const Tensor*, bool, const Tensor&, Tensor&,
+                         Tensor&, Tensor*) override {
+      return s_;
+    }
     Status s_;
   };
   Broken failing(internal_error("kernel launch failed")), missing(unimplemented("no backward yet"));

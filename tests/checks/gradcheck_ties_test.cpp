@@ -34,8 +34,10 @@ class TieRouting : public test::DelegatingBackend {
     for (int64_t w = 0; w < dy.size(); ++w) {
       const int64_t plane = w / out * in, i = routed.data[static_cast<size_t>(w)];
       if (x_[plane + (i ^ 1)] != x_[plane + i]) continue;  // the window's other element
-      if (bug_ == Bug::kLastHolder) routed.data[static_cast<size_t>(w)] = i | 1;
-      else kept[w] = 0.0;
+      if (bug_ == Bug::kLastHolder)
+        routed.data[static_cast<size_t>(w)] = i | 1;
+      else
+        kept[w] = 0.0;
     }
     KC_ASSIGN_OR_RETURN(Tensor r, ref::maxpool_backward(g, kept, routed));
     dx.data = r.data;
@@ -69,9 +71,9 @@ TEST(GradcheckCheck, TiedMaximaAreMovedAsOneAndTheirSummedGradientJudged) {
   EXPECT_EQ(r.disposition, Disposition::kFailed) << describe(r);
   EXPECT_THAT(r.message, HasSubstr("dx: 3 of 5 elements and groups of tied maxima disagree"));
   // A group's sum is named as one, not as the value of its first element.
-  EXPECT_TRUE(std::any_of(r.worst.begin(), r.worst.end(),
-                          [](const WorstPoint& w) { return w.tensor == "dx (2 tied maxima summed, first)"; }))
-      << describe(r);
+  EXPECT_TRUE(std::any_of(r.worst.begin(), r.worst.end(), [](const WorstPoint& w) {
+    return w.tensor == "dx (2 tied maxima summed, first)";
+  })) << describe(r);
 }
 
 TEST(GradcheckCheck, TiedMaximaAreJoinedAcrossOverlappingWindows) {
@@ -145,7 +147,8 @@ TEST(GradcheckCheck, TiedMaximaOnTheDirectionalPath) {
   EXPECT_THAT(ok.message, HasSubstr("groups of tied maxima"));
   EXPECT_THAT(ok.message, Not(HasSubstr("non-differentiable")));
   TieRouting last(TieRouting::Bug::kLastHolder), dropped(TieRouting::Bug::kDropped);
-  EXPECT_EQ(run_check(c, last, "gradcheck").disposition, Disposition::kPassed) << describe(run_check(c, last, "gradcheck"));
+  EXPECT_EQ(run_check(c, last, "gradcheck").disposition, Disposition::kPassed)
+      << describe(run_check(c, last, "gradcheck"));
   const CheckResult r = run_check(c, dropped, "gradcheck");
   EXPECT_EQ(r.disposition, Disposition::kFailed) << describe(r);
   EXPECT_THAT(r.message, HasSubstr("the disagreement is in dx"));

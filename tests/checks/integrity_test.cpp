@@ -8,7 +8,6 @@
 using namespace kc;
 using namespace kc::rules_test;
 
-
 TEST(IntegrityCheck, PassThroughWritesEverythingAndKeepsItsInputs) {
   PassThrough pass;
   const std::vector<Case> cases = good_cases();
@@ -21,19 +20,24 @@ TEST(IntegrityCheck, PassThroughWritesEverythingAndKeepsItsInputs) {
 }
 
 TEST(IntegrityCheck, NamesTheBorderLeftByValidWhereSameWasAsked) {
-  const Case c = with_fill(test::conv_case({.channels = 2, .out_channels = 2, .spatial = {8, 8}, .kernel = {3, 3},
-                                            .padding = pad_kind(PadKind::kSame)}),
-                           Fill::kRandom);
+  const Case c = with_fill(
+      test::conv_case(
+          {.channels = 2, .out_channels = 2, .spatial = {8, 8}, .kernel = {3, 3}, .padding = pad_kind(PadKind::kSame)}),
+      Fill::kRandom);
   ValidForSame be;
-  expect_check(c, be, "integrity", Disposition::kFailed, {"y: 56 of 128 elements never written", "border outputs not written: y rows 0 and 7 and columns 0 and 7 (the border)"});
+  expect_check(c, be, "integrity", Disposition::kFailed,
+               {"y: 56 of 128 elements never written",
+                "border outputs not written: y rows 0 and 7 and columns 0 and 7 (the border)"});
 }
 
 TEST(IntegrityCheck, NamesAnUnwrittenBorderColumn) {
-  const Case c = with_fill(test::conv_case({.channels = 1, .out_channels = 2, .spatial = {6, 8}, .kernel = {3, 3},
-                                            .padding = pad_kind(PadKind::kSame)}),
-                           Fill::kRandom);
+  const Case c = with_fill(
+      test::conv_case(
+          {.channels = 1, .out_channels = 2, .spatial = {6, 8}, .kernel = {3, 3}, .padding = pad_kind(PadKind::kSame)}),
+      Fill::kRandom);
   SkipsLastColumn be;
-  expect_check(c, be, "integrity", Disposition::kFailed, {"y: 12 of 96 elements never written", "y column 7 (the border)"});
+  expect_check(c, be, "integrity", Disposition::kFailed,
+               {"y: 12 of 96 elements never written", "y column 7 (the border)"});
 }
 
 // The poison survives the tensors' rounding to every dtype: an element left unwritten
@@ -43,8 +47,12 @@ TEST(IntegrityCheck, NamesUnwrittenElementsInEveryDtype) {
     SCOPED_TRACE(std::string(dtype_name(d)));
     EXPECT_TRUE(is_poison(round_to(d, poison_value())));
     EXPECT_TRUE(is_poison(poisoned(d, {2})[1]));
-    const Case c = with_fill(test::conv_case({.channels = 1, .out_channels = 2, .spatial = {6, 8}, .kernel = {3, 3},
-                                              .padding = pad_kind(PadKind::kSame), .dtype = d}),
+    const Case c = with_fill(test::conv_case({.channels = 1,
+                                              .out_channels = 2,
+                                              .spatial = {6, 8},
+                                              .kernel = {3, 3},
+                                              .padding = pad_kind(PadKind::kSame),
+                                              .dtype = d}),
                              Fill::kRandom);
     SkipsLastColumn be;
     expect_check(c, be, "integrity", Disposition::kFailed, {"y: 12 of 96 elements never written"});
@@ -53,12 +61,14 @@ TEST(IntegrityCheck, NamesUnwrittenElementsInEveryDtype) {
 
 TEST(IntegrityCheck, CatchesABackendThatWritesIntoItsInput) {
   WritesIntoInput be;
-  expect_check(good_conv_cases()[1], be, "integrity", Disposition::kFailed, {"the backend wrote into its input x during the checked run: 1 of", "first at (0, 0, 0, 1)"});
+  expect_check(good_conv_cases()[1], be, "integrity", Disposition::kFailed,
+               {"the backend wrote into its input x during the checked run: 1 of", "first at (0, 0, 0, 1)"});
 }
 
 TEST(IntegrityCheck, CatchesPoisonIndicesLeftInTrainingMode) {
   PoolKeepsNoIndices be;
-  expect_check(good_pool_cases()[1], be, "integrity", Disposition::kFailed, {"indices: 252 of 252 never written (still the poison value)"});
+  expect_check(good_pool_cases()[1], be, "integrity", Disposition::kFailed,
+               {"indices: 252 of 252 never written (still the poison value)"});
 }
 
 TEST(IntegrityCheck, CatchesAResizedOutputBuffer) {
@@ -70,7 +80,10 @@ TEST(IntegrityCheck, CatchesAResizedOutputBuffer) {
 // side and the offset, while the values in the buffer are all right.
 TEST(IntegrityCheck, CatchesAWritePastTheEndOfAnOutput) {
   WritesPastTheEnd be;
-  expect_check(good_conv_cases()[0], be, "integrity", Disposition::kFailed, {"y: the guard band around the buffer was overwritten", "after the last element changed, the first of them right after it (where element 33 would be, counting from 0); the backend wrote outside the 33 elements"});
+  expect_check(good_conv_cases()[0], be, "integrity", Disposition::kFailed,
+               {"y: the guard band around the buffer was overwritten",
+                "after the last element changed, the first of them right after it (where element 33 would be, counting "
+                "from 0); the backend wrote outside the 33 elements"});
   EXPECT_DISPOSITION(run_check(good_conv_cases()[0], be, "forward"), Disposition::kPassed);
 }
 
@@ -78,17 +91,21 @@ TEST(IntegrityCheck, CatchesAWriteBeforeTheStartOfAnOutput) {
   PoolWritesBeforeStart be;
   const CheckResult r = run_check(good_pool_cases()[1], be, "integrity");
   EXPECT_DISPOSITION(r, Disposition::kFailed);
-  EXPECT_MESSAGE_HAS(r, "dx: the guard band around the buffer was overwritten: 8 bytes before the first element "
-                        "changed, the nearest 1 byte before it");
+  EXPECT_MESSAGE_HAS(r,
+                     "dx: the guard band around the buffer was overwritten: 8 bytes before the first element "
+                     "changed, the nearest 1 byte before it");
 }
 
 TEST(IntegrityCheck, CatchesAnOutputBufferReplacedByAnother) {
   ReplacesOutputBuffer be;
-  expect_check(good_conv_cases()[0], be, "integrity", Disposition::kFailed, {"y: the backend replaced the buffer it was given with another one"});
+  expect_check(good_conv_cases()[0], be, "integrity", Disposition::kFailed,
+               {"y: the backend replaced the buffer it was given with another one"});
   EXPECT_DISPOSITION(run_check(good_conv_cases()[0], be, "forward"), Disposition::kPassed);
 }
 
 TEST(IntegrityCheck, CatchesAnOverrunInTheSecondRunOnly) {
   OverrunsOnTheSecondCall be;
-  expect_check(good_conv_cases()[0], be, "integrity", Disposition::kFailed, {"y (in a second run on a copy): the guard band around the buffer was overwritten", "the first of them 8 bytes past the end (where element 34 would be, counting from 0)"});
+  expect_check(good_conv_cases()[0], be, "integrity", Disposition::kFailed,
+               {"y (in a second run on a copy): the guard band around the buffer was overwritten",
+                "the first of them 8 bytes past the end (where element 34 would be, counting from 0)"});
 }

@@ -16,13 +16,12 @@
 #include "support/case_builders.h"
 #include "support/delegating_backend.h"
 
-
 namespace kc::math_test {
 
-using ::testing::HasSubstr;
 using test::conv_case;
 using test::explicit_pad;
 using test::pad_kind;
+using ::testing::HasSubstr;
 
 // The named check of one case run on a backend, the case asking for that check only.
 inline CheckResult run_check(Case c, Backend& backend, const std::string& name) {
@@ -35,7 +34,9 @@ inline CheckResult run_check(Case c, Backend& backend, const std::string& name) 
   return make_result(name, Disposition::kCrashed, r.message);
 }
 
-inline std::string describe(const CheckResult& r) { return std::string(disposition_name(r.disposition)) + ": " + r.message; }
+inline std::string describe(const CheckResult& r) {
+  return std::string(disposition_name(r.disposition)) + ": " + r.message;
+}
 
 inline Case seeded(Case c, uint64_t seed) {
   c.data.seed = seed;
@@ -64,19 +65,55 @@ inline Case pool_case(int64_t batch, int64_t channels, Dims spatial, Dims kernel
 // Conv cases across ranks, groups, strides, dilations, padding kinds and modes.
 inline std::vector<Case> conv_cases() {
   return {
-      seeded(conv_case({.batch = 2, .channels = 3, .out_channels = 4, .spatial = {11}, .kernel = {3},
-                        .stride = {2}, .padding = explicit_pad({{1, 2}}), .bias = true}), 1),
-      seeded(conv_case({.batch = 2, .channels = 4, .out_channels = 6, .groups = 2, .spatial = {7, 6},
-                        .kernel = {3, 2}, .dilation = {2, 1}, .padding = pad_kind(PadKind::kSame),
-                        .mode = PaddingMode::kReflect, .dtype = DType::kF32}), 2),
-      seeded(conv_case({.batch = 1, .channels = 2, .out_channels = 2, .spatial = {4, 5, 3}, .kernel = {2, 3, 2},
-                        .padding = pad_kind(PadKind::kSameLower), .mode = PaddingMode::kReplicate}), 3),
-      seeded(conv_case({.batch = 2, .channels = 3, .out_channels = 3, .groups = 3, .spatial = {6, 5},
-                        .kernel = {3, 3}, .stride = {2, 1}, .padding = explicit_pad({{1, 1}, {2, 0}}),
-                        .mode = PaddingMode::kCircular, .bias = true, .dtype = DType::kF16}), 4),
+      seeded(conv_case({.batch = 2,
+                        .channels = 3,
+                        .out_channels = 4,
+                        .spatial = {11},
+                        .kernel = {3},
+                        .stride = {2},
+                        .padding = explicit_pad({{1, 2}}),
+                        .bias = true}),
+             1),
+      seeded(conv_case({.batch = 2,
+                        .channels = 4,
+                        .out_channels = 6,
+                        .groups = 2,
+                        .spatial = {7, 6},
+                        .kernel = {3, 2},
+                        .dilation = {2, 1},
+                        .padding = pad_kind(PadKind::kSame),
+                        .mode = PaddingMode::kReflect,
+                        .dtype = DType::kF32}),
+             2),
+      seeded(conv_case({.batch = 1,
+                        .channels = 2,
+                        .out_channels = 2,
+                        .spatial = {4, 5, 3},
+                        .kernel = {2, 3, 2},
+                        .padding = pad_kind(PadKind::kSameLower),
+                        .mode = PaddingMode::kReplicate}),
+             3),
+      seeded(conv_case({.batch = 2,
+                        .channels = 3,
+                        .out_channels = 3,
+                        .groups = 3,
+                        .spatial = {6, 5},
+                        .kernel = {3, 3},
+                        .stride = {2, 1},
+                        .padding = explicit_pad({{1, 1}, {2, 0}}),
+                        .mode = PaddingMode::kCircular,
+                        .bias = true,
+                        .dtype = DType::kF16}),
+             4),
       // x, w and b above 512 elements: the directional path.
-      seeded(conv_case({.batch = 2, .channels = 4, .out_channels = 4, .spatial = {10, 10}, .kernel = {3, 3},
-                        .padding = pad_kind(PadKind::kSame), .bias = true}), 5),
+      seeded(conv_case({.batch = 2,
+                        .channels = 4,
+                        .out_channels = 4,
+                        .spatial = {10, 10},
+                        .kernel = {3, 3},
+                        .padding = pad_kind(PadKind::kSame),
+                        .bias = true}),
+             5),
   };
 }
 
@@ -105,8 +142,8 @@ class RoundingBackend : public test::DelegatingBackend {
 // A backend whose backward is the oracle's, then `plant` changes it.
 class PlantedBackward : public test::DelegatingBackend {
  public:
-  using Plant = std::function<void(const ConvGeometry&, const Tensor& x, const Tensor& w, const Tensor& dy,
-                                   Tensor& dx, Tensor& dw, Tensor* db)>;
+  using Plant = std::function<void(const ConvGeometry&, const Tensor& x, const Tensor& w, const Tensor& dy, Tensor& dx,
+                                   Tensor& dw, Tensor* db)>;
   explicit PlantedBackward(Plant plant) : DelegatingBackend("planted"), plant_(std::move(plant)) {}
   Status conv_backward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
                        const Tensor& dy, Tensor& dx, Tensor& dw, Tensor* db) override {
@@ -120,7 +157,8 @@ class PlantedBackward : public test::DelegatingBackend {
 };
 
 // dy with everything but the elements `keep` accepts zeroed (flat index, sample, position).
-inline Tensor keep_only(const ConvGeometry& g, const Tensor& dy, const std::function<bool(int64_t n, int64_t p)>& keep) {
+inline Tensor keep_only(const ConvGeometry& g, const Tensor& dy,
+                        const std::function<bool(int64_t n, int64_t p)>& keep) {
   Tensor m = dy;
   const int64_t P = g.spatial.out_count(), per = g.out_channels * P;
   for (int64_t i = 0; i < m.size(); ++i) {

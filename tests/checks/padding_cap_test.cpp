@@ -16,8 +16,11 @@ TEST(PaddingCheck, PaddedCaseOverTheMemoryCapIsSkippedNotFailed) {
   // One input element, padding 120 and stride 200 per dim: 2x2x2 outputs, a padded
   // input of 201^3 elements (with the checks' copies, the case is estimated at about
   // 1.1 GB and the padded case at about 2 GB).
-  Case c = test::conv_case({.spatial = {1, 1, 1}, .kernel = {1, 1, 1}, .stride = {200, 200, 200},
-                            .padding = test::pad_kind(PadKind::kExplicit), .dtype = DType::kF32});
+  Case c = test::conv_case({.spatial = {1, 1, 1},
+                            .kernel = {1, 1, 1},
+                            .stride = {200, 200, 200},
+                            .padding = test::pad_kind(PadKind::kExplicit),
+                            .dtype = DType::kF32});
   std::get<ConvParams>(c.op).padding.pairs = {{120, 120}, {120, 120}, {120, 120}};
   c.checks = {"shape", "padding"};
   auto ref = make_reference_backend();

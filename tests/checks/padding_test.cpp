@@ -9,7 +9,6 @@
 using namespace kc;
 using namespace kc::rules_test;
 
-
 TEST(PaddingCheck, OracleAndPassThroughPassOnConvModesAndPools) {
   auto oracle = make_reference_backend();
   PassThrough pass;
@@ -28,8 +27,12 @@ TEST(PaddingCheck, OracleAndPassThroughPassOnConvModesAndPools) {
 // an exact golden's copies must not be refused for lacking inline inputs.
 TEST(PaddingCheck, CopiesOfTheCaseKeepWhatMadeItValid) {
   auto oracle = make_reference_backend();
-  Case c = with_fill(test::conv_case({.batch = 1, .channels = 1, .out_channels = 1, .spatial = {16, 16},
-                                      .kernel = {3, 3}, .padding = explicit_pad({{1, 1}, {1, 1}}),
+  Case c = with_fill(test::conv_case({.batch = 1,
+                                      .channels = 1,
+                                      .out_channels = 1,
+                                      .spatial = {16, 16},
+                                      .kernel = {3, 3},
+                                      .padding = explicit_pad({{1, 1}, {1, 1}}),
                                       .dtype = DType::kBF16}),
                      Fill::kRandom);
   c.accumulation = DType::kBF16;
@@ -43,11 +46,18 @@ TEST(PaddingCheck, CopiesOfTheCaseKeepWhatMadeItValid) {
 }
 
 TEST(PaddingCheck, CatchesReflectThatRepeatsTheEdge) {
-  const Case c = with_fill(test::conv_case({.channels = 2, .out_channels = 2, .spatial = {7, 6}, .kernel = {3, 3},
-                                            .padding = explicit_pad({{1, 1}, {2, 2}}), .mode = PaddingMode::kReflect}),
+  const Case c = with_fill(test::conv_case({.channels = 2,
+                                            .out_channels = 2,
+                                            .spatial = {7, 6},
+                                            .kernel = {3, 3},
+                                            .padding = explicit_pad({{1, 1}, {2, 2}}),
+                                            .mode = PaddingMode::kReflect}),
                            Fill::kRandom);
   ReflectRepeatsEdge be;
-  expect_check(c, be, "padding", Disposition::kFailed, {"y differs from the same op on the input padded explicitly (reflect padding [[1, 1], [2, 2]]", "all in windows that overlap the padding: reflect mirrors about the edge element without repeating it"});
+  expect_check(
+      c, be, "padding", Disposition::kFailed,
+      {"y differs from the same op on the input padded explicitly (reflect padding [[1, 1], [2, 2]]",
+       "all in windows that overlap the padding: reflect mirrors about the edge element without repeating it"});
   Case zeros = c;
   std::get<ConvParams>(zeros.op).padding_mode = PaddingMode::kZeros;  // the bug only touches reflect
   EXPECT_DISPOSITION(run_check(zeros, be, "padding"), Disposition::kPassed);
@@ -56,22 +66,27 @@ TEST(PaddingCheck, CatchesReflectThatRepeatsTheEdge) {
 // SAME with an even kernel pads one more on the high side; a kernel that puts it on the
 // low side (SAME_LOWER) computes the op with every dim's pads reversed.
 TEST(PaddingCheck, NamesPadsOnTheWrongSide) {
-  const Case c = with_fill(test::conv_case({.channels = 2, .out_channels = 2, .spatial = {8, 8}, .kernel = {4, 4},
-                                            .padding = pad_kind(PadKind::kSame)}),
-                           Fill::kRandom);
+  const Case c = with_fill(
+      test::conv_case(
+          {.channels = 2, .out_channels = 2, .spatial = {8, 8}, .kernel = {4, 4}, .padding = pad_kind(PadKind::kSame)}),
+      Fill::kRandom);
   RepadsConv be("wrong-side", [](SpatialGeometry& g) {
     for (DimGeometry& d : g.dims) std::swap(d.pad_lo, d.pad_hi);
   });
   const CheckResult r = run_check(c, be, "padding");
   EXPECT_DISPOSITION(r, Disposition::kFailed);
-  EXPECT_MESSAGE_HAS(r, "y is the op with pads on the wrong side (each dim's [lo, hi] applied as [hi, lo]): "
-                        "zeros padding [[2, 1], [2, 1]]");
+  EXPECT_MESSAGE_HAS(r,
+                     "y is the op with pads on the wrong side (each dim's [lo, hi] applied as [hi, lo]): "
+                     "zeros padding [[2, 1], [2, 1]]");
 }
 
 // Pads given as (w, h) to an (h, w) API. H [0, 2] and W [1, 1] have the same totals,
 // so the outputs keep their extents and only the values tell.
 TEST(PaddingCheck, NamesHAndWPaddingSwapped) {
-  const Case c = with_fill(test::conv_case({.channels = 2, .out_channels = 2, .spatial = {7, 6}, .kernel = {3, 3},
+  const Case c = with_fill(test::conv_case({.channels = 2,
+                                            .out_channels = 2,
+                                            .spatial = {7, 6},
+                                            .kernel = {3, 3},
                                             .padding = explicit_pad({{0, 2}, {1, 1}})}),
                            Fill::kRandom);
   RepadsConv be("hw-swapped", [](SpatialGeometry& g) {
@@ -80,26 +95,31 @@ TEST(PaddingCheck, NamesHAndWPaddingSwapped) {
   });
   const CheckResult r = run_check(c, be, "padding");
   EXPECT_DISPOSITION(r, Disposition::kFailed);
-  EXPECT_MESSAGE_HAS(r, "y is the op with H and W padding swapped (the pads of the last two dims exchanged): "
-                        "zeros padding [[1, 1], [0, 2]]");
+  EXPECT_MESSAGE_HAS(r,
+                     "y is the op with H and W padding swapped (the pads of the last two dims exchanged): "
+                     "zeros padding [[1, 1], [0, 2]]");
   const std::string m = r.message;
   EXPECT_EQ(m.find("wrong side"), std::string::npos) << m;
 }
 
 TEST(PaddingCheck, NamesTheBorderLeftByValidWhereSameWasAsked) {
-  const Case c = with_fill(test::conv_case({.channels = 2, .out_channels = 2, .spatial = {8, 8}, .kernel = {3, 3},
-                                            .padding = pad_kind(PadKind::kSame)}),
-                           Fill::kRandom);
+  const Case c = with_fill(
+      test::conv_case(
+          {.channels = 2, .out_channels = 2, .spatial = {8, 8}, .kernel = {3, 3}, .padding = pad_kind(PadKind::kSame)}),
+      Fill::kRandom);
   ValidForSame be;
-  expect_check(c, be, "padding", Disposition::kFailed, {"border outputs not written: ", "y rows 0 and 7 and columns 0 and 7 (the border)"});
+  expect_check(c, be, "padding", Disposition::kFailed,
+               {"border outputs not written: ", "y rows 0 and 7 and columns 0 and 7 (the border)"});
 }
 
 TEST(PaddingCheck, NamesAnUnwrittenBorderColumn) {
-  const Case c = with_fill(test::conv_case({.channels = 1, .out_channels = 2, .spatial = {6, 8}, .kernel = {3, 3},
-                                            .padding = pad_kind(PadKind::kSame)}),
-                           Fill::kRandom);
+  const Case c = with_fill(
+      test::conv_case(
+          {.channels = 1, .out_channels = 2, .spatial = {6, 8}, .kernel = {3, 3}, .padding = pad_kind(PadKind::kSame)}),
+      Fill::kRandom);
   SkipsLastColumn be;
-  expect_check(c, be, "padding", Disposition::kFailed, {"border outputs not written: 12 outputs at y column 7 (the border)"});
+  expect_check(c, be, "padding", Disposition::kFailed,
+               {"border outputs not written: 12 outputs at y column 7 (the border)"});
 }
 
 // A NaN the backend wrote (a stale buffer, say), not the poison: wrong, not "not written".
@@ -116,9 +136,10 @@ class WritesNaNInLastColumn final : public DelegatingBackend {
 };
 
 TEST(PaddingCheck, AWrittenNaNIsAWrongOutputNotAnUnwrittenOne) {
-  const Case c = with_fill(test::conv_case({.channels = 1, .out_channels = 2, .spatial = {6, 8}, .kernel = {3, 3},
-                                            .padding = pad_kind(PadKind::kSame)}),
-                           Fill::kRandom);
+  const Case c = with_fill(
+      test::conv_case(
+          {.channels = 1, .out_channels = 2, .spatial = {6, 8}, .kernel = {3, 3}, .padding = pad_kind(PadKind::kSame)}),
+      Fill::kRandom);
   WritesNaNInLastColumn be;
   const CheckResult r = run_check(c, be, "padding");
   EXPECT_DISPOSITION(r, Disposition::kFailed);
@@ -128,11 +149,13 @@ TEST(PaddingCheck, AWrittenNaNIsAWrongOutputNotAnUnwrittenOne) {
 }
 
 TEST(PaddingCheck, NamesDroppedBorderRowsOfDx) {
-  const Case c = with_fill(test::conv_case({.channels = 2, .out_channels = 2, .spatial = {8, 6}, .kernel = {3, 3},
-                                            .padding = pad_kind(PadKind::kSame)}),
-                           Fill::kRandom);
+  const Case c = with_fill(
+      test::conv_case(
+          {.channels = 2, .out_channels = 2, .spatial = {8, 6}, .kernel = {3, 3}, .padding = pad_kind(PadKind::kSame)}),
+      Fill::kRandom);
   DropsBorderRowsOfDx be;
-  expect_check(c, be, "padding", Disposition::kFailed, {"input rows 0 and 7 (the border) receive no gradient: dropped border"});
+  expect_check(c, be, "padding", Disposition::kFailed,
+               {"input rows 0 and 7 (the border) receive no gradient: dropped border"});
 }
 
 TEST(PaddingCheck, CatchesMaxPoolPaddingReadAsZero) {
@@ -141,5 +164,6 @@ TEST(PaddingCheck, CatchesMaxPoolPaddingReadAsZero) {
   for (double& v : x.data) v = -1.0 - std::abs(v);
   c.tensors["x"] = x;
   PoolPadsZero be;
-  expect_check(c, be, "padding", Disposition::kFailed, {"(-inf padding [[1, 1], [1, 1]], then valid)", "padded positions are -inf and never selected"});
+  expect_check(c, be, "padding", Disposition::kFailed,
+               {"(-inf padding [[1, 1], [1, 1]], then valid)", "padded positions are -inf and never selected"});
 }

@@ -20,7 +20,6 @@
 
 namespace kc::rules_test {
 
-
 using namespace kc;
 using test::ConvSpec;
 using test::DelegatingBackend;
@@ -91,45 +90,101 @@ inline void expect_check(const Case& c, Backend& be, const std::string& name, Di
 inline std::vector<Case> good_pool_cases() {
   std::vector<Case> cases;
   cases.push_back(pool_case({.spatial = {9}, .kernel = {3}, .stride = {2}, .pads = {{1, 1}}}));
-  cases.push_back(pool_case({.batch = 2, .channels = 3, .spatial = {7, 6}, .kernel = {3, 3}, .stride = {1, 1},
-                             .pads = {{1, 1}, {1, 1}}, .fill = Fill::kTies}));
+  cases.push_back(pool_case({.batch = 2,
+                             .channels = 3,
+                             .spatial = {7, 6},
+                             .kernel = {3, 3},
+                             .stride = {1, 1},
+                             .pads = {{1, 1}, {1, 1}},
+                             .fill = Fill::kTies}));
   cases.push_back(pool_case({.spatial = {4, 5, 5}, .kernel = {2, 2, 2}, .stride = {1, 1, 1}, .fill = Fill::kSpecial}));
-  cases.push_back(pool_case({.channels = 2, .spatial = {8, 7}, .kernel = {3, 3}, .stride = {2, 2},
-                             .pads = {{1, 1}, {0, 1}}, .ceil_mode = true, .fill = Fill::kSpecial}));
-  cases.push_back(pool_case({.spatial = {9, 9}, .kernel = {3, 2}, .stride = {1, 2}, .dilation = {2, 1},
-                             .pads = {{2, 2}, {1, 0}}, .tie = TieRule::kLast, .fill = Fill::kTies}));
-  cases.push_back(pool_case({.spatial = {6, 6}, .kernel = {2, 2}, .stride = {1, 1}, .tie = TieRule::kAny,
-                             .fill = Fill::kTies, .dtype = DType::kF16}));
-  cases.push_back(pool_case({.batch = 2, .spatial = {6, 5}, .kernel = {3, 3}, .stride = {2, 2},
-                             .pads = {{1, 1}, {1, 1}}, .mode = PoolMode::kInference, .fill = Fill::kSpecial}));
-  cases.push_back(pool_case({.spatial = {10}, .kernel = {4}, .stride = {3}, .pads = {{2, 2}}, .ceil_mode = true,
-                             .fill = Fill::kInteger, .dtype = DType::kF32}));
+  cases.push_back(pool_case({.channels = 2,
+                             .spatial = {8, 7},
+                             .kernel = {3, 3},
+                             .stride = {2, 2},
+                             .pads = {{1, 1}, {0, 1}},
+                             .ceil_mode = true,
+                             .fill = Fill::kSpecial}));
+  cases.push_back(pool_case({.spatial = {9, 9},
+                             .kernel = {3, 2},
+                             .stride = {1, 2},
+                             .dilation = {2, 1},
+                             .pads = {{2, 2}, {1, 0}},
+                             .tie = TieRule::kLast,
+                             .fill = Fill::kTies}));
+  cases.push_back(pool_case({.spatial = {6, 6},
+                             .kernel = {2, 2},
+                             .stride = {1, 1},
+                             .tie = TieRule::kAny,
+                             .fill = Fill::kTies,
+                             .dtype = DType::kF16}));
+  cases.push_back(pool_case({.batch = 2,
+                             .spatial = {6, 5},
+                             .kernel = {3, 3},
+                             .stride = {2, 2},
+                             .pads = {{1, 1}, {1, 1}},
+                             .mode = PoolMode::kInference,
+                             .fill = Fill::kSpecial}));
+  cases.push_back(pool_case({.spatial = {10},
+                             .kernel = {4},
+                             .stride = {3},
+                             .pads = {{2, 2}},
+                             .ceil_mode = true,
+                             .fill = Fill::kInteger,
+                             .dtype = DType::kF32}));
   return cases;
 }
 
-
 inline std::vector<Case> good_conv_cases() {
   std::vector<Case> cases;
-  cases.push_back(with_fill(test::conv_case({.channels = 2, .out_channels = 3, .spatial = {11}, .kernel = {3},
-                                             .padding = pad_kind(PadKind::kSame), .mode = PaddingMode::kReflect}),
+  cases.push_back(with_fill(test::conv_case({.channels = 2,
+                                             .out_channels = 3,
+                                             .spatial = {11},
+                                             .kernel = {3},
+                                             .padding = pad_kind(PadKind::kSame),
+                                             .mode = PaddingMode::kReflect}),
                             Fill::kRandom));
-  cases.push_back(with_fill(test::conv_case({.batch = 2, .channels = 2, .out_channels = 2, .spatial = {7, 6},
-                                             .kernel = {3, 2}, .stride = {2, 1}, .padding = explicit_pad({{2, 1}, {1, 1}}),
-                                             .mode = PaddingMode::kReplicate, .bias = true}),
+  cases.push_back(with_fill(test::conv_case({.batch = 2,
+                                             .channels = 2,
+                                             .out_channels = 2,
+                                             .spatial = {7, 6},
+                                             .kernel = {3, 2},
+                                             .stride = {2, 1},
+                                             .padding = explicit_pad({{2, 1}, {1, 1}}),
+                                             .mode = PaddingMode::kReplicate,
+                                             .bias = true}),
                             Fill::kNormal));
-  cases.push_back(with_fill(test::conv_case({.channels = 2, .out_channels = 2, .groups = 2, .spatial = {6, 7},
-                                             .kernel = {3, 3}, .dilation = {2, 1}, .padding = explicit_pad({{2, 2}, {1, 3}}),
-                                             .mode = PaddingMode::kCircular, .dtype = DType::kF32}),
+  cases.push_back(with_fill(test::conv_case({.channels = 2,
+                                             .out_channels = 2,
+                                             .groups = 2,
+                                             .spatial = {6, 7},
+                                             .kernel = {3, 3},
+                                             .dilation = {2, 1},
+                                             .padding = explicit_pad({{2, 2}, {1, 3}}),
+                                             .mode = PaddingMode::kCircular,
+                                             .dtype = DType::kF32}),
                             Fill::kRandom));
-  cases.push_back(with_fill(test::conv_case({.channels = 1, .out_channels = 2, .spatial = {4, 5, 5}, .kernel = {2, 3, 3},
-                                             .padding = pad_kind(PadKind::kSameLower), .bias = true}),
+  cases.push_back(with_fill(test::conv_case({.channels = 1,
+                                             .out_channels = 2,
+                                             .spatial = {4, 5, 5},
+                                             .kernel = {2, 3, 3},
+                                             .padding = pad_kind(PadKind::kSameLower),
+                                             .bias = true}),
                             Fill::kSpecial));
-  cases.push_back(with_fill(test::conv_case({.channels = 2, .out_channels = 2, .spatial = {8, 8}, .kernel = {3, 3},
-                                             .stride = {2, 2}, .padding = explicit_pad({{1, 1}, {1, 1}}),
+  cases.push_back(with_fill(test::conv_case({.channels = 2,
+                                             .out_channels = 2,
+                                             .spatial = {8, 8},
+                                             .kernel = {3, 3},
+                                             .stride = {2, 2},
+                                             .padding = explicit_pad({{1, 1}, {1, 1}}),
                                              .dtype = DType::kF32}),
                             Fill::kInteger));
-  Case fused = test::conv_case({.channels = 2, .out_channels = 2, .spatial = {6, 6}, .kernel = {3, 3},
-                                .padding = pad_kind(PadKind::kSame), .mode = PaddingMode::kReflect});
+  Case fused = test::conv_case({.channels = 2,
+                                .out_channels = 2,
+                                .spatial = {6, 6},
+                                .kernel = {3, 3},
+                                .padding = pad_kind(PadKind::kSame),
+                                .mode = PaddingMode::kReflect});
   fused.op = ConvBiasReluParams{std::get<ConvParams>(fused.op)};
   cases.push_back(with_fill(fused, Fill::kRandom));
   cases.back().tolerance = Tolerance{ToleranceKind::kExplicit, 1e-12, 1e-12};
@@ -225,7 +280,8 @@ class ValidForSame : public DelegatingBackend {
     }
     Tensor yv = Tensor::zeros(y.dtype, gv.y_shape());
     KC_RETURN_IF_ERROR(reference().conv_forward(gv, x, w, b, relu, yv));
-    const DimGeometry &h = g.spatial.dims[0], &wd = g.spatial.dims[1], &vh = gv.spatial.dims[0], &vw = gv.spatial.dims[1];
+    const DimGeometry &h = g.spatial.dims[0], &wd = g.spatial.dims[1], &vh = gv.spatial.dims[0],
+                      &vw = gv.spatial.dims[1];
     for (int64_t pl = 0; pl < g.batch * g.out_channels; ++pl) {
       for (int64_t oh = 0; oh < vh.out; ++oh) {
         for (int64_t ow = 0; ow < vw.out; ++ow) {
@@ -354,8 +410,7 @@ class OverrunsOnTheSecondCall : public DelegatingBackend {
 class PoolWritesBeforeStart : public DelegatingBackend {
  public:
   PoolWritesBeforeStart() : DelegatingBackend("pool-writes-before-start") {}
-  Status maxpool_backward(const PoolGeometry& g, const Tensor& dy, const IndexTensor* indices,
-                          Tensor& dx) override {
+  Status maxpool_backward(const PoolGeometry& g, const Tensor& dy, const IndexTensor* indices, Tensor& dx) override {
     KC_RETURN_IF_ERROR(reference().maxpool_backward(g, dy, indices, dx));
     dx.data.data()[-1] = 0.0;
     return ok_status();
@@ -407,7 +462,8 @@ class PoolOverwrites : public DelegatingBackend {
 // accumulator; overwrite = true: `=` where it must add, also rounded).
 class PoolSumsInStorage : public DelegatingBackend {
  public:
-  explicit PoolSumsInStorage(bool overwrite = false) : DelegatingBackend("pool-sums-in-storage"), overwrite_(overwrite) {}
+  explicit PoolSumsInStorage(bool overwrite = false)
+      : DelegatingBackend("pool-sums-in-storage"), overwrite_(overwrite) {}
   Status maxpool_backward(const PoolGeometry& g, const Tensor& dy, const IndexTensor* indices, Tensor& dx) override {
     if (indices == nullptr) return failed_precondition("no indices");
     const int64_t in = g.spatial.in_count(), out = g.spatial.out_count();
@@ -497,6 +553,5 @@ inline OpInputs inputs_of(const Case& c) {
   EXPECT_TRUE(in.ok()) << in.status().to_string();
   return in.ok() ? *in : OpInputs{};
 }
-
 
 }  // namespace kc::rules_test

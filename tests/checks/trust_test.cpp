@@ -8,11 +8,11 @@
 #include <algorithm>
 #include <limits>
 
-#include "checks/checks.h"
 #include "backend/invoke.h"
+#include "checks/checks.h"
 #include "kc/runner.h"
-#include "run/tolerance.h"
 #include "math_support.h"
+#include "run/tolerance.h"
 #include "support/case_builders.h"
 #include "support/delegating_backend.h"
 
@@ -23,8 +23,13 @@ namespace {
 // have dx 0 whatever the data. The trust rule judges dx on the elements some window
 // reads, so such a case is checked, not MISTRUSTED; a dx of zeros still fails.
 TEST(BackwardCheck, DxThatTheGeometryMakesZeroIsJudgedOnTheElementsWindowsRead) {
-  Case c = test::conv_case({.batch = 1, .channels = 2, .out_channels = 3, .spatial = {6, 6, 6}, .kernel = {1, 1, 1},
-                            .stride = {3, 3, 3}, .padding = test::pad_kind(PadKind::kValid)});
+  Case c = test::conv_case({.batch = 1,
+                            .channels = 2,
+                            .out_channels = 3,
+                            .spatial = {6, 6, 6},
+                            .kernel = {1, 1, 1},
+                            .stride = {3, 3, 3},
+                            .padding = test::pad_kind(PadKind::kValid)});
   c.data.seed = 21;
   c.checks = {"backward", "gradcheck"};
   const ConvGeometry g = *conv_geometry(c);
@@ -58,7 +63,10 @@ TEST(BackwardCheck, DxThatTheGeometryMakesZeroIsJudgedOnTheElementsWindowsRead) 
 // Reflect padding copies border elements into the padding, so a window that reads only
 // padding still reads them: they count as read.
 TEST(BackwardCheck, PaddingCopiesCountAsReadForTheTrustRule) {
-  const Case c = test::conv_case({.spatial = {5}, .kernel = {1}, .stride = {3}, .padding = test::explicit_pad({{2, 2}}),
+  const Case c = test::conv_case({.spatial = {5},
+                                  .kernel = {1},
+                                  .stride = {3},
+                                  .padding = test::explicit_pad({{2, 2}}),
                                   .mode = PaddingMode::kReflect});
   const ConvGeometry g = *conv_geometry(c);
   // Padded coordinates 0, 3, 6 are inputs -2 (reflect: 2), 1 and 4.
@@ -67,8 +75,8 @@ TEST(BackwardCheck, PaddingCopiesCountAsReadForTheTrustRule) {
   std::get<ConvParams>(zeros.op).padding_mode = PaddingMode::kZeros;
   EXPECT_EQ(conv_input_read(*conv_geometry(zeros)), (std::vector<char>{0, 1, 0, 0, 1}));
   // Every window on zero padding alone: dx is zero by construction, and says so.
-  const Case unread = test::conv_case({.spatial = {1}, .kernel = {1}, .stride = {2},
-                                       .padding = test::explicit_pad({{1, 0}}), .bias = true});
+  const Case unread = test::conv_case(
+      {.spatial = {1}, .kernel = {1}, .stride = {2}, .padding = test::explicit_pad({{1, 0}}), .bias = true});
   const ConvGeometry ug = *conv_geometry(unread);
   EXPECT_EQ(conv_input_read(ug), std::vector<char>{0});
   EXPECT_EQ(distrust_output(OpGeometry{ug}, "dx", Tensor::zeros(DType::kF64, {1, 1, 1})),
@@ -109,8 +117,9 @@ TEST(Tolerance, ABoundThatReachesZeroAtEveryElementIsMistrusted) {
 // writing one constant fails it.
 TEST(Trust, OneNonFiniteValueAtEveryElementIsMistrustedAMixIsJudged) {
   const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
-  EXPECT_NE(distrust("dw", Tensor{DType::kF64, {2}, {nan, nan}}).find("dw is NaN at every element: a kernel that "
-                                                                      "writes NaN would pass"),
+  EXPECT_NE(distrust("dw", Tensor{DType::kF64, {2}, {nan, nan}})
+                .find("dw is NaN at every element: a kernel that "
+                      "writes NaN would pass"),
             std::string::npos);
   EXPECT_NE(distrust("y", Tensor{DType::kF64, {2}, {inf, inf}}).find("y is +inf at every element"), std::string::npos);
   EXPECT_NE(distrust("y", Tensor{DType::kF64, {1}, {-inf}}).find("y is -inf at every element"), std::string::npos);

@@ -17,8 +17,9 @@ my::Conv2d params(const kc::ConvGeometry& g) {
   const kc::DimGeometry& h = g.spatial.dims[0];
   const kc::DimGeometry& w = g.spatial.dims[1];
   auto i = [](int64_t v) { return static_cast<int>(v); };
-  return {i(g.batch), i(g.in_channels), i(h.in), i(w.in), i(g.out_channels), i(h.kernel), i(w.kernel),
-          i(h.stride), i(w.stride), i(h.dilation), i(w.dilation), i(h.pad_lo), i(w.pad_lo), i(h.out), i(w.out)};
+  return {i(g.batch),    i(g.in_channels), i(h.in),     i(w.in),     i(g.out_channels),
+          i(h.kernel),   i(w.kernel),      i(h.stride), i(w.stride), i(h.dilation),
+          i(w.dilation), i(h.pad_lo),      i(w.pad_lo), i(h.out),    i(w.out)};
 }
 
 class MyConv2d final : public kc::Backend {
@@ -62,7 +63,8 @@ class MyConv2d final : public kc::Backend {
   kc::Status maxpool_forward(const kc::PoolGeometry&, const kc::Tensor&, kc::Tensor&, kc::IndexTensor*) override {
     return kc::unimplemented("my.conv2d has no max pool");
   }
-  kc::Status maxpool_backward(const kc::PoolGeometry&, const kc::Tensor&, const kc::IndexTensor*, kc::Tensor&) override {
+  kc::Status maxpool_backward(const kc::PoolGeometry&, const kc::Tensor&, const kc::IndexTensor*,
+                              kc::Tensor&) override {
     return kc::unimplemented("my.conv2d has no max pool");
   }
 };

@@ -12,7 +12,8 @@
 int main(int argc, char** argv) {
   std::vector<kc::CaseResult> results;
   for (int i = 1; i < argc; ++i) {
-    for (const kc::LoadedCase& c : kc::load_case_file(argv[i])) results.push_back(kc::check_loaded(c, *make_my_backend()));
+    for (const kc::LoadedCase& c : kc::load_case_file(argv[i]))
+      results.push_back(kc::check_loaded(c, *make_my_backend()));
   }
   kc::RunInfo info;
   info.command = "my_check";

@@ -17,7 +17,6 @@ struct Conv2d {
 // (b may be null).
 void conv2d_forward(const Conv2d& p, const float* x, const float* w, const float* b, float* y);
 // dx, dw and (when db is not null) db for the cotangent dy.
-void conv2d_backward(const Conv2d& p, const float* x, const float* w, const float* dy, float* dx, float* dw,
-                     float* db);
+void conv2d_backward(const Conv2d& p, const float* x, const float* w, const float* dy, float* dx, float* dw, float* db);
 
 }  // namespace my

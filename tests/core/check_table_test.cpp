@@ -6,8 +6,8 @@
 
 #include <gtest/gtest.h>
 
-#include "kc/case_io.h"
 #include "checks/checks.h"
+#include "kc/case_io.h"
 #include "kc/registry.h"
 #include "kc/runner.h"
 
@@ -20,7 +20,8 @@ constexpr const char* kCases[] = {
     "op: maxpool\ninput: {spatial: [6]}\nmaxpool: {kernel: 2}\n",
     "op: maxpool\ninput: {spatial: [6]}\nmaxpool: {kernel: 2, mode: inference}\n",
     "op: stack\ninput: {spatial: [8]}\nstack: {depth: 2, layer: {conv: {out_channels: 1, kernel: 3, padding: same}}}\n",
-    "op: stack\ndtype: f16\ninput: {spatial: [8]}\nstack: {depth: 2, layer: {conv: {out_channels: 1, kernel: 3, padding: same}}}\n",
+    "op: stack\ndtype: f16\ninput: {spatial: [8]}\nstack: {depth: 2, layer: {conv: {out_channels: 1, kernel: 3, "
+    "padding: same}}}\n",
 };
 
 Case load(const std::string& yaml) {
@@ -51,7 +52,8 @@ TEST(CheckScope, EveryRefusedCheckIsOneTheRunnerSkipsOnEveryBackend) {
         const CaseResult r = check_case(c, *b);
         const CheckResult* check = find_check(r, def.name());
         ASSERT_NE(check, nullptr) << yaml << def.name();
-        EXPECT_EQ(check->disposition, Disposition::kSkipped) << yaml << def.name() << " on " << b->name() << ": " << why;
+        EXPECT_EQ(check->disposition, Disposition::kSkipped)
+            << yaml << def.name() << " on " << b->name() << ": " << why;
       }
     }
   }
@@ -63,8 +65,9 @@ TEST(CheckScope, LoadingNamesTheChecksLineAndWhy) {
   EXPECT_EQ(load_error(conv + "checks: [shape, argmax]\n"),
             "t.yaml:4: checks: argmax never applies to this case: argmax applies to max pooling only "
             "(leave it out of checks:, or leave checks: out for every check that applies)");
-  EXPECT_NE(load_error(conv + "checks: [golden]\n").find("t.yaml:4: checks: golden never applies to this case: "
-                                                         "the case has no expected: tensors"),
+  EXPECT_NE(load_error(conv + "checks: [golden]\n")
+                .find("t.yaml:4: checks: golden never applies to this case: "
+                      "the case has no expected: tensors"),
             std::string::npos);
   EXPECT_NE(load_error(conv + "checks: [drift]\n").find("drift never applies to this case: applies to op: stack only"),
             std::string::npos);
@@ -77,9 +80,11 @@ TEST(CheckScope, LoadingNamesTheChecksLineAndWhy) {
       "cases:\n  - maxpool: {kernel: 2, mode: inference}\n  - maxpool: {kernel: 2}\n";
   EXPECT_EQ(parse_cases(two_pools, "t.yaml").size(), 2u);
   for (const LoadedCase& lc : parse_cases(two_pools, "t.yaml")) EXPECT_TRUE(lc.c.ok()) << lc.c.status().to_string();
-  EXPECT_NE(load_error("defaults: {checks: [golden, argmax]}\ncases:\n  - " + std::string("{op: conv, input: {spatial: [6]}, "
-                       "conv: {out_channels: 2, kernel: 3}}\n")).find("t.yaml:1: checks: none of the checks this case "
-                                                                 "takes from defaults: applies to it (golden: "),
+  EXPECT_NE(load_error("defaults: {checks: [golden, argmax]}\ncases:\n  - " +
+                       std::string("{op: conv, input: {spatial: [6]}, "
+                                   "conv: {out_channels: 2, kernel: 3}}\n"))
+                .find("t.yaml:1: checks: none of the checks this case "
+                      "takes from defaults: applies to it (golden: "),
             std::string::npos);
   // Skipped only on some backends (forward never runs on the oracle itself): still loads.
   EXPECT_EQ(load(conv + "checks: [forward, determinism, integrity, backward]\n").checks.size(), 4u);
@@ -100,9 +105,10 @@ TEST(CheckTable, EveryRowIsBoundToItsCodeInTableOrder) {
 // A row's op mask says which ops it may apply to; its scope rules must agree: on a case
 // of an op in the mask some case of that op lets it apply, on one outside it none does.
 TEST(CheckTable, OpMaskAgreesWithTheScopeRules) {
-  const std::pair<unsigned, std::vector<const char*>> kinds[] = {
-      {kOpConv, {kCases[0]}}, {kOpFused, {kCases[1]}}, {kOpPool, {kCases[2], kCases[3]}},
-      {kOpStack, {kCases[4], kCases[5]}}};
+  const std::pair<unsigned, std::vector<const char*>> kinds[] = {{kOpConv, {kCases[0]}},
+                                                                 {kOpFused, {kCases[1]}},
+                                                                 {kOpPool, {kCases[2], kCases[3]}},
+                                                                 {kOpStack, {kCases[4], kCases[5]}}};
   for (const CheckInfo& info : check_table()) {
     for (const auto& [bit, yamls] : kinds) {
       bool applies = false;

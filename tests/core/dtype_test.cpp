@@ -78,8 +78,7 @@ const RoundRow kRoundTable[] = {
 
 TEST(DTypeRoundTo, HandWorkedTable) {
   for (const RoundRow& r : kRoundTable) {
-    EXPECT_EQ(round_to(r.dtype, r.in), r.want)
-        << dtype_name(r.dtype) << " of " << r.in << ": " << r.why;
+    EXPECT_EQ(round_to(r.dtype, r.in), r.want) << dtype_name(r.dtype) << " of " << r.in << ": " << r.why;
   }
 }
 

@@ -16,8 +16,14 @@ namespace kc {
 namespace {
 
 Case conv(DType dtype, Fill fill, PaddingMode mode = PaddingMode::kZeros) {
-  Case c = test::conv_case({.batch = 3, .channels = 16, .out_channels = 8, .spatial = {12, 12}, .kernel = {3, 3},
-                            .padding = test::explicit_pad({{2, 2}, {2, 2}}), .mode = mode, .bias = true,
+  Case c = test::conv_case({.batch = 3,
+                            .channels = 16,
+                            .out_channels = 8,
+                            .spatial = {12, 12},
+                            .kernel = {3, 3},
+                            .padding = test::explicit_pad({{2, 2}, {2, 2}}),
+                            .mode = mode,
+                            .bias = true,
                             .dtype = dtype});
   c.data = {42, fill};
   return c;

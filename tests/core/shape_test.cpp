@@ -20,8 +20,7 @@
 namespace kc {
 namespace {
 
-Case conv_case(InputSpec in, int64_t cout, Dims kernel, Dims stride, Dims dilation,
-               int64_t groups, PadSpec pad) {
+Case conv_case(InputSpec in, int64_t cout, Dims kernel, Dims stride, Dims dilation, int64_t groups, PadSpec pad) {
   Case c;
   c.input = std::move(in);
   ConvParams p;
@@ -76,9 +75,8 @@ const ExtentRow kExtentTable[] = {
 TEST(ShapeOutputExtent, HandWorkedTable) {
   for (const ExtentRow& r : kExtentTable) {
     const int64_t got = output_extent(r.in, r.k, r.s, r.d, r.lo, r.hi, r.ceil);
-    const std::string row = "in " + std::to_string(r.in) + " k " + std::to_string(r.k) + " s " +
-                            std::to_string(r.s) + " d " + std::to_string(r.d) + " pad " +
-                            std::to_string(r.lo) + "/" + std::to_string(r.hi) +
+    const std::string row = "in " + std::to_string(r.in) + " k " + std::to_string(r.k) + " s " + std::to_string(r.s) +
+                            " d " + std::to_string(r.d) + " pad " + std::to_string(r.lo) + "/" + std::to_string(r.hi) +
                             (r.ceil ? " ceil" : " floor") + ": " + r.why;
     if (r.want == 0) {
       EXPECT_LE(got, 0) << row;
@@ -113,8 +111,8 @@ const SameRow kSameTable[] = {
 
 TEST(ShapeResolveSame, HandWorkedTable) {
   for (const SameRow& r : kSameTable) {
-    const std::string row = "in " + std::to_string(r.in) + " k " + std::to_string(r.k) + " s " +
-                            std::to_string(r.s) + " d " + std::to_string(r.d) + ": " + r.why;
+    const std::string row = "in " + std::to_string(r.in) + " k " + std::to_string(r.k) + " s " + std::to_string(r.s) +
+                            " d " + std::to_string(r.d) + ": " + r.why;
     const auto upper = resolve_same(r.in, r.k, r.s, r.d, false);
     const auto lower = resolve_same(r.in, r.k, r.s, r.d, true);
     EXPECT_EQ(upper[0], r.lo) << "same lo, " << row;
@@ -182,8 +180,7 @@ TEST(ShapeConvGeometry, Rank1WithGroups) {
 
 TEST(ShapeConvGeometry, Rank3DepthwiseWithUnitStrideDefaults) {
   // Empty stride/dilation mean 1; pad 1 per side keeps 5, 6, 7. Depthwise: G = Cin = 4.
-  auto g = conv_geometry(conv_case({1, 4, {5, 6, 7}}, 8, {3, 3, 3}, {}, {}, 4,
-                                   pads({{1, 1}, {1, 1}, {1, 1}})));
+  auto g = conv_geometry(conv_case({1, 4, {5, 6, 7}}, 8, {3, 3, 3}, {}, {}, 4, pads({{1, 1}, {1, 1}, {1, 1}})));
   ASSERT_TRUE(g.ok()) << g.status().to_string();
   EXPECT_EQ(g->w_shape(), (Dims{8, 1, 3, 3, 3}));
   EXPECT_EQ(g->y_shape(), (Dims{1, 8, 5, 6, 7}));
@@ -263,8 +260,7 @@ TEST(ShapeGeometry, CarriesTheValidationError) {
   EXPECT_NE(g.status().message().find("conv.groups"), std::string::npos) << g.status().message();
   Case p;
   p.input = {1, 1, {9, 9}};
-  p.op = MaxPoolParams{{3, 3}, {2, 2}, {}, pads({{2, 2}, {0, 0}}), false, PoolMode::kTraining,
-                       TieRule::kFirst};
+  p.op = MaxPoolParams{{3, 3}, {2, 2}, {}, pads({{2, 2}, {0, 0}}), false, PoolMode::kTraining, TieRule::kFirst};
   auto pg = pool_geometry(p);
   ASSERT_FALSE(pg.ok());
   EXPECT_NE(pg.status().message().find("maxpool.padding"), std::string::npos) << pg.status().message();

@@ -12,9 +12,9 @@
 
 #include <gtest/gtest.h>
 
+#include "core/validate.h"
 #include "core/validate_support.h"
 #include "kc/case.h"
-#include "core/validate.h"
 
 // Largest single heap request since the last reset: proves that validation of an absurd
 // case allocates nothing of its size (replaces the global operator new of this binary).
@@ -60,7 +60,8 @@ TEST(ValidateResources, AbsurdSizesRefusedBeforeAllocation) {
   g_largest_alloc = 0;
   Case big_batch = conv_case();
   big_batch.input.batch = 1'000'000'000;
-  expect_error(big_batch, StatusCode::kResourceExhausted, {"about 122 TiB of host memory, over the cap of 4 GiB", "KC_MAX_CASE_BYTES"});
+  expect_error(big_batch, StatusCode::kResourceExhausted,
+               {"about 122 TiB of host memory, over the cap of 4 GiB", "KC_MAX_CASE_BYTES"});
   Case big_plane = conv_case();
   big_plane.input.spatial = {1'000'000, 1'000'000};
   expect_error(big_plane, StatusCode::kResourceExhausted, {"host memory"});
@@ -77,11 +78,11 @@ TEST(ValidateResources, AbsurdSizesRefusedBeforeAllocation) {
   huge_3d.input.channels = 2'000'000'000;
   expect_error(huge_3d, StatusCode::kResourceExhausted, {"host memory"});
   EXPECT_EQ(estimate_case_bytes(huge_3d), kMax);
-  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                      std::chrono::steady_clock::now() - start).count();
+  const auto ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
   EXPECT_LT(ms, 500) << "validation of absurd sizes took " << ms << " ms";
   EXPECT_LT(g_largest_alloc.load(), size_t{1} << 16) << "a large buffer was allocated";
-  ::operator delete(::operator new(size_t{1} << 20));  // the tracker itself works
+  ::operator delete(::operator new (size_t{1} << 20));  // the tracker itself works
   EXPECT_GE(g_largest_alloc.load(), size_t{1} << 20);
 }
 
@@ -214,7 +215,8 @@ TEST(ValidateResources, MemoryRefusalNamesThePartAndTheFieldThatMakeItLarge) {
   expect_error(batch, StatusCode::kResourceExhausted, {"input: the case needs", "input (batch 1000000000, channels 4"});
   Case big_pool = pool_case();
   big_pool.input.spatial = {1'000'000, 1'000'000};
-  expect_error(big_pool, StatusCode::kResourceExhausted, {"input: the case needs", "x and dx [1, 2, 1000000, 1000000]"});
+  expect_error(big_pool, StatusCode::kResourceExhausted,
+               {"input: the case needs", "x and dx [1, 2, 1000000, 1000000]"});
 }
 
 // A stack: its largest layer's largest part, blamed on the depth where one layer fits.
@@ -224,11 +226,12 @@ TEST(ValidateResources, StackMemoryRefusalNamesItsLargestLayer) {
   c.op = StackParams{1000, ConvParams{64, {9, 9}, {}, {}, 1, {PadKind::kSame, {}}}};
   Limits limits;
   limits.max_op_work = 1e15;
-  expect_error(c, StatusCode::kResourceExhausted,
-               {"stack.depth: the stack needs about 189 GiB of host memory over its 1000 layers",
-                "its largest layer, 1, needs about 193 MiB",
-                "im2col workspace (Cin/G, kernel, out) [64, 9, 9, 64, 64], made large by stack.layer.conv.kernel [9, 9]"},
-               limits);
+  expect_error(
+      c, StatusCode::kResourceExhausted,
+      {"stack.depth: the stack needs about 189 GiB of host memory over its 1000 layers",
+       "its largest layer, 1, needs about 193 MiB",
+       "im2col workspace (Cin/G, kernel, out) [64, 9, 9, 64, 64], made large by stack.layer.conv.kernel [9, 9]"},
+      limits);
   c.input = {1, 64, {512, 512}};  // one layer alone is over the cap: its field
   c.op = StackParams{1, ConvParams{64, {31, 31}, {}, {}, 1, {PadKind::kSame, {}}}};
   expect_error(c, StatusCode::kResourceExhausted, {"stack.layer.conv.kernel: the stack needs about"}, limits);
@@ -277,8 +280,10 @@ TEST(ValidateResources, UnusableEnvironmentLimitIsNamed) {
     ScopedEnv env("KC_MAX_CASE_BYTES", bad);
     const Status s = limits_environment_problem();
     EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << bad;
-    EXPECT_EQ(s.message(), "KC_MAX_CASE_BYTES: expected a positive byte count with an optional K, M or G suffix "
-                           "(e.g. 8G), got '" + std::string(bad) + "'");
+    EXPECT_EQ(s.message(),
+              "KC_MAX_CASE_BYTES: expected a positive byte count with an optional K, M or G suffix "
+              "(e.g. 8G), got '" +
+                  std::string(bad) + "'");
   }
 }
 
@@ -292,8 +297,9 @@ TEST(ValidateResources, WorkCapFromTheEnvironment) {
   }
   ScopedEnv env("KC_MAX_OP_WORK", "lots");
   const Status s = limits_environment_problem();
-  EXPECT_EQ(s.message(), "KC_MAX_OP_WORK: expected a positive count with an optional K, M or G suffix (e.g. 8G), "
-                         "got 'lots'");
+  EXPECT_EQ(s.message(),
+            "KC_MAX_OP_WORK: expected a positive count with an optional K, M or G suffix (e.g. 8G), "
+            "got 'lots'");
   EXPECT_EQ(default_limits().max_op_work, Limits{}.max_op_work);
 }
 

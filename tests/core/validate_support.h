@@ -9,8 +9,8 @@
 
 #include <gtest/gtest.h>
 
-#include "kc/case.h"
 #include "core/validate.h"
+#include "kc/case.h"
 
 namespace kc::validate_test {
 
@@ -41,7 +41,7 @@ inline void expect_ok(const Case& c, const Limits& limits = Limits{}) {
 
 // The error has `code` and its message contains every part (field and rule).
 inline void expect_error(const Case& c, StatusCode code, std::initializer_list<const char*> parts,
-                  const Limits& limits = Limits{}) {
+                         const Limits& limits = Limits{}) {
   const Status s = validate(c, limits);
   ASSERT_FALSE(s.ok()) << "accepted; wanted an error with " << *parts.begin();
   EXPECT_EQ(s.code(), code) << s.to_string();

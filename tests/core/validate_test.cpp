@@ -9,16 +9,15 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include "core/validate.h"
 #include "core/validate_support.h"
 #include "kc/case.h"
 #include "kc/shape.h"
-#include "core/validate.h"
 
 namespace kc {
 namespace {
 
 using namespace validate_test;
-
 
 TEST(Validate, AcceptsValidCases) {
   expect_ok(conv_case());
@@ -122,12 +121,29 @@ TEST(ValidateFields, NonPositiveSizesNameTheField) {
       {"input.spatial[1]", [](Case& c) { c.input.spatial[1] = 0; }},
       {"input.spatial[0]", [](Case& c) { c.input.spatial[0] = -1; }},
       {"conv.out_channels", [](Case& c) { conv(c).out_channels = 0; }},
-      {"conv.kernel[1]", [](Case& c) { conv(c).kernel = {3, 0}; }},
-      {"conv.stride[0]", [](Case& c) { conv(c).stride = {0, 1}; }},
-      {"conv.dilation[1]", [](Case& c) { conv(c).dilation = {1, -2}; }},
+      {"conv.kernel[1]",
+       [](Case& c) {
+         conv(c).kernel = {3, 0};
+       }},
+      {"conv.stride[0]",
+       [](Case& c) {
+         conv(c).stride = {0, 1};
+       }},
+      {"conv.dilation[1]",
+       [](Case& c) {
+         conv(c).dilation = {1, -2};
+       }},
       {"conv.groups", [](Case& c) { conv(c).groups = 0; }},
-      {"maxpool.kernel[0]", [](Case& c) { c = pool_case(); pool(c).kernel = {0, 3}; }},
-      {"maxpool.stride[1]", [](Case& c) { c = pool_case(); pool(c).stride = {2, 0}; }},
+      {"maxpool.kernel[0]",
+       [](Case& c) {
+         c = pool_case();
+         pool(c).kernel = {0, 3};
+       }},
+      {"maxpool.stride[1]",
+       [](Case& c) {
+         c = pool_case();
+         pool(c).stride = {2, 0};
+       }},
   };
   for (const Row& r : rows) {
     Case c = conv_case();
@@ -158,9 +174,19 @@ TEST(ValidateFields, PerDimListsMustMatchRank) {
   const std::pair<const char*, void (*)(Case&)> rows[] = {
       {"conv.kernel: has 1 entries", [](Case& c) { conv(c).kernel = {3}; }},
       {"conv.kernel: has 0 entries", [](Case& c) { conv(c).kernel = {}; }},
-      {"conv.stride: has 3 entries", [](Case& c) { conv(c).stride = {1, 1, 1}; }},
-      {"conv.padding: has 1 entries", [](Case& c) { conv(c).padding.pairs = {{1, 1}}; }},
-      {"maxpool.dilation: has 1 entries", [](Case& c) { c = pool_case(); pool(c).dilation = {1}; }},
+      {"conv.stride: has 3 entries",
+       [](Case& c) {
+         conv(c).stride = {1, 1, 1};
+       }},
+      {"conv.padding: has 1 entries",
+       [](Case& c) {
+         conv(c).padding.pairs = {{1, 1}};
+       }},
+      {"maxpool.dilation: has 1 entries",
+       [](Case& c) {
+         c = pool_case();
+         pool(c).dilation = {1};
+       }},
   };
   for (const auto& [want, edit] : rows) {
     Case c = conv_case();
@@ -168,7 +194,6 @@ TEST(ValidateFields, PerDimListsMustMatchRank) {
     expect_error(c, StatusCode::kInvalidArgument, {want, "input.spatial has rank 2"});
   }
 }
-
 
 TEST(ValidateTensors, InlineShapesMustMatchTheCase) {
   Case c = conv_case();  // x [2, 4, 8, 8], w [6, 2, 3, 3], y [2, 6, 8, 8]
@@ -364,8 +389,8 @@ TEST(ValidatePool, LargeWindowValidatesInLinearTime) {
   limits.max_op_work = 1e12;  // 1.8e11 comparisons to run; validating them must stay linear
   const auto start = std::chrono::steady_clock::now();
   expect_ok(c, limits);
-  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                      std::chrono::steady_clock::now() - start).count();
+  const auto ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
   EXPECT_LT(ms, 500) << "validation took " << ms << " ms";
 }
 

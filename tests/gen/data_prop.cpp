@@ -17,10 +17,14 @@ namespace {
 
 double min_normal(DType t) {
   switch (t) {
-    case DType::kF64: return 0x1p-1022;
-    case DType::kF32: return 0x1p-126;
-    case DType::kF16: return 0x1p-14;
-    case DType::kBF16: return 0x1p-126;
+    case DType::kF64:
+      return 0x1p-1022;
+    case DType::kF32:
+      return 0x1p-126;
+    case DType::kF16:
+      return 0x1p-14;
+    case DType::kBF16:
+      return 0x1p-126;
   }
   return 0;
 }

@@ -67,8 +67,8 @@ fuzz::Settings settings(const std::string& name) {
 // fields (those a case file keeps as they are), so that a saved case shows whether it
 // was saved as steered.
 uint64_t steered_seed(const Case& c) {
-  std::string key = std::string(dtype_name(c.dtype)) + " " + std::to_string(c.input.batch) + " " +
-                    std::to_string(c.input.channels);
+  std::string key =
+      std::string(dtype_name(c.dtype)) + " " + std::to_string(c.input.batch) + " " + std::to_string(c.input.channels);
   for (int64_t d : c.input.spatial) key += " " + std::to_string(d);
   uint64_t h = 1469598103934665603ull;  // FNV-1a
   for (unsigned char ch : key) h = (h ^ ch) * 1099511628211ull;
@@ -86,19 +86,21 @@ TEST(FuzzSession, TheSeedACaseWasCheckedOnIsTheOneReportedAndSaved) {
     return c;
   };
   Registry reg;
-  ASSERT_TRUE(reg.add("off-by-one", [] {
-                   class OffByOne : public test::DelegatingBackend {
-                    public:
-                     OffByOne() : DelegatingBackend("off-by-one") {}
-                     Status conv_forward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b,
-                                         bool relu, Tensor& y) override {
-                       KC_RETURN_IF_ERROR(DelegatingBackend::conv_forward(g, x, w, b, relu, y));
-                       y[0] += 1.0;
-                       return ok_status();
-                     }
-                   };
-                   return std::make_unique<OffByOne>();
-                 }).ok());
+  ASSERT_TRUE(reg.add("off-by-one",
+                      [] {
+                        class OffByOne : public test::DelegatingBackend {
+                         public:
+                          OffByOne() : DelegatingBackend("off-by-one") {}
+                          Status conv_forward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b,
+                                              bool relu, Tensor& y) override {
+                            KC_RETURN_IF_ERROR(DelegatingBackend::conv_forward(g, x, w, b, relu, y));
+                            y[0] += 1.0;
+                            return ok_status();
+                          }
+                        };
+                        return std::make_unique<OffByOne>();
+                      })
+                  .ok());
   s.backend = "off-by-one";
   const fuzz::Outcome out = fuzz::run(s, reg);
   ASSERT_EQ(out.generated, 40);
@@ -143,18 +145,20 @@ TEST(FuzzSession, AWorkerThatDiesWhileSteeringEndsItsCaseNotTheRunAndNamesTheSee
     return c;
   };
   Registry reg;
-  ASSERT_TRUE(reg.add("crashy", [] {
-                   class Crashy : public test::DelegatingBackend {
-                    public:
-                     Crashy() : DelegatingBackend("crashy") {}
-                     Status conv_forward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b,
-                                         bool relu, Tensor& y) override {
-                       if (x[0] > 0.5) std::abort();
-                       return DelegatingBackend::conv_forward(g, x, w, b, relu, y);
-                     }
-                   };
-                   return std::make_unique<Crashy>();
-                 }).ok());
+  ASSERT_TRUE(reg.add("crashy",
+                      [] {
+                        class Crashy : public test::DelegatingBackend {
+                         public:
+                          Crashy() : DelegatingBackend("crashy") {}
+                          Status conv_forward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b,
+                                              bool relu, Tensor& y) override {
+                            if (x[0] > 0.5) std::abort();
+                            return DelegatingBackend::conv_forward(g, x, w, b, relu, y);
+                          }
+                        };
+                        return std::make_unique<Crashy>();
+                      })
+                  .ok());
   s.backend = "crashy";
   const fuzz::Outcome out = fuzz::run(s, reg);
   ASSERT_EQ(out.generated, 40);  // the run went on past every crash

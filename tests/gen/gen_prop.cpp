@@ -9,16 +9,14 @@
 #include <chrono>
 #include <set>
 
-#include "gen_support.h"
-#include "gen/gen.h"
 #include "core/validate.h"
+#include "gen/gen.h"
+#include "gen_support.h"
 
 namespace kc {
 namespace {
 
 using test::conv_of;
-using test::is_fused;
-using test::is_pool;
 
 const std::vector<gen::OpSet> kOps = {gen::OpSet::kConv, gen::OpSet::kMaxPool, gen::OpSet::kConvBiasRelu};
 
@@ -54,7 +52,8 @@ std::set<std::string> features(const Case& c) {
     for (int64_t s : stride) f.insert(s > 1 ? "stride>1" : "stride1");
     for (int64_t d : dilation) f.insert(d > 1 ? "dilation>1" : "dilation1");
     f.insert("pad." + std::string(pad_kind_name(pad.kind)));
-    for (const auto& [lo, hi] : pad.pairs) f.insert(lo != hi ? "pad.asymmetric" : lo > 0 ? "pad.symmetric" : "pad.zero");
+    for (const auto& [lo, hi] : pad.pairs)
+      f.insert(lo != hi ? "pad.asymmetric" : lo > 0 ? "pad.symmetric" : "pad.zero");
   };
   if (c.tolerance.kind == ToleranceKind::kExact) f.insert("tolerance.exact");
   if (c.tensors.count("x")) f.insert("inline_x");
@@ -84,13 +83,54 @@ TEST(GenValid, CasesCoverEveryParameter) {
   for (uint64_t k = 0; k < 3000; ++k) {
     for (const std::string& f : features(gen::generate(g, 1, k).value())) seen.insert(f);
   }
-  for (const char* want :
-       {"rank1", "rank2", "rank3", "f64", "f32", "f16", "bf16", "fill.random", "fill.normal", "fill.integer",
-        "fill.ties", "fill.special", "conv", "maxpool", "conv_bias_relu", "stride1", "stride>1", "dilation1",
-        "dilation>1", "pad.explicit", "pad.same", "pad.same_lower", "pad.valid", "pad.asymmetric", "pad.symmetric",
-        "pad.zero", "tolerance.exact", "inline_x", "channels>32", "batch>1", "batch>4", "kernel>8", "ceil_mode.0", "ceil_mode.1",
-        "inference", "training", "tie.first", "tie.last", "tie.any", "pool.default_stride", "mode.zeros",
-        "mode.reflect", "mode.replicate", "mode.circular", "bias.0", "bias.1", "depthwise", "grouped"}) {
+  for (const char* want : {"rank1",
+                           "rank2",
+                           "rank3",
+                           "f64",
+                           "f32",
+                           "f16",
+                           "bf16",
+                           "fill.random",
+                           "fill.normal",
+                           "fill.integer",
+                           "fill.ties",
+                           "fill.special",
+                           "conv",
+                           "maxpool",
+                           "conv_bias_relu",
+                           "stride1",
+                           "stride>1",
+                           "dilation1",
+                           "dilation>1",
+                           "pad.explicit",
+                           "pad.same",
+                           "pad.same_lower",
+                           "pad.valid",
+                           "pad.asymmetric",
+                           "pad.symmetric",
+                           "pad.zero",
+                           "tolerance.exact",
+                           "inline_x",
+                           "channels>32",
+                           "batch>1",
+                           "batch>4",
+                           "kernel>8",
+                           "ceil_mode.0",
+                           "ceil_mode.1",
+                           "inference",
+                           "training",
+                           "tie.first",
+                           "tie.last",
+                           "tie.any",
+                           "pool.default_stride",
+                           "mode.zeros",
+                           "mode.reflect",
+                           "mode.replicate",
+                           "mode.circular",
+                           "bias.0",
+                           "bias.1",
+                           "depthwise",
+                           "grouped"}) {
     EXPECT_TRUE(seen.count(want)) << "no generated case has " << want;
   }
 }

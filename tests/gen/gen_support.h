@@ -5,9 +5,10 @@
 #include <ostream>
 #include <string>
 
+#include "backend/invoke.h"  // is_fused
+#include "gen/gen.h"
 #include "kc/case.h"
 #include "kc/case_io.h"
-#include "gen/gen.h"
 
 namespace kc {
 
@@ -21,8 +22,6 @@ inline void showValue(const InvalidCase& c, std::ostream& os) {
 
 namespace test {
 
-inline bool is_pool(const Case& c) { return std::holds_alternative<MaxPoolParams>(c.op); }
-inline bool is_fused(const Case& c) { return std::holds_alternative<ConvBiasReluParams>(c.op); }
 inline const ConvParams& conv_of(const Case& c) {
   return is_fused(c) ? std::get<ConvBiasReluParams>(c.op).conv : std::get<ConvParams>(c.op);
 }

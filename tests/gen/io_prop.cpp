@@ -7,19 +7,17 @@
 #include <rapidcheck.h>
 #include <rapidcheck/gtest.h>
 
+#include "core/check_table.h"
+#include "core/validate.h"
 #include "gen_support.h"
 #include "kc/backend.h"
 #include "kc/case_io.h"
-#include "core/check_table.h"
 #include "kc/runner.h"
 #include "kc/shape.h"
 #include "stack/stack.h"
-#include "core/validate.h"
 
 namespace kc {
 namespace {
-
-using test::is_pool;
 
 // The fields the generators leave at their defaults, varied here so that the round
 // trip covers them too.

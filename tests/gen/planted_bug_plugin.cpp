@@ -23,8 +23,7 @@ class Planted : public kc::test::DelegatingBackend {
     return reference().conv_forward(g, x, w, b, relu, y);
   }
   kc::Status conv_backward(const kc::ConvGeometry& g, const kc::Tensor& x, const kc::Tensor& w, const kc::Tensor* b,
-                           bool relu, const kc::Tensor& dy, kc::Tensor& dx, kc::Tensor& dw,
-                           kc::Tensor* db) override {
+                           bool relu, const kc::Tensor& dy, kc::Tensor& dx, kc::Tensor& dw, kc::Tensor* db) override {
     KC_RETURN_IF_ERROR(reference().conv_backward(g, x, w, b, relu, dy, dx, dw, db));
     if (name() != "gen.dw_last_position") return kc::ok_status();
     // dw again from dy with every output position but the last zeroed.

@@ -16,18 +16,17 @@
 #include <optional>
 #include <set>
 
+#include "backend/invoke.h"
+#include "checks/checks.h"
 #include "gen_support.h"
 #include "kc/backend.h"
 #include "kc/case_io.h"
-#include "checks/checks.h"
-#include "backend/invoke.h"
 #include "kc/ref/conv.h"
 #include "kc/runner.h"
 #include "run/tolerance.h"
 
 namespace kc {
 namespace {
-
 
 std::string why_skipped_is_wrong(const std::string& check, const Case& c) {
   const bool inference = is_pool(c) && std::get<MaxPoolParams>(c.op).mode == PoolMode::kInference;
@@ -134,7 +133,8 @@ bool every_target_shares_its_group(const Case& c, const Tensor& x, const IndexTe
   std::vector<int64_t> parent(static_cast<size_t>(x.size()));
   for (size_t i = 0; i < parent.size(); ++i) parent[i] = static_cast<int64_t>(i);
   std::function<int64_t(int64_t)> root = [&](int64_t i) {
-    return parent[static_cast<size_t>(i)] == i ? i : parent[static_cast<size_t>(i)] = root(parent[static_cast<size_t>(i)]);
+    return parent[static_cast<size_t>(i)] == i ? i
+                                               : parent[static_cast<size_t>(i)] = root(parent[static_cast<size_t>(i)]);
   };
   for (int64_t w = 0; w < windows; ++w) {
     const std::vector<int64_t> taps = taps_of(g, w);
@@ -190,7 +190,8 @@ bool some_partial_sum_is_the_sum(const Case& c, const OpOutputs& r, bool within)
     for (int64_t i = 0; i < a.size(); ++i) {
       const double d = std::abs(a[i] - b[i]);
       if (d <= 1e-9 * scale) continue;
-      if (!within || !(d <= 2.0 * (element_bound(spec, std::abs(b[i]), sums[i]) + element_bound(spec, sums[i], sums[i])))) {
+      if (!within ||
+          !(d <= 2.0 * (element_bound(spec, std::abs(b[i]), sums[i]) + element_bound(spec, sums[i], sums[i])))) {
         return false;
       }
     }
@@ -222,8 +223,8 @@ bool some_partial_sum_is_the_sum(const Case& c, const OpOutputs& r, bool within)
   };
   std::vector<std::function<bool(int64_t)>> parts = {
       [&](int64_t i) { return i / per == 0; }, [&](int64_t i) { return i / per == N - 1; },
-      [&](int64_t i) { return i / per < N - 1; },
-      [&](int64_t i) { return i / per == 0 && i % P == 0; }, [&](int64_t i) { return i / per == N - 1 && i % P == P - 1; }};
+      [&](int64_t i) { return i / per < N - 1; }, [&](int64_t i) { return i / per == 0 && i % P == 0; },
+      [&](int64_t i) { return i / per == N - 1 && i % P == P - 1; }};
   // The two output tiles: the outermost spatial dim where two outputs read input is cut
   // between them, as near its middle as that allows; where none has two, the first dim
   // with two outputs is halved.

@@ -16,15 +16,15 @@
 #include <string>
 #include <vector>
 
+#include "checks/checks.h"
+#include "core/validate.h"
 #include "gen_support.h"
-#include "support/f32_accumulation.h"
 #include "kc/backend.h"
 #include "kc/case_io.h"
-#include "checks/checks.h"
 #include "kc/runner.h"
 #include "stack/stack.h"
 #include "stack/stack_exec.h"
-#include "core/validate.h"
+#include "support/f32_accumulation.h"
 
 namespace kc {
 namespace {
@@ -180,11 +180,13 @@ TEST(GenStack, OpSetNames) {
 // What a stack exercises, as named features.
 std::set<std::string> features(const Case& c) {
   const StackParams& p = stack_of(c);
-  std::set<std::string> f = {"rank" + std::to_string(spatial_rank(c)), std::string(dtype_name(c.dtype)),
+  std::set<std::string> f = {"rank" + std::to_string(spatial_rank(c)),
+                             std::string(dtype_name(c.dtype)),
                              "fill." + std::string(fill_name(c.data.fill)),
                              "pad." + std::string(pad_kind_name(p.conv.padding.kind)),
                              "mode." + std::string(padding_mode_name(p.conv.padding_mode)),
-                             "bias." + std::to_string(p.conv.bias), "relu." + std::to_string(p.relu),
+                             "bias." + std::to_string(p.conv.bias),
+                             "relu." + std::to_string(p.relu),
                              "checkpoint." + checkpoint_name(p.checkpoint).substr(0, 5)};
   f.insert(p.depth == 1 ? "depth1" : p.depth < 5 ? "depth2-4" : "depth5+");
   if (p.depth == gen::Caps{}.stack_depth) f.insert("depth.max");
@@ -193,7 +195,8 @@ std::set<std::string> features(const Case& c) {
   if (p.conv.groups > 1) f.insert("grouped");
   if (c.input.batch > 1) f.insert("batch>1");
   if (p.pool) {
-    f.insert({"pool", "pool.ceil_mode." + std::to_string(p.pool->ceil_mode), "tie." + std::string(tie_rule_name(p.pool->tie))});
+    f.insert({"pool", "pool.ceil_mode." + std::to_string(p.pool->ceil_mode),
+              "tie." + std::string(tie_rule_name(p.pool->tie))});
     if (p.pool->stride.empty()) f.insert("pool.default_stride");
   }
   // Erosion to a single element: the edge a valid stack reaches.
@@ -212,13 +215,49 @@ TEST(GenStack, CasesCoverWhatTheStackChecksNeed) {
   for (uint64_t k = 0; k < 1500; ++k) {
     for (const std::string& f : features(gen::generate(g, 1, k).value())) seen.insert(f);
   }
-  for (const char* want :
-       {"rank1", "rank2", "rank3", "f64", "f32", "f16", "bf16", "fill.random", "fill.normal", "pad.explicit",
-        "pad.same", "pad.same_lower", "pad.valid", "mode.zeros", "mode.reflect", "mode.replicate", "mode.circular",
-        "bias.0", "bias.1", "relu.0", "relu.1", "checkpoint.none", "checkpoint.every", "checkpoint.sqrt", "depth1",
-        "depth2-4", "depth5+", "depth.max", "stride1", "stride>1", "dilation1", "dilation>1", "grouped", "batch>1",
-        "pool", "pool.ceil_mode.0", "pool.ceil_mode.1", "tie.first", "tie.last", "tie.any", "pool.default_stride",
-        "erodes", "erodes.to1"}) {
+  for (const char* want : {"rank1",
+                           "rank2",
+                           "rank3",
+                           "f64",
+                           "f32",
+                           "f16",
+                           "bf16",
+                           "fill.random",
+                           "fill.normal",
+                           "pad.explicit",
+                           "pad.same",
+                           "pad.same_lower",
+                           "pad.valid",
+                           "mode.zeros",
+                           "mode.reflect",
+                           "mode.replicate",
+                           "mode.circular",
+                           "bias.0",
+                           "bias.1",
+                           "relu.0",
+                           "relu.1",
+                           "checkpoint.none",
+                           "checkpoint.every",
+                           "checkpoint.sqrt",
+                           "depth1",
+                           "depth2-4",
+                           "depth5+",
+                           "depth.max",
+                           "stride1",
+                           "stride>1",
+                           "dilation1",
+                           "dilation>1",
+                           "grouped",
+                           "batch>1",
+                           "pool",
+                           "pool.ceil_mode.0",
+                           "pool.ceil_mode.1",
+                           "tie.first",
+                           "tie.last",
+                           "tie.any",
+                           "pool.default_stride",
+                           "erodes",
+                           "erodes.to1"}) {
     EXPECT_TRUE(seen.count(want)) << "no generated stack has " << want;
   }
 }

@@ -4,13 +4,13 @@
 // device probe's reason.
 #include <gtest/gtest.h>
 
+#include "backend/invoke.h"
 #include "gpu_cases.h"
-#include "require_device.h"
 #include "kc/gpu/backends.h"
 #include "kc/gpu/device_buffer.h"
 #include "kc/gpu/prepared_run.h"
-#include "backend/invoke.h"
 #include "kc/runner.h"
+#include "require_device.h"
 
 namespace kc {
 namespace {

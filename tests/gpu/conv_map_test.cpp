@@ -71,7 +71,8 @@ Tensor cpu_fold(const gpu::PadShape& p, const Tensor& dxp, const Dims& x_shape) 
             for (int p1 = r[1].begin[b]; p1 < r[1].end[b]; ++p1)
               for (int c = 0; c < r[2].count; ++c)
                 for (int p2 = r[2].begin[c]; p2 < r[2].end[c]; ++p2)
-                  sum += dxp[static_cast<int64_t>(plane) * p.padded_count() + (p0 * p.padded[1] + p1) * p.padded[2] + p2];
+                  sum +=
+                      dxp[static_cast<int64_t>(plane) * p.padded_count() + (p0 * p.padded[1] + p1) * p.padded[2] + p2];
       dx[static_cast<int64_t>(plane) * p.in_count() + e] = sum;
     }
   }
@@ -109,8 +110,8 @@ void check_zero_padding(const ConvSpec& spec, uint64_t seed) {
   const int groups = static_cast<int>(g.groups);
   expect_close(cpu_gemm(ForwardMap{s}, groups, in.x, in.w, g.y_shape()), ref::conv_forward(g, in.x, in.w, nullptr),
                "y");
-  expect_close(cpu_gemm(BackwardDataMap{s}, groups, in.dy, in.w, g.x_shape()),
-               ref::conv_backward_data(g, in.dy, in.w), "dx");
+  expect_close(cpu_gemm(BackwardDataMap{s}, groups, in.dy, in.w, g.x_shape()), ref::conv_backward_data(g, in.dy, in.w),
+               "dx");
   expect_close(cpu_gemm(BackwardWeightMap{s}, groups, in.dy, in.x, g.w_shape()),
                ref::conv_backward_weight(g, in.x, in.dy), "dw");
 }

@@ -12,12 +12,12 @@
 
 #include "device_stack.h"  // gpu/src: run_device_stack on an engine a test wraps
 #include "engine.h"
-#include "support/delegating_backend.h"
-#include "require_device.h"
 #include "kc/case_io.h"
 #include "kc/gpu/backends.h"
 #include "kc/runner.h"
+#include "require_device.h"
 #include "stack/stack_exec.h"
+#include "support/delegating_backend.h"
 
 namespace kc {
 namespace {

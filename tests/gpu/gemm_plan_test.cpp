@@ -56,7 +56,7 @@ TEST(GpuGemmPlan, CoversEverythingOnce) {
 }
 
 TEST(GpuGemmPlan, ManyGroupsAreLaunchedInChunks) {
-  check_plan(10, 1, 9, 70000, 1);   // depthwise with more groups than grid.z allows
+  check_plan(10, 1, 9, 70000, 1);  // depthwise with more groups than grid.z allows
   check_plan(1, 9, 50000, 2000, 40);
 }
 
@@ -65,7 +65,7 @@ TEST(GpuGemmPlan, SplitChoice) {
   EXPECT_EQ(choose_splits(100, 1, 1), 1);                  // too short to split
   const int s = choose_splits(1 << 20, 1, 1);
   EXPECT_EQ(s, kMaxSplits);
-  EXPECT_EQ(choose_splits(8 * kMinSplitK, 1, 1), 8);       // each split at least kMinSplitK
+  EXPECT_EQ(choose_splits(8 * kMinSplitK, 1, 1), 8);  // each split at least kMinSplitK
   EXPECT_EQ(choose_splits(1 << 20, 1, 1), choose_splits(1 << 20, 1, 1));
 }
 

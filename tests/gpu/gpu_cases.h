@@ -50,12 +50,13 @@ inline std::vector<Case> cuda_cases() {
     const std::string t(dtype_name(d));
     r.push_back(conv({2, 3, 4, 1, {9, 8}, {3, 3}, {1, 1}, {1, 1}, pad_kind(PadKind::kSame), PaddingMode::kZeros, true},
                      "conv2d same bias " + t, d));
-    r.push_back(fused({2, 4, 4, 2, {7, 6}, {3, 2}, {2, 1}, {1, 2}, explicit_pad({{1, 2}, {0, 1}})},
-                      "fused groups " + t, d));
+    r.push_back(
+        fused({2, 4, 4, 2, {7, 6}, {3, 2}, {2, 1}, {1, 2}, explicit_pad({{1, 2}, {0, 1}})}, "fused groups " + t, d));
     r.push_back(pool({9, 7}, {3, 3}, {2, 2}, explicit_pad({{1, 1}, {1, 0}}), TieRule::kFirst, PoolMode::kTraining,
                      "maxpool ties " + t, d, Fill::kTies));
   }
-  r.push_back(conv({1, 4, 8, 4, {6, 5}, {3, 3}, {1, 1}, {1, 1}, pad_kind(PadKind::kSame)}, "depthwise f32", DType::kF32));
+  r.push_back(
+      conv({1, 4, 8, 4, {6, 5}, {3, 3}, {1, 1}, {1, 1}, pad_kind(PadKind::kSame)}, "depthwise f32", DType::kF32));
   r.push_back(conv({2, 2, 3, 1, {11}, {4}, {3}, {1}, explicit_pad({{2, 0}}), PaddingMode::kZeros, true}, "conv1d f32",
                    DType::kF32));
   r.push_back(conv({1, 2, 2, 1, {4, 5, 4}, {2, 3, 2}, {1, 2, 1}, {2, 1, 1}, explicit_pad({{1, 1}, {1, 0}, {0, 1}})},
@@ -72,8 +73,8 @@ inline std::vector<Case> cuda_cases() {
   r.push_back(exact);
   r.push_back(pool({8, 8}, {2, 2}, {2, 2}, explicit_pad({{0, 0}, {0, 0}}), TieRule::kLast, PoolMode::kTraining,
                    "maxpool special last f32", DType::kF32, Fill::kSpecial));
-  r.push_back(pool({10}, {3}, {1}, explicit_pad({{1, 1}}), TieRule::kAny, PoolMode::kInference,
-                   "maxpool inference f32", DType::kF32, Fill::kRandom));
+  r.push_back(pool({10}, {3}, {1}, explicit_pad({{1, 1}}), TieRule::kAny, PoolMode::kInference, "maxpool inference f32",
+                   DType::kF32, Fill::kRandom));
   return r;
 }
 

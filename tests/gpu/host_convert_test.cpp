@@ -54,10 +54,10 @@ TEST(GpuHostConvert, RoundsLikeTheHarness) {
     expect_rounds_like_harness(wide(rng));
     expect_rounds_like_harness(narrow(rng));
   }
-  for (float v : {0.f, -0.f, 65504.f, 65519.f, 65520.f, 1e10f, -1e10f, 5.96e-8f, 2.98e-8f, 2.99e-8f,
-                  6.1035e-5f, 1.0009765625f /* 1 + 2^-10: exact */, 1.00048828125f /* tie */,
-                  1.00146484375f /* tie, rounds up */, std::numeric_limits<float>::infinity(),
-                  -std::numeric_limits<float>::infinity(), std::numeric_limits<float>::denorm_min()}) {
+  for (float v : {0.f, -0.f, 65504.f, 65519.f, 65520.f, 1e10f, -1e10f, 5.96e-8f, 2.98e-8f, 2.99e-8f, 6.1035e-5f,
+                  1.0009765625f /* 1 + 2^-10: exact */, 1.00048828125f /* tie */, 1.00146484375f /* tie, rounds up */,
+                  std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
+                  std::numeric_limits<float>::denorm_min()}) {
     expect_rounds_like_harness(v);
   }
 }

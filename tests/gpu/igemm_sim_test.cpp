@@ -31,9 +31,12 @@ using namespace gpu::detail;
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 
 void poison(GemmSmem<float>& sm) {
-  for (auto& row : sm.a) for (float& v : row) v = kNaN;
-  for (auto& row : sm.b) for (float& v : row) v = kNaN;
-  for (auto& row : sm.c) for (float& v : row) v = kNaN;
+  for (auto& row : sm.a)
+    for (float& v : row) v = kNaN;
+  for (auto& row : sm.b)
+    for (float& v : row) v = kNaN;
+  for (auto& row : sm.c)
+    for (float& v : row) v = kNaN;
 }
 
 // The kernel body of igemm.cuh for every block of the plan, thread by thread.

@@ -57,8 +57,8 @@ std::vector<Case> shapes() {
 
 TEST(GpuPoolIndex, OffsetWidthAndSentinel) {
   EXPECT_EQ(gpu::offset_bytes_for(1), 1);
-  EXPECT_EQ(gpu::offset_bytes_for(254), 1);   // 0..253 plus the sentinel 255
-  EXPECT_EQ(gpu::offset_bytes_for(255), 2);   // offset 254 would be fine, 255 is reserved: be strict
+  EXPECT_EQ(gpu::offset_bytes_for(254), 1);  // 0..253 plus the sentinel 255
+  EXPECT_EQ(gpu::offset_bytes_for(255), 2);  // offset 254 would be fine, 255 is reserved: be strict
   EXPECT_EQ(gpu::offset_bytes_for(65534), 2);
   EXPECT_EQ(gpu::offset_bytes_for(65535), 0);  // refused by supports()
   EXPECT_EQ(gpu::offset_sentinel(1), 0xFF);
@@ -167,8 +167,8 @@ Tensor cpu_backward(const PoolShape& s, const std::vector<int>& offsets, const T
 Tensor tricky(const Dims& shape, uint64_t seed) {
   std::mt19937_64 rng(seed);
   Tensor t = Tensor::zeros(DType::kF32, shape);
-  const double choices[] = {-1.0, 0.0, 0.5, 2.0, -std::numeric_limits<double>::infinity(),
-                            std::numeric_limits<double>::quiet_NaN()};
+  const double choices[] = {
+      -1.0, 0.0, 0.5, 2.0, -std::numeric_limits<double>::infinity(), std::numeric_limits<double>::quiet_NaN()};
   for (double& v : t.data) {
     const auto r = rng() % 40;
     v = r < 36 ? choices[r % 4] : choices[4 + r % 2];

@@ -1,8 +1,8 @@
 // find_case_files on folders with entries it cannot use: a *.yaml entry that is not a
 // regular file is listed (loading it says why), a folder that cannot be listed is a
 // problem naming it and the reason; nothing is skipped silently.
-#include <sys/stat.h>
 #include <dirent.h>
+#include <sys/stat.h>
 
 #include <gtest/gtest.h>
 
@@ -17,8 +17,8 @@ namespace {
 namespace fs = std::filesystem;
 
 fs::path fresh_dir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() /
-                       (name + std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
+  const fs::path dir =
+      fs::temp_directory_path() / (name + std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;
@@ -43,8 +43,9 @@ TEST(CaseFiles, BadYamlEntriesAreListedAndSayWhy) {
   EXPECT_EQ(found.files, (std::vector<std::string>{(dir / "dangling.yaml").string(), (dir / "fifo.yaml").string(),
                                                    (dir / "loop_a.yaml").string(), (dir / "loop_b.yaml").string(),
                                                    (dir / "ok.yaml").string()}));
-  EXPECT_NE(first_message((dir / "dangling.yaml").string()).find("a symbolic link to 'nowhere.yaml', which does not exist"),
-            std::string::npos);
+  EXPECT_NE(
+      first_message((dir / "dangling.yaml").string()).find("a symbolic link to 'nowhere.yaml', which does not exist"),
+      std::string::npos);
   EXPECT_NE(first_message((dir / "loop_a.yaml").string()).find("Too many levels of symbolic links"), std::string::npos);
   EXPECT_NE(first_message((dir / "fifo.yaml").string()).find("is not a regular file"), std::string::npos);
   fs::remove_all(dir);

@@ -11,10 +11,10 @@
 #include <limits>
 #include <ostream>
 
-#include "kc/case_io.h"
 #include "core/check_table.h"
-#include "kc/shape.h"
 #include "core/validate.h"
+#include "kc/case_io.h"
+#include "kc/shape.h"
 
 namespace kc {
 
@@ -39,10 +39,17 @@ Dims gen_dims_or_empty(size_t rank, int lo, int hi) {
 PadSpec gen_padding(size_t rank, int max_pad) {
   PadSpec p;
   switch (*gen::inRange(0, 5)) {
-    case 0: return p;  // explicit, no pairs
-    case 1: p.kind = PadKind::kValid; return p;
-    case 2: p.kind = PadKind::kSame; return p;
-    case 3: p.kind = PadKind::kSameLower; return p;
+    case 0:
+      return p;  // explicit, no pairs
+    case 1:
+      p.kind = PadKind::kValid;
+      return p;
+    case 2:
+      p.kind = PadKind::kSame;
+      return p;
+    case 3:
+      p.kind = PadKind::kSameLower;
+      return p;
     default:
       for (size_t i = 0; i < rank; ++i) {
         p.pairs.push_back({*gen::inRange<int64_t>(0, max_pad + 1), *gen::inRange<int64_t>(0, max_pad + 1)});
@@ -71,8 +78,8 @@ void gen_conv_op(Case* c, size_t rank, bool fused) {
   p.stride = gen_dims_or_empty(rank, 1, 2);
   p.dilation = gen_dims_or_empty(rank, 1, 2);
   p.padding = gen_padding(rank, 2);
-  p.padding_mode = *gen::element(PaddingMode::kZeros, PaddingMode::kReflect, PaddingMode::kReplicate,
-                                 PaddingMode::kCircular);
+  p.padding_mode =
+      *gen::element(PaddingMode::kZeros, PaddingMode::kReflect, PaddingMode::kReplicate, PaddingMode::kCircular);
   p.bias = fused || *gen::arbitrary<bool>();
   c->input.spatial = gen_spatial(p.kernel, p.dilation);
   if (fused) {
@@ -102,8 +109,8 @@ void gen_options(Case* c) {
   c->input.batch = *gen::inRange<int64_t>(1, 3);
   c->data.seed = *gen::arbitrary<uint64_t>();
   c->data.fill = *gen::element(Fill::kRandom, Fill::kNormal, Fill::kInteger, Fill::kTies, Fill::kSpecial);
-  for (const char* check : {"shape", "forward", "backward", "gradcheck", "adjoint", "weight_share", "argmax",
-                            "padding", "determinism", "integrity", "golden"}) {
+  for (const char* check : {"shape", "forward", "backward", "gradcheck", "adjoint", "weight_share", "argmax", "padding",
+                            "determinism", "integrity", "golden"}) {
     if (*gen::inRange(0, 4) == 0) c->checks.emplace_back(check);
   }
   if (*gen::arbitrary<bool>()) std::reverse(c->checks.begin(), c->checks.end());
@@ -124,20 +131,26 @@ Case gen_raw_case() {
   Case c;
   const size_t rank = *gen::inRange<size_t>(1, 4);
   switch (*gen::inRange(0, 3)) {
-    case 0: gen_conv_op(&c, rank, false); break;
-    case 1: gen_conv_op(&c, rank, true); break;
-    default: gen_pool_op(&c, rank); break;
+    case 0:
+      gen_conv_op(&c, rank, false);
+      break;
+    case 1:
+      gen_conv_op(&c, rank, true);
+      break;
+    default:
+      gen_pool_op(&c, rank);
+      break;
   }
   gen_options(&c);
   return c;
 }
 
 double gen_value() {
-  const double v = *gen::oneOf(
-      gen::arbitrary<double>(), gen::map(gen::inRange(-100, 100), [](int i) { return i / 8.0; }),
-      gen::element(std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(),
-                   -std::numeric_limits<double>::infinity(), -0.0, 5e-324, 1e-310, 0.1,
-                   std::numeric_limits<double>::max(), std::numeric_limits<double>::lowest()));
+  const double v =
+      *gen::oneOf(gen::arbitrary<double>(), gen::map(gen::inRange(-100, 100), [](int i) { return i / 8.0; }),
+                  gen::element(std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(),
+                               -std::numeric_limits<double>::infinity(), -0.0, 5e-324, 1e-310, 0.1,
+                               std::numeric_limits<double>::max(), std::numeric_limits<double>::lowest()));
   return std::isnan(v) ? std::numeric_limits<double>::quiet_NaN() : v;
 }
 
@@ -185,16 +198,18 @@ void gen_tensors(Case* c) {
 rc::Gen<Case> gen_valid_case() {
   const auto valid = [](const Case& c) { return validate(c).ok(); };
   return gen::suchThat(gen::mapcat(gen::suchThat(gen::exec(gen_raw_case), valid),
-                     [](Case c) {
-                       return gen::exec([c] {
-                         Case with = c;
-                         gen_tensors(&with);
-                         // A check that can never apply is refused on reading (core/check_table.h).
-                         std::erase_if(with.checks,
-                                       [&](const std::string& n) { return !check_never_applies(with, n).empty(); });
-                         return with;
-                       });
-                     }), valid);
+                                   [](Case c) {
+                                     return gen::exec([c] {
+                                       Case with = c;
+                                       gen_tensors(&with);
+                                       // A check that can never apply is refused on reading (core/check_table.h).
+                                       std::erase_if(with.checks, [&](const std::string& n) {
+                                         return !check_never_applies(with, n).empty();
+                                       });
+                                       return with;
+                                     });
+                                   }),
+                       valid);
 }
 
 Case reload(const std::string& text) {
@@ -241,10 +256,18 @@ RC_GTEST_PROP(CaseIoProp, MangledFilesNeverCrash, ()) {
   for (int i = 0; i < edits && !text.empty(); ++i) {
     const size_t at = *gen::inRange<size_t>(0, text.size());
     switch (*gen::inRange(0, 4)) {
-      case 0: text.erase(at, *gen::inRange<size_t>(1, 20)); break;
-      case 1: text.insert(at, gen_text()); break;
-      case 2: text[at] = *gen::arbitrary<char>(); break;
-      default: text.resize(at); break;
+      case 0:
+        text.erase(at, *gen::inRange<size_t>(1, 20));
+        break;
+      case 1:
+        text.insert(at, gen_text());
+        break;
+      case 2:
+        text[at] = *gen::arbitrary<char>();
+        break;
+      default:
+        text.resize(at);
+        break;
     }
   }
   expect_well_formed(parse_cases(text, "prop.yaml"));

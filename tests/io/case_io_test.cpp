@@ -82,7 +82,8 @@ TEST(CaseIo, ReadsTheDesignExample) {
 }
 
 TEST(CaseIo, ReadsEveryPaddingForm) {
-  const std::string head = "op: conv\ninput: {channels: 1, spatial: [9, 9]}\nconv: {out_channels: 1, kernel: 3, padding: ";
+  const std::string head =
+      "op: conv\ninput: {channels: 1, spatial: [9, 9]}\nconv: {out_channels: 1, kernel: 3, padding: ";
   auto pad = [&](const std::string& form) { return conv_padding(load_ok(head + form + "}\n")); };
   using Pairs = std::vector<std::array<int64_t, 2>>;
   EXPECT_EQ(pad("same"), (PadSpec{PadKind::kSame, {}}));
@@ -97,8 +98,10 @@ TEST(CaseIo, ReadsEveryPaddingForm) {
   EXPECT_EQ(std::get<ConvParams>(c.op).kernel, Dims({3, 3}));
   EXPECT_EQ(std::get<ConvParams>(c.op).stride, Dims({2, 2}));
   EXPECT_EQ(std::get<ConvParams>(c.op).dilation, Dims({1, 2}));
-  const Case pool = load_ok("op: maxpool\ninput: {spatial: [6, 6]}\n"
-                            "maxpool: {kernel: [3, 3], stride: [2, 2], padding: [[1, 1], [0, 1]], ceil_mode: true, mode: inference, tie: last}\n");
+  const Case pool = load_ok(
+      "op: maxpool\ninput: {spatial: [6, 6]}\n"
+      "maxpool: {kernel: [3, 3], stride: [2, 2], padding: [[1, 1], [0, 1]], ceil_mode: true, mode: inference, tie: "
+      "last}\n");
   const auto& mp = std::get<MaxPoolParams>(pool.op);
   EXPECT_EQ(mp.padding.pairs, (Pairs{{1, 1}, {0, 1}}));
   EXPECT_TRUE(mp.ceil_mode);
@@ -108,19 +111,19 @@ TEST(CaseIo, ReadsEveryPaddingForm) {
 
 TEST(CaseIo, CasesListWithDefaultsDeepMerged) {
   const std::vector<LoadedCase> v = parse(
-      "defaults:\n"                                                        // 1
-      "  dtype: f64\n"                                                     // 2
-      "  input: {batch: 2, channels: 4, spatial: [8, 8]}\n"                // 3
-      "  conv: {out_channels: 4, kernel: [3, 3], padding: same}\n"         // 4
-      "  maxpool: {kernel: [2, 2]}\n"                                      // 5
-      "  checks: [forward, backward]\n"                                    // 6
-      "cases:\n"                                                           // 7
-      "  - op: conv\n"                                                     // 8
-      "    conv: {groups: 2, kernel: [1, 1]}\n"                            // 9
-      "  - op: maxpool\n"                                                  // 10
-      "    input: {spatial: [5, 5]}\n"                                     // 11
-      "    checks: [argmax]\n"                                             // 12
-      "  - {op: conv_bias_relu, dtype: bf16, name: third}\n");             // 13
+      "defaults:\n"                                                 // 1
+      "  dtype: f64\n"                                              // 2
+      "  input: {batch: 2, channels: 4, spatial: [8, 8]}\n"         // 3
+      "  conv: {out_channels: 4, kernel: [3, 3], padding: same}\n"  // 4
+      "  maxpool: {kernel: [2, 2]}\n"                               // 5
+      "  checks: [forward, backward]\n"                             // 6
+      "cases:\n"                                                    // 7
+      "  - op: conv\n"                                              // 8
+      "    conv: {groups: 2, kernel: [1, 1]}\n"                     // 9
+      "  - op: maxpool\n"                                           // 10
+      "    input: {spatial: [5, 5]}\n"                              // 11
+      "    checks: [argmax]\n"                                      // 12
+      "  - {op: conv_bias_relu, dtype: bf16, name: third}\n");      // 13
   ASSERT_EQ(v.size(), 3u);
   for (const LoadedCase& e : v) ASSERT_TRUE(e.c.ok()) << e.c.status().to_string();
   EXPECT_EQ(v[0].line, 8);
@@ -128,9 +131,9 @@ TEST(CaseIo, CasesListWithDefaultsDeepMerged) {
   EXPECT_EQ(v[2].line, 13);
   const Case& a = v[0].c.value();
   const auto& conv = std::get<ConvParams>(a.op);
-  EXPECT_EQ(conv.groups, 2);                  // the case's own key
-  EXPECT_EQ(conv.kernel, Dims({1, 1}));       // the case's own key wins
-  EXPECT_EQ(conv.out_channels, 4);            // merged from defaults
+  EXPECT_EQ(conv.groups, 2);             // the case's own key
+  EXPECT_EQ(conv.kernel, Dims({1, 1}));  // the case's own key wins
+  EXPECT_EQ(conv.out_channels, 4);       // merged from defaults
   EXPECT_EQ(conv.padding.kind, PadKind::kSame);
   EXPECT_EQ(a.dtype, DType::kF64);
   EXPECT_EQ(a.input.batch, 2);
@@ -160,18 +163,24 @@ TEST(CaseIo, EveryErrorNamesFileLineAndField) {
       // A tag is named: `got "1"` alone reads as if 1 were no integer.
       {in + "conv: {out_channels: 4, kernel: [3], groups: !!float 1}\n",
        {"t.yaml:3: conv.groups: expected an integer, got \"1\" (tagged !!float: numbers"}},
-      {in + "conv: {out_channels: 4, kernel: [3], groups: 2.5}\n", {"t.yaml:3: conv.groups: expected an integer, got \"2.5\""}},
-      {in + "conv: {out_channels: 4, kernel: [3], groups: 99999999999999999999}\n", {"t.yaml:3: conv.groups:", "int64 range"}},
-      {in + "conv: {out_channels: 4, kernel: [3], groupz: 2}\n", {"t.yaml:3: conv.groupz: unknown key", "did you mean groups?"}},
+      {in + "conv: {out_channels: 4, kernel: [3], groups: 2.5}\n",
+       {"t.yaml:3: conv.groups: expected an integer, got \"2.5\""}},
+      {in + "conv: {out_channels: 4, kernel: [3], groups: 99999999999999999999}\n",
+       {"t.yaml:3: conv.groups:", "int64 range"}},
+      {in + "conv: {out_channels: 4, kernel: [3], groupz: 2}\n",
+       {"t.yaml:3: conv.groupz: unknown key", "did you mean groups?"}},
       {in + "conv: {out_channels: 4, kernel: [3]}\nbogus: 1\n", {"t.yaml:4: bogus: unknown key"}},
       // Two edits of a two-letter key is no typo: no "did you mean op?".
       {in + "conv: {out_channels: 4, kernel: [3]}\na0: 1\n", {"t.yaml:4: a0: unknown key; allowed: name, op,"}},
       // A swap of two neighbours is one edit, even in a short key.
-      {in + "conv: {out_channels: 4, kernel: [3], bais: true}\n", {"t.yaml:3: conv.bais: unknown key (did you mean bias?)"}},
+      {in + "conv: {out_channels: 4, kernel: [3], bais: true}\n",
+       {"t.yaml:3: conv.bais: unknown key (did you mean bias?)"}},
       {in + "conv: {out_channels: 4, kernel: [3]}\nnmae: x\n", {"t.yaml:4: nmae: unknown key (did you mean name?)"}},
       {in + "conv: {out_channels: 4, kernel: [3], bias: yes}\n", {"t.yaml:3: conv.bias: expected true or false"}},
-      {in + "conv: {out_channels: 4, kernel: [3], padding: sane}\n", {"t.yaml:3: conv.padding: expected one of same, same_lower, valid"}},
-      {in + "conv: {out_channels: 4, kernel: [3], padding: [[1, 2, 3]]}\n", {"t.yaml:3: conv.padding[0]: expected a number or a [lo, hi] pair"}},
+      {in + "conv: {out_channels: 4, kernel: [3], padding: sane}\n",
+       {"t.yaml:3: conv.padding: expected one of same, same_lower, valid"}},
+      {in + "conv: {out_channels: 4, kernel: [3], padding: [[1, 2, 3]]}\n",
+       {"t.yaml:3: conv.padding[0]: expected a number or a [lo, hi] pair"}},
       {in + "conv: {out_channels: 4, kernel: [x]}\n", {"t.yaml:3: conv.kernel[0]: expected an integer"}},
       {in + "conv: {out_channels: 4, kernel: [3], padding: []}\n", {"t.yaml:3: conv.padding: an empty list"}},
       {"op: conv\ndtype: f16\ninput: {spatial: [2]}\nconv: {out_channels: 1, kernel: [1]}\n"
@@ -181,13 +190,16 @@ TEST(CaseIo, EveryErrorNamesFileLineAndField) {
        "expected: {indices: {shape: [1, 1, 1], data: [1]}}\n",
        {"expected.indices: maxpool.mode inference keeps no indices"}},
       {in + "conv: {out_channels: 4}\n", {"t.yaml:3: conv.kernel: missing (required)"}},
-      {in + "conv: {out_channels: 4, kernel: [3]}\nmaxpool: {kernel: [2]}\n", {"t.yaml:4: maxpool: given, but op is conv"}},
+      {in + "conv: {out_channels: 4, kernel: [3]}\nmaxpool: {kernel: [2]}\n",
+       {"t.yaml:4: maxpool: given, but op is conv"}},
       {"op: convv\n", {"t.yaml:1: op: expected one of conv, maxpool, conv_bias_relu, stack, got \"convv\""}},
       {"name: x\n", {"t.yaml:1: op: missing (required)"}},
       {"op: conv\nconv: {out_channels: 1, kernel: [1]}\n", {"t.yaml:1: input: missing (required)"}},
       {"op: conv\ninput: {spatial: 8}\n", {"t.yaml:2: input.spatial: expected a list of extents"}},
-      {in + "conv: {out_channels: 4, kernel: [3]}\ndtype: f8\n", {"t.yaml:4: dtype: expected one of f64, f32, f16, bf16"}},
-      {in + "conv: {out_channels: 4, kernel: [3]}\naccumulation: f8\n", {"t.yaml:4: accumulation: expected one of f64, f32"}},
+      {in + "conv: {out_channels: 4, kernel: [3]}\ndtype: f8\n",
+       {"t.yaml:4: dtype: expected one of f64, f32, f16, bf16"}},
+      {in + "conv: {out_channels: 4, kernel: [3]}\naccumulation: f8\n",
+       {"t.yaml:4: accumulation: expected one of f64, f32"}},
       {"op: stack\ndtype: bf16\naccumulation: bf16\ninput: {spatial: [16, 16]}\n"
        "stack: {depth: 2, layer: {conv: {out_channels: 1, kernel: [3, 3], padding: same}}}\n",
        {"t.yaml:5: stack layer 1: accumulation: bf16 sums of up to 256 terms"}},  // the stack: line
@@ -197,13 +209,19 @@ TEST(CaseIo, EveryErrorNamesFileLineAndField) {
       {in + "conv: {out_channels: 4, kernel: [3]}\ndtype: f32\naccumulation: f16\n",
        {"t.yaml:5: accumulation: f16 cannot accumulate dtype f32 (an accumulator has at least the storage's "
         "precision and range; for f32: f32 or f64)"}},
-      {in + "conv: {out_channels: 4, kernel: [3]}\ndata: {seed: -1}\n", {"t.yaml:4: data.seed: expected a non-negative integer"}},
-      {in + "conv: {out_channels: 4, kernel: [3]}\nchecks: [forward, fwd]\n", {"t.yaml:4: checks[1]: expected one of shape, forward"}},
-      {in + "conv: {out_channels: 4, kernel: [3]}\nchecks: [forward, forward]\n", {"t.yaml:4: checks[1]: check forward is listed twice"}},
-      {in + "conv: {out_channels: 4, kernel: [3]}\ntolerance: {rtol: -1}\n", {"t.yaml:4: tolerance.rtol: must be a finite number >= 0"}},
-      {in + "conv: {out_channels: 4, kernel: [3]}\ntolerance: loose\n", {"t.yaml:4: tolerance: expected one of bound, exact"}},
+      {in + "conv: {out_channels: 4, kernel: [3]}\ndata: {seed: -1}\n",
+       {"t.yaml:4: data.seed: expected a non-negative integer"}},
+      {in + "conv: {out_channels: 4, kernel: [3]}\nchecks: [forward, fwd]\n",
+       {"t.yaml:4: checks[1]: expected one of shape, forward"}},
+      {in + "conv: {out_channels: 4, kernel: [3]}\nchecks: [forward, forward]\n",
+       {"t.yaml:4: checks[1]: check forward is listed twice"}},
+      {in + "conv: {out_channels: 4, kernel: [3]}\ntolerance: {rtol: -1}\n",
+       {"t.yaml:4: tolerance.rtol: must be a finite number >= 0"}},
+      {in + "conv: {out_channels: 4, kernel: [3]}\ntolerance: loose\n",
+       {"t.yaml:4: tolerance: expected one of bound, exact"}},
       {in + "conv: {out_channels: 4, kernel: [3]}\nexpect: fail\n", {"t.yaml:4: expect: expected pass or {error"}},
-      {in + "conv: {out_channels: 4, kernel: [3]}\nexpect: {error: \"\"}\n", {"t.yaml:4: expect.error: must not be empty"}},
+      {in + "conv: {out_channels: 4, kernel: [3]}\nexpect: {error: \"\"}\n",
+       {"t.yaml:4: expect.error: must not be empty"}},
       // Whitespace is in almost every message: as good as empty.
       {in + "conv: {out_channels: 4, kernel: [3]}\nexpect: {error: \" \\t\"}\n",
        {"t.yaml:4: expect.error: must not be only whitespace (it would match almost any error)"}},
@@ -211,15 +229,18 @@ TEST(CaseIo, EveryErrorNamesFileLineAndField) {
       {"op: conv_bias_relu\ninput: {spatial: [8]}\nconv: {out_channels: 1, kernel: [3], bias: false}\n",
        {"t.yaml:3: conv.bias: conv_bias_relu always has a bias"}},
       // validate() errors are located at the field they name.
-      {in + "conv:\n  out_channels: 4\n  kernel: [3]\n  groups: 3\n", {"t.yaml:6: conv.groups: 3 does not divide input.channels 4"}},
+      {in + "conv:\n  out_channels: 4\n  kernel: [3]\n  groups: 3\n",
+       {"t.yaml:6: conv.groups: 3 does not divide input.channels 4"}},
       {in + "conv:\n  out_channels: 4\n  kernel: [3]\n  padding: [1, 1]\n", {"t.yaml:6: conv.padding: has 2 entries"}},
-      {"op: conv\ninput: {channels: 4,\n  spatial: [8, 0]}\nconv: {out_channels: 4, kernel: 3}\n", {"t.yaml:3: input.spatial[1]: 0 must be at least 1"}},
+      {"op: conv\ninput: {channels: 4,\n  spatial: [8, 0]}\nconv: {out_channels: 4, kernel: 3}\n",
+       {"t.yaml:3: input.spatial[1]: 0 must be at least 1"}},
       {"op: conv_bias_relu\ninput: {channels: 4, spatial: [8]}\n\nconv: {out_channels: 6, kernel: [3], groups: 4}\n",
        {"t.yaml:4: conv_bias_relu.groups: 4 does not divide"}},
   };
   for (const ErrorCase& t : table) {
     const std::string m = load_error(t.yaml);
-    for (const std::string& w : t.want) EXPECT_NE(m.find(w), std::string::npos) << "message: " << m << "\nwanted: " << w;
+    for (const std::string& w : t.want)
+      EXPECT_NE(m.find(w), std::string::npos) << "message: " << m << "\nwanted: " << w;
   }
 }
 
@@ -245,7 +266,8 @@ TEST(CaseIo, FileLevelErrorsAreOneEntry) {
   };
   for (const ErrorCase& t : table) {
     const std::string m = load_error(t.yaml);
-    for (const std::string& w : t.want) EXPECT_NE(m.find(w), std::string::npos) << "message: " << m << "\nwanted: " << w;
+    for (const std::string& w : t.want)
+      EXPECT_NE(m.find(w), std::string::npos) << "message: " << m << "\nwanted: " << w;
   }
   const std::vector<LoadedCase> v = parse("cases:\n  - 3\n  - op: conv\n");
   ASSERT_EQ(v.size(), 2u);
@@ -295,16 +317,19 @@ TEST(CaseIo, ExpectationIsReadEvenWhenTheCaseIsRefused) {
   EXPECT_NE(v[0].c.status().message().find(v[0].expect.error), std::string::npos);
   const std::vector<LoadedCase> w = parse("op: conv\nexpect: {error: \"missing\"}\n");
   EXPECT_EQ(w[0].expect.error, "missing");
-  const std::vector<LoadedCase> typo = parse(std::string(kConv1d) + "chekcs: [forward]\nexpect: {error: \"did you mean checks\"}\n");
+  const std::vector<LoadedCase> typo =
+      parse(std::string(kConv1d) + "chekcs: [forward]\nexpect: {error: \"did you mean checks\"}\n");
   EXPECT_EQ(typo[0].expect.error, "did you mean checks");
-  EXPECT_NE(typo[0].c.status().message().find("t.yaml:4: chekcs: unknown key (did you mean checks?)"), std::string::npos)
+  EXPECT_NE(typo[0].c.status().message().find("t.yaml:4: chekcs: unknown key (did you mean checks?)"),
+            std::string::npos)
       << typo[0].c.status().message();
   const Case ok = load_ok(std::string(kConv1d) + "expect: {error: something}\n");
   EXPECT_EQ(ok.expect, (Expectation{false, "something"}));
 }
 
 TEST(CaseIo, InlineTensors) {
-  const std::string head = "op: conv\ndtype: f16\ninput: {channels: 1, spatial: [3]}\nconv: {out_channels: 1, kernel: [2], bias: true}\n";
+  const std::string head =
+      "op: conv\ndtype: f16\ninput: {channels: 1, spatial: [3]}\nconv: {out_channels: 1, kernel: [2], bias: true}\n";
   const Case c = load_ok(head +
                          "tensors:\n  x: {shape: [1, 1, 3], data: [0.1, -2, 3e0]}\n  b: {shape: [1], data: [65519]}\n"
                          "expected:\n  y: {shape: [1, 1, 2], data: [0.1, .nan]}\n");
@@ -320,26 +345,36 @@ TEST(CaseIo, InlineTensors) {
   EXPECT_TRUE(std::isnan(y.data[1]));
 
   EXPECT_NE(load_error(head + "tensors:\n  x: {shape: [1, 1, 3], data: [1, 2]}\n")
-                .find("t.yaml:6: tensors.x.data: has 2 values but shape [1, 1, 3] needs 3"), std::string::npos);
-  EXPECT_NE(load_error(head + "tensors:\n  x: {shape: [1, -1, 3], data: []}\n").find("tensors.x.shape: extent -1 is negative"),
+                .find("t.yaml:6: tensors.x.data: has 2 values but shape [1, 1, 3] needs 3"),
+            std::string::npos);
+  EXPECT_NE(load_error(head + "tensors:\n  x: {shape: [1, -1, 3], data: []}\n")
+                .find("tensors.x.shape: extent -1 is negative"),
             std::string::npos);
   EXPECT_NE(load_error(head + "tensors:\n  x:\n    shape: [1, 1, 3]\n    data: [1,\n      two, 3]\n")
-                .find("t.yaml:9: tensors.x.data[1]: expected a number, got \"two\""), std::string::npos);
+                .find("t.yaml:9: tensors.x.data[1]: expected a number, got \"two\""),
+            std::string::npos);
   // A nested list (rows of a 2-D tensor) is named as such, not by the count it throws off.
   EXPECT_NE(load_error(head + "tensors:\n  x: {shape: [1, 1, 3], data: [[1, 2], [3]]}\n")
-                .find("t.yaml:6: tensors.x.data[0]: expected a number, got a list (data is one flat list"), std::string::npos)
+                .find("t.yaml:6: tensors.x.data[0]: expected a number, got a list (data is one flat list"),
+            std::string::npos)
       << load_error(head + "tensors:\n  x: {shape: [1, 1, 3], data: [[1, 2], [3]]}\n");
   EXPECT_NE(load_error(head + "tensors:\n  x: {shape: [1, 1, 3], data: [1, 1e400, 3]}\n")
-                .find("tensors.x.data[1]: 1e400 is outside the range of a double"), std::string::npos);
-  EXPECT_NE(load_error(head + "tensors:\n  z: {shape: [1], data: [1]}\n").find("tensors.z: unknown key"), std::string::npos);
+                .find("tensors.x.data[1]: 1e400 is outside the range of a double"),
+            std::string::npos);
+  EXPECT_NE(load_error(head + "tensors:\n  z: {shape: [1], data: [1]}\n").find("tensors.z: unknown key"),
+            std::string::npos);
   EXPECT_NE(load_error(head + "tensors:\n  x: {shape: [1, 1, 4], data: [1, 2, 3, 4]}\n")
-                .find("t.yaml:6: tensors.x: shape [1, 1, 4] does not match"), std::string::npos);
+                .find("t.yaml:6: tensors.x: shape [1, 1, 4] does not match"),
+            std::string::npos);
   EXPECT_NE(load_error(head + "tensors:\n  dy: {shape: [1, 1, 2], data: [1, 2]}\n  x: {shape: [1], data: 1}\n")
-                .find("t.yaml:7: tensors.x.data: expected a list of numbers"), std::string::npos);
+                .find("t.yaml:7: tensors.x.data: expected a list of numbers"),
+            std::string::npos);
 }
 
 TEST(CaseIo, MaxPoolIndicesAreIntegers) {
-  const std::string head = "op: maxpool\ndtype: bf16\ninput: {spatial: [4]}\nmaxpool: {kernel: [2]}\nexpected:\n  indices: {shape: [1, 1, 2], data: ";
+  const std::string head =
+      "op: maxpool\ndtype: bf16\ninput: {spatial: [4]}\nmaxpool: {kernel: [2]}\nexpected:\n  indices: {shape: [1, 1, "
+      "2], data: ";
   const Case c = load_ok(head + "[1, 3]}\n");
   EXPECT_EQ(c.expected.at("indices").data, (std::vector<double>{1, 3}));
   EXPECT_EQ(c.expected.at("indices").dtype, DType::kF64);
@@ -349,8 +384,9 @@ TEST(CaseIo, MaxPoolIndicesAreIntegers) {
 }
 
 TEST(CaseIo, NanAndInfinitySpellingsRoundTrip) {
-  const Case c = load_ok("op: conv\ndtype: f32\ninput: {spatial: [9]}\nconv: {out_channels: 1, kernel: [1]}\n"
-                         "tensors:\n  x: {shape: [1, 1, 9], data: [.nan, .NaN, nan, .inf, -.inf, +.inf, .INF, inf, -0.0]}\n");
+  const Case c = load_ok(
+      "op: conv\ndtype: f32\ninput: {spatial: [9]}\nconv: {out_channels: 1, kernel: [1]}\n"
+      "tensors:\n  x: {shape: [1, 1, 9], data: [.nan, .NaN, nan, .inf, -.inf, +.inf, .INF, inf, -0.0]}\n");
   const kc::HostVector<double>& d = c.tensors.at("x").data;
   const double inf = std::numeric_limits<double>::infinity();
   for (int i = 0; i < 3; ++i) EXPECT_TRUE(std::isnan(d[static_cast<size_t>(i)]));
@@ -366,7 +402,8 @@ TEST(CaseIo, WritersRoundTripAndOneLineIsOneLine) {
   Case c = load_ok(
       "name: \"quote \\\" backslash \\\\ colon: # hash\\n newline \\x01\"\nop: conv\ndtype: f64\n"
       "input: {batch: 2, channels: 4, spatial: [5, 6]}\n"
-      "conv: {out_channels: 2, kernel: [2, 3], stride: [2, 1], groups: 2, padding: [[0, 1], 1], padding_mode: circular}\n"
+      "conv: {out_channels: 2, kernel: [2, 3], stride: [2, 1], groups: 2, padding: [[0, 1], 1], padding_mode: "
+      "circular}\n"
       "data: {seed: 7, fill: integer}\nchecks: [determinism, shape]\ntolerance: {rtol: 0.1, atol: 5e-324}\n"
       "expect: {error: \"it's: {odd}\"}\n");
   const std::string line = case_to_one_line(c);
@@ -400,12 +437,14 @@ TEST(CaseIo, WritersRoundTripAndOneLineIsOneLine) {
 
 TEST(CaseIo, Files) {
   namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / ("kc_case_io_test_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
+  const fs::path dir = fs::temp_directory_path() /
+                       ("kc_case_io_test_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
   fs::remove_all(dir);
   fs::create_directories(dir / "sub");
   auto write = [](const fs::path& p, const std::string& text) { std::ofstream(p) << text; };
   write(dir / "b.yaml", kConv1d);
-  write(dir / "sub" / "a.yml", std::string("cases:\n  - ") + "{op: conv, input: {spatial: [4]}, conv: {out_channels: 1, kernel: 2}}\n");
+  write(dir / "sub" / "a.yml",
+        std::string("cases:\n  - ") + "{op: conv, input: {spatial: [4]}, conv: {out_channels: 1, kernel: 2}}\n");
   write(dir / "notes.txt", "not a case");
   write(dir / "empty.yaml", "");
   write(dir / "sub" / "C.YAML", kConv1d);  // extensions in any case: none is skipped silently
@@ -414,7 +453,8 @@ TEST(CaseIo, Files) {
   EXPECT_EQ(files, (std::vector<std::string>{(dir / "b.yaml").string(), (dir / "empty.yaml").string(),
                                              (dir / "sub" / "C.YAML").string(), (dir / "sub" / "a.yml").string(),
                                              (dir / "sub" / "d.Yml").string()}));
-  EXPECT_EQ(find_case_files((dir / "notes.txt").string()).files, std::vector<std::string>{(dir / "notes.txt").string()});
+  EXPECT_EQ(find_case_files((dir / "notes.txt").string()).files,
+            std::vector<std::string>{(dir / "notes.txt").string()});
   EXPECT_EQ(find_case_files((dir / "nope").string()).files, std::vector<std::string>{(dir / "nope").string()});
 
   // A device (reading /dev/zero never ends) and a symlink loop are refused, with the reason.
@@ -423,7 +463,8 @@ TEST(CaseIo, Files) {
   fs::create_symlink(dir / "loop_a.yaml", dir / "loop_b.yaml");
   const std::vector<LoadedCase> zero = load_case_file((dir / "zero.yaml").string());
   ASSERT_EQ(zero.size(), 1u);
-  EXPECT_NE(zero[0].c.status().message().find("is not a regular file"), std::string::npos) << zero[0].c.status().message();
+  EXPECT_NE(zero[0].c.status().message().find("is not a regular file"), std::string::npos)
+      << zero[0].c.status().message();
   const std::vector<LoadedCase> loop = load_case_file((dir / "loop_a.yaml").string());
   ASSERT_EQ(loop.size(), 1u);
   EXPECT_EQ(loop[0].c.status().message().find("no such file"), std::string::npos) << loop[0].c.status().message();
@@ -452,7 +493,9 @@ TEST(CaseIo, Files) {
 // kMaxFileInlineValues (the cases past it are refused unread, with the reason).
 TEST(CaseIo, OversizedFilesAndAliasCopiesAreRefused) {
   namespace fs = std::filesystem;
-  const fs::path big = fs::temp_directory_path() / ("kc_case_io_big_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + ".yaml");
+  const fs::path big =
+      fs::temp_directory_path() /
+      ("kc_case_io_big_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + ".yaml");
   {
     std::ofstream out(big);
     out << "# " << std::string(static_cast<size_t>(kMaxCaseFileBytes), 'x') << "\n";

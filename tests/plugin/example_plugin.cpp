@@ -18,16 +18,15 @@ class Forwarding : public kc::Backend {
  public:
   explicit Forwarding(std::string name, double dw_scale) : name_(std::move(name)), dw_scale_(dw_scale) {}
   std::string name() const override { return name_; }
-  kc::Status conv_forward(const kc::ConvGeometry& g, const kc::Tensor& x, const kc::Tensor& w,
-                          const kc::Tensor* b, bool relu, kc::Tensor& y) override {
+  kc::Status conv_forward(const kc::ConvGeometry& g, const kc::Tensor& x, const kc::Tensor& w, const kc::Tensor* b,
+                          bool relu, kc::Tensor& y) override {
     const kc::DType dtype = y.dtype;
     KC_RETURN_IF_ERROR(ref_->conv_forward(g, x, w, b, relu, y));
     y.round_to_dtype(dtype);
     return kc::ok_status();
   }
-  kc::Status conv_backward(const kc::ConvGeometry& g, const kc::Tensor& x, const kc::Tensor& w,
-                           const kc::Tensor* b, bool relu, const kc::Tensor& dy, kc::Tensor& dx,
-                           kc::Tensor& dw, kc::Tensor* db) override {
+  kc::Status conv_backward(const kc::ConvGeometry& g, const kc::Tensor& x, const kc::Tensor& w, const kc::Tensor* b,
+                           bool relu, const kc::Tensor& dy, kc::Tensor& dx, kc::Tensor& dw, kc::Tensor* db) override {
     const kc::DType dtype = dx.dtype;
     KC_RETURN_IF_ERROR(ref_->conv_backward(g, x, w, b, relu, dy, dx, dw, db));
     for (double& v : dw.data) v *= dw_scale_;

@@ -28,8 +28,14 @@ TEST(Relu, ValuesAndDerivativeAtZero) {
 }
 
 ConvGeometry fused_geometry() {
-  test::ConvSpec s{.batch = 2, .channels = 3, .out_channels = 4, .spatial = {5, 6}, .kernel = {3, 3},
-                   .stride = {2, 1}, .padding = test::pad_kind(PadKind::kSame), .bias = true};
+  test::ConvSpec s{.batch = 2,
+                   .channels = 3,
+                   .out_channels = 4,
+                   .spatial = {5, 6},
+                   .kernel = {3, 3},
+                   .stride = {2, 1},
+                   .padding = test::pad_kind(PadKind::kSame),
+                   .bias = true};
   return *conv_geometry(test::conv_case(s));
 }
 
@@ -56,14 +62,29 @@ std::vector<ConvGeometry> fused_geometries() {
   const PaddingMode modes[] = {PaddingMode::kZeros, PaddingMode::kReflect, PaddingMode::kReplicate,
                                PaddingMode::kCircular};
   for (int i = 0; i < 4; ++i) {
-    r.push_back(*conv_geometry(test::conv_case({.channels = 2, .out_channels = 3, .spatial = {9}, .kernel = {3},
-                                                .padding = test::explicit_pad({{2, 1}}), .mode = modes[i], .bias = true})));
-    r.push_back(*conv_geometry(test::conv_case({.batch = 2, .channels = 2, .out_channels = 2, .spatial = {4, 5},
-                                                .kernel = {2, 3}, .stride = {2, 1},
-                                                .padding = test::pad_kind(PadKind::kSame), .mode = modes[i], .bias = true})));
-    r.push_back(*conv_geometry(test::conv_case({.channels = 2, .out_channels = 2, .spatial = {3, 4, 3},
-                                                .kernel = {2, 2, 2}, .padding = test::explicit_pad({{1, 0}, {1, 1}, {0, 1}}),
-                                                .mode = modes[i], .bias = true})));
+    r.push_back(*conv_geometry(test::conv_case({.channels = 2,
+                                                .out_channels = 3,
+                                                .spatial = {9},
+                                                .kernel = {3},
+                                                .padding = test::explicit_pad({{2, 1}}),
+                                                .mode = modes[i],
+                                                .bias = true})));
+    r.push_back(*conv_geometry(test::conv_case({.batch = 2,
+                                                .channels = 2,
+                                                .out_channels = 2,
+                                                .spatial = {4, 5},
+                                                .kernel = {2, 3},
+                                                .stride = {2, 1},
+                                                .padding = test::pad_kind(PadKind::kSame),
+                                                .mode = modes[i],
+                                                .bias = true})));
+    r.push_back(*conv_geometry(test::conv_case({.channels = 2,
+                                                .out_channels = 2,
+                                                .spatial = {3, 4, 3},
+                                                .kernel = {2, 2, 2},
+                                                .padding = test::explicit_pad({{1, 0}, {1, 1}, {0, 1}}),
+                                                .mode = modes[i],
+                                                .bias = true})));
   }
   return r;
 }

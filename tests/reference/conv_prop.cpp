@@ -6,8 +6,8 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
-#include "kc/ref/conv.h"
 #include "core/validate.h"
+#include "kc/ref/conv.h"
 #include "kc_direct.h"
 #include "support/case_builders.h"
 #include "support/test_support.h"
@@ -21,7 +21,8 @@ PadSpec gen_padding(int64_t rank) {
   if (kind == 2) return test::pad_kind(PadKind::kSameLower);
   if (kind == 3) return test::pad_kind(PadKind::kValid);
   std::vector<std::array<int64_t, 2>> pairs;
-  for (int64_t i = 0; i < rank; ++i) pairs.push_back({*rc::gen::inRange<int64_t>(0, 4), *rc::gen::inRange<int64_t>(0, 4)});
+  for (int64_t i = 0; i < rank; ++i)
+    pairs.push_back({*rc::gen::inRange<int64_t>(0, 4), *rc::gen::inRange<int64_t>(0, 4)});
   return test::explicit_pad(pairs);
 }
 
@@ -41,8 +42,8 @@ ConvGeometry gen_geometry() {
     s.dilation.push_back(*rc::gen::inRange<int64_t>(1, 4));
   }
   s.padding = gen_padding(rank);
-  s.mode = *rc::gen::element(PaddingMode::kZeros, PaddingMode::kReflect, PaddingMode::kReplicate,
-                             PaddingMode::kCircular);
+  s.mode =
+      *rc::gen::element(PaddingMode::kZeros, PaddingMode::kReflect, PaddingMode::kReplicate, PaddingMode::kCircular);
   s.bias = *rc::gen::arbitrary<bool>();
   Case c = test::conv_case(s);
   if (!validate(c).ok()) {  // pads too wide for reflect/circular, or an empty output
@@ -55,8 +56,8 @@ ConvGeometry gen_geometry() {
   return *g;
 }
 
-void assert_fast_equals_direct(const ConvGeometry& g, const Tensor& x, const Tensor& w,
-                               const Tensor& b, const Tensor& dy, double tol) {
+void assert_fast_equals_direct(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor& b,
+                               const Tensor& dy, double tol) {
   const Tensor* bp = g.bias ? &b : nullptr;
   RC_ASSERT(test::max_abs_diff(conv_forward(g, x, w, bp), direct::conv_forward(g, x, w, bp)) <= tol);
   RC_ASSERT(test::max_abs_diff(conv_backward_data(g, dy, w), direct::conv_backward_data(g, dy, w)) <= tol);

@@ -95,16 +95,43 @@ TEST(ConvKnownValues, DepthwiseKeepsChannelsApart) {
 // run in every padding mode (where the padding is legal for it).
 std::vector<ConvSpec> gradient_specs() {
   return {
-      {.batch = 2, .channels = 2, .out_channels = 3, .spatial = {7}, .kernel = {3}, .stride = {2},
-       .padding = test::explicit_pad({{2, 1}}), .bias = true},
-      {.channels = 2, .out_channels = 2, .spatial = {5}, .kernel = {2}, .dilation = {2},
+      {.batch = 2,
+       .channels = 2,
+       .out_channels = 3,
+       .spatial = {7},
+       .kernel = {3},
+       .stride = {2},
+       .padding = test::explicit_pad({{2, 1}}),
+       .bias = true},
+      {.channels = 2,
+       .out_channels = 2,
+       .spatial = {5},
+       .kernel = {2},
+       .dilation = {2},
        .padding = test::pad_kind(PadKind::kSame)},
-      {.batch = 2, .channels = 2, .out_channels = 2, .groups = 2, .spatial = {4, 5}, .kernel = {3, 2},
-       .stride = {1, 2}, .padding = test::explicit_pad({{1, 2}, {0, 1}}), .bias = true},
-      {.channels = 4, .out_channels = 2, .groups = 2, .spatial = {5, 4}, .kernel = {2, 3},
-       .dilation = {2, 1}, .padding = test::pad_kind(PadKind::kSameLower)},
-      {.channels = 1, .out_channels = 2, .spatial = {3, 4, 3}, .kernel = {2, 2, 2}, .stride = {1, 2, 1},
-       .padding = test::explicit_pad({{1, 0}, {1, 1}, {0, 2}}), .bias = true},
+      {.batch = 2,
+       .channels = 2,
+       .out_channels = 2,
+       .groups = 2,
+       .spatial = {4, 5},
+       .kernel = {3, 2},
+       .stride = {1, 2},
+       .padding = test::explicit_pad({{1, 2}, {0, 1}}),
+       .bias = true},
+      {.channels = 4,
+       .out_channels = 2,
+       .groups = 2,
+       .spatial = {5, 4},
+       .kernel = {2, 3},
+       .dilation = {2, 1},
+       .padding = test::pad_kind(PadKind::kSameLower)},
+      {.channels = 1,
+       .out_channels = 2,
+       .spatial = {3, 4, 3},
+       .kernel = {2, 2, 2},
+       .stride = {1, 2, 1},
+       .padding = test::explicit_pad({{1, 0}, {1, 1}, {0, 2}}),
+       .bias = true},
   };
 }
 
@@ -118,13 +145,16 @@ void expect_gradients_match(const ConvGeometry& g, uint64_t seed) {
   const Tensor* bp = g.bias ? &b : nullptr;
   const ConvGrads grads = conv_backward(g, x, w, gy);
   const double h = 1e-3, tol = 1e-9;  // L is linear in each argument: differences are exact up to roundoff
-  const Tensor nx = test::numeric_gradient([&](const Tensor& t) { return test::dot(conv_forward(g, t, w, bp), gy); }, x, h);
-  const Tensor nw = test::numeric_gradient([&](const Tensor& t) { return test::dot(conv_forward(g, x, t, bp), gy); }, w, h);
+  const Tensor nx =
+      test::numeric_gradient([&](const Tensor& t) { return test::dot(conv_forward(g, t, w, bp), gy); }, x, h);
+  const Tensor nw =
+      test::numeric_gradient([&](const Tensor& t) { return test::dot(conv_forward(g, x, t, bp), gy); }, w, h);
   EXPECT_LT(test::max_abs_diff(grads.dx, nx), tol);
   EXPECT_LT(test::max_abs_diff(grads.dw, nw), tol);
   EXPECT_GT(test::max_abs(grads.dx), 0.1);  // not a vacuous pass
   if (g.bias) {
-    const Tensor nb = test::numeric_gradient([&](const Tensor& t) { return test::dot(conv_forward(g, x, w, &t), gy); }, b, h);
+    const Tensor nb =
+        test::numeric_gradient([&](const Tensor& t) { return test::dot(conv_forward(g, x, w, &t), gy); }, b, h);
     EXPECT_LT(test::max_abs_diff(grads.db, nb), tol);
   }
 }
@@ -132,8 +162,8 @@ void expect_gradients_match(const ConvGeometry& g, uint64_t seed) {
 TEST(ConvGradcheck, FiniteDifferencesEveryRankAndPaddingMode) {
   int checked = 0;
   for (const ConvSpec& base : gradient_specs()) {
-    for (PaddingMode m : {PaddingMode::kZeros, PaddingMode::kReflect, PaddingMode::kReplicate,
-                          PaddingMode::kCircular}) {
+    for (PaddingMode m :
+         {PaddingMode::kZeros, PaddingMode::kReflect, PaddingMode::kReplicate, PaddingMode::kCircular}) {
       ConvSpec s = base;
       s.mode = m;
       auto g = conv_geometry(test::conv_case(s));
@@ -178,8 +208,14 @@ Tensor sample(const Tensor& t, int64_t n) {
 }
 
 TEST(ConvWeightShare, BatchGradientIsTheSumOfPerSampleGradients) {
-  ConvSpec s{.batch = 4, .channels = 2, .out_channels = 3, .spatial = {6, 5}, .kernel = {3, 3},
-             .padding = test::pad_kind(PadKind::kSame), .mode = PaddingMode::kReflect, .bias = true};
+  ConvSpec s{.batch = 4,
+             .channels = 2,
+             .out_channels = 3,
+             .spatial = {6, 5},
+             .kernel = {3, 3},
+             .padding = test::pad_kind(PadKind::kSame),
+             .mode = PaddingMode::kReflect,
+             .bias = true};
   const ConvGeometry g = geometry(s);
   std::mt19937_64 rng(5);
   const Tensor x = test::integer_tensor(g.x_shape(), rng, -5, 5);

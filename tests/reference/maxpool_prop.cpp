@@ -17,10 +17,10 @@
 #include <string>
 #include <vector>
 
+#include "core/validate.h"
 #include "kc/case.h"
 #include "kc/ref/maxpool.h"
 #include "kc/shape.h"
-#include "core/validate.h"
 #include "kc_direct.h"
 #include "support/test_support.h"
 
@@ -33,11 +33,10 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 std::string describe(const kc::PoolGeometry& g) {
   std::ostringstream s;
-  s << "N=" << g.batch << " C=" << g.channels << " ceil=" << g.ceil_mode
-    << " tie=" << kc::tie_rule_name(g.tie);
+  s << "N=" << g.batch << " C=" << g.channels << " ceil=" << g.ceil_mode << " tie=" << kc::tie_rule_name(g.tie);
   for (const kc::DimGeometry& d : g.spatial.dims) {
-    s << " | in=" << d.in << " k=" << d.kernel << " s=" << d.stride << " d=" << d.dilation
-      << " pad=" << d.pad_lo << "/" << d.pad_hi << " out=" << d.out;
+    s << " | in=" << d.in << " k=" << d.kernel << " s=" << d.stride << " d=" << d.dilation << " pad=" << d.pad_lo << "/"
+      << d.pad_hi << " out=" << d.out;
   }
   return s.str();
 }
@@ -51,9 +50,8 @@ kc::Case random_pool_case() {
   c.input.batch = *rc::gen::inRange(1, 3);
   c.input.channels = *rc::gen::inRange(1, 3);
   kc::MaxPoolParams p;
-  const auto pad_kind = *rc::gen::element(kc::PadKind::kExplicit, kc::PadKind::kExplicit,
-                                          kc::PadKind::kSame, kc::PadKind::kSameLower,
-                                          kc::PadKind::kValid);
+  const auto pad_kind = *rc::gen::element(kc::PadKind::kExplicit, kc::PadKind::kExplicit, kc::PadKind::kSame,
+                                          kc::PadKind::kSameLower, kc::PadKind::kValid);
   p.padding.kind = pad_kind;
   for (int i = 0; i < rank; ++i) {
     const int64_t k = *rc::gen::inRange(1, 4);
@@ -64,11 +62,10 @@ kc::Case random_pool_case() {
     p.stride.push_back(*rc::gen::inRange(1, 4));
     p.dilation.push_back(dil);
     if (pad_kind == kc::PadKind::kExplicit) {
-      p.padding.pairs.push_back({*rc::gen::inRange<int64_t>(0, half + 1),
-                                 *rc::gen::inRange<int64_t>(0, half + 1)});
+      p.padding.pairs.push_back({*rc::gen::inRange<int64_t>(0, half + 1), *rc::gen::inRange<int64_t>(0, half + 1)});
     }
   }
-  if (*rc::gen::inRange(0, 5) == 0) p.stride.clear();    // default: stride = kernel
+  if (*rc::gen::inRange(0, 5) == 0) p.stride.clear();  // default: stride = kernel
   if (*rc::gen::inRange(0, 5) == 0) p.dilation.assign(static_cast<size_t>(rank), 1);
   p.ceil_mode = *rc::gen::arbitrary<bool>();
   p.tie = *rc::gen::element(kc::TieRule::kFirst, kc::TieRule::kLast, kc::TieRule::kAny);
@@ -161,8 +158,7 @@ RC_GTEST_PROP(MaxPoolProp, InferenceGivesTrainingYAndNoIndices, ()) {
   RC_ASSERT(t.indices.has_value());
   RC_ASSERT(!i.indices.has_value());
   RC_ASSERT(kc::bitwise_equal(t.y, i.y));
-  const auto dx = kc::ref::maxpool_backward(infer, Tensor::zeros(kc::DType::kF64, infer.y_shape()),
-                                            i.indices);
+  const auto dx = kc::ref::maxpool_backward(infer, Tensor::zeros(kc::DType::kF64, infer.y_shape()), i.indices);
   RC_ASSERT(!dx.ok());
   RC_ASSERT(dx.status().code() == kc::StatusCode::kFailedPrecondition);
 }
@@ -191,9 +187,7 @@ RC_GTEST_PROP(MaxPoolProp, BackwardMatchesFiniteDifferences, ()) {
   // differences with h far below the gap are exact up to rounding.
   const Tensor x = kc::test::distinct_tensor(g.x_shape(), rng);
   const Tensor dy = kc::test::random_tensor(kc::DType::kF64, g.y_shape(), rng);
-  const auto loss = [&](const Tensor& xx) {
-    return kc::test::dot(kc::ref::maxpool_forward(g, xx).y, dy);
-  };
+  const auto loss = [&](const Tensor& xx) { return kc::test::dot(kc::ref::maxpool_forward(g, xx).y, dy); };
   const Tensor numeric = kc::test::numeric_gradient(loss, x, 1e-6);
   const auto analytic = kc::ref::maxpool_backward(g, dy, kc::ref::maxpool_forward(g, x).indices);
   RC_ASSERT(analytic.ok());

@@ -150,10 +150,10 @@ TEST(MaxPoolForward, KnownValues3DTwoChannels) {
   const PoolGeometry g = geometry(s);
   EXPECT_EQ(g.y_shape(), (Dims{1, 2, 1, 1, 2}));
   std::vector<double> v(24, 0.0);
-  v[9] = 50;        // channel 0, (1, 1, 0) -> 9, only in window 0
-  v[5] = 40;        // channel 0, (0, 1, 2) -> 5, only in window 1
-  v[12 + 4] = 7;    // channel 1, (0, 1, 1) -> 4, in both windows
-  v[12 + 11] = 6;   // channel 1, (1, 1, 2) -> 11, only in window 1
+  v[9] = 50;       // channel 0, (1, 1, 0) -> 9, only in window 0
+  v[5] = 40;       // channel 0, (0, 1, 2) -> 5, only in window 1
+  v[12 + 4] = 7;   // channel 1, (0, 1, 1) -> 4, in both windows
+  v[12 + 11] = 6;  // channel 1, (1, 1, 2) -> 11, only in window 1
   expect_forward(g, tensor({1, 2, 2, 2, 3}, v), {50, 40, 7, 7}, {9, 5, 4, 4});
 }
 
@@ -350,8 +350,7 @@ TEST(MaxPoolBackward, RefusedWithoutIndices) {
   const PoolGeometry g = geometry(s);
   const auto fwd = kc::ref::maxpool_forward(g, Tensor::filled(kc::DType::kF64, g.x_shape(), 1.0));
   ASSERT_FALSE(fwd.indices.has_value());
-  const auto dx = kc::ref::maxpool_backward(g, Tensor::filled(kc::DType::kF64, g.y_shape(), 1.0),
-                                            fwd.indices);
+  const auto dx = kc::ref::maxpool_backward(g, Tensor::filled(kc::DType::kF64, g.y_shape(), 1.0), fwd.indices);
   ASSERT_FALSE(dx.ok()) << "backward without indices must be refused, not return zeros";
   EXPECT_EQ(dx.status().code(), kc::StatusCode::kFailedPrecondition);
   EXPECT_NE(dx.status().message().find("indices"), std::string::npos) << dx.status().message();
@@ -376,9 +375,7 @@ void expect_gradient_matches_finite_differences(const Spec& s, uint64_t seed) {
   std::mt19937_64 rng(seed);
   const Tensor x = kc::test::distinct_tensor(g.x_shape(), rng);
   const Tensor dy = kc::test::random_tensor(kc::DType::kF64, g.y_shape(), rng, -1.0, 1.0);
-  const auto loss = [&](const Tensor& xx) {
-    return kc::test::dot(kc::ref::maxpool_forward(g, xx).y, dy);
-  };
+  const auto loss = [&](const Tensor& xx) { return kc::test::dot(kc::ref::maxpool_forward(g, xx).y, dy); };
   // distinct_tensor spaces values 2/numel apart; h stays well under half of that.
   const Tensor numeric = kc::test::numeric_gradient(loss, x, 1e-6);
   const auto analytic = kc::ref::maxpool_backward(g, dy, kc::ref::maxpool_forward(g, x).indices);
@@ -401,8 +398,7 @@ TEST(MaxPoolBackward, MatchesFiniteDifferences2D) {
 }
 
 TEST(MaxPoolBackward, MatchesFiniteDifferences3D) {
-  expect_gradient_matches_finite_differences({{4, 5, 4}, {2, 3, 3}, {1, 2, 1}, {{1, 0}, {1, 1}, {0, 1}}},
-                                             31);
+  expect_gradient_matches_finite_differences({{4, 5, 4}, {2, 3, 3}, {1, 2, 1}, {{1, 0}, {1, 1}, {0, 1}}}, 31);
 }
 
 }  // namespace

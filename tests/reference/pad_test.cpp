@@ -17,22 +17,17 @@ std::vector<int64_t> sources(const DimGeometry& d, PaddingMode m) {
 
 // Input a b c d (indices 0..3) padded by 2 on each side.
 TEST(PadSource, ZerosLeaveGaps) {
-  EXPECT_EQ(sources(dim(4, 2, 2), PaddingMode::kZeros),
-            (std::vector<int64_t>{-1, -1, 0, 1, 2, 3, -1, -1}));
+  EXPECT_EQ(sources(dim(4, 2, 2), PaddingMode::kZeros), (std::vector<int64_t>{-1, -1, 0, 1, 2, 3, -1, -1}));
 }
 TEST(PadSource, ReflectDoesNotRepeatTheEdge) {  // c b | a b c d | c b
-  EXPECT_EQ(sources(dim(4, 2, 2), PaddingMode::kReflect),
-            (std::vector<int64_t>{2, 1, 0, 1, 2, 3, 2, 1}));
+  EXPECT_EQ(sources(dim(4, 2, 2), PaddingMode::kReflect), (std::vector<int64_t>{2, 1, 0, 1, 2, 3, 2, 1}));
 }
 TEST(PadSource, ReplicateClampsToTheEdge) {  // a a | a b c d | d d
-  EXPECT_EQ(sources(dim(4, 2, 2), PaddingMode::kReplicate),
-            (std::vector<int64_t>{0, 0, 0, 1, 2, 3, 3, 3}));
+  EXPECT_EQ(sources(dim(4, 2, 2), PaddingMode::kReplicate), (std::vector<int64_t>{0, 0, 0, 1, 2, 3, 3, 3}));
 }
 TEST(PadSource, CircularWraps) {  // c d | a b c d | a b, and a full wrap with pad == in
-  EXPECT_EQ(sources(dim(4, 2, 2), PaddingMode::kCircular),
-            (std::vector<int64_t>{2, 3, 0, 1, 2, 3, 0, 1}));
-  EXPECT_EQ(sources(dim(3, 3, 1), PaddingMode::kCircular),
-            (std::vector<int64_t>{0, 1, 2, 0, 1, 2, 0}));
+  EXPECT_EQ(sources(dim(4, 2, 2), PaddingMode::kCircular), (std::vector<int64_t>{2, 3, 0, 1, 2, 3, 0, 1}));
+  EXPECT_EQ(sources(dim(3, 3, 1), PaddingMode::kCircular), (std::vector<int64_t>{0, 1, 2, 0, 1, 2, 0}));
 }
 TEST(PadSource, AsymmetricPadding) {
   EXPECT_EQ(sources(dim(3, 0, 2), PaddingMode::kReflect), (std::vector<int64_t>{0, 1, 2, 1, 0}));
@@ -57,8 +52,7 @@ TEST(Pad, TwoDimensionalReflectByHand) {
 TEST(Pad, AdjointIdentityInEveryMode) {
   std::mt19937_64 rng(11);
   const SpatialGeometry g = geometry_2d();
-  for (PaddingMode m : {PaddingMode::kZeros, PaddingMode::kReflect, PaddingMode::kReplicate,
-                        PaddingMode::kCircular}) {
+  for (PaddingMode m : {PaddingMode::kZeros, PaddingMode::kReflect, PaddingMode::kReplicate, PaddingMode::kCircular}) {
     const Tensor x = test::integer_tensor({2, 3, 3, 4}, rng, -9, 9);
     const Tensor xp = pad(x, g, m);
     const Tensor v = test::integer_tensor(xp.shape, rng, -9, 9);

@@ -19,7 +19,11 @@ namespace {
 size_t first_non_xml_char(const std::string& xml) {
   for (size_t i = 0; i < xml.size();) {
     const unsigned char b = static_cast<unsigned char>(xml[i]);
-    const size_t n = b < 0x80 ? 1 : b >= 0xc2 && b < 0xe0 ? 2 : b >= 0xe0 && b < 0xf0 ? 3 : b >= 0xf0 && b < 0xf5 ? 4 : 0;
+    const size_t n = b < 0x80                ? 1
+                     : b >= 0xc2 && b < 0xe0 ? 2
+                     : b >= 0xe0 && b < 0xf0 ? 3
+                     : b >= 0xf0 && b < 0xf5 ? 4
+                                             : 0;
     if (n == 0 || i + n > xml.size()) return i;
     uint32_t c = n == 1 ? b : b & (0xff >> (n + 1));
     for (size_t k = 1; k < n; ++k) {
@@ -27,8 +31,8 @@ size_t first_non_xml_char(const std::string& xml) {
       c = c << 6 | (static_cast<unsigned char>(xml[i + k]) & 0x3f);
     }
     const bool shortest = (n == 3 && c >= 0x800) || (n == 4 && c >= 0x10000) || n < 3;
-    const bool ok = c == 0x9 || c == 0xA || c == 0xD || (c >= 0x20 && c <= 0xD7FF) ||
-                    (c >= 0xE000 && c <= 0xFFFD) || (c >= 0x10000 && c <= 0x10FFFF);
+    const bool ok = c == 0x9 || c == 0xA || c == 0xD || (c >= 0x20 && c <= 0xD7FF) || (c >= 0xE000 && c <= 0xFFFD) ||
+                    (c >= 0x10000 && c <= 0x10FFFF);
     if (!shortest || !ok) return i;
     i += n;
   }
@@ -39,7 +43,13 @@ TEST(Report, JunitHoldsOnlyXmlCharacters) {
   CaseResult r;
   // U+FFFE, U+FFFF, a UTF-8 surrogate, an overlong '/', past U+10FFFF, a C0 control, a
   // stray byte; then characters that must be kept: é, U+FFFD, an emoji, a C1 control.
-  r.case_name = "a\xEF\xBF\xBE" "b\xEF\xBF\xBF" "c\xED\xA0\x80" "d\xC0\xAF" "e\xF4\x90\x80\x80" "f\x01g\xFFh";
+  r.case_name =
+      "a\xEF\xBF\xBE"
+      "b\xEF\xBF\xBF"
+      "c\xED\xA0\x80"
+      "d\xC0\xAF"
+      "e\xF4\x90\x80\x80"
+      "f\x01g\xFFh";
   r.source = "t\xEF\xBF\xBF.yaml:1";
   r.backend = "reference";
   r.disposition = Disposition::kInvalid;
@@ -48,7 +58,8 @@ TEST(Report, JunitHoldsOnlyXmlCharacters) {
   EXPECT_EQ(first_non_xml_char(xml), std::string::npos) << xml;
   EXPECT_NE(xml.find("name=\"a?b?c???d??e????f g?h\""), std::string::npos) << xml;
   EXPECT_NE(xml.find("file=\"t?.yaml:1\""), std::string::npos) << xml;
-  EXPECT_NE(xml.find("bad ? &amp; &lt;kept&gt; \xC3\xA9 \xEF\xBF\xBD \xF0\x9F\x98\x80 \xC2\x85"), std::string::npos) << xml;
+  EXPECT_NE(xml.find("bad ? &amp; &lt;kept&gt; \xC3\xA9 \xEF\xBF\xBD \xF0\x9F\x98\x80 \xC2\x85"), std::string::npos)
+      << xml;
 }
 
 // A failure's message attribute, which CI front ends show as its headline, names the
@@ -86,7 +97,8 @@ TEST(Report, SkippedCasesSayWhy) {
   EXPECT_EQ(r.disposition, Disposition::kSkipped);
   EXPECT_EQ(r.message.rfind("forward: the oracle is not compared with itself", 0), 0u) << r.message;
   const std::string summary = summary_text({r}, RunInfo{});
-  EXPECT_NE(summary.find("skipped on reference: 1 x forward: the oracle is not compared with itself"), std::string::npos)
+  EXPECT_NE(summary.find("skipped on reference: 1 x forward: the oracle is not compared with itself"),
+            std::string::npos)
       << summary;
 }
 

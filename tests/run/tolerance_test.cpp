@@ -33,7 +33,8 @@ TEST(Tolerance, AFailureNamesValuesTheDtypeCannotHold) {
   cand.data = {65504.0, -25600.0, -51456.1};  // a saturated 65504, and one more f16 misfit
   CheckResult saturated;
   compare_tensors("y", cand, ref, &abs, f16, saturated);
-  EXPECT_NE(saturated.message.find("(1 value not representable in f16: y[0,2] = -51456.099999999999;"), std::string::npos)
+  EXPECT_NE(saturated.message.find("(1 value not representable in f16: y[0,2] = -51456.099999999999;"),
+            std::string::npos)
       << saturated.message;
   cand.data = {65504.0, -25600.0, -51456.0};
   CheckResult stored;
@@ -92,16 +93,16 @@ TEST(Tolerance, OverflowToInfinityAgreesWithAFiniteValueThatRoundsToIt) {
   EXPECT_EQ(verdict(inf, 76800.0), Disposition::kPassed);
   EXPECT_EQ(verdict(-inf, -76800.0), Disposition::kPassed);
   EXPECT_EQ(verdict(76800.0, inf, true), Disposition::kPassed);  // golden on the f64 oracle
-  EXPECT_EQ(verdict(65504.0, inf), Disposition::kFailed);  // golden on a saturating kernel
+  EXPECT_EQ(verdict(65504.0, inf), Disposition::kFailed);        // golden on a saturating kernel
   EXPECT_EQ(verdict(65504.0, 76800.0), Disposition::kFailed);
   EXPECT_EQ(verdict(inf, 65000.0), Disposition::kFailed);
   EXPECT_EQ(verdict(-inf, 76800.0), Disposition::kFailed);
   EXPECT_EQ(verdict(60000.0, inf, true), Disposition::kFailed);
   EXPECT_EQ(verdict(65504.0, inf, false), Disposition::kFailed);  // a candidate's stored value is final
-  EXPECT_EQ(verdict(inf, 65504.0), Disposition::kFailed);  // f16's largest finite value does not overflow
+  EXPECT_EQ(verdict(inf, 65504.0), Disposition::kFailed);         // f16's largest finite value does not overflow
   EXPECT_EQ(verdict(-inf, -65504.0), Disposition::kFailed);
-  EXPECT_EQ(verdict(inf, 65530.0), Disposition::kPassed);   // 65530 is past 65520, f16's overflow point
-  EXPECT_EQ(verdict(inf, 65400.0), Disposition::kFailed);   // within the bound, still below it
+  EXPECT_EQ(verdict(inf, 65530.0), Disposition::kPassed);  // 65530 is past 65520, f16's overflow point
+  EXPECT_EQ(verdict(inf, 65400.0), Disposition::kFailed);  // within the bound, still below it
   {  // an infinity that an inf input made (its absolute sum is inf), clamped: FAILED, not MISTRUSTED
     CheckResult r;
     const Tensor clamped{DType::kF16, {1}, {65504.0}}, want{DType::kF64, {1}, {inf}}, abs{DType::kF64, {1}, {inf}};
@@ -111,7 +112,7 @@ TEST(Tolerance, OverflowToInfinityAgreesWithAFiniteValueThatRoundsToIt) {
     EXPECT_EQ(r.disposition, Disposition::kFailed) << r.message;
   }
   spec.storage = DType::kF32;
-  EXPECT_EQ(verdict(inf, 76800.0), Disposition::kFailed);   // no overflow in f32
+  EXPECT_EQ(verdict(inf, 76800.0), Disposition::kFailed);  // no overflow in f32
   spec = ToleranceSpec{{ToleranceKind::kExact}, DType::kF16, 1};
   EXPECT_EQ(verdict(inf, 76800.0), Disposition::kPassed);
   EXPECT_EQ(verdict(inf, 65504.0), Disposition::kFailed);

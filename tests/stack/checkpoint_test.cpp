@@ -10,8 +10,8 @@
 #include <cmath>
 #include <string>
 
-#include "support/delegating_backend.h"
 #include "kc/runner.h"
+#include "support/delegating_backend.h"
 
 namespace kc {
 namespace {
@@ -114,8 +114,7 @@ TEST(StackCheckpoint, DeterministicCasesRequireBitwiseEquality) {
   ScheduleDependentWeightGradient noisy(std::ldexp(1.0, -22));
   const CheckResult cp = checkpoint_of(check_case(f32_stack(true), noisy));
   EXPECT_EQ(cp.disposition, Disposition::kFailed) << cp.message;
-  EXPECT_NE(cp.message.find("a deterministic backend must recompute the same values"), std::string::npos)
-      << cp.message;
+  EXPECT_NE(cp.message.find("a deterministic backend must recompute the same values"), std::string::npos) << cp.message;
 }
 
 }  // namespace

@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "checks/check_list.h"
-#include "stack/noise.h"
 #include "checks/window.h"
 #include "kc/case_io.h"
 #include "kc/runner.h"
+#include "stack/noise.h"
 #include "stack/stack_exec.h"
 #include "support/delegating_backend.h"
 #include "support/f32_accumulation.h"
@@ -75,8 +75,8 @@ TEST(StackChecks, PooledF32BackwardIsJudgedWhereEveryArgmaxIsForced) {
   PoolGradientToFirstTap wrong;
   for (const Case& c : {pooled_f32_stack(1), pooled_f32_stack(3), pooled_f32_stack(3, true)}) {
     SCOPED_TRACE(case_to_one_line(c));
-    for (Backend* b : {static_cast<Backend*>(&correct), static_cast<Backend*>(&f32_sums),
-                       static_cast<Backend*>(&f32_direct)}) {
+    for (Backend* b :
+         {static_cast<Backend*>(&correct), static_cast<Backend*>(&f32_sums), static_cast<Backend*>(&f32_direct)}) {
       const CaseResult r = check_case(c, *b);
       const CheckResult* bw = find_check(r, "backward");
       ASSERT_TRUE(bw);
@@ -153,7 +153,8 @@ TEST(StackChecks, RoutingDecisionsWithinRoundingAreNamed) {
   EXPECT_EQ(gate(pooled, {1.0, 1.0 - 40 * u, 0.25, 2.0, -1.0, -2.0, 3.0, 1.5}), "");  // about 14 sigma apart
   const std::string tie = gate(pooled, {1.0, 1.0, 0.25, 2.0, -1.0, -2.0, 3.0, 1.5});
   EXPECT_NE(tie.find("layer 1: 1 of 4 max-pool windows hold their maximum within 6 standard deviations"),
-            std::string::npos) << tie;
+            std::string::npos)
+      << tie;
   const std::string near = gate(pooled, {1.0, 1.0 - 4 * u, 2.0, 2.0 * (1.0 - 4 * u), -1.0, -2.0, 3.0, 3.0 + 8 * u});
   EXPECT_NE(near.find("layer 1: 3 of 4 max-pool windows"), std::string::npos) << near;
 
@@ -165,7 +166,9 @@ TEST(StackChecks, RoutingDecisionsWithinRoundingAreNamed) {
   x[4] = 1.0 - 4 * u;  // z = -4u could round above 0 and take the window's gradient
   const std::string lifted = gate(relu_pooled, x, -1.0);
   EXPECT_NE(lifted.find("layer 1: 1 of 4 max-pool windows hold their maximum within 6 standard deviations of "
-                        "rounding of another tap or of 0"), std::string::npos) << lifted;
+                        "rounding of another tap or of 0"),
+            std::string::npos)
+      << lifted;
   x = clear;
   x[0] = 1.0 + 4 * u;  // the maximum, z = 4u, could round to 0 or below
   x[1] = 0.0;
@@ -178,7 +181,8 @@ TEST(StackChecks, RoutingDecisionsWithinRoundingAreNamed) {
   x[6] = 1.0 - 4 * u;
   const std::string flip = gate(relu_only, x, -1.0);
   EXPECT_NE(flip.find("layer 1: 2 of 8 relu inputs lie within 6 standard deviations of rounding of 0"),
-            std::string::npos) << flip;
+            std::string::npos)
+      << flip;
 
   // x0 = x1 = 0: both taps are the bias alone, exactly b in any run, and their gradient
   // reaches no dx or dw: their tie is harmless, even under the tie rule 'any'. Equal
@@ -205,7 +209,7 @@ TEST(StackChecks, ReluInputWithinRoundingOfZeroIsNotJudged) {
     const StackRun cand = run_stack(f32, layers, in, {CheckpointPolicy{}, DType::kF32, true, true});
     const StackRun lowered = run_stack(*oracle, layers, in, {CheckpointPolicy{}, DType::kF32, true, true});
     ASSERT_TRUE(ref.status.ok() && cand.status.ok() && lowered.status.ok());
-    ASSERT_EQ(ref.activations[0][0], 0.0);  // the oracle's relu stops it,
+    ASSERT_EQ(ref.activations[0][0], 0.0);   // the oracle's relu stops it,
     ASSERT_GT(cand.activations[0][0], 0.0);  // real f32 lets it through
     const StackContext s{layers, in, ref, cand, lowered};
     const OpInputs none_in;
@@ -218,7 +222,6 @@ TEST(StackChecks, ReluInputWithinRoundingOfZeroIsNotJudged) {
     EXPECT_EQ(judged.disposition, Disposition::kFailed) << judged.message;
   }
 }
-
 
 // The stack's own gradients under `cand`, judged by the stack backward and influence
 // checks against the oracle in f64 (and in f32, the case's dtype).
@@ -243,7 +246,8 @@ class StackGradientBug final : public test::DelegatingBackend {
   Status conv_backward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
                        const Tensor& dy, Tensor& dx, Tensor& dw, Tensor* db) override {
     KC_RETURN_IF_ERROR(reference().conv_backward(g, x, w, b, relu, dy, dx, dw, db));
-    if (bug_ == kHalvedDw) for (double& v : dw.data) v *= 0.5;
+    if (bug_ == kHalvedDw)
+      for (double& v : dw.data) v *= 0.5;
     if (bug_ == kDroppedFirstDx) dx[0] = 0.0;
     return ok_status();
   }

@@ -9,8 +9,8 @@
 #include <memory>
 #include <string>
 
-#include "stack/stack_exec.h"
 #include "checks/rules_support.h"
+#include "stack/stack_exec.h"
 
 namespace kc::rules_test {
 namespace {

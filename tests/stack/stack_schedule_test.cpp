@@ -8,11 +8,11 @@
 
 #include <string>
 
-#include "support/counted_runner.h"
-#include "support/delegating_backend.h"
 #include "kc/case_io.h"
 #include "kc/runner.h"
 #include "stack/stack_exec.h"
+#include "support/counted_runner.h"
+#include "support/delegating_backend.h"
 
 namespace kc {
 namespace {
@@ -22,7 +22,8 @@ class CountedRunner final : public test::DelegatingBackend, public ResidentStack
   CountedRunner(std::string name, bool leak) : DelegatingBackend(std::move(name)), leak_(leak) {}
   StackRun run_stack_resident(const std::vector<StackLayer>& layers, const StackInputs& in,
                               const StackRunOptions& options) override {
-    return test::run_counted(reference(), layers, in, options, leak_ ? test::CountedBug::kLeak : test::CountedBug::kNone);
+    return test::run_counted(reference(), layers, in, options,
+                             leak_ ? test::CountedBug::kLeak : test::CountedBug::kNone);
   }
 
  private:
@@ -52,7 +53,7 @@ TEST(StackSchedule, ResidentRunnerGetsTheExecutorsGradientsAndBookkeeping) {
   const StackRun resident = run_stack(counted, *layers, *in, opt);
   ASSERT_TRUE(host.status.ok() && resident.status.ok()) << resident.status.to_string();
   EXPECT_EQ(host.measured_peak_bytes, -1);
-  EXPECT_GE(resident.measured_peak_bytes, resident.peak_bytes);  // its records are counted buffers
+  EXPECT_GE(resident.measured_peak_bytes, resident.peak_bytes);                      // its records are counted buffers
   const CheckpointPlan plan = plan_checkpoints(*layers, opt.checkpoint, opt.dtype);  // the formulas, not the schedule
   EXPECT_EQ(resident.recomputations, plan.recomputations);
   EXPECT_EQ(resident.peak_bytes, plan.peak_bytes);

@@ -7,18 +7,18 @@
 #include <stdexcept>
 #include <string>
 
-#include "support/delegating_backend.h"
-#include "support/f32_accumulation.h"
+#include "core/validate.h"
 #include "kc/case_io.h"
 #include "kc/runner.h"
 #include "stack/stack_exec.h"
-#include "core/validate.h"
+#include "support/delegating_backend.h"
+#include "support/f32_accumulation.h"
 
 namespace kc {
 namespace {
 
-Case stack_case(int64_t depth, int64_t extent, PadKind pad, bool relu, CheckpointPolicy cp = {},
-                int64_t channels = 2, DType dtype = DType::kF64) {
+Case stack_case(int64_t depth, int64_t extent, PadKind pad, bool relu, CheckpointPolicy cp = {}, int64_t channels = 2,
+                DType dtype = DType::kF64) {
   Case c;
   c.name = "stack test";
   c.dtype = dtype;
@@ -313,7 +313,8 @@ TEST(StackChecks, CorrectLowPrecisionPassesWhereRoundingCancelsOrTies) {
       const CaseResult r = check_case(*cases[0].c, *b);
       for (const CheckResult& c : r.checks) {
         EXPECT_TRUE(c.disposition == Disposition::kPassed || c.disposition == Disposition::kMistrusted)
-            << b->name() << ": " << text << "\n" << c.name << ": " << c.message;
+            << b->name() << ": " << text << "\n"
+            << c.name << ": " << c.message;
       }
     }
   }

@@ -79,7 +79,8 @@ class CountedRuntime {
   uint64_t fingerprint(const Counted& v) const { return host_.fingerprint(v.tensor()); }
   uint64_t fingerprint(const IndexTensor& i) const { return host_.fingerprint(i); }
   Status backward(size_t l, const Counted& x, const IndexTensor* argmax, const Counted& dy, Counted& dx) {
-    if (auto next = kept_.find(l + 1); argmax != nullptr && next != kept_.end() && next->second.shape == argmax->shape) {
+    if (auto next = kept_.find(l + 1);
+        argmax != nullptr && next != kept_.end() && next->second.shape == argmax->shape) {
       argmax = &next->second;  // the kNextLayersIndices bug
     }
     Tensor g;

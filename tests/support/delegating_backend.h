@@ -27,8 +27,7 @@ class DelegatingBackend : public Backend {
   Status maxpool_forward(const PoolGeometry& g, const Tensor& x, Tensor& y, IndexTensor* indices) override {
     return ref_->maxpool_forward(g, x, y, indices);
   }
-  Status maxpool_backward(const PoolGeometry& g, const Tensor& dy, const IndexTensor* indices,
-                          Tensor& dx) override {
+  Status maxpool_backward(const PoolGeometry& g, const Tensor& dy, const IndexTensor* indices, Tensor& dx) override {
     return ref_->maxpool_backward(g, dy, indices, dx);
   }
 

@@ -102,9 +102,12 @@ int64_t source(int64_t i, const Dim& d, PaddingMode mode, bool repeat_edge) {
   if (i < -d.lo || i >= d.in + d.hi) return -1;  // beyond the padding: nothing there
   int64_t s = -1;
   switch (mode) {
-    case PaddingMode::kZeros: return -1;
-    case PaddingMode::kReplicate: return i < 0 ? 0 : d.in - 1;
-    case PaddingMode::kCircular: return ((i % d.in) + d.in) % d.in;
+    case PaddingMode::kZeros:
+      return -1;
+    case PaddingMode::kReplicate:
+      return i < 0 ? 0 : d.in - 1;
+    case PaddingMode::kCircular:
+      return ((i % d.in) + d.in) % d.in;
     case PaddingMode::kReflect:
       // repeat_edge: numpy's `symmetric` used for `reflect` (the edge element repeated).
       s = repeat_edge ? (i < 0 ? -i - 1 : 2 * d.in - 1 - i) : (i < 0 ? -i : 2 * (d.in - 1) - i);
@@ -119,7 +122,8 @@ std::vector<Tap> make_taps(const Plan& p, bool unit_stride, bool repeat_edge) {
     const Dim& d = p.d[a];
     const int64_t s = unit_stride ? 1 : d.stride;
     for (int64_t o = 0; o < d.out; ++o) {
-      for (int64_t k = 0; k < d.kernel; ++k) src[a].push_back(source(o * s + k * d.dilation - d.lo, d, p.mode, repeat_edge));
+      for (int64_t k = 0; k < d.kernel; ++k)
+        src[a].push_back(source(o * s + k * d.dilation - d.lo, d, p.mode, repeat_edge));
     }
   }
   std::vector<Tap> taps;
@@ -205,21 +209,24 @@ double truncate_via(double v) {
 double truncate_to(DType dtype, double v) {
   if (!std::isfinite(v)) return round_to(dtype, v);
   switch (dtype) {
-    case DType::kF64: return v;
+    case DType::kF64:
+      return v;
     case DType::kF32: {
       const float f = static_cast<float>(v);
       return std::abs(static_cast<double>(f)) > std::abs(v) ? std::nextafter(f, 0.0f) : f;
     }
-    case DType::kF16: return truncate_via<Eigen::half>(v);
-    case DType::kBF16: return truncate_via<Eigen::bfloat16>(v);
+    case DType::kF16:
+      return truncate_via<Eigen::half>(v);
+    case DType::kBF16:
+      return truncate_via<Eigen::bfloat16>(v);
   }
   return v;
 }
 
 }  // namespace
 
-Status trap_conv_forward(const ConvSetup& s, const ConvGeometry& g, const Tensor& x, const Tensor& w,
-                         const Tensor* b, bool relu_on, Tensor& y) {
+Status trap_conv_forward(const ConvSetup& s, const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b,
+                         bool relu_on, Tensor& y) {
   const Plan p = make_plan(s, g);
   const std::vector<Tap> taps = make_taps(p, false, s.bug == Bug::kReflectRepeatsEdge);
   const bool bias_after_relu = relu_on && s.bug == Bug::kReluBeforeBias;  // relu(conv) + b
@@ -273,7 +280,7 @@ void weight_grad(const Plan& p, const std::vector<Tap>& taps, const Tensor& x, c
         const double* dzp = &dz[static_cast<size_t>((n * p.Cout + co) * p.out_count)];
         for (const Tap& t : taps) {
           const double v = dzp[t.o] * (t.i >= 0 ? xp[t.i] : 0.0);  // padding: dz * 0, NaN for dz = NaN
-          if (bug == Bug::kDwLastPosition) {  // `dw = ...` where `dw += ...` was meant
+          if (bug == Bug::kDwLastPosition) {                       // `dw = ...` where `dw += ...` was meant
             part[static_cast<size_t>(t.k)] = v;
             continue;
           }
@@ -319,7 +326,8 @@ void bias_grad(const Plan& p, const std::vector<double>& dz, Bug bug, const Sum&
   for (int64_t co = 0; co < p.Cout; ++co) {
     double acc = 0.0;
     for (int64_t n = 0; n < batches; ++n) {
-      for (int64_t o = 0; o < p.out_count; ++o) acc = sum.add(acc, dz[static_cast<size_t>((n * p.Cout + co) * p.out_count + o)]);
+      for (int64_t o = 0; o < p.out_count; ++o)
+        acc = sum.add(acc, dz[static_cast<size_t>((n * p.Cout + co) * p.out_count + o)]);
     }
     db[co] = round_to(db.dtype, acc);
   }
@@ -332,8 +340,8 @@ void bias_grad(const Plan& p, const std::vector<double>& dz, Bug bug, const Sum&
 
 }  // namespace
 
-Status trap_conv_backward(const ConvSetup& s, const ConvGeometry& g, const Tensor& x, const Tensor& w,
-                          const Tensor* b, bool relu_on, const Tensor& dy, Tensor& dx, Tensor& dw, Tensor* db) {
+Status trap_conv_backward(const ConvSetup& s, const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b,
+                          bool relu_on, const Tensor& dy, Tensor& dx, Tensor& dw, Tensor* db) {
   const Plan p = make_plan(s, g);
   const bool repeat_edge = s.bug == Bug::kReflectRepeatsEdge;
   const std::vector<Tap> taps = make_taps(p, false, repeat_edge);
@@ -379,7 +387,8 @@ Status trap_conv_backward(const ConvSetup& s, const ConvGeometry& g, const Tenso
     const int64_t width = p.d[2].in, rows_per_plane = p.d[0].in * p.d[1].in;
     for (int64_t plane = 0; plane < p.N * p.Cin; ++plane) {
       for (int64_t r = 0; r < rows_per_plane; r += p.d[1].in) {
-        for (int64_t i = 0; i < width; ++i) dx.data[static_cast<size_t>((plane * rows_per_plane + r) * width + i)] = 0.0;
+        for (int64_t i = 0; i < width; ++i)
+          dx.data[static_cast<size_t>((plane * rows_per_plane + r) * width + i)] = 0.0;
       }
     }
   }

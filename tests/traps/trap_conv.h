@@ -23,9 +23,9 @@ struct ConvSetup {
 
 // b is null without a bias; relu: conv_bias_relu. Outputs arrive with the contract's
 // shape; a trap that mis-resolves the geometry may hand back another (valid_for_same).
-Status trap_conv_forward(const ConvSetup& s, const ConvGeometry& g, const Tensor& x, const Tensor& w,
-                         const Tensor* b, bool relu, Tensor& y);
-Status trap_conv_backward(const ConvSetup& s, const ConvGeometry& g, const Tensor& x, const Tensor& w,
-                          const Tensor* b, bool relu, const Tensor& dy, Tensor& dx, Tensor& dw, Tensor* db);
+Status trap_conv_forward(const ConvSetup& s, const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b,
+                         bool relu, Tensor& y);
+Status trap_conv_backward(const ConvSetup& s, const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b,
+                          bool relu, const Tensor& dy, Tensor& dx, Tensor& dw, Tensor* db);
 
 }  // namespace kc::traps

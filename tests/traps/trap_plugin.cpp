@@ -42,8 +42,7 @@ class TrapBackend final : public Backend {
     if (bug_ == Bug::kPoolTieMask) x_ = x;  // its backward recomputes a mask from x
     return trap_pool_forward(bug_, g, x, y, indices);
   }
-  Status maxpool_backward(const PoolGeometry& g, const Tensor& dy, const IndexTensor* indices,
-                          Tensor& dx) override {
+  Status maxpool_backward(const PoolGeometry& g, const Tensor& dy, const IndexTensor* indices, Tensor& dx) override {
     return trap_pool_backward(bug_, g, dy, indices, &x_, dx);
   }
 
@@ -76,8 +75,7 @@ class ResidentRunner final : public Backend, public ResidentStackRunner {
   Status maxpool_forward(const PoolGeometry& g, const Tensor& x, Tensor& y, IndexTensor* indices) override {
     return ops_.maxpool_forward(g, x, y, indices);
   }
-  Status maxpool_backward(const PoolGeometry& g, const Tensor& dy, const IndexTensor* indices,
-                          Tensor& dx) override {
+  Status maxpool_backward(const PoolGeometry& g, const Tensor& dy, const IndexTensor* indices, Tensor& dx) override {
     return ops_.maxpool_backward(g, dy, indices, dx);
   }
   StackRun run_stack_resident(const std::vector<StackLayer>& layers, const StackInputs& in,
@@ -95,9 +93,9 @@ void add(Registry& r, const std::string& name, Bug bug) {
   const std::string full = "trap." + name;
   if (bug == Bug::kResidentMemoryLeak || bug == Bug::kResidentNextLayersIndices ||
       bug == Bug::kResidentCheckpointAsWorkspace) {
-    const test::CountedBug b = bug == Bug::kResidentMemoryLeak           ? test::CountedBug::kLeak
+    const test::CountedBug b = bug == Bug::kResidentMemoryLeak          ? test::CountedBug::kLeak
                                : bug == Bug::kResidentNextLayersIndices ? test::CountedBug::kNextLayersIndices
-                                                                         : test::CountedBug::kCheckpointAsWorkspace;
+                                                                        : test::CountedBug::kCheckpointAsWorkspace;
     (void)r.add(full, [full, b] { return std::make_unique<ResidentRunner>(full, b); });
     return;
   }

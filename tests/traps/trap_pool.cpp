@@ -145,8 +145,8 @@ Status trap_pool_forward(Bug bug, const PoolGeometry& g, const Tensor& x, Tensor
   return ok_status();
 }
 
-Status trap_pool_backward(Bug bug, const PoolGeometry& g, const Tensor& dy, const IndexTensor* indices,
-                          const Tensor* x, Tensor& dx) {
+Status trap_pool_backward(Bug bug, const PoolGeometry& g, const Tensor& dy, const IndexTensor* indices, const Tensor* x,
+                          Tensor& dx) {
   if (bug == Bug::kPoolInferenceInTraining) {  // no indices, so no routing: silently zero
     for (double& v : dx.data) v = 0.0;
     return ok_status();

@@ -15,7 +15,7 @@ namespace kc::traps {
 // indices with its own, larger shape (pool_ceil_extra_window).
 Status trap_pool_forward(Bug bug, const PoolGeometry& g, const Tensor& x, Tensor& y, IndexTensor* indices);
 // x: the input of the last forward (the tie-mask trap recomputes its mask from it), or null.
-Status trap_pool_backward(Bug bug, const PoolGeometry& g, const Tensor& dy, const IndexTensor* indices,
-                          const Tensor* x, Tensor& dx);
+Status trap_pool_backward(Bug bug, const PoolGeometry& g, const Tensor& dy, const IndexTensor* indices, const Tensor* x,
+                          Tensor& dx);
 
 }  // namespace kc::traps

@@ -123,7 +123,8 @@ int run_all(const std::string& kcheck, const std::string& plugin, const std::str
 std::optional<Json> load(const std::string& dir, const std::string& backend) {
   std::ifstream f(report_path(dir, backend), std::ios::binary);
   if (!f) {
-    std::printf("%s: no report at %s (run the traps.corpus test first)\n", backend.c_str(), report_path(dir, backend).c_str());
+    std::printf("%s: no report at %s (run the traps.corpus test first)\n", backend.c_str(),
+                report_path(dir, backend).c_str());
     return std::nullopt;
   }
   std::stringstream ss;
@@ -173,7 +174,8 @@ int check_control(const Json& report, const std::string& backend) {
     if (d == "PASSED" || d == "SKIPPED") continue;
     if (++bad <= 10) std::printf("  %s %s: %s\n", d.c_str(), where(r).c_str(), r["message"].text.c_str());
   }
-  std::printf("%s (a control, no bug): %zu results, %d not passed\n", backend.c_str(), report["results"].items.size(), bad);
+  std::printf("%s (a control, no bug): %zu results, %d not passed\n", backend.c_str(), report["results"].items.size(),
+              bad);
   if (bad > 0) print_findings(report);
   return bad == 0 ? 0 : 1;
 }
@@ -182,7 +184,8 @@ int check_trap(const Json& report, const Expectation& e) {
   const std::vector<const Json*> hits = catches(report, e);
   int rc = 0;
   if (hits.empty()) {
-    std::printf("%s: MISSED: no case has %s FAILED with \"%s\"\n", e.backend().c_str(), e.check.c_str(), e.diagnosis.c_str());
+    std::printf("%s: MISSED: no case has %s FAILED with \"%s\"\n", e.backend().c_str(), e.check.c_str(),
+                e.diagnosis.c_str());
     print_findings(report);
     rc = 1;
   } else {
@@ -241,8 +244,7 @@ int score(const std::string& dir) {
 }
 
 int usage() {
-  std::fprintf(stderr,
-               "usage: kc_traps_e2e run KCHECK PLUGIN CASES DIR [LEFT_OUT...] | check DIR NAME | score DIR\n");
+  std::fprintf(stderr, "usage: kc_traps_e2e run KCHECK PLUGIN CASES DIR [LEFT_OUT...] | check DIR NAME | score DIR\n");
   return 2;
 }
 

@@ -29,19 +29,16 @@ class Backend {
 
   // conv and conv_bias_relu (relu == true: y = relu(conv(x, w) + b)). b is null
   // without a bias.
-  virtual Status conv_forward(const ConvGeometry& g, const Tensor& x, const Tensor& w,
-                              const Tensor* b, bool relu, Tensor& y) = 0;
+  virtual Status conv_forward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
+                              Tensor& y) = 0;
   // dx, dw and (with a bias) db for the cotangent dy; with relu the backend routes dy
   // through relu'(z), z = conv(x, w) + b. db is null without a bias.
-  virtual Status conv_backward(const ConvGeometry& g, const Tensor& x, const Tensor& w,
-                               const Tensor* b, bool relu, const Tensor& dy, Tensor& dx,
-                               Tensor& dw, Tensor* db) = 0;
+  virtual Status conv_backward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
+                               const Tensor& dy, Tensor& dx, Tensor& dw, Tensor* db) = 0;
   // indices is null in inference mode (the kernel keeps none).
-  virtual Status maxpool_forward(const PoolGeometry& g, const Tensor& x, Tensor& y,
-                                 IndexTensor* indices) = 0;
+  virtual Status maxpool_forward(const PoolGeometry& g, const Tensor& x, Tensor& y, IndexTensor* indices) = 0;
   // Must refuse (failed_precondition) when indices is null: never silently zero dx.
-  virtual Status maxpool_backward(const PoolGeometry& g, const Tensor& dy,
-                                  const IndexTensor* indices, Tensor& dx) = 0;
+  virtual Status maxpool_backward(const PoolGeometry& g, const Tensor& dy, const IndexTensor* indices, Tensor& dx) = 0;
 };
 
 // The oracle as a backend: kc::ref behind the interface, outputs in f64.

@@ -141,7 +141,7 @@ struct Case {
 
 std::string_view op_name(const OpParams& op);  // "conv", "maxpool", "conv_bias_relu", "stack"
 bool is_stack(const Case& c);
-DType accumulation_of(const Case& c);  // c.accumulation, or default_accumulation(c.dtype)
+DType accumulation_of(const Case& c);                    // c.accumulation, or default_accumulation(c.dtype)
 std::string checkpoint_name(const CheckpointPolicy& p);  // "none", "every:4", "sqrt"
 int64_t spatial_rank(const Case& c);
 

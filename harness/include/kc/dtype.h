@@ -12,8 +12,8 @@ namespace kc {
 
 enum class DType { kF64, kF32, kF16, kBF16 };
 
-std::string_view dtype_name(DType dtype);                  // "f64", "f32", "f16", "bf16"
-std::optional<DType> parse_dtype(std::string_view name);   // inverse of dtype_name
+std::string_view dtype_name(DType dtype);                 // "f64", "f32", "f16", "bf16"
+std::optional<DType> parse_dtype(std::string_view name);  // inverse of dtype_name
 
 // Rounds v to the nearest value of `dtype` (ties to even), through Eigen's half and
 // bfloat16 for the 16-bit types. Double rounding through float is innocuous here

@@ -3,9 +3,9 @@
 // kGuardBytes of a fixed byte pattern before and after the storage it hands out. After a
 // call, guard_damage() finds the bytes of those bands that changed: a backend that wrote
 // before the first element or past the last one of the storage (a vector's capacity;
-// the harness allocates outputs at their exact size). The bands belong to the allocation, so reading them is defined behaviour,
-// and a plain std::vector's overrun (silent heap damage) becomes a named finding.
-// More on the method: docs/notes.md, section harness/include/kc/host_buffer.h.
+// the harness allocates outputs at their exact size). The bands belong to the allocation, so reading them is defined
+// behaviour, and a plain std::vector's overrun (silent heap damage) becomes a named finding. More on the method:
+// docs/notes.md, section harness/include/kc/host_buffer.h.
 #pragma once
 
 #include <algorithm>
@@ -21,7 +21,7 @@ inline constexpr size_t kGuardBytes = 256;
 inline constexpr unsigned char kGuardByte = 0xFD;
 
 namespace guard_detail {
-void* allocate(size_t bytes);             // the element storage, bands and header around it
+void* allocate(size_t bytes);  // the element storage, bands and header around it
 void deallocate(void* elements) noexcept;
 }  // namespace guard_detail
 
@@ -57,7 +57,9 @@ struct GuardedAllocator {
   }
   void deallocate(T* p, size_t) noexcept { guard_detail::deallocate(p); }
   template <class U>
-  bool operator==(const GuardedAllocator<U>&) const noexcept { return true; }
+  bool operator==(const GuardedAllocator<U>&) const noexcept {
+    return true;
+  }
 };
 
 template <class T>

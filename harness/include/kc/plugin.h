@@ -14,12 +14,12 @@
 
 #define KC_PLUGIN_ABI_VERSION 2
 
-#define KC_PLUGIN(register_fn)                                                         \
-  extern "C" int kc_plugin_abi_version(void) { return KC_PLUGIN_ABI_VERSION; }         \
-  extern "C" int kc_register_backends(kc::Registry* registry, int abi_version) {       \
-    if (registry == nullptr || abi_version != KC_PLUGIN_ABI_VERSION) return 1;         \
-    register_fn(*registry);                                                            \
-    return 0;                                                                          \
+#define KC_PLUGIN(register_fn)                                                   \
+  extern "C" int kc_plugin_abi_version(void) { return KC_PLUGIN_ABI_VERSION; }   \
+  extern "C" int kc_register_backends(kc::Registry* registry, int abi_version) { \
+    if (registry == nullptr || abi_version != KC_PLUGIN_ABI_VERSION) return 1;   \
+    register_fn(*registry);                                                      \
+    return 0;                                                                    \
   }
 
 namespace kc {

@@ -13,8 +13,8 @@
 namespace kc {
 
 struct RunInfo {
-  std::string command;    // the command line
-  std::string started;    // ISO 8601 UTC
+  std::string command;  // the command line
+  std::string started;  // ISO 8601 UTC
   double seconds = 0.0;
   std::map<std::string, std::string> extra;  // e.g. device, driver, commit
 };

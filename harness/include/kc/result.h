@@ -18,28 +18,28 @@ Disposition worse(Disposition a, Disposition b);
 
 // One coordinate where a candidate and the reference differ.
 struct WorstPoint {
-  std::string tensor;    // "y", "dx", ...
+  std::string tensor;  // "y", "dx", ...
   std::vector<int64_t> index;
   double candidate = 0.0;
   double reference = 0.0;
-  double bound = 0.0;    // allowed |candidate - reference| at this element
+  double bound = 0.0;  // allowed |candidate - reference| at this element
 };
 
 struct CheckResult {
-  std::string name;       // a check name of DESIGN section 4
+  std::string name;  // a check name of DESIGN section 4
   Disposition disposition = Disposition::kPassed;
-  std::string message;    // the diagnosis: what differs, or why skipped / mistrusted
+  std::string message;           // the diagnosis: what differs, or why skipped / mistrusted
   double max_error_ratio = 0.0;  // max |error| / bound over compared elements (0 if none)
   double max_abs_error = 0.0;
   std::vector<WorstPoint> worst;  // a few worst coordinates, worst first
 };
 
 struct CaseResult {
-  std::string case_name;   // the case's name, or a name built from its file and line
-  std::string source;      // file:line
+  std::string case_name;  // the case's name, or a name built from its file and line
+  std::string source;     // file:line
   std::string backend;
   Disposition disposition = Disposition::kPassed;
-  std::string message;     // for INVALID / SKIPPED / CRASHED / TIMEOUT: why
+  std::string message;  // for INVALID / SKIPPED / CRASHED / TIMEOUT: why
   std::vector<CheckResult> checks;
   std::string reproducer;  // the case as a one-line YAML
   double seconds = 0.0;

@@ -77,17 +77,15 @@ struct PoolGeometry {
 
 // floor((in + lo + hi - extent) / s) + 1, or the ceil_mode variant with the drop rule.
 // May return <= 0 (an empty output); callers decide whether that is an error.
-int64_t output_extent(int64_t in, int64_t kernel, int64_t stride, int64_t dilation,
-                      int64_t pad_lo, int64_t pad_hi, bool ceil_mode);
+int64_t output_extent(int64_t in, int64_t kernel, int64_t stride, int64_t dilation, int64_t pad_lo, int64_t pad_hi,
+                      bool ceil_mode);
 
 // [lo, hi] for TF/ONNX SAME_UPPER (lower == false) or ONNX SAME_LOWER (lower == true).
-std::array<int64_t, 2> resolve_same(int64_t in, int64_t kernel, int64_t stride,
-                                    int64_t dilation, bool lower);
+std::array<int64_t, 2> resolve_same(int64_t in, int64_t kernel, int64_t stride, int64_t dilation, bool lower);
 
 // Per-dim [lo, hi] for a padding spec (explicit, valid, same, same_lower).
-std::vector<std::array<int64_t, 2>> resolve_padding(const PadSpec& pad, const Dims& in,
-                                                    const Dims& kernel, const Dims& stride,
-                                                    const Dims& dilation);
+std::vector<std::array<int64_t, 2>> resolve_padding(const PadSpec& pad, const Dims& in, const Dims& kernel,
+                                                    const Dims& stride, const Dims& dilation);
 
 // Resolved geometry. Both validate the case first and return its error if it is bad.
 StatusOr<ConvGeometry> conv_geometry(const Case& c);

@@ -83,10 +83,10 @@ class [[nodiscard]] StatusOr {
 #define KC_CONCAT_INNER_(a, b) a##b
 #define KC_CONCAT_(a, b) KC_CONCAT_INNER_(a, b)
 
-#define KC_RETURN_IF_ERROR(expr)              \
-  do {                                        \
-    ::kc::Status kc_status_ = (expr);         \
-    if (!kc_status_.ok()) return kc_status_;  \
+#define KC_RETURN_IF_ERROR(expr)             \
+  do {                                       \
+    ::kc::Status kc_status_ = (expr);        \
+    if (!kc_status_.ok()) return kc_status_; \
   } while (0)
 
 #define KC_ASSIGN_OR_RETURN_IMPL_(tmp, lhs, expr) \
@@ -95,5 +95,4 @@ class [[nodiscard]] StatusOr {
   lhs = std::move(tmp).value()
 
 // KC_ASSIGN_OR_RETURN(auto geo, conv_geometry(c));
-#define KC_ASSIGN_OR_RETURN(lhs, expr) \
-  KC_ASSIGN_OR_RETURN_IMPL_(KC_CONCAT_(kc_statusor_, __LINE__), lhs, expr)
+#define KC_ASSIGN_OR_RETURN(lhs, expr) KC_ASSIGN_OR_RETURN_IMPL_(KC_CONCAT_(kc_statusor_, __LINE__), lhs, expr)

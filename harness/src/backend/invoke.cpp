@@ -32,7 +32,8 @@ OpOutputs invoke_pool(Backend& be, const Case& c, const PoolGeometry& g, const O
   OpOutputs o;
   o.y = poisoned(c.dtype, g.y_shape());
   if (g.mode == PoolMode::kTraining) {
-    o.indices = IndexTensor{g.y_shape(), HostVector<int64_t>(static_cast<size_t>(element_count(g.y_shape())), kPoisonIndex)};
+    o.indices =
+        IndexTensor{g.y_shape(), HostVector<int64_t>(static_cast<size_t>(element_count(g.y_shape())), kPoisonIndex)};
   }
   o.handed[0] = o.y.data.data();
   if (o.indices) o.handed[1] = o.indices->data.data();

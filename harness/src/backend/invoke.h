@@ -10,9 +10,9 @@
 #include <optional>
 #include <variant>
 
+#include "core/fill.h"
 #include "kc/backend.h"
 #include "kc/case.h"
-#include "core/fill.h"
 #include "kc/shape.h"
 #include "kc/status.h"
 
@@ -49,7 +49,6 @@ OpOutputs invoke(Backend& backend, const Case& c, const OpGeometry& g, const OpI
 // The oracle on absolute values: per element the sum of |a_i * b_i| its value is made
 // of (y from |x|, |w|, |b|; dx from |dy|, |w|; dw from |x|, |dy|; db from |dy|; for a
 // pool, |y| and dx from |dy| through the oracle's indices). Feeds the `bound` tolerance.
-OpOutputs absolute_pass(const Case& c, const OpGeometry& g, const OpInputs& in,
-                        const OpOutputs& ref);
+OpOutputs absolute_pass(const Case& c, const OpGeometry& g, const OpInputs& in, const OpOutputs& ref);
 
 }  // namespace kc

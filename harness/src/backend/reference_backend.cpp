@@ -13,8 +13,10 @@ namespace {
 // it, never replaces it); a buffer of another size is the caller's mistake, replaced.
 template <class T>
 void put_values(HostVector<T>& dst, HostVector<T>&& src) {
-  if (dst.size() == src.size()) std::copy(src.begin(), src.end(), dst.begin());
-  else dst = std::move(src);
+  if (dst.size() == src.size())
+    std::copy(src.begin(), src.end(), dst.begin());
+  else
+    dst = std::move(src);
 }
 
 void put(Tensor& dst, Tensor src) {
@@ -27,14 +29,14 @@ class ReferenceBackend final : public Backend {
   explicit ReferenceBackend(std::string name = "reference") : name_(std::move(name)) {}
   std::string name() const override { return name_; }
 
-  Status conv_forward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b,
-                      bool relu, Tensor& y) override {
+  Status conv_forward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
+                      Tensor& y) override {
     put(y, relu ? ref::conv_bias_relu_forward(g, x, w, *b) : ref::conv_forward(g, x, w, b));
     return ok_status();
   }
 
-  Status conv_backward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b,
-                       bool relu, const Tensor& dy, Tensor& dx, Tensor& dw, Tensor* db) override {
+  Status conv_backward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
+                       const Tensor& dy, Tensor& dx, Tensor& dw, Tensor* db) override {
     ref::ConvGrads r = relu ? ref::conv_bias_relu_backward(g, x, w, *b, dy) : ref::conv_backward(g, x, w, dy);
     put(dx, std::move(r.dx));
     put(dw, std::move(r.dw));
@@ -51,8 +53,7 @@ class ReferenceBackend final : public Backend {
     return ok_status();
   }
 
-  Status maxpool_backward(const PoolGeometry& g, const Tensor& dy, const IndexTensor* indices,
-                          Tensor& dx) override {
+  Status maxpool_backward(const PoolGeometry& g, const Tensor& dy, const IndexTensor* indices, Tensor& dx) override {
     std::optional<IndexTensor> idx;
     if (indices != nullptr) idx = *indices;
     KC_ASSIGN_OR_RETURN(Tensor r, ref::maxpool_backward(g, dy, idx));

@@ -92,8 +92,9 @@ CheckResult judge(const CheckContext& ctx, const std::array<Side, 3>& s, bool ex
     gap = std::max(gap, std::abs(a.value - b.value));
   }
   const std::string values = std::string(s[0].name) + " = " + num_brief(s[0].value) + ", " + s[1].name + " = " +
-                             num_brief(s[1].value) + ", " + s[2].name + " = " + num_brief(s[2].value) + "; relative gap " +
-                             num_brief(largest > 0.0 ? gap / largest : 0.0) + (exact ? " (exact: integer fill)" : "");
+                             num_brief(s[1].value) + ", " + s[2].name + " = " + num_brief(s[2].value) +
+                             "; relative gap " + num_brief(largest > 0.0 ? gap / largest : 0.0) +
+                             (exact ? " (exact: integer fill)" : "");
   if (r.disposition == Disposition::kFailed) {
     r.message = blame(agree[0], agree[1], agree[2]) + values;
     return r;
@@ -102,7 +103,8 @@ CheckResult judge(const CheckContext& ctx, const std::array<Side, 3>& s, bool ex
   if (largest <= (exact ? 0.0 : largest_bound)) {
     return make_result(kName, Disposition::kMistrusted,
                        "all three inner products are within their bounds of zero, so the identity holds "
-                       "trivially (all zero, or a case too small for this precision): " + values);
+                       "trivially (all zero, or a case too small for this precision): " +
+                           values);
   }
   const std::array<std::pair<const char*, const Tensor*>, 3> relied = {
       {{"y", &run.ref_y}, {"dx", &ctx.ref.dx}, {"dw", &ctx.ref.dw}}};
@@ -116,9 +118,7 @@ CheckResult judge(const CheckContext& ctx, const std::array<Side, 3>& s, bool ex
 
 }  // namespace
 
-std::string adjoint_not_applicable(const CheckContext& ctx) {
-  return nonfinite_values(ctx);
-}
+std::string adjoint_not_applicable(const CheckContext& ctx) { return nonfinite_values(ctx); }
 
 CheckResult adjoint_run(const CheckContext& ctx) {
   const ConvGeometry& g = *conv_geo(ctx);

@@ -61,8 +61,8 @@ bool all_minus_inf(const double* plane, const std::vector<int64_t>& taps) {
 }
 
 // Whether the index of window w can be used: written, inside the plane, in the window.
-bool index_usable(const PoolView& v, int64_t w, const std::vector<int64_t>& out,
-                  const std::vector<int64_t>& taps, Findings& f) {
+bool index_usable(const PoolView& v, int64_t w, const std::vector<int64_t>& out, const std::vector<int64_t>& taps,
+                  Findings& f) {
   const int64_t i = v.idx.data[static_cast<size_t>(w)];
   const int64_t p = w / v.out_count;
   if (i == kPoisonIndex) {
@@ -74,11 +74,13 @@ bool index_usable(const PoolView& v, int64_t w, const std::vector<int64_t>& out,
     if (p > 0 && local >= 0 && local < v.in_count && std::find(taps.begin(), taps.end(), local) != taps.end()) {
       f.add("batch", "index " + num(i) + " of " + v.window(w) + " includes the offset " + num(p * v.in_count) +
                          " of its (n, c) plane: indices are positions in the plane, not in the whole tensor "
-                         "(expected " + num(local) + ")");
+                         "(expected " +
+                         num(local) + ")");
     } else {
-      std::string d = "index " + num(i) + " of " + v.window(w) + " is outside its (n, c) plane [0, " +
-                      num(v.in_count) + ")";
-      if (all_minus_inf(v.plane(w), taps)) d += ": a window of only -inf must point to its first element inside the input";
+      std::string d =
+          "index " + num(i) + " of " + v.window(w) + " is outside its (n, c) plane [0, " + num(v.in_count) + ")";
+      if (all_minus_inf(v.plane(w), taps))
+        d += ": a window of only -inf must point to its first element inside the input";
       f.add("plane", d);
     }
     return false;
@@ -103,8 +105,10 @@ struct WindowMax {
 WindowMax window_max(const double* plane, const std::vector<int64_t>& taps) {
   WindowMax m;
   for (int64_t t : taps) {
-    if (std::isnan(plane[t])) m.nan_at = m.nan_at < 0 ? t : m.nan_at;
-    else m.value = std::max(m.value, plane[t]);
+    if (std::isnan(plane[t]))
+      m.nan_at = m.nan_at < 0 ? t : m.nan_at;
+    else
+      m.value = std::max(m.value, plane[t]);
   }
   return m;
 }
@@ -148,14 +152,15 @@ void check_value_and_tie(const PoolView& v, int64_t w, const std::vector<int64_t
   if (i == want) return;
   if (only_minus_inf) {
     f.add("tie", "index " + num(i) + " of " + v.window(w) + " points to the " + ordinal(rank) + " of its " +
-                     num(holders) + " elements: a window of only -inf must point to its first element inside the "
-                     "input (" + v.input(want) + ") under every tie rule");
+                     num(holders) +
+                     " elements: a window of only -inf must point to its first element inside the "
+                     "input (" +
+                     v.input(want) + ") under every tie rule");
     return;
   }
-  f.add("tie", "tie rule " + std::string(tie_rule_name(v.g.tie)) + ": the index of " + v.window(w) +
-                   " points to the " + ordinal(rank) + " of " + num(holders) + (m.nan() ? " NaNs" : " maxima") +
-                   " of the window (" + v.input(i) + "), the " + (want_first ? "first" : "last") + " is at " +
-                   v.input(want));
+  f.add("tie", "tie rule " + std::string(tie_rule_name(v.g.tie)) + ": the index of " + v.window(w) + " points to the " +
+                   ordinal(rank) + " of " + num(holders) + (m.nan() ? " NaNs" : " maxima") + " of the window (" +
+                   v.input(i) + "), the " + (want_first ? "first" : "last") + " is at " + v.input(want));
 }
 
 // Every window's index; returns whether all of them are usable for routing dy.
@@ -200,7 +205,8 @@ void check_plane_sums(const PoolGeometry& g, const Tensor& dy, const Tensor& dx,
     // An element of dx may rightly overflow the case dtype when the plane's |dy| does.
     if (std::isinf(sdx) && std::isinf(round_to(spec.storage, sabs))) continue;
     double bound = element_bound(spec, sabs, sabs);
-    if (spec.tolerance.kind == ToleranceKind::kExplicit) bound += spec.tolerance.atol * static_cast<double>(in_count - 1);
+    if (spec.tolerance.kind == ToleranceKind::kExplicit)
+      bound += spec.tolerance.atol * static_cast<double>(in_count - 1);
     // The two sums above are ours, in f64 and in different orders (dx holds sums of dy):
     // their rounding is allowed even under `exact`, which is exact for integer data only.
     bound += gamma_n(in_count + out_count, unit_roundoff(DType::kF64)) * sabs;
@@ -254,10 +260,10 @@ void check_scatter(const ModeRun& train, const Tensor& dy, const ToleranceSpec& 
     }
   }
   if (narrow_storage && bad_sums > 0 && narrow_sums == bad_sums) {  // every bad sum is a 16-bit one
-    f.add("narrow", "dx is summed in " + std::string(dtype_name(spec.storage)) + ", rounding after every add: dx at input " +
-                        at(first_narrow, g.x_shape()) + " is " + num(t.dx[first_narrow]) + " where the " +
-                        num(hits[static_cast<size_t>(first_narrow)]) + " windows pointing there sum to " +
-                        num(want[first_narrow]) + " (" + num(bad_sums) +
+    f.add("narrow", "dx is summed in " + std::string(dtype_name(spec.storage)) +
+                        ", rounding after every add: dx at input " + at(first_narrow, g.x_shape()) + " is " +
+                        num(t.dx[first_narrow]) + " where the " + num(hits[static_cast<size_t>(first_narrow)]) +
+                        " windows pointing there sum to " + num(want[first_narrow]) + " (" + num(bad_sums) +
                         " such elements); accumulate in f32 and round once");
     std::fill(bad.begin(), bad.end(), 0);
   }
@@ -295,7 +301,8 @@ void check_modes(const CheckContext& ctx, const ModeRun& train, Findings& f, std
     if (d.count > 0 || i.y.shape != ty.shape) {
       std::string first;
       if (d.first >= 0 && d.first < std::min(i.y.size(), ty.size())) {
-        first = ", first at " + at(d.first, inf.g.y_shape()) + ": " + num_exact(i.y[d.first]) + " vs " + num_exact(ty[d.first]);
+        first = ", first at " + at(d.first, inf.g.y_shape()) + ": " + num_exact(i.y[d.first]) + " vs " +
+                num_exact(ty[d.first]);
       }
       f.add("modes", "inference y differs from training y at " + num(d.count) + " of " + num(ty.size()) + " elements" +
                          first + " (the modes must agree bitwise)");
@@ -304,8 +311,9 @@ void check_modes(const CheckContext& ctx, const ModeRun& train, Findings& f, std
   Tensor dx = Tensor::filled(ctx.c.dtype, inf.g.x_shape(), std::numeric_limits<double>::quiet_NaN());
   const Status s = ctx.backend.maxpool_backward(inf.g, ctx.in.dy, nullptr, dx);
   if (s.ok()) {
-    f.add("refusal", "backward without indices was not refused: it would silently give zero gradients "
-                     "(return failed_precondition when indices is null)");
+    f.add("refusal",
+          "backward without indices was not refused: it would silently give zero gradients "
+          "(return failed_precondition when indices is null)");
   } else if (s.code() != StatusCode::kFailedPrecondition) {
     notes += "backward without indices refused with " + std::string(status_code_name(s.code())) +
              " (failed_precondition is the expected code); ";
@@ -316,8 +324,10 @@ void check_modes(const CheckContext& ctx, const ModeRun& train, Findings& f, std
 void check_training(const CheckContext& ctx, const ModeRun& train, Findings& f, std::string& notes, CheckResult& r) {
   const OpOutputs& t = train.out();
   if (!t.forward.ok()) {
-    if (unsupported(t.forward)) notes += "training mode not supported, index rules not checked; ";
-    else f.add("training", "the training-mode forward returned " + t.forward.to_string());
+    if (unsupported(t.forward))
+      notes += "training mode not supported, index rules not checked; ";
+    else
+      f.add("training", "the training-mode forward returned " + t.forward.to_string());
     return;
   }
   if (!t.indices) {
@@ -326,8 +336,10 @@ void check_training(const CheckContext& ctx, const ModeRun& train, Findings& f, 
   }
   const bool usable = check_indices(ctx, train, f);
   if (!t.ran_backward || !t.backward.ok()) {
-    if (unsupported(t.backward)) notes += "backward not supported, gradient routing not checked; ";
-    else f.add("backward", "the training-mode backward returned " + t.backward.to_string());
+    if (unsupported(t.backward))
+      notes += "backward not supported, gradient routing not checked; ";
+    else
+      f.add("backward", "the training-mode backward returned " + t.backward.to_string());
     return;
   }
   if (t.dx.size() != ctx.in.x.size()) {
@@ -336,8 +348,10 @@ void check_training(const CheckContext& ctx, const ModeRun& train, Findings& f, 
   }
   const ToleranceSpec spec = tolerance_for(ctx, "dx");
   check_plane_sums(train.g, ctx.in.dy, t.dx, spec, f);
-  if (usable) check_scatter(train, ctx.in.dy, spec, f, r);
-  else notes += "dx not compared position by position: the indices are unusable; ";
+  if (usable)
+    check_scatter(train, ctx.in.dy, spec, f, r);
+  else
+    notes += "dx not compared position by position: the indices are unusable; ";
 }
 
 }  // namespace

@@ -23,8 +23,7 @@ CheckResult backward_run(const CheckContext& ctx) {
   if (ctx.stack != nullptr) return stack_backward_run(ctx);
   CheckResult r = make_result("backward", Disposition::kPassed);
   std::string why;
-  auto compare = [&](const char* name, const Tensor& cand, const Tensor& ref, const Tensor& abs,
-                     const Tensor* slack) {
+  auto compare = [&](const char* name, const Tensor& cand, const Tensor& ref, const Tensor& abs, const Tensor* slack) {
     compare_tensors(name, cand, ref, &abs, tolerance_for(ctx, name), r, slack);
     if (why.empty()) why = distrust_output(ctx.geo, name, ref);
   };
@@ -35,7 +34,9 @@ CheckResult backward_run(const CheckContext& ctx) {
     compare("dx", ctx.cand.dx, amb ? e.want.dx : ctx.ref.dx, ctx.abs.dx, amb ? &e.slack.dx : nullptr);
     compare("dw", ctx.cand.dw, amb ? e.want.dw : ctx.ref.dw, ctx.abs.dw, amb ? &e.slack.dw : nullptr);
     compare("db", ctx.cand.db, amb ? e.want.db : ctx.ref.db, ctx.abs.db, amb ? &e.slack.db : nullptr);
-    if (amb) r.message += std::to_string(e.ambiguous) + " pre-activations within rounding of 0 may take either side of relu'; ";
+    if (amb)
+      r.message +=
+          std::to_string(e.ambiguous) + " pre-activations within rounding of 0 may take either side of relu'; ";
     if (why.empty()) why = e.swamp.one();  // judged beyond its slack, but a wrong one could hide in it
   } else if (const ConvGeometry* cg = conv_geo(ctx)) {
     compare("dx", ctx.cand.dx, ctx.ref.dx, ctx.abs.dx, nullptr);

@@ -11,7 +11,7 @@
 namespace kc::checks {
 
 #define KC_DECLARE_CHECK(NAME) CheckResult NAME##_run(const CheckContext& ctx);
-#define KC_DECLARE_SCOPED_CHECK(NAME)                        \
+#define KC_DECLARE_SCOPED_CHECK(NAME)                         \
   std::string NAME##_not_applicable(const CheckContext& ctx); \
   CheckResult NAME##_run(const CheckContext& ctx);
 

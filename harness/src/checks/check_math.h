@@ -46,7 +46,8 @@ class Tally {
     if (exact) bound = 0.0;  // anything but equality is infinitely far off
     const bool finite = std::isfinite(cand) && std::isfinite(ref);
     const double err = finite ? std::abs(cand - ref) : INFINITY;
-    const bool ok = finite ? (exact ? cand == ref : err <= bound) : (cand == ref || (std::isnan(cand) && std::isnan(ref)));
+    const bool ok =
+        finite ? (exact ? cand == ref : err <= bound) : (cand == ref || (std::isnan(cand) && std::isnan(ref)));
     const bool agree = err == 0.0 || (ok && !finite);  // equal, or the same special value
     max_ratio_ = std::max(max_ratio_, agree ? 0.0 : bound > 0.0 ? err / bound : INFINITY);
     if (std::isfinite(err)) max_abs_ = std::max(max_abs_, err);

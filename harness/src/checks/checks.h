@@ -8,14 +8,14 @@
 #include <string_view>
 #include <vector>
 
+#include "backend/invoke.h"
 #include "core/check_table.h"
+#include "core/fill.h"
 #include "kc/backend.h"
 #include "kc/case.h"
-#include "core/fill.h"
-#include "backend/invoke.h"
 #include "kc/result.h"
-#include "stack/stack_exec.h"
 #include "run/tolerance.h"
+#include "stack/stack_exec.h"
 
 namespace kc {
 
@@ -36,10 +36,10 @@ struct CheckContext {
   const OpGeometry& geo;
   const OpInputs& in;
   Backend& backend;
-  bool is_reference;       // the backend under test is the oracle: it checks itself
-  const OpOutputs& ref;    // the oracle on these inputs (f64)
-  const OpOutputs& abs;    // the oracle on absolute values (for the bound tolerance)
-  const OpOutputs& cand;   // the backend on these inputs
+  bool is_reference;                    // the backend under test is the oracle: it checks itself
+  const OpOutputs& ref;                 // the oracle on these inputs (f64)
+  const OpOutputs& abs;                 // the oracle on absolute values (for the bound tolerance)
+  const OpOutputs& cand;                // the backend on these inputs
   const StackContext* stack = nullptr;  // op: stack only
 };
 

@@ -26,9 +26,11 @@ void tensor_diff(const std::string& name, const Tensor& first, const Tensor& aga
   if (d.first >= 0 && d.first < first.size() && d.first < again.size()) {
     msg += " (first at " + at(d.first, first.shape) + ": " + num_exact(first[d.first]) + " vs " +
            num_exact(again[d.first]) + ")";
-    if (r.worst.size() < 5) r.worst.push_back({name, unravel(d.first, first.shape), again[d.first], first[d.first], 0.0});
+    if (r.worst.size() < 5)
+      r.worst.push_back({name, unravel(d.first, first.shape), again[d.first], first[d.first], 0.0});
   }
-  if (first.shape != again.shape) msg += " (shape " + dims_to_string(first.shape) + " vs " + dims_to_string(again.shape) + ")";
+  if (first.shape != again.shape)
+    msg += " (shape " + dims_to_string(first.shape) + " vs " + dims_to_string(again.shape) + ")";
   r.max_abs_error = std::max(r.max_abs_error, d.max_abs);
   f.add(name, msg);
 }
@@ -42,8 +44,8 @@ void index_diff(const IndexTensor& first, const IndexTensor& again, int run, Fin
   if (count == 0 && first.data.size() == again.data.size()) return;
   std::string msg = "indices differ between run 1 and run " + std::to_string(run) + " at " + num(count) + " elements";
   if (at_first >= 0) {
-    msg += " (first at " + at(at_first, first.shape) + ": " + num(first.data[static_cast<size_t>(at_first)]) +
-           " vs " + num(again.data[static_cast<size_t>(at_first)]) + ")";
+    msg += " (first at " + at(at_first, first.shape) + ": " + num(first.data[static_cast<size_t>(at_first)]) + " vs " +
+           num(again.data[static_cast<size_t>(at_first)]) + ")";
   }
   f.add("indices", msg);
 }
@@ -97,10 +99,13 @@ void compare_refilled(const CheckContext& ctx, Findings& f) {
                               (stale(refilled.dx, clean.dx, primed.dx) || stale(refilled.dw, clean.dw, primed.dw) ||
                                stale(refilled.db, clean.db, primed.db));
   if (!forward_stale && !backward_stale) return;
-  f.add("refilled", "outputs on input buffers refilled in place with new values differ from the outputs on the same "
-                    "values in fresh buffers (" + d.summary("more") + "; run 1 is here the fresh buffers, run 2 the "
-                    "refilled ones), and equal bitwise to the outputs for the old values: the backend returns "
-                    "something kept by its buffers' addresses, such as a cache of earlier outputs");
+  f.add("refilled",
+        "outputs on input buffers refilled in place with new values differ from the outputs on the same "
+        "values in fresh buffers (" +
+            d.summary("more") +
+            "; run 1 is here the fresh buffers, run 2 the "
+            "refilled ones), and equal bitwise to the outputs for the old values: the backend returns "
+            "something kept by its buffers' addresses, such as a cache of earlier outputs");
 }
 
 std::string outputs_named(const OpOutputs& o) {
@@ -134,7 +139,8 @@ CheckResult determinism_run(const CheckContext& ctx) {
     r.disposition = Disposition::kFailed;
     r.message = "nondeterministic: " + f.summary("more run(s)") + " (the case requires deterministic: true)";
   } else {
-    r.message = "nondeterministic (reported, not required: the case does not say deterministic: true): " + f.summary("more run(s)");
+    r.message = "nondeterministic (reported, not required: the case does not say deterministic: true): " +
+                f.summary("more run(s)");
   }
   return r;
 }

@@ -11,9 +11,7 @@ namespace kc::checks {
 namespace {
 
 // Plane offset of output element i: indices are flat positions inside one (n, c) plane.
-int64_t plane_base(const PoolGeometry& g, int64_t i) {
-  return (i / g.spatial.out_count()) * g.spatial.in_count();
-}
+int64_t plane_base(const PoolGeometry& g, int64_t i) { return (i / g.spatial.out_count()) * g.spatial.in_count(); }
 
 void compare_indices(const CheckContext& ctx, const PoolGeometry& g, CheckResult& r) {
   const IndexTensor& got = *ctx.cand.indices;
@@ -28,7 +26,8 @@ void compare_indices(const CheckContext& ctx, const PoolGeometry& g, CheckResult
       ok = v == y || (std::isnan(v) && std::isnan(y));
     }
     if (ok) continue;
-    if (++bad <= 5) worst.push_back({"indices", unravel(i, want.shape), static_cast<double>(gi), static_cast<double>(wi), 0.0});
+    if (++bad <= 5)
+      worst.push_back({"indices", unravel(i, want.shape), static_cast<double>(gi), static_cast<double>(wi), 0.0});
   }
   if (bad == 0) return;
   mark_failed(r);

@@ -26,7 +26,8 @@ void compare_indices(const Tensor& want, const OpOutputs& cand, CheckResult& r) 
   }
   Tensor got = Tensor::zeros(DType::kF64, cand.indices->shape);
   for (int64_t i = 0; i < got.size(); ++i) got[i] = static_cast<double>(cand.indices->data[static_cast<size_t>(i)]);
-  compare_tensors("indices", got, want, nullptr, ToleranceSpec{{ToleranceKind::kExact}, DType::kF64, 1, std::nullopt}, r);
+  compare_tensors("indices", got, want, nullptr, ToleranceSpec{{ToleranceKind::kExact}, DType::kF64, 1, std::nullopt},
+                  r);
 }
 
 }  // namespace
@@ -65,7 +66,8 @@ CheckResult golden_run(const CheckContext& ctx) {
     if (!judged) return make_result("golden", Disposition::kSkipped, note);
     r.message += note + "; ";
   }
-  if (r.disposition == Disposition::kPassed && !why.empty()) return make_result("golden", Disposition::kMistrusted, why);
+  if (r.disposition == Disposition::kPassed && !why.empty())
+    return make_result("golden", Disposition::kMistrusted, why);
   return r;
 }
 

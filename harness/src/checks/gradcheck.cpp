@@ -99,23 +99,23 @@ void full_jacobian(const Problem& p, Outcome& out) {
     }
     if (const int64_t bad = out.tally.failures() - failed_before; bad > 0) {
       const bool grouped = units.size() < static_cast<size_t>(theta[t].size());
-      out.notes.push_back(std::string(kGrad[t]) + ": " + std::to_string(bad) + " of " +
-                          std::to_string(units.size()) + (grouped ? " elements and groups of tied maxima" : " elements") +
-                          " disagree");
+      out.notes.push_back(std::string(kGrad[t]) + ": " + std::to_string(bad) + " of " + std::to_string(units.size()) +
+                          (grouped ? " elements and groups of tied maxima" : " elements") + " disagree");
     }
     if (rows.failures() > 0) {
-      out.notes.push_back(std::string("J(y,") + kWrt[t] + "), the backward of one output's unit dy at a time: " +
-                          std::to_string(rows.failures()) + " of " + std::to_string(rows.count()) +
-                          " entries disagree (an entry J(y," + kWrt[t] + ")[i,j] is indexed by y's index i, then " +
-                          kWrt[t] + "'s index j)");
+      out.notes.push_back(std::string("J(y,") + kWrt[t] +
+                          "), the backward of one output's unit dy at a time: " + std::to_string(rows.failures()) +
+                          " of " + std::to_string(rows.count()) + " entries disagree (an entry J(y," + kWrt[t] +
+                          ")[i,j] is indexed by y's index i, then " + kWrt[t] + "'s index j)");
       out.row_failures += rows.failures();
     }
     out.tally.merge(rows);
   }
   if (out.row_failures > 0 && out.row_failures == out.tally.failures()) {
-    out.notes.push_back("the gradients for the case's dy agree, the Jacobian's rows do not: the backward "
-                        "combines dy wrongly in a way this dy hides (a constant dy hides dy read in the "
-                        "wrong layout or position)");
+    out.notes.push_back(
+        "the gradients for the case's dy agree, the Jacobian's rows do not: the backward "
+        "combines dy wrongly in a way this dy hides (a constant dy hides dy read in the "
+        "wrong layout or position)");
   }
 }
 
@@ -167,7 +167,8 @@ std::string tie_note(const Problem& p) {
     ++groups;
     members += n;
   }
-  return "; " + std::to_string(groups) + (groups == 1 ? " group" : " groups") + " of tied maxima (" + std::to_string(members) +
+  return "; " + std::to_string(groups) + (groups == 1 ? " group" : " groups") + " of tied maxima (" +
+         std::to_string(members) +
          " elements of x) moved as one, their gradients compared as sums (which of them a window routes its "
          "dy to is the argmax check's to judge)";
 }
@@ -213,8 +214,10 @@ std::optional<CheckResult> add_rows(Problem& p, const std::vector<bool>& skip) {
 }
 
 CheckResult conclude(const CheckContext& ctx, Outcome& out, const std::string& how) {
-  const std::string kinks = out.kinks == 0 ? "" : std::to_string(out.kinks) + " of " +
-      std::to_string(out.probes) + " probes non-differentiable (every usable step changes the relu mask or an argmax)";
+  const std::string kinks =
+      out.kinks == 0 ? ""
+                     : std::to_string(out.kinks) + " of " + std::to_string(out.probes) +
+                           " probes non-differentiable (every usable step changes the relu mask or an argmax)";
   if (out.tally.count() == 0) {
     return make_result("gradcheck", Disposition::kMistrusted,
                        how + ": every probe is non-differentiable, nothing could be differenced; " + kinks);
@@ -282,9 +285,7 @@ CheckResult unless_ties_merge(CheckResult r, const Problem& p) {
 
 }  // namespace
 
-std::string gradcheck_not_applicable(const CheckContext& ctx) {
-  return nonfinite_values(ctx);
-}
+std::string gradcheck_not_applicable(const CheckContext& ctx) { return nonfinite_values(ctx); }
 
 CheckResult gradcheck_with(const CheckContext& ctx, const GradcheckOptions& options) {
   if (!ctx.cand.forward.ok()) return call_failed("gradcheck", "forward", ctx.cand.forward);
@@ -297,10 +298,14 @@ CheckResult gradcheck_with(const CheckContext& ctx, const GradcheckOptions& opti
   const std::string swamped = ambiguous.swamp.all();  // why the slack leaves the case's dy unjudged
   const int64_t kinked = leave_out_kinks(p, ambiguous.outputs);
   const std::string kink_notes =
-      (p.ambiguous == 0 ? "" : "; " + std::to_string(p.ambiguous) + " pre-activations within rounding of 0 may take "
+      (p.ambiguous == 0 ? ""
+                        : "; " + std::to_string(p.ambiguous) +
+                              " pre-activations within rounding of 0 may take "
                               "either side of relu' (their dy allowed for, their Jacobian rows left out)") +
-      (kinked == 0 ? "" : "; " + std::to_string(kinked) + " outputs at the relu's kink (z = 0) left out of the "
-                          "differenced loss and the Jacobian's rows") +
+      (kinked == 0 ? ""
+                   : "; " + std::to_string(kinked) +
+                         " outputs at the relu's kink (z = 0) left out of the "
+                         "differenced loss and the Jacobian's rows") +
       tie_note(p);
   Outcome out;
   const int64_t elements = ctx.in.x.size() + ctx.in.w.size() + ctx.in.b.size();
@@ -328,9 +333,10 @@ CheckResult gradcheck_with(const CheckContext& ctx, const GradcheckOptions& opti
   directional(p, count + (p.aimed >= 0), out);
   return unless_ties_merge(
       unless_one_swamped(
-          conclude(ctx, out, std::to_string(count) + " random directions v^T J u" +
-                                 (p.aimed >= 0 ? " and 1 aimed at the backend's departure from the oracle's backward" : "") +
-                                 kink_notes),
+          conclude(ctx, out,
+                   std::to_string(count) + " random directions v^T J u" +
+                       (p.aimed >= 0 ? " and 1 aimed at the backend's departure from the oracle's backward" : "") +
+                       kink_notes),
           p, ambiguous),
       p);
 }

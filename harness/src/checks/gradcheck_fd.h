@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "backend/invoke.h"
 #include "check_math.h"
 #include "checks/checks.h"
-#include "backend/invoke.h"
 
 namespace kc::checks::fd {
 
@@ -37,9 +37,9 @@ struct Row {
 
 struct Problem {
   const CheckContext& ctx;
-  Tensor z0;                // conv_bias_relu: the relu's input at the case's inputs
-  int aimed = -1;           // the index of the aimed direction, -1 without one
-  std::vector<Row> rows;    // the Jacobian's rows, empty when only dy^T J is checked
+  Tensor z0;              // conv_bias_relu: the relu's input at the case's inputs
+  int aimed = -1;         // the index of the aimed direction, -1 without one
+  std::vector<Row> rows;  // the Jacobian's rows, empty when only dy^T J is checked
   // conv_bias_relu on a candidate: what outputs whose relu' is ambiguous may move each
   // gradient by (relu_ambiguity.h), and how many there are; empty tensors without any.
   Params slack;
@@ -91,7 +91,7 @@ std::vector<std::vector<int64_t>> probe_units(const Problem& p, int t, int64_t s
 struct Outcome {
   Tally tally;
   int64_t probes = 0, kinks = 0;
-  int64_t row_failures = 0;  // of them in the Jacobian's rows
+  int64_t row_failures = 0;        // of them in the Jacobian's rows
   std::vector<std::string> notes;  // which tensors disagree
 };
 

@@ -26,7 +26,9 @@ void check_written(const std::string& name, const Tensor& got, const Tensor& ref
   PlaneSet set;
   if (sg) {
     const Dims ext = output_plane ? sg->out_dims() : sg->in_dims();
-    set = {ext, std::vector<char>(static_cast<size_t>(element_count(ext)), 0), {},
+    set = {ext,
+           std::vector<char>(static_cast<size_t>(element_count(ext)), 0),
+           {},
            output_plane ? output_border(*sg) : input_border(*sg)};
   }
   int64_t n = 0, first = -1;
@@ -37,8 +39,7 @@ void check_written(const std::string& name, const Tensor& got, const Tensor& ref
   }
   if (n == 0) return;
   std::string d = name + ": " + num(n) + " of " + num(got.size()) +
-                  " elements never written (still the poison NaN), first at " +
-                  at(first, ref.shape);
+                  " elements never written (still the poison NaN), first at " + at(first, ref.shape);
   if (sg) {
     bool border = false;
     const std::string where = describe_positions(set, &border);
@@ -100,8 +101,10 @@ void check_guards(const OpOutputs& c, const OpInputs& in, const std::string& whe
 // inputs, compared with them afterwards (and (c) on that run's buffers).
 void check_inputs_unchanged(const CheckContext& ctx, Findings& f, std::string& notes) {
   auto fresh = make_inputs(ctx.c);
-  if (fresh.ok()) inputs_diff(*fresh, ctx.in, "during the checked run", f);
-  else notes += "inputs could not be refilled (" + fresh.status().message() + "); ";
+  if (fresh.ok())
+    inputs_diff(*fresh, ctx.in, "during the checked run", f);
+  else
+    notes += "inputs could not be refilled (" + fresh.status().message() + "); ";
   const OpInputs& pristine = fresh.ok() ? *fresh : ctx.in;
   OpInputs copy = pristine;
   const OpOutputs again = invoke(ctx.backend, ctx.c, ctx.geo, copy);
@@ -113,7 +116,8 @@ void check_size(const std::string& name, const Dims& shape, int64_t size, const 
   if (shape == want && size == element_count(want)) return;
   f.add("size-" + name, name + " has shape " + dims_to_string(shape) + " and " + num(size) +
                             " elements after the call, but was handed over as " + dims_to_string(want) + " (" +
-                            num(element_count(want)) + "): a backend writes into the buffer it is given and "
+                            num(element_count(want)) +
+                            "): a backend writes into the buffer it is given and "
                             "never resizes or reshapes it");
 }
 
@@ -144,8 +148,9 @@ void check_guard(const std::string& buffer, const std::string& when, const HostV
                  Findings& f) {
   const std::string name = buffer + when;
   if (handed != nullptr && static_cast<const void*>(v.data()) != handed) {
-    f.add("replaced-" + buffer, name + ": the backend replaced the buffer it was given with another one (the "
-                                     "given buffer's guard bands went unchecked): write into the buffer handed over");
+    f.add("replaced-" + buffer, name +
+                                    ": the backend replaced the buffer it was given with another one (the "
+                                    "given buffer's guard bands went unchecked): write into the buffer handed over");
     return;
   }
   const GuardDamage d = guard_damage(v);
@@ -182,8 +187,10 @@ CheckResult integrity_run(const CheckContext& ctx) {
     r.message = f.summary() + tail;
     return r;
   }
-  r.message = "every output element written; inputs unchanged (bitwise); every buffer keeps its size and "
-              "its guard bands" + tail;
+  r.message =
+      "every output element written; inputs unchanged (bitwise); every buffer keeps its size and "
+      "its guard bands" +
+      tail;
   return r;
 }
 

@@ -30,10 +30,14 @@ int64_t source_coord(const DimGeometry& d, std::optional<PaddingMode> mode, int6
   if (i >= 0 && i < d.in) return i;
   if (!mode || i < -d.pad_lo || i >= d.in + d.pad_hi) return -1;
   switch (*mode) {
-    case PaddingMode::kZeros: return -1;
-    case PaddingMode::kReplicate: return i < 0 ? 0 : d.in - 1;
-    case PaddingMode::kReflect: return i < 0 ? -i : 2 * (d.in - 1) - i;  // edge not repeated
-    case PaddingMode::kCircular: return ((i % d.in) + d.in) % d.in;
+    case PaddingMode::kZeros:
+      return -1;
+    case PaddingMode::kReplicate:
+      return i < 0 ? 0 : d.in - 1;
+    case PaddingMode::kReflect:
+      return i < 0 ? -i : 2 * (d.in - 1) - i;  // edge not repeated
+    case PaddingMode::kCircular:
+      return ((i % d.in) + d.in) % d.in;
   }
   return -1;
 }
@@ -146,8 +150,11 @@ std::vector<char> disagree(const std::string& name, const Tensor& got, const Ten
                         : same_bits(got[i], base[i]) || (std::isnan(got[i]) && std::isnan(base[i]));
     if (ok) continue;
     bad[static_cast<size_t>(i)] = 1;
-    if (++count <= 3) r.worst.push_back({name, unravel(i, base.shape), got[i], base[i], abs ? pair_bound(spec, base[i], (*abs)[i]) : 0.0});
-    if (std::isfinite(got[i]) && std::isfinite(base[i])) r.max_abs_error = std::max(r.max_abs_error, std::abs(got[i] - base[i]));
+    if (++count <= 3)
+      r.worst.push_back(
+          {name, unravel(i, base.shape), got[i], base[i], abs ? pair_bound(spec, base[i], (*abs)[i]) : 0.0});
+    if (std::isfinite(got[i]) && std::isfinite(base[i]))
+      r.max_abs_error = std::max(r.max_abs_error, std::abs(got[i] - base[i]));
   }
   return bad;
 }
@@ -155,10 +162,14 @@ std::vector<char> disagree(const std::string& name, const Tensor& got, const Ten
 std::string mode_rule(const CheckContext& ctx) {
   if (pool_geo(ctx)) return "padded positions are -inf and never selected";
   switch (conv_geo(ctx)->mode) {
-    case PaddingMode::kZeros: return "padded positions read 0";
-    case PaddingMode::kReflect: return "reflect mirrors about the edge element without repeating it";
-    case PaddingMode::kReplicate: return "replicate repeats the edge element";
-    case PaddingMode::kCircular: return "circular wraps around to the other side";
+    case PaddingMode::kZeros:
+      return "padded positions read 0";
+    case PaddingMode::kReflect:
+      return "reflect mirrors about the edge element without repeating it";
+    case PaddingMode::kReplicate:
+      return "replicate repeats the edge element";
+    case PaddingMode::kCircular:
+      return "circular wraps around to the other side";
   }
   return {};
 }
@@ -226,7 +237,8 @@ std::string matching_hypothesis(const CheckContext& ctx) {
 void compare_y(const CheckContext& ctx, const SpatialGeometry& sg, const Tensor& yp, Findings& f, CheckResult& r) {
   const bool pool = pool_geo(ctx) != nullptr;
   int64_t n = 0;
-  const std::vector<char> bad = disagree("y", ctx.cand.y, yp, pool ? nullptr : &ctx.abs.y, tolerance_for(ctx, "y"), r, n);
+  const std::vector<char> bad =
+      disagree("y", ctx.cand.y, yp, pool ? nullptr : &ctx.abs.y, tolerance_for(ctx, "y"), r, n);
   if (n == 0) return;
   PlaneSet set{sg.out_dims(), std::vector<char>(static_cast<size_t>(sg.out_count()), 0), {}, output_border(sg)};
   bool all_border = true, all_poison = true;
@@ -240,11 +252,14 @@ void compare_y(const CheckContext& ctx, const SpatialGeometry& sg, const Tensor&
     for (size_t a = 0; a < oc.size(); ++a) touches = touches || touches_padding(sg.dims[a], oc[a]);
     all_border = all_border && touches;
   }
-  std::string d = "y differs from the same op on the input padded explicitly (" + padding_words(ctx, sg) + ", then valid) at " +
-                  num(n) + " of " + num(yp.size()) + " outputs: " + describe_positions(set);
-  if (all_poison) d += ", left NaN (the poison) on the original input: never written";
-  else if (all_border) d += ", all in windows that overlap the padding: " + mode_rule(ctx);
-  else d += "; not only in windows that overlap the padding";
+  std::string d = "y differs from the same op on the input padded explicitly (" + padding_words(ctx, sg) +
+                  ", then valid) at " + num(n) + " of " + num(yp.size()) + " outputs: " + describe_positions(set);
+  if (all_poison)
+    d += ", left NaN (the poison) on the original input: never written";
+  else if (all_border)
+    d += ", all in windows that overlap the padding: " + mode_rule(ctx);
+  else
+    d += "; not only in windows that overlap the padding";
   if (!all_poison) {
     if (const std::string h = matching_hypothesis(ctx); !h.empty()) d += "; y is the op with " + h;
   }
@@ -285,13 +300,14 @@ void compare_conv_grads(const CheckContext& ctx, const Padded& pd, const OpOutpu
   const ConvGeometry& g = *conv_geo(ctx);
   if (!ctx.cand.backward.ok() || !run.backward.ok()) return;  // the backward check reports a failing backward
   int64_t n = 0;
-  auto report = [&](const std::string& name, const Tensor& got, const Tensor& base, const Tensor& abs, const std::string& why) {
+  auto report = [&](const std::string& name, const Tensor& got, const Tensor& base, const Tensor& abs,
+                    const std::string& why) {
     const std::vector<char> bad = disagree(name, got, base, &abs, tolerance_for(ctx, name), r, n);
     if (n == 0) return bad;
     const int64_t first = std::find(bad.begin(), bad.end(), 1) - bad.begin();
     f.add("equivalence-" + name, name + " differs from " + why + " at " + num(n) + " of " + num(base.size()) +
-                                     " elements, first at " + at(first, base.shape) + ": " + num(got[first]) +
-                                     " vs " + num(base[first]));
+                                     " elements, first at " + at(first, base.shape) + ": " + num(got[first]) + " vs " +
+                                     num(base[first]));
     return bad;
   };
   report("dw", ctx.cand.dw, run.dw, ctx.abs.dw, "dw on the explicitly padded input");
@@ -300,11 +316,15 @@ void compare_conv_grads(const CheckContext& ctx, const Padded& pd, const OpOutpu
   const Tensor folded = fold_back(pd, g.spatial, run.dx, g.x_shape());
   const std::vector<char> bad = disagree("dx", ctx.cand.dx, folded, &ctx.abs.dx, tolerance_for(ctx, "dx"), r, n);
   if (n == 0) return;
-  PlaneSet set{g.spatial.in_dims(), std::vector<char>(static_cast<size_t>(g.spatial.in_count()), 0), {}, input_border(g.spatial)};
+  PlaneSet set{g.spatial.in_dims(),
+               std::vector<char>(static_cast<size_t>(g.spatial.in_count()), 0),
+               {},
+               input_border(g.spatial)};
   for (size_t i = 0; i < bad.size(); ++i) {
     if (bad[i]) set.flagged[i % set.flagged.size()] = 1;
   }
-  const std::string where = " at " + num(n) + " of " + num(folded.size()) + " elements: input " + describe_positions(set);
+  const std::string where =
+      " at " + num(n) + " of " + num(folded.size()) + " elements: input " + describe_positions(set);
   if (g.mode == PaddingMode::kZeros) {
     f.add("equivalence-dx", "dx differs from the interior of dx on the explicitly zero-padded input" + where);
   } else {
@@ -330,8 +350,10 @@ bool check_equivalence(const CheckContext& ctx, Findings& f, CheckResult& r) {
   }
   const SpatialGeometry& sg = pool ? pool_geo(ctx)->spatial : conv_geo(ctx)->spatial;
   compare_y(ctx, sg, run.y, f, r);
-  if (pool) compare_pool_indices(ctx, *pd, run, f);
-  else compare_conv_grads(ctx, *pd, run, f, r);
+  if (pool)
+    compare_pool_indices(ctx, *pd, run, f);
+  else
+    compare_conv_grads(ctx, *pd, run, f, r);
   return true;
 }
 
@@ -350,17 +372,22 @@ CheckResult padding_run(const CheckContext& ctx) {
   Findings f;
   std::string notes;
   const bool compared = check_equivalence(ctx, f, r);
-  if (const ConvGeometry* g = conv_geo(ctx)) check_conv_coverage(ctx, *g, f, notes);
-  else check_pool_coverage(ctx, *pool_geo(ctx), f, notes);
+  if (const ConvGeometry* g = conv_geo(ctx))
+    check_conv_coverage(ctx, *g, f, notes);
+  else
+    check_pool_coverage(ctx, *pool_geo(ctx), f, notes);
   const std::string tail = notes.empty() ? "" : "; " + notes.substr(0, notes.size() - 2);
   if (!f.empty()) {
     r.disposition = Disposition::kFailed;
     r.message = f.summary() + tail;
     return r;
   }
-  const std::string same = !pool_geo(ctx) ? "y and the gradients match" : ctx.cand.indices ? "y and indices match" : "y matches";
-  r.message = (compared ? same + " the op on the explicitly padded input; " : std::string("no padding to make explicit; ")) +
-              "every input in a window receives gradient and every output is written" + tail;
+  const std::string same = !pool_geo(ctx)     ? "y and the gradients match"
+                           : ctx.cand.indices ? "y and indices match"
+                                              : "y matches";
+  r.message =
+      (compared ? same + " the op on the explicitly padded input; " : std::string("no padding to make explicit; ")) +
+      "every input in a window receives gradient and every output is written" + tail;
   return r;
 }
 

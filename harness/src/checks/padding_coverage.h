@@ -11,9 +11,9 @@
 #include <numeric>
 #include <string>
 
+#include "backend/invoke.h"
 #include "common.h"
 #include "findings.h"
-#include "backend/invoke.h"
 #include "window.h"
 
 namespace kc::checks::rules {
@@ -46,8 +46,8 @@ inline std::vector<std::vector<char>> covered_coords(const ConvGeometry& g) {
 inline PlaneSet product_set(const Dims& extents, const std::vector<std::vector<char>>& per_dim,
                             std::vector<std::vector<char>> border) {
   const int64_t count = element_count(extents);
-  PlaneSet s{extents, std::vector<char>(static_cast<size_t>(count), 0), std::vector<char>(static_cast<size_t>(count), 1),
-             std::move(border)};
+  PlaneSet s{extents, std::vector<char>(static_cast<size_t>(count), 0),
+             std::vector<char>(static_cast<size_t>(count), 1), std::move(border)};
   for (int64_t p = 0; p < count && !per_dim.empty(); ++p) {
     const std::vector<int64_t> c = unravel(p, extents);
     for (size_t a = 0; a < c.size(); ++a) s.eligible[static_cast<size_t>(p)] &= per_dim[a][static_cast<size_t>(c[a])];
@@ -58,8 +58,9 @@ inline PlaneSet product_set(const Dims& extents, const std::vector<std::vector<c
 // Outputs left NaN, or 0 where `nonzero` says the value cannot be 0, named by slice: "not
 // written" where every one still holds the poison, else wrong values (a NaN or a 0 the
 // backend wrote: on all-ones inputs neither can come from the arithmetic).
-inline void check_outputs_written(const SpatialGeometry& sg, const Tensor& y, const std::vector<std::vector<char>>& nonzero,
-                                  const std::string& inputs, Findings& f) {
+inline void check_outputs_written(const SpatialGeometry& sg, const Tensor& y,
+                                  const std::vector<std::vector<char>>& nonzero, const std::string& inputs,
+                                  Findings& f) {
   PlaneSet set = product_set(sg.out_dims(), {}, output_border(sg));
   const int64_t out_count = sg.out_count();
   int64_t n = 0, poisoned = 0;
@@ -76,15 +77,15 @@ inline void check_outputs_written(const SpatialGeometry& sg, const Tensor& y, co
   if (n == 0) return;
   bool border = false;
   const std::string where = describe_positions(set, &border);
-  const std::string which = where == "every position" ? "all " + num(n) + " outputs of y are"
-                                                      : num(n) + " outputs at y " + where + " are";
+  const std::string which =
+      where == "every position" ? "all " + num(n) + " outputs of y are" : num(n) + " outputs at y " + where + " are";
   if (poisoned == n) {
     f.add("written", std::string(border ? "border outputs not written: " : "outputs not written: ") + which +
                          " NaN (the poison) on " + inputs);
     return;
   }
-  f.add("written", std::string(border ? "wrong border outputs: " : "wrong outputs: ") + which +
-                       " NaN or 0 on " + inputs + ", which no arithmetic on them gives (" + num(poisoned) + " of them " +
+  f.add("written", std::string(border ? "wrong border outputs: " : "wrong outputs: ") + which + " NaN or 0 on " +
+                       inputs + ", which no arithmetic on them gives (" + num(poisoned) + " of them " +
                        "still the poison, never written; the rest written wrong, e.g. from a stale buffer)");
 }
 
@@ -104,10 +105,11 @@ inline void check_blind_spots(const ConvGeometry& g, const Tensor& dx, Findings&
   if (std::find(blind.flagged.begin(), blind.flagged.end(), 1) != blind.flagged.end()) {
     bool border = false;
     const std::string where = describe_positions(blind, &border);
-    f.add("blind", border                    ? "input " + where + " receive no gradient: dropped border (all-ones x, w and dy)"
-                   : where == "every position" ? "no input element receives gradient, though each lies in a window (all-ones x, w and dy)"
-                                               : "blind spot at input " + where +
-                                                     ": it lies in a window but receives no gradient (all-ones x, w and dy)");
+    f.add("blind", border ? "input " + where + " receive no gradient: dropped border (all-ones x, w and dy)"
+                   : where == "every position"
+                       ? "no input element receives gradient, though each lies in a window (all-ones x, w and dy)"
+                       : "blind spot at input " + where +
+                             ": it lies in a window but receives no gradient (all-ones x, w and dy)");
   }
   if (stray >= 0) {
     f.add("stray", "dx at input " + at(stray, g.x_shape()) + " is " + num(dx[stray]) +
@@ -134,13 +136,16 @@ inline void check_conv_coverage(const CheckContext& ctx, const ConvGeometry& g, 
   std::vector<std::vector<char>> nonzero;
   for (const DimGeometry& d : g.spatial.dims) {
     std::vector<char> nz(static_cast<size_t>(d.out));
-    for (int64_t o = 0; o < d.out; ++o) nz[static_cast<size_t>(o)] = g.bias || g.mode != PaddingMode::kZeros || touches_input(d, o);
+    for (int64_t o = 0; o < d.out; ++o)
+      nz[static_cast<size_t>(o)] = g.bias || g.mode != PaddingMode::kZeros || touches_input(d, o);
     nonzero.push_back(std::move(nz));
   }
   check_outputs_written(g.spatial, run.y, nonzero, "all-ones inputs", f);
   if (!run.backward.ok()) {
-    if (unsupported(run.backward)) notes += "backward not supported, coverage not checked; ";
-    else f.add("ones", "the backward on all-ones inputs returned " + run.backward.to_string());
+    if (unsupported(run.backward))
+      notes += "backward not supported, coverage not checked; ";
+    else
+      f.add("ones", "the backward on all-ones inputs returned " + run.backward.to_string());
     return;
   }
   if (run.dx.size() == ones.x.size()) check_blind_spots(g, run.dx, f);  // else integrity names the size
@@ -170,8 +175,10 @@ inline void check_pool_coverage(const CheckContext& ctx, const PoolGeometry& g0,
   const OpOutputs run = invoke(ctx.backend, c, OpGeometry{g}, in);
   if (!run.forward.ok() || !run.backward.ok()) {
     const Status& s = run.forward.ok() ? run.backward : run.forward;
-    if (unsupported(s)) notes += "training mode not supported, coverage not checked; ";
-    else f.add("distinct", "the training-mode run on distinct inputs returned " + s.to_string());
+    if (unsupported(s))
+      notes += "training mode not supported, coverage not checked; ";
+    else
+      f.add("distinct", "the training-mode run on distinct inputs returned " + s.to_string());
     return;
   }
   if (run.y.size() != in.dy.size() || run.dx.size() != in.x.size()) return;  // integrity names the size

@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <bit>
 #include <climits>
-#include <cstdint>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <string>
 #include <string_view>

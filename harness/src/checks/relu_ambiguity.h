@@ -32,8 +32,8 @@ ref::ConvGrads ambiguity_slack(const CheckContext& ctx, const ConvGeometry& g, c
 struct Swamping {
   struct Reach {
     const char* name;
-    int64_t clear = 0;     // moved by less than half their size
-    int64_t elements = 0;  // that can show anything
+    int64_t clear = 0;                                                     // moved by less than half their size
+    int64_t elements = 0;                                                  // that can show anything
     bool swamped() const { return elements > 0 && 4 * clear < elements; }  // a quarter clear shows a wrong mask
   };
   std::vector<Reach> reaches;  // dx, dw, db, those the op has

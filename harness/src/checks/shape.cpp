@@ -11,12 +11,12 @@ namespace {
 
 // Why an output dim holds more positions than the contract's d.out.
 std::string surplus(size_t dim, int64_t extra, const DimGeometry& d, const PoolGeometry* pool) {
-  std::string s = "dim " + std::to_string(dim) + " has " + std::to_string(extra) + " more output" + (extra > 1 ? "s" : "");
+  std::string s =
+      "dim " + std::to_string(dim) + " has " + std::to_string(extra) + " more output" + (extra > 1 ? "s" : "");
   if (pool != nullptr && pool->ceil_mode) {
     const int64_t start = d.out * d.stride - d.pad_lo;  // of the first window past the contract's
     s += ": with ceil_mode the next window would start at input position " + std::to_string(start) +
-         (start >= d.in ? ", past the input (in the right padding or beyond): such a window is dropped"
-                        : "");
+         (start >= d.in ? ", past the input (in the right padding or beyond): such a window is dropped" : "");
   }
   return s;
 }

@@ -85,7 +85,8 @@ std::string distrust_output(const OpGeometry& geo, std::string_view name, const 
   if (name != "dx") return distrust(name, ref, false, source);
   if (std::holds_alternative<PoolGeometry>(geo)) return distrust(name, ref, true, source);
   const std::vector<char> read = conv_input_read(std::get<ConvGeometry>(geo));
-  return distrust_of(name, ref, false, source, read.size() == static_cast<size_t>(ref.size()) ? read : std::vector<char>{});
+  return distrust_of(name, ref, false, source,
+                     read.size() == static_cast<size_t>(ref.size()) ? read : std::vector<char>{});
 }
 
 }  // namespace kc

@@ -82,7 +82,8 @@ int64_t compare(const char* tensor, const Tensor& lhs, const Tensor& rhs, const 
     const double r = i < rhs.size() ? rhs[i] : NAN;
     // Slack moves the value a kernel rounds to its output dtype, as in compare_tensors;
     // against the oracle the bound is taken at its sum (ambiguous outputs left out).
-    const double s = slack != nullptr && i < slack->size() ? (*slack)[i] * (1.0 + unit_roundoff(rule.spec.storage)) : 0.0;
+    const double s =
+        slack != nullptr && i < slack->size() ? (*slack)[i] * (1.0 + unit_roundoff(rule.spec.storage)) : 0.0;
     tally.add(tensor, unravel(i, ref.shape), lhs[i], r, rule.bound(parts == 0 ? r : ref[i], abs[i], parts) + s,
               rule.exact);
   }
@@ -90,8 +91,7 @@ int64_t compare(const char* tensor, const Tensor& lhs, const Tensor& rhs, const 
 }
 
 // The backend's dw (db) against `want`, a sum of `parts` runs, as the identity `what`.
-void check_identity(const CheckContext& ctx, const std::string& what, const Grads& want, int64_t parts,
-                    Findings& f) {
+void check_identity(const CheckContext& ctx, const std::string& what, const Grads& want, int64_t parts, Findings& f) {
   const bool bias = conv_geo(ctx)->bias;
   const Tensor* dw_slack = f.fused ? &f.fused->slack.dw : nullptr;
   const Tensor* db_slack = f.fused ? &f.fused->slack.db : nullptr;
@@ -136,8 +136,10 @@ Status tile_split_identity(const CheckContext& ctx, const ConvGeometry& g, Findi
     KC_ASSIGN_OR_RETURN(Grads part, run_backend(ctx, ctx.c, {ctx.in.x, ctx.in.w, ctx.in.b, dy}));
     accumulate(sum, part);
   }
-  check_identity(ctx, "tile split (spatial dim " + std::to_string(s->dim) + " at " + std::to_string(s->cut) + " of " +
-                          std::to_string(s->extent) + " outputs)", sum, 2, f);
+  check_identity(ctx,
+                 "tile split (spatial dim " + std::to_string(s->dim) + " at " + std::to_string(s->cut) + " of " +
+                     std::to_string(s->extent) + " outputs)",
+                 sum, 2, f);
   return ok_status();
 }
 
@@ -254,8 +256,8 @@ std::string partial_sum_within_bound(const CheckContext& ctx, const std::vector<
       const Tensor& t = bias ? s.db : s.dw;
       double worst = 0.0;  // the largest |t - want| / bound
       for (int64_t i = 0; i < ref.size() && worst <= 1.0; ++i) {
-        const double bound = rule.bound(ref[i], abs[i], 0) +
-                             (slack != nullptr && i < slack->size() ? (*slack)[i] : 0.0);
+        const double bound =
+            rule.bound(ref[i], abs[i], 0) + (slack != nullptr && i < slack->size() ? (*slack)[i] : 0.0);
         const double d = std::abs(t[i] - goal[i]);
         const double ratio = d == 0.0 ? 0.0 : bound > 0.0 ? d / bound : INFINITY;
         worst = ratio <= 1.0 ? std::max(worst, ratio) : INFINITY;  // NaN too
@@ -299,14 +301,16 @@ CheckResult weight_share_run(const CheckContext& ctx) {
   const std::string ratio = " (max error/bound " + num_brief(r.max_error_ratio) + ")";
   if (!f.broken.empty()) {
     r.disposition = Disposition::kFailed;
-    const std::string cls = f.race_fails ? "nondeterministic race (" + f.race + ")"
-                                         : classify(ctx, g, !f.dw_broken && f.db_broken);
+    const std::string cls =
+        f.race_fails ? "nondeterministic race (" + f.race + ")" : classify(ctx, g, !f.dw_broken && f.db_broken);
     r.message = cls;  // the report adds the check's name and the max error/bound
     for (const std::string& b : f.broken) r.message += "; " + b;
     return r;
   }
   r.message = "dw" + std::string(g.bias ? " and db" : "") + " split as a sum:";
-  if (f.fused) r.message += " " + std::to_string(fused.ambiguous) + " pre-activations within rounding of 0 may take either side of relu';";
+  if (f.fused)
+    r.message +=
+        " " + std::to_string(fused.ambiguous) + " pre-activations within rounding of 0 may take either side of relu';";
   for (const std::string& h : f.held) r.message += " " + h + ";";
   if (!f.race.empty()) r.message += " " + f.race + " (allowed: the case does not ask for determinism);";
   r.message += ratio;
@@ -318,7 +322,9 @@ CheckResult weight_share_run(const CheckContext& ctx) {
   }
   const std::vector<PartSum> sums = part_sums(g, ctx.in.x, routed_dy(ctx, g));  // for both rules
   std::string why = exact_part_sum(sums, ctx.ref.dw, ctx.ref.db);
-  if (why.empty()) why = partial_sum_within_bound(ctx, sums, f.fused ? Grads{fused.want.dw, fused.want.db} : Grads{ctx.ref.dw, ctx.ref.db}, f);
+  if (why.empty())
+    why = partial_sum_within_bound(ctx, sums,
+                                   f.fused ? Grads{fused.want.dw, fused.want.db} : Grads{ctx.ref.dw, ctx.ref.db}, f);
   if (!why.empty()) return make_result(kName, Disposition::kMistrusted, why + " (" + r.message + ")");
   return r;
 }

@@ -10,14 +10,16 @@ namespace kc::cli {
 
 int backends_command(const Args& args) {
   if (wants_help(args)) {
-    std::fputs("usage: kcheck backends [--plugin lib.so]...\n"
-               "  every backend of this build (and of the plugins): available, or unavailable (reason)\n",
-               stdout);
+    std::fputs(
+        "usage: kcheck backends [--plugin lib.so]...\n"
+        "  every backend of this build (and of the plugins): available, or unavailable (reason)\n",
+        stdout);
     return 0;
   }
   Registry reg = builtin_registry();
   for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] != "--plugin" || i + 1 == args.size()) return usage_error("backends: usage: kcheck backends [--plugin lib.so]...");
+    if (args[i] != "--plugin" || i + 1 == args.size())
+      return usage_error("backends: usage: kcheck backends [--plugin lib.so]...");
     if (Status s = load_plugin(args[++i], reg); !s.ok()) return usage_error(s.message());
   }
   int width = 12;

@@ -23,8 +23,10 @@ std::string applies_to(unsigned ops) {
 
 int checks_command(const Args& args) {
   if (wants_help(args)) {
-    std::fputs("usage: kcheck checks [--markdown]\n  every check: what it proves, whether it runs on the oracle, "
-               "what it applies to\n", stdout);
+    std::fputs(
+        "usage: kcheck checks [--markdown]\n  every check: what it proves, whether it runs on the oracle, "
+        "what it applies to\n",
+        stdout);
     return 0;
   }
   const bool markdown = args.size() == 1 && args[0] == "--markdown";

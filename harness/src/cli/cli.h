@@ -15,12 +15,12 @@ namespace kc::cli {
 
 using Args = std::vector<std::string>;
 
-int run_command(const Args& args);      // kcheck run PATH... [options]
-int explain_command(const Args& args);  // kcheck explain CASE
-int backends_command(const Args& args); // kcheck backends
-int checks_command(const Args& args);   // kcheck checks [--markdown]
-int gen_command(const Args& args);      // kcheck gen --op OP --count N --seed S -o DIR
-int fuzz_command(const Args& args);     // kcheck fuzz [--op OP] [--time S | --count N] ...
+int run_command(const Args& args);       // kcheck run PATH... [options]
+int explain_command(const Args& args);   // kcheck explain CASE
+int backends_command(const Args& args);  // kcheck backends
+int checks_command(const Args& args);    // kcheck checks [--markdown]
+int gen_command(const Args& args);       // kcheck gen --op OP --count N --seed S -o DIR
+int fuzz_command(const Args& args);      // kcheck fuzz [--op OP] [--time S | --count N] ...
 
 // Helpers shared by the commands: a whole decimal uint64, or nullopt; a whole positive
 // decimal number of seconds below kMaxSeconds (not NaN, not inf), or nullopt.

@@ -5,12 +5,12 @@
 #include <cstdio>
 #include <string>
 
-#include "cli.h"
-#include "kc/case_io.h"
 #include "backend/invoke.h"
+#include "cli.h"
+#include "core/validate.h"
+#include "kc/case_io.h"
 #include "kc/report.h"
 #include "stack/stack.h"
-#include "core/validate.h"
 
 namespace kc::cli {
 namespace {
@@ -26,8 +26,8 @@ std::string mib(double bytes) {
 }
 
 void print_dims(const SpatialGeometry& g) {
-  std::printf("  %-4s %6s %6s %6s %6s %9s %6s %9s %8s\n", "dim", "in", "kernel", "stride", "dilat", "pad lo/hi",
-              "out", "receptive", "erosion");
+  std::printf("  %-4s %6s %6s %6s %6s %9s %6s %9s %8s\n", "dim", "in", "kernel", "stride", "dilat", "pad lo/hi", "out",
+              "receptive", "erosion");
   for (size_t i = 0; i < g.dims.size(); ++i) {
     const DimGeometry& d = g.dims[i];
     // Erosion: input positions with no output centred over them, i.e. in - out*stride
@@ -47,7 +47,8 @@ void explain_conv(const Case& c, const ConvGeometry& g) {
   std::printf("  x %s  w %s%s  ->  y %s\n", dims_to_string(g.x_shape()).c_str(), dims_to_string(g.w_shape()).c_str(),
               g.bias ? (" b " + dims_to_string(g.b_shape())).c_str() : "", dims_to_string(g.y_shape()).c_str());
   std::printf("  groups %lld (Cin/G %lld, Cout/G %lld), padding mode %s\n", (long long)g.groups,
-              (long long)g.in_per_group(), (long long)g.out_per_group(), std::string(padding_mode_name(g.mode)).c_str());
+              (long long)g.in_per_group(), (long long)g.out_per_group(),
+              std::string(padding_mode_name(g.mode)).c_str());
   print_dims(g.spatial);
   std::printf("  FLOPs: forward %.4g, backward data %.4g, backward weight %.4g\n", 2 * macs, 2 * macs, 2 * macs);
   std::printf("  bytes (%s): forward reads %s, writes %s\n", std::string(dtype_name(c.dtype)).c_str(),
@@ -120,8 +121,10 @@ void explain_stack(const Case& c) {
   const DType dtypes[] = {DType::kF64, DType::kF32, DType::kF16, DType::kBF16};
   for (DType d : dtypes) std::printf(" %12s", std::string(dtype_name(d)).c_str());
   std::printf(" %14s\n", "recomputed");
-  std::vector<CheckpointPolicy> policies = {{CheckpointKind::kNone, 0}, {CheckpointKind::kEvery, 4}, {CheckpointKind::kSqrt, 0}};
-  if (p.checkpoint.kind == CheckpointKind::kEvery && p.checkpoint.every != 4) policies.insert(policies.begin() + 2, p.checkpoint);
+  std::vector<CheckpointPolicy> policies = {
+      {CheckpointKind::kNone, 0}, {CheckpointKind::kEvery, 4}, {CheckpointKind::kSqrt, 0}};
+  if (p.checkpoint.kind == CheckpointKind::kEvery && p.checkpoint.every != 4)
+    policies.insert(policies.begin() + 2, p.checkpoint);
   for (const CheckpointPolicy& pol : policies) {
     std::printf("  %-10s", checkpoint_name(pol).c_str());
     int64_t recomputed = 0;
@@ -151,11 +154,12 @@ void explain_pool(const Case& c, const PoolGeometry& g) {
 
 int explain_command(const Args& args) {
   if (wants_help(args)) {
-    std::fputs("usage: kcheck explain CASE\n"
-               "  what each case in the file asks for, resolved: shapes, padding per dimension, FLOPs, bytes,\n"
-               "  memory for a training step, and for a stack the layers, receptive field and erosion.\n"
-               "  Exit 0, or 2 when a case is invalid (it is shown with the reason).\n",
-               stdout);
+    std::fputs(
+        "usage: kcheck explain CASE\n"
+        "  what each case in the file asks for, resolved: shapes, padding per dimension, FLOPs, bytes,\n"
+        "  memory for a training step, and for a stack the layers, receptive field and erosion.\n"
+        "  Exit 0, or 2 when a case is invalid (it is shown with the reason).\n",
+        stdout);
     return 0;
   }
   if (args.size() != 1) return usage_error("explain: give exactly one case file");
@@ -176,15 +180,18 @@ int explain_command(const Args& args) {
     const Case& c = *lc.c;
     std::printf("  %s %s, accumulation %s%s%s\n", std::string(op_name(c.op)).c_str(),
                 std::string(dtype_name(c.dtype)).c_str(), std::string(dtype_name(accumulation_of(c))).c_str(),
-                c.accumulation ? "" : " (default)", c.name.empty() ? "" : ("  \"" + terminal_safe(c.name) + "\"").c_str());
+                c.accumulation ? "" : " (default)",
+                c.name.empty() ? "" : ("  \"" + terminal_safe(c.name) + "\"").c_str());
     if (is_stack(c)) {
       explain_stack(c);
       std::printf("  reproduce: %s\n", case_to_one_line(c).c_str());
       continue;
     }
     auto geo = op_geometry(c);
-    if (const auto* g = std::get_if<ConvGeometry>(&*geo)) explain_conv(c, *g);
-    else explain_pool(c, std::get<PoolGeometry>(*geo));
+    if (const auto* g = std::get_if<ConvGeometry>(&*geo))
+      explain_conv(c, *g);
+    else
+      explain_pool(c, std::get<PoolGeometry>(*geo));
     std::printf("  reproduce: %s\n", case_to_one_line(c).c_str());
   }
   return code;

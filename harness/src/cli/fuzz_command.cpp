@@ -16,8 +16,8 @@
 #include <random>
 #include <thread>
 
-#include "gen/fuzz_session.h"
 #include "cli.h"
+#include "gen/fuzz_session.h"
 #include "kc/case_io.h"
 #include "kc/plugin.h"
 #include "kc/report.h"
@@ -102,7 +102,8 @@ std::string parse(const Args& args, FuzzArgs& o) {
   if (o.s.in_process && o.timeout_given) return in_process_timeout_problem();
   // Checked whether or not --save was given: a failure found must be saved where the
   // run says it is, not lost at the end of a long run.
-  if (std::string bad = output_folder_problem("--save", "the folder failures are saved in", o.s.save_dir); !bad.empty()) {
+  if (std::string bad = output_folder_problem("--save", "the folder failures are saved in", o.s.save_dir);
+      !bad.empty()) {
     return bad;
   }
   if (o.s.time_budget <= 0 && o.s.count < 0) o.s.time_budget = 60;
@@ -166,12 +167,12 @@ void print_summary(const fuzz::Outcome& out, const fuzz::Settings& s) {
   std::map<std::string, int> counts = summary_counts(out.results);
   double shrinking = 0;
   for (const fuzz::Saved& sv : out.saved) shrinking += sv.seconds;
-  std::printf("\nkcheck fuzz: %lld cases (%lld replayed, %lld generated) in %.1f s: %.1f generated cases/s "
-              "(%.1f s shrinking apart; seed %llu, shard %lld/%lld, backend %s)\n",
-              static_cast<long long>(tried), static_cast<long long>(out.replayed),
-              static_cast<long long>(out.generated), out.seconds, rate, shrinking,
-              static_cast<unsigned long long>(s.seed), static_cast<long long>(s.shard),
-              static_cast<long long>(s.shards), s.backend.c_str());
+  std::printf(
+      "\nkcheck fuzz: %lld cases (%lld replayed, %lld generated) in %.1f s: %.1f generated cases/s "
+      "(%.1f s shrinking apart; seed %llu, shard %lld/%lld, backend %s)\n",
+      static_cast<long long>(tried), static_cast<long long>(out.replayed), static_cast<long long>(out.generated),
+      out.seconds, rate, shrinking, static_cast<unsigned long long>(s.seed), static_cast<long long>(s.shard),
+      static_cast<long long>(s.shards), s.backend.c_str());
   std::printf("  passed %d, failed %d, mistrusted %d, skipped %d, invalid %d, crashed %d, timeout %d\n",
               counts["passed"], counts["failed"], counts["mistrusted"], counts["skipped"], counts["invalid"],
               counts["crashed"], counts["timeout"]);
@@ -207,7 +208,6 @@ bool all_saved(const fuzz::Outcome& out) {
                      [](const fuzz::Saved& sv) { return sv.original_written && sv.shrunk_written; });
 }
 
-
 RunInfo run_info(const Args& args, const fuzz::Outcome& out, const fuzz::Settings& s, const std::string& started) {
   RunInfo info;
   info.command = "kcheck fuzz";
@@ -219,7 +219,8 @@ RunInfo run_info(const Args& args, const fuzz::Outcome& out, const fuzz::Setting
   info.extra["op"] = std::string(gen::op_set_name(s.ops));
   add_build_info(info, {s.backend});
   char rate[32];
-  std::snprintf(rate, sizeof rate, "%.2f", out.check_seconds > 0 ? static_cast<double>(out.generated) / out.check_seconds : 0.0);
+  std::snprintf(rate, sizeof rate, "%.2f",
+                out.check_seconds > 0 ? static_cast<double>(out.generated) / out.check_seconds : 0.0);
   info.extra["cases_per_second"] = rate;
   for (size_t i = 0; i < out.saved.size(); ++i) {
     if (out.saved[i].shrunk_written) info.extra["shrunk." + std::to_string(i)] = out.saved[i].shrunk;
@@ -233,9 +234,11 @@ constexpr const char* kFuzzUsage =
     "usage: kcheck fuzz [--op conv|maxpool|conv_bias_relu|all|stack] [--time S] [--count N] [--seed S]\n"
     "                   [--backend b] [--plugin lib.so]... [--save DIR] [--report r.json] [--shard i/n]\n"
     "                   [--jobs N] [--shrink-time S] [--timeout S] [--max-failures N] [--in-process]\n"
-    "  replays cases/regressions and DIR (default cases/regressions), then checks generated cases on the backend (default\n"
+    "  replays cases/regressions and DIR (default cases/regressions), then checks generated cases on the backend "
+    "(default\n"
     "  reference) until the budget is spent (--time S, --count N, or both: whichever comes first;\n"
-    "  default --time 60); --shard i/n runs the cases k with k mod n = i (i from 0); the first failure of each check is\n"
+    "  default --time 60); --shard i/n runs the cases k with k mod n = i (i from 0); the first failure of each check "
+    "is\n"
     "  shrunk and saved under DIR with the command that reproduces it. --op all (default): the single\n"
     "  ops; --op stack: deep stacks (op: stack). Exit 0 nothing failed, 1 a case failed, crashed,\n"
     "  timed out or a generated one was invalid, 2 bad usage, an invalid replayed case file or a\n"
@@ -253,7 +256,8 @@ int fuzz_command(const Args& args) {
   for (const std::string& p : o.s.plugins) {
     if (Status st = load_plugin(p, reg); !st.ok()) return usage_error(st.message());
   }
-  if (!reg.contains(o.s.backend)) return usage_error("--backend: unknown backend '" + o.s.backend + "' (see kcheck backends)");
+  if (!reg.contains(o.s.backend))
+    return usage_error("--backend: unknown backend '" + o.s.backend + "' (see kcheck backends)");
   if (Status st = backend_available(reg, o.s.backend); !st.ok()) {
     return usage_error("--backend " + o.s.backend + ": unavailable (" + st.message() + ")");
   }

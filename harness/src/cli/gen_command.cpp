@@ -14,8 +14,8 @@
 #include <set>
 
 #include "cli.h"
-#include "kc/case_io.h"
 #include "gen/gen.h"
+#include "kc/case_io.h"
 #include "kc/runner.h"
 
 namespace kc::cli {
@@ -76,8 +76,8 @@ std::string parse(const Args& args, GenOptions& o) {
 
 std::string file_name(uint64_t k, std::string_view op) {
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%06llu-%.*s.yaml", static_cast<unsigned long long>(k),
-                static_cast<int>(op.size()), op.data());
+  std::snprintf(buf, sizeof buf, "%06llu-%.*s.yaml", static_cast<unsigned long long>(k), static_cast<int>(op.size()),
+                op.data());
   return buf;
 }
 
@@ -106,7 +106,8 @@ std::string mistrusted_on_reference(const Case& c, Backend& oracle) {
 Made make(const GenOptions& o, uint64_t k, Backend& oracle) {
   if (!o.invalid) {
     Case c = gen::generate(gen::valid_case(o.ops), o.seed, k).value();
-    c.name = "gen " + std::string(gen::op_set_name(o.ops)) + " seed " + std::to_string(o.seed) + " case " + std::to_string(k);
+    c.name = "gen " + std::string(gen::op_set_name(o.ops)) + " seed " + std::to_string(o.seed) + " case " +
+             std::to_string(k);
     return {header(o, k) + case_to_yaml(c), op_name(c.op), mistrusted_on_reference(c, oracle)};
   }
   const gen::InvalidCase bad = gen::generate(gen::invalid_case(o.ops), o.seed, k).value();
@@ -117,13 +118,14 @@ Made make(const GenOptions& o, uint64_t k, Backend& oracle) {
 
 int gen_command(const Args& args) {
   if (wants_help(args)) {
-    std::fputs("usage: kcheck gen [--op conv|maxpool|conv_bias_relu|all|stack] [--count N] [--seed S] [--invalid] -o DIR\n"
-               "  writes N generated cases (default 10), one per file, DIR/000000-OP.yaml ...; --op all (default):\n"
-               "  the single ops, --op stack: deep stacks; --invalid: cases that each break one rule and expect\n"
-               "  the error, which kcheck run passes when refused. Valid cases whose data cannot judge a kernel\n"
-               "  (MISTRUSTED) are left out, their numbers skipped, and more drawn so that N are written.\n"
-               "  DIR must hold no case files yet (new or empty), so that kcheck run DIR checks these alone\n",
-               stdout);
+    std::fputs(
+        "usage: kcheck gen [--op conv|maxpool|conv_bias_relu|all|stack] [--count N] [--seed S] [--invalid] -o DIR\n"
+        "  writes N generated cases (default 10), one per file, DIR/000000-OP.yaml ...; --op all (default):\n"
+        "  the single ops, --op stack: deep stacks; --invalid: cases that each break one rule and expect\n"
+        "  the error, which kcheck run passes when refused. Valid cases whose data cannot judge a kernel\n"
+        "  (MISTRUSTED) are left out, their numbers skipped, and more drawn so that N are written.\n"
+        "  DIR must hold no case files yet (new or empty), so that kcheck run DIR checks these alone\n",
+        stdout);
     return 0;
   }
   GenOptions o;
@@ -144,15 +146,17 @@ int gen_command(const Args& args) {
       continue;
     }
     const std::string path = (std::filesystem::path(o.dir) / file_name(k, m.op)).string();
-    if (std::string why = write_text_file(path, m.text); !why.empty()) return usage_error("cannot write " + path + ": " + why);
+    if (std::string why = write_text_file(path, m.text); !why.empty())
+      return usage_error("cannot write " + path + ": " + why);
     ++written;
   }
   std::printf("%llu %s cases in %s\n", static_cast<unsigned long long>(written), o.invalid ? "invalid" : "generated",
               terminal_safe(o.dir).c_str());
   if (skipped > 0) {
-    std::printf("%llu left out: the oracle run as a candidate is MISTRUSTED on them, so their data cannot tell a right kernel "
-                "from a wrong one (first: %s)\n",
-                static_cast<unsigned long long>(skipped), terminal_safe(example).c_str());
+    std::printf(
+        "%llu left out: the oracle run as a candidate is MISTRUSTED on them, so their data cannot tell a right kernel "
+        "from a wrong one (first: %s)\n",
+        static_cast<unsigned long long>(skipped), terminal_safe(example).c_str());
   }
   if (written < o.count) {
     std::fprintf(stderr, "kcheck gen: only %llu of %llu cases written in %llu draws\n",

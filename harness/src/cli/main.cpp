@@ -4,8 +4,8 @@
 
 #include "cli.h"
 #include "core/check_table.h"
-#include "run/build_info.h"
 #include "core/validate.h"
+#include "run/build_info.h"
 
 namespace kc::cli {
 

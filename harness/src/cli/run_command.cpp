@@ -13,11 +13,11 @@
 
 #include "cli.h"
 #include "kc/case_io.h"
-#include "run/isolate.h"
 #include "kc/plugin.h"
 #include "kc/registry.h"
 #include "kc/report.h"
 #include "kc/runner.h"
+#include "run/isolate.h"
 
 namespace kc::cli {
 namespace {
@@ -230,7 +230,8 @@ std::string output_clash(const RunOptions& o, const std::vector<std::string>& fi
 // The backends to run: the named ones, or reference plus every available candidate.
 std::string choose_backends(const Registry& reg, RunOptions& o) {
   if (!o.require.empty()) {
-    if (!reg.contains(o.require)) return "--require " + o.require + ": no such backend in this build (see kcheck backends)";
+    if (!reg.contains(o.require))
+      return "--require " + o.require + ": no such backend in this build (see kcheck backends)";
     if (Status s = backend_available(reg, o.require); !s.ok()) {
       return "--require " + o.require + ": unavailable (" + s.message() + ")";
     }
@@ -254,8 +255,7 @@ constexpr const char* kNoBackend = "-";
 // backend, not once per backend (five bad files on two backends are five, not ten).
 bool invalid_anywhere(const LoadedCase& lc) { return !lc.c.ok() && lc.expect.pass; }
 
-std::vector<IsolatedTask> make_tasks(const std::vector<LoadedCase>& cases, const RunOptions& o,
-                                     const Registry& reg) {
+std::vector<IsolatedTask> make_tasks(const std::vector<LoadedCase>& cases, const RunOptions& o, const Registry& reg) {
   std::vector<IsolatedTask> tasks;
   for (const LoadedCase& lc : cases) {
     if (invalid_anywhere(lc)) {

@@ -11,8 +11,8 @@
 #include <fstream>
 
 #include "cli.h"
-#include "run/build_info.h"
 #include "kc/report.h"
+#include "run/build_info.h"
 
 namespace kc::cli {
 

@@ -4,8 +4,7 @@
 namespace kc {
 
 bool Case::operator==(const Case& o) const {
-  auto tensors_equal = [](const std::map<std::string, Tensor>& a,
-                          const std::map<std::string, Tensor>& b) {
+  auto tensors_equal = [](const std::map<std::string, Tensor>& a, const std::map<std::string, Tensor>& b) {
     if (a.size() != b.size()) return false;
     for (const auto& [k, t] : a) {
       auto it = b.find(k);
@@ -13,10 +12,9 @@ bool Case::operator==(const Case& o) const {
     }
     return true;
   };
-  return name == o.name && dtype == o.dtype && input == o.input && op == o.op &&
-         data == o.data && checks == o.checks && tolerance == o.tolerance && accumulation == o.accumulation &&
-         deterministic == o.deterministic && tensors_equal(tensors, o.tensors) &&
-         tensors_equal(expected, o.expected) && expect == o.expect;
+  return name == o.name && dtype == o.dtype && input == o.input && op == o.op && data == o.data && checks == o.checks &&
+         tolerance == o.tolerance && accumulation == o.accumulation && deterministic == o.deterministic &&
+         tensors_equal(tensors, o.tensors) && tensors_equal(expected, o.expected) && expect == o.expect;
 }
 
 DType accumulation_of(const Case& c) { return c.accumulation ? *c.accumulation : default_accumulation(c.dtype); }
@@ -35,9 +33,12 @@ bool is_stack(const Case& c) { return std::holds_alternative<StackParams>(c.op);
 
 std::string checkpoint_name(const CheckpointPolicy& p) {
   switch (p.kind) {
-    case CheckpointKind::kNone: return "none";
-    case CheckpointKind::kEvery: return "every:" + std::to_string(p.every);
-    case CheckpointKind::kSqrt: return "sqrt";
+    case CheckpointKind::kNone:
+      return "none";
+    case CheckpointKind::kEvery:
+      return "every:" + std::to_string(p.every);
+    case CheckpointKind::kSqrt:
+      return "sqrt";
   }
   return "?";
 }
@@ -46,44 +47,58 @@ int64_t spatial_rank(const Case& c) { return static_cast<int64_t>(c.input.spatia
 
 std::string_view pad_kind_name(PadKind kind) {
   switch (kind) {
-    case PadKind::kExplicit: return "explicit";
-    case PadKind::kSame: return "same";
-    case PadKind::kSameLower: return "same_lower";
-    case PadKind::kValid: return "valid";
+    case PadKind::kExplicit:
+      return "explicit";
+    case PadKind::kSame:
+      return "same";
+    case PadKind::kSameLower:
+      return "same_lower";
+    case PadKind::kValid:
+      return "valid";
   }
   return "?";
 }
 
 std::string_view padding_mode_name(PaddingMode mode) {
   switch (mode) {
-    case PaddingMode::kZeros: return "zeros";
-    case PaddingMode::kReflect: return "reflect";
-    case PaddingMode::kReplicate: return "replicate";
-    case PaddingMode::kCircular: return "circular";
+    case PaddingMode::kZeros:
+      return "zeros";
+    case PaddingMode::kReflect:
+      return "reflect";
+    case PaddingMode::kReplicate:
+      return "replicate";
+    case PaddingMode::kCircular:
+      return "circular";
   }
   return "?";
 }
 
-std::string_view pool_mode_name(PoolMode mode) {
-  return mode == PoolMode::kInference ? "inference" : "training";
-}
+std::string_view pool_mode_name(PoolMode mode) { return mode == PoolMode::kInference ? "inference" : "training"; }
 
 std::string_view tie_rule_name(TieRule tie) {
   switch (tie) {
-    case TieRule::kFirst: return "first";
-    case TieRule::kLast: return "last";
-    case TieRule::kAny: return "any";
+    case TieRule::kFirst:
+      return "first";
+    case TieRule::kLast:
+      return "last";
+    case TieRule::kAny:
+      return "any";
   }
   return "?";
 }
 
 std::string_view fill_name(Fill fill) {
   switch (fill) {
-    case Fill::kRandom: return "random";
-    case Fill::kNormal: return "normal";
-    case Fill::kInteger: return "integer";
-    case Fill::kTies: return "ties";
-    case Fill::kSpecial: return "special";
+    case Fill::kRandom:
+      return "random";
+    case Fill::kNormal:
+      return "normal";
+    case Fill::kInteger:
+      return "integer";
+    case Fill::kTies:
+      return "ties";
+    case Fill::kSpecial:
+      return "special";
   }
   return "?";
 }

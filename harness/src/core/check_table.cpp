@@ -55,12 +55,12 @@ const std::vector<CheckInfo>& check_table() {
        kNeedsBackward, &gradcheck_scope},
       {"adjoint", "<conv(x,w), g> = <x, dx(g,w)> = <w, dw(x,g)>", kOpConv, true, Judges::kYes, kNeedsBackward,
        &adjoint_scope},
-      {"weight_share", "dw of a batch is the sum of per-sample and per-tile dw; failures classified", kOpConv | kOpFused,
-       true, Judges::kYes, kNeedsBackward, &weight_share_scope},
+      {"weight_share", "dw of a batch is the sum of per-sample and per-tile dw; failures classified",
+       kOpConv | kOpFused, true, Judges::kYes, kNeedsBackward, &weight_share_scope},
       {"argmax", "indices obey the tie/NaN rule and route the gradient; backward without indices refused", kOpPool,
        true, Judges::kYes, kNeedsForward, &argmax_scope},
-      {"padding", "equals the op on an explicitly padded input; every element some window reads gets gradient",
-       kSingle, true, Judges::kOnConv, kNeedsForward, nullptr},
+      {"padding", "equals the op on an explicitly padded input; every element some window reads gets gradient", kSingle,
+       true, Judges::kOnConv, kNeedsForward, nullptr},
       {"determinism", "repeated runs, and runs on refilled buffers, are bitwise equal", kSingle, false, Judges::kNo,
        kNeedsForward, nullptr},
       {"integrity", "every output element is written; inputs and guard bands are unchanged", kSingle, false,
@@ -69,8 +69,8 @@ const std::vector<CheckInfo>& check_table() {
        kNeedsForward, &golden_scope},
       {"checkpoint", "a stack's gradients are the same with and without recomputation", kOpStack, true, Judges::kNo,
        kNeedsNothing, nullptr},
-      {"influence", "every input of a stack within its receptive field receives gradient (no blind borders)",
-       kOpStack, true, Judges::kNo, kNeedsNothing, nullptr},
+      {"influence", "every input of a stack within its receptive field receives gradient (no blind borders)", kOpStack,
+       true, Judges::kNo, kNeedsNothing, nullptr},
       {"drift", "f16/bf16 stacks stay within the bound of rounding every layer", kOpStack, true, Judges::kNo,
        kNeedsNothing, &drift_scope},
   };
@@ -98,8 +98,9 @@ std::string check_names(bool (*pick)(const CheckInfo&)) {
 
 std::string oracle_self_reason() {
   return "the oracle is not compared with itself; on the reference the self-checks are " +
-         check_names([](const CheckInfo& i) { return i.on_oracle && (i.ops & kSingle) != 0; }) + " (on a stack: " +
-         check_names([](const CheckInfo& i) { return i.on_oracle && (i.ops & kOpStack) != 0; }) + ")";
+         check_names([](const CheckInfo& i) { return i.on_oracle && (i.ops & kSingle) != 0; }) +
+         " (on a stack: " + check_names([](const CheckInfo& i) { return i.on_oracle && (i.ops & kOpStack) != 0; }) +
+         ")";
 }
 
 std::string check_never_applies(const Case& c, std::string_view name) {

@@ -10,10 +10,14 @@ namespace kc {
 
 std::string_view dtype_name(DType dtype) {
   switch (dtype) {
-    case DType::kF64: return "f64";
-    case DType::kF32: return "f32";
-    case DType::kF16: return "f16";
-    case DType::kBF16: return "bf16";
+    case DType::kF64:
+      return "f64";
+    case DType::kF32:
+      return "f32";
+    case DType::kF16:
+      return "f16";
+    case DType::kBF16:
+      return "bf16";
   }
   return "?";
 }
@@ -48,57 +52,75 @@ float to_f32_odd(double v) {
 double round_to(DType dtype, double v) {
   if (std::isnan(v)) return v;  // every NaN is a NaN of every dtype; its payload (the poison) is kept
   switch (dtype) {
-    case DType::kF64: return v;
-    case DType::kF32: return static_cast<double>(static_cast<float>(v));
-    case DType::kF16: return static_cast<double>(static_cast<float>(Eigen::half(to_f32_odd(v))));
-    case DType::kBF16: return static_cast<double>(static_cast<float>(Eigen::bfloat16(to_f32_odd(v))));
+    case DType::kF64:
+      return v;
+    case DType::kF32:
+      return static_cast<double>(static_cast<float>(v));
+    case DType::kF16:
+      return static_cast<double>(static_cast<float>(Eigen::half(to_f32_odd(v))));
+    case DType::kBF16:
+      return static_cast<double>(static_cast<float>(Eigen::bfloat16(to_f32_odd(v))));
   }
   return v;
 }
 
 double unit_roundoff(DType dtype) {
   switch (dtype) {
-    case DType::kF64: return std::ldexp(1.0, -53);
-    case DType::kF32: return std::ldexp(1.0, -24);
-    case DType::kF16: return std::ldexp(1.0, -11);
-    case DType::kBF16: return std::ldexp(1.0, -8);
+    case DType::kF64:
+      return std::ldexp(1.0, -53);
+    case DType::kF32:
+      return std::ldexp(1.0, -24);
+    case DType::kF16:
+      return std::ldexp(1.0, -11);
+    case DType::kBF16:
+      return std::ldexp(1.0, -8);
   }
   return 0.0;
 }
 
 double underflow_unit(DType dtype) {
   switch (dtype) {
-    case DType::kF64: return std::ldexp(1.0, -1074);  // 2^-1075 would round to 0
-    case DType::kF32: return std::ldexp(1.0, -150);
-    case DType::kF16: return std::ldexp(1.0, -25);
-    case DType::kBF16: return std::ldexp(1.0, -134);
+    case DType::kF64:
+      return std::ldexp(1.0, -1074);  // 2^-1075 would round to 0
+    case DType::kF32:
+      return std::ldexp(1.0, -150);
+    case DType::kF16:
+      return std::ldexp(1.0, -25);
+    case DType::kBF16:
+      return std::ldexp(1.0, -134);
   }
   return 0.0;
 }
 
 int min_normal_exponent(DType dtype) {
   switch (dtype) {
-    case DType::kF64: return -1022;
-    case DType::kF32: return -126;
-    case DType::kF16: return -14;
-    case DType::kBF16: return -126;
+    case DType::kF64:
+      return -1022;
+    case DType::kF32:
+      return -126;
+    case DType::kF16:
+      return -14;
+    case DType::kBF16:
+      return -126;
   }
   return -1022;
 }
 
 int storage_bytes(DType dtype) {
   switch (dtype) {
-    case DType::kF64: return 8;
-    case DType::kF32: return 4;
-    case DType::kF16: return 2;
-    case DType::kBF16: return 2;
+    case DType::kF64:
+      return 8;
+    case DType::kF32:
+      return 4;
+    case DType::kF16:
+      return 2;
+    case DType::kBF16:
+      return 2;
   }
   return 0;
 }
 
-DType default_accumulation(DType storage) {
-  return storage == DType::kF64 ? DType::kF64 : DType::kF32;
-}
+DType default_accumulation(DType storage) { return storage == DType::kF64 ? DType::kF64 : DType::kF32; }
 
 bool accumulates(DType acc, DType storage) {
   if (acc == storage || acc == DType::kF64) return true;
@@ -107,10 +129,14 @@ bool accumulates(DType acc, DType storage) {
 
 int64_t exact_integer_limit(DType dtype) {
   switch (dtype) {
-    case DType::kF64: return int64_t{1} << 53;
-    case DType::kF32: return int64_t{1} << 24;
-    case DType::kF16: return int64_t{1} << 11;
-    case DType::kBF16: return int64_t{1} << 8;
+    case DType::kF64:
+      return int64_t{1} << 53;
+    case DType::kF32:
+      return int64_t{1} << 24;
+    case DType::kF16:
+      return int64_t{1} << 11;
+    case DType::kBF16:
+      return int64_t{1} << 8;
   }
   return 0;
 }

@@ -6,8 +6,8 @@
 #include <cmath>
 #include <limits>
 
-#include "kc/shape.h"
 #include "core/validate.h"
+#include "kc/shape.h"
 
 namespace kc {
 namespace {
@@ -29,8 +29,10 @@ double normal01(uint64_t seed, uint64_t stream, uint64_t i) {  // Box-Muller on 
 // Special values for position i: about one element in three is special.
 double special_value(uint64_t seed, uint64_t i, DType dtype) {
   const double u = uniform01(seed, kX + kMask, i);
-  const double tiny = std::ldexp(1.0, dtype == DType::kF16 ? -24 : dtype == DType::kBF16 ? -133
-                                     : dtype == DType::kF32 ? -149 : -1074);  // smallest subnormal
+  const double tiny = std::ldexp(1.0, dtype == DType::kF16    ? -24
+                                      : dtype == DType::kBF16 ? -133
+                                      : dtype == DType::kF32  ? -149
+                                                              : -1074);  // smallest subnormal
   const double inf = std::numeric_limits<double>::infinity();
   if (u < 0.05) return std::numeric_limits<double>::quiet_NaN();
   if (u < 0.10) return inf;
@@ -43,13 +45,14 @@ double special_value(uint64_t seed, uint64_t i, DType dtype) {
 
 // Integers in [-mag, mag], zero except for about `density` of the elements, and never
 // more than `max_nonzero` nonzeros in the tensor.
-void integer_fill(Tensor& t, uint64_t seed, uint64_t stream, int64_t mag, double density,
-                  int64_t max_nonzero) {
+void integer_fill(Tensor& t, uint64_t seed, uint64_t stream, int64_t mag, double density, int64_t max_nonzero) {
   int64_t nonzero = 0;
   for (int64_t i = 0; i < t.size(); ++i) {
     const bool on = uniform01(seed, stream + kMask, static_cast<uint64_t>(i)) < density;
     if (!on || nonzero >= max_nonzero) continue;
-    const int64_t v = static_cast<int64_t>(uniform01(seed, stream, static_cast<uint64_t>(i)) * static_cast<double>(2 * mag + 1)) - mag;
+    const int64_t v =
+        static_cast<int64_t>(uniform01(seed, stream, static_cast<uint64_t>(i)) * static_cast<double>(2 * mag + 1)) -
+        mag;
     t[i] = static_cast<double>(v == 0 ? 1 : v);
     ++nonzero;
   }
@@ -61,7 +64,8 @@ void value_fill(Tensor& t, const Case& c, uint64_t stream) {
     const uint64_t u = static_cast<uint64_t>(i);
     double v = 2.0 * uniform01(seed, stream, u) - 1.0;
     if (c.data.fill == Fill::kNormal) v = normal01(seed, stream, u);
-    if (c.data.fill == Fill::kTies) v = std::array<double, 4>{-1.0, 0.0, 0.5, 1.0}[splitmix64(seed ^ (stream << 40) ^ u) % 4];
+    if (c.data.fill == Fill::kTies)
+      v = std::array<double, 4>{-1.0, 0.0, 0.5, 1.0}[splitmix64(seed ^ (stream << 40) ^ u) % 4];
     if (c.data.fill == Fill::kSpecial && stream == kX) v = special_value(seed, u, c.dtype);
     t[i] = v;
   }
@@ -72,7 +76,7 @@ void value_fill(Tensor& t, const Case& c, uint64_t stream) {
 // copies * nnz(w) products; every dw and db at most nnz(dy) terms.
 void integer_conv_inputs(const Case& c, const ConvGeometry& g, OpInputs& in) {
   const int64_t limit = exact_integer_limit(c.dtype) - 1;
-  const int64_t m = limit >= 4096 ? 3 : 1;                 // magnitudes of x, w, dy
+  const int64_t m = limit >= 4096 ? 3 : 1;  // magnitudes of x, w, dy
   const int64_t copies = max_pad_copies(g);
   const int64_t cap_w = std::max<int64_t>(1, (limit - m) / (m * m * copies));
   const int64_t cap_dy = std::max<int64_t>(1, limit / (m * m));

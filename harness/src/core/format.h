@@ -37,7 +37,11 @@ inline std::string num_exact(double v) {
 // "1st", "2nd", "11th", "23rd".
 inline std::string ordinal(int64_t n) {
   const int64_t t = n % 100;
-  const char* suffix = (t >= 11 && t <= 13) ? "th" : n % 10 == 1 ? "st" : n % 10 == 2 ? "nd" : n % 10 == 3 ? "rd" : "th";
+  const char* suffix = (t >= 11 && t <= 13) ? "th"
+                       : n % 10 == 1        ? "st"
+                       : n % 10 == 2        ? "nd"
+                       : n % 10 == 3        ? "rd"
+                                            : "th";
   return std::to_string(n) + suffix;
 }
 

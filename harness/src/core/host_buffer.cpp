@@ -30,7 +30,7 @@ namespace guard_detail {
 
 void* allocate(size_t bytes) {
   const size_t total = kHeaderBytes + kGuardBytes + bytes + kGuardBytes;
-  auto* base = static_cast<unsigned char*>(::operator new(total, std::align_val_t{kAlign}));
+  auto* base = static_cast<unsigned char*>(::operator new (total, std::align_val_t{kAlign}));
   std::memset(base, kGuardByte, kHeaderBytes + kGuardBytes);
   std::memset(base + kHeaderBytes + kGuardBytes + bytes, kGuardByte, kGuardBytes);
   const Header h{kMagic, bytes};
@@ -39,7 +39,7 @@ void* allocate(size_t bytes) {
 }
 
 void deallocate(void* elements) noexcept {
-  if (elements != nullptr) ::operator delete(base_of(elements), std::align_val_t{kAlign});
+  if (elements != nullptr) ::operator delete (base_of(elements), std::align_val_t{kAlign});
 }
 
 }  // namespace guard_detail

@@ -10,8 +10,8 @@ namespace {
 
 Dims or_ones(const Dims& d, size_t rank) { return d.empty() ? Dims(rank, 1) : d; }
 
-SpatialGeometry build_spatial(const Dims& in, const Dims& kernel, const Dims& stride,
-                              const Dims& dilation, const PadSpec& pad, bool ceil_mode) {
+SpatialGeometry build_spatial(const Dims& in, const Dims& kernel, const Dims& stride, const Dims& dilation,
+                              const PadSpec& pad, bool ceil_mode) {
   auto pads = resolve_padding(pad, in, kernel, stride, dilation);
   SpatialGeometry g;
   for (size_t i = 0; i < in.size(); ++i) {
@@ -31,8 +31,12 @@ int64_t product(const std::vector<DimGeometry>& dims, F f) {
 
 }  // namespace
 
-int64_t SpatialGeometry::in_count() const { return product(dims, [](auto& d) { return d.in; }); }
-int64_t SpatialGeometry::out_count() const { return product(dims, [](auto& d) { return d.out; }); }
+int64_t SpatialGeometry::in_count() const {
+  return product(dims, [](auto& d) { return d.in; });
+}
+int64_t SpatialGeometry::out_count() const {
+  return product(dims, [](auto& d) { return d.out; });
+}
 int64_t SpatialGeometry::kernel_count() const {
   return product(dims, [](auto& d) { return d.kernel; });
 }
@@ -68,16 +72,14 @@ static Dims concat(std::initializer_list<int64_t> head, const Dims& tail) {
 }
 
 Dims ConvGeometry::x_shape() const { return concat({batch, in_channels}, spatial.in_dims()); }
-Dims ConvGeometry::w_shape() const {
-  return concat({out_channels, in_per_group()}, spatial.kernel_dims());
-}
+Dims ConvGeometry::w_shape() const { return concat({out_channels, in_per_group()}, spatial.kernel_dims()); }
 Dims ConvGeometry::b_shape() const { return {out_channels}; }
 Dims ConvGeometry::y_shape() const { return concat({batch, out_channels}, spatial.out_dims()); }
 Dims PoolGeometry::x_shape() const { return concat({batch, channels}, spatial.in_dims()); }
 Dims PoolGeometry::y_shape() const { return concat({batch, channels}, spatial.out_dims()); }
 
-int64_t output_extent(int64_t in, int64_t kernel, int64_t stride, int64_t dilation,
-                      int64_t pad_lo, int64_t pad_hi, bool ceil_mode) {
+int64_t output_extent(int64_t in, int64_t kernel, int64_t stride, int64_t dilation, int64_t pad_lo, int64_t pad_hi,
+                      bool ceil_mode) {
   const int64_t span = in + pad_lo + pad_hi - (dilation * (kernel - 1) + 1);
   // ceil(span / s) + 1 is still 1 for -s < span < 0: one window that overhangs the
   // padded end (as PyTorch computes it); the numerator is >= 0 exactly then.
@@ -90,18 +92,15 @@ int64_t output_extent(int64_t in, int64_t kernel, int64_t stride, int64_t dilati
   return out;
 }
 
-std::array<int64_t, 2> resolve_same(int64_t in, int64_t kernel, int64_t stride,
-                                    int64_t dilation, bool lower) {
+std::array<int64_t, 2> resolve_same(int64_t in, int64_t kernel, int64_t stride, int64_t dilation, bool lower) {
   const int64_t out = (in + stride - 1) / stride;
   const int64_t total = std::max<int64_t>((out - 1) * stride + dilation * (kernel - 1) + 1 - in, 0);
   const int64_t small = total / 2;
-  return lower ? std::array<int64_t, 2>{total - small, small}
-               : std::array<int64_t, 2>{small, total - small};
+  return lower ? std::array<int64_t, 2>{total - small, small} : std::array<int64_t, 2>{small, total - small};
 }
 
-std::vector<std::array<int64_t, 2>> resolve_padding(const PadSpec& pad, const Dims& in,
-                                                    const Dims& kernel, const Dims& stride,
-                                                    const Dims& dilation) {
+std::vector<std::array<int64_t, 2>> resolve_padding(const PadSpec& pad, const Dims& in, const Dims& kernel,
+                                                    const Dims& stride, const Dims& dilation) {
   std::vector<std::array<int64_t, 2>> r(in.size(), {0, 0});
   if (pad.kind == PadKind::kExplicit) {
     for (size_t i = 0; i < in.size() && i < pad.pairs.size(); ++i) r[i] = pad.pairs[i];
@@ -116,9 +115,8 @@ std::vector<std::array<int64_t, 2>> resolve_padding(const PadSpec& pad, const Di
 // Builds geometry without validating; only for a case that validate() accepted, or
 // from validate() itself after the field rules passed.
 ConvGeometry unchecked_conv_geometry(const Case& c) {
-  const ConvParams& p = std::holds_alternative<ConvParams>(c.op)
-                            ? std::get<ConvParams>(c.op)
-                            : std::get<ConvBiasReluParams>(c.op).conv;
+  const ConvParams& p =
+      std::holds_alternative<ConvParams>(c.op) ? std::get<ConvParams>(c.op) : std::get<ConvBiasReluParams>(c.op).conv;
   const size_t rank = c.input.spatial.size();
   ConvGeometry g;
   g.batch = c.input.batch;
@@ -127,8 +125,8 @@ ConvGeometry unchecked_conv_geometry(const Case& c) {
   g.groups = p.groups;
   g.mode = p.padding_mode;
   g.bias = p.bias || std::holds_alternative<ConvBiasReluParams>(c.op);
-  g.spatial = build_spatial(c.input.spatial, p.kernel, or_ones(p.stride, rank),
-                            or_ones(p.dilation, rank), p.padding, false);
+  g.spatial =
+      build_spatial(c.input.spatial, p.kernel, or_ones(p.stride, rank), or_ones(p.dilation, rank), p.padding, false);
   return g;
 }
 
@@ -175,8 +173,7 @@ StatusOr<ConvGeometry> conv_geometry(const Case& c) {
 
 StatusOr<PoolGeometry> pool_geometry(const Case& c) {
   if (!std::holds_alternative<MaxPoolParams>(c.op)) {
-    return invalid_argument(std::string("op: expected a maxpool case, got ") +
-                            std::string(op_name(c.op)));
+    return invalid_argument(std::string("op: expected a maxpool case, got ") + std::string(op_name(c.op)));
   }
   KC_RETURN_IF_ERROR(validate(c));
   return unchecked_pool_geometry(c);

@@ -5,15 +5,24 @@ namespace kc {
 
 std::string_view status_code_name(StatusCode code) {
   switch (code) {
-    case StatusCode::kOk: return "ok";
-    case StatusCode::kInvalidArgument: return "invalid_argument";
-    case StatusCode::kOutOfRange: return "out_of_range";
-    case StatusCode::kResourceExhausted: return "resource_exhausted";
-    case StatusCode::kFailedPrecondition: return "failed_precondition";
-    case StatusCode::kUnimplemented: return "unimplemented";
-    case StatusCode::kUnavailable: return "unavailable";
-    case StatusCode::kNotFound: return "not_found";
-    case StatusCode::kInternal: return "internal";
+    case StatusCode::kOk:
+      return "ok";
+    case StatusCode::kInvalidArgument:
+      return "invalid_argument";
+    case StatusCode::kOutOfRange:
+      return "out_of_range";
+    case StatusCode::kResourceExhausted:
+      return "resource_exhausted";
+    case StatusCode::kFailedPrecondition:
+      return "failed_precondition";
+    case StatusCode::kUnimplemented:
+      return "unimplemented";
+    case StatusCode::kUnavailable:
+      return "unavailable";
+    case StatusCode::kNotFound:
+      return "not_found";
+    case StatusCode::kInternal:
+      return "internal";
   }
   return "unknown";
 }

@@ -57,8 +57,7 @@ void Tensor::round_to_dtype(DType to) {
 
 bool bitwise_equal(const Tensor& a, const Tensor& b) {
   if (a.shape != b.shape || a.data.size() != b.data.size()) return false;
-  return a.data.empty() ||
-         std::memcmp(a.data.data(), b.data.data(), a.data.size() * sizeof(double)) == 0;
+  return a.data.empty() || std::memcmp(a.data.data(), b.data.data(), a.data.size() * sizeof(double)) == 0;
 }
 
 }  // namespace kc

@@ -8,17 +8,16 @@
 #include <numeric>
 #include <string>
 
+#include "core/check_table.h"
 #include "core/format.h"
+#include "core/validate_limits.h"
 #include "kc/shape.h"
 #include "stack/stack.h"
-#include "core/check_table.h"
-#include "core/validate_limits.h"
 
 namespace kc {
 namespace {
 
 constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
-
 
 Status check_size(const std::string& field, int64_t v, int64_t min, const Limits& limits) {
   if (v < min) {
@@ -31,8 +30,8 @@ Status check_size(const std::string& field, int64_t v, int64_t min, const Limits
 }
 
 // A per-dim list (kernel, stride, dilation): right length, every entry >= min.
-Status check_dims(const std::string& field, const Dims& d, size_t rank, bool required,
-                  int64_t min, const Limits& limits) {
+Status check_dims(const std::string& field, const Dims& d, size_t rank, bool required, int64_t min,
+                  const Limits& limits) {
   if (d.empty() && !required) return ok_status();
   if (d.size() != rank) {
     return invalid_argument(field + ": has " + num(static_cast<int64_t>(d.size())) +
@@ -44,8 +43,7 @@ Status check_dims(const std::string& field, const Dims& d, size_t rank, bool req
   return ok_status();
 }
 
-Status check_padding_fields(const std::string& field, const PadSpec& pad, size_t rank,
-                            const Limits& limits) {
+Status check_padding_fields(const std::string& field, const PadSpec& pad, size_t rank, const Limits& limits) {
   if (pad.kind != PadKind::kExplicit) return ok_status();
   if (!pad.pairs.empty() && pad.pairs.size() != rank) {
     return invalid_argument(field + ": has " + num(static_cast<int64_t>(pad.pairs.size())) +
@@ -73,8 +71,7 @@ Status check_input(const InputSpec& in, const Limits& limits) {
   return ok_status();
 }
 
-Status check_conv_fields(const std::string& f, const ConvParams& p, const InputSpec& in,
-                         const Limits& limits) {
+Status check_conv_fields(const std::string& f, const ConvParams& p, const InputSpec& in, const Limits& limits) {
   const size_t rank = in.spatial.size();
   KC_RETURN_IF_ERROR(check_size(f + ".out_channels", p.out_channels, 1, limits));
   KC_RETURN_IF_ERROR(check_dims(f + ".kernel", p.kernel, rank, true, 1, limits));
@@ -85,7 +82,8 @@ Status check_conv_fields(const std::string& f, const ConvParams& p, const InputS
     return invalid_argument(f + ".groups: " + num(p.groups) + " does not divide input.channels " + num(in.channels));
   }
   if (p.out_channels % p.groups != 0) {
-    return invalid_argument(f + ".groups: " + num(p.groups) + " does not divide " + f + ".out_channels " + num(p.out_channels));
+    return invalid_argument(f + ".groups: " + num(p.groups) + " does not divide " + f + ".out_channels " +
+                            num(p.out_channels));
   }
   return check_padding_fields(f + ".padding", p.padding, rank, limits);
 }
@@ -103,8 +101,8 @@ Status check_nonempty(const std::string& f, const SpatialGeometry& g) {
   for (size_t i = 0; i < g.dims.size(); ++i) {
     const DimGeometry& d = g.dims[i];
     if (d.out < 1) {
-      return invalid_argument(f + ": empty output in spatial dim " + num(static_cast<int64_t>(i)) +
-                              ": input " + num(d.in) + " + padding " + num(d.pad_lo) + "+" + num(d.pad_hi) +
+      return invalid_argument(f + ": empty output in spatial dim " + num(static_cast<int64_t>(i)) + ": input " +
+                              num(d.in) + " + padding " + num(d.pad_lo) + "+" + num(d.pad_hi) +
                               " is smaller than the dilated kernel extent " + num(d.extent()));
     }
   }
@@ -115,8 +113,8 @@ Status check_conv_geometry(const std::string& f, const ConvGeometry& g) {
   KC_RETURN_IF_ERROR(check_nonempty(f, g.spatial));
   for (size_t i = 0; i < g.spatial.dims.size(); ++i) {
     const DimGeometry& d = g.spatial.dims[i];
-    const std::string where = f + ".padding: dim " + num(static_cast<int64_t>(i)) + " pads " +
-                              num(d.pad_lo) + "/" + num(d.pad_hi) + " on input extent " + num(d.in);
+    const std::string where = f + ".padding: dim " + num(static_cast<int64_t>(i)) + " pads " + num(d.pad_lo) + "/" +
+                              num(d.pad_hi) + " on input extent " + num(d.in);
     if (g.mode == PaddingMode::kReflect && (d.pad_lo >= d.in || d.pad_hi >= d.in)) {
       return invalid_argument(where + ": reflect padding must be smaller than the input extent");
     }
@@ -134,8 +132,8 @@ Status check_pool_geometry(const PoolGeometry& g) {
     const std::string dim = "dim " + num(static_cast<int64_t>(i));
     if (d.pad_lo > d.extent() / 2 || d.pad_hi > d.extent() / 2) {
       return invalid_argument("maxpool.padding: " + dim + " pads " + num(d.pad_lo) + "/" + num(d.pad_hi) +
-                              ", more than half the window extent " + num(d.extent()) +
-                              " (at most " + num(d.extent() / 2) + ")");
+                              ", more than half the window extent " + num(d.extent()) + " (at most " +
+                              num(d.extent() / 2) + ")");
     }
     // With dilation a window can straddle the input without touching it; its max and
     // index would be undefined, so such a case is refused. The first tap at or after
@@ -154,8 +152,7 @@ Status check_pool_geometry(const PoolGeometry& g) {
   return ok_status();
 }
 
-Status check_tensor_shapes(const Case& c, const std::map<std::string, Dims>& want,
-                           const char* section) {
+Status check_tensor_shapes(const Case& c, const std::map<std::string, Dims>& want, const char* section) {
   for (const auto& [name, t] : section == std::string("tensors") ? c.tensors : c.expected) {
     auto it = want.find(name);
     if (it == want.end()) {
@@ -193,7 +190,8 @@ Status check_accumulation(const Case& c, int64_t longest_sum) {
   const double u = unit_roundoff(*c.accumulation);
   if (static_cast<double>(longest_sum) * u < 1.0) return ok_status();
   return invalid_argument("accumulation: " + std::string(dtype_name(*c.accumulation)) + " sums of up to " +
-                          num(longest_sum) + " terms in this case make the bound allow any error (n * u >= 1); "
+                          num(longest_sum) +
+                          " terms in this case make the bound allow any error (n * u >= 1); "
                           "give an explicit tolerance: {rtol, atol}, or a wider accumulation");
 }
 
@@ -245,15 +243,17 @@ Status check_exact_tolerance(const Case& c, const PoolGeometry* pool, bool bias)
                                                " kernel rounds to its dtype where the oracle keeps the f64 sum"
                                          : "three or more dy values, whose rounding depends on the order a correct "
                                            "kernel adds them in";
-    return invalid_argument("tolerance: exact with " + fill + " on this max pool: its windows' taps overlap, and dx sums " + why +
+    return invalid_argument("tolerance: exact with " + fill +
+                            " on this max pool: its windows' taps overlap, and dx sums " + why +
                             "; exact needs fill: integer, every input inline under tensors: (missing: " + missing +
                             "), or windows that share no input element" + (sharing == 2 ? " (or two, in f64)" : "") +
                             "; use bound otherwise");
   }
-  return invalid_argument("tolerance: exact with " + fill + " fails a correct kernel on the rounding of its sums; " +
-                          "exact needs fill: integer (values whose every sum is exact)" +
-                          (is_stack(c) ? std::string() : " or every input inline under tensors: (missing: " + missing + ")") +
-                          "; use bound otherwise");
+  return invalid_argument(
+      "tolerance: exact with " + fill + " fails a correct kernel on the rounding of its sums; " +
+      "exact needs fill: integer (values whose every sum is exact)" +
+      (is_stack(c) ? std::string() : " or every input inline under tensors: (missing: " + missing + ")") +
+      "; use bound otherwise");
 }
 
 // A stack: its own fields, the work cap over all layers, every layer as the single-op
@@ -317,8 +317,8 @@ Status validate(const Case& c, const Limits& limits) {
   if (pool) {
     KC_RETURN_IF_ERROR(check_pool_fields(std::get<MaxPoolParams>(c.op), c.input, limits));
   } else {
-    const ConvParams& p = std::holds_alternative<ConvParams>(c.op) ? std::get<ConvParams>(c.op)
-                                                                   : std::get<ConvBiasReluParams>(c.op).conv;
+    const ConvParams& p =
+        std::holds_alternative<ConvParams>(c.op) ? std::get<ConvParams>(c.op) : std::get<ConvBiasReluParams>(c.op).conv;
     KC_RETURN_IF_ERROR(check_conv_fields(f, p, c.input, limits));
   }
   // Field rules hold: every size is within max_size, so the geometry arithmetic is safe

@@ -12,15 +12,14 @@
 #include <string_view>
 
 #include "core/format.h"
+#include "core/validate_limits.h"
 #include "kc/shape.h"
 #include "stack/stack.h"
-#include "core/validate_limits.h"
 
 namespace kc {
 namespace {
 
 constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
-
 
 }  // namespace
 
@@ -129,8 +128,9 @@ Cause padding_cause(const std::string& f, const PadSpec& spec, const SpatialGeom
 // The op's memory parts (see op_tensor_bytes). `f` is the op's field path in messages
 // ("conv", "conv_bias_relu", "maxpool", "stack.layer.conv", ...).
 std::vector<MemoryPart> memory_parts(const Case& c, const std::string& f) {
-  const Cause input{1.0, "input", "input (batch " + num(c.input.batch) + ", channels " + num(c.input.channels) +
-                                      ", spatial " + dims_to_string(c.input.spatial) + ")"};
+  const Cause input{1.0, "input",
+                    "input (batch " + num(c.input.batch) + ", channels " + num(c.input.channels) + ", spatial " +
+                        dims_to_string(c.input.spatial) + ")"};
   if (const auto* p = std::get_if<MaxPoolParams>(&c.op)) {
     const PoolGeometry g = unchecked_pool_geometry(c);
     const double grown = ratio(product(g.spatial.out_dims()), product(g.spatial.in_dims()));
@@ -138,15 +138,16 @@ std::vector<MemoryPart> memory_parts(const Case& c, const std::string& f) {
             {"y, dy and indices", g.y_shape(), 6, input, {padding_cause(f, p->padding, g.spatial, grown)}}};
   }
   const ConvGeometry g = unchecked_conv_geometry(c);
-  const ConvParams& p = std::holds_alternative<ConvParams>(c.op) ? std::get<ConvParams>(c.op)
-                                                                 : std::get<ConvBiasReluParams>(c.op).conv;
+  const ConvParams& p =
+      std::holds_alternative<ConvParams>(c.op) ? std::get<ConvParams>(c.op) : std::get<ConvBiasReluParams>(c.op).conv;
   const SpatialGeometry& s = g.spatial;
   Dims padded;
   for (const DimGeometry& d : s.dims) padded.push_back(d.padded());
   const int64_t taps = product(s.kernel_dims()), cin = g.in_per_group(), in = product(s.in_dims());
   const double grown = ratio(product(s.out_dims()), in);  // outputs over inputs: the padding's doing
   const Cause kernel{static_cast<double>(taps), f + ".kernel", f + ".kernel " + dims_text(s.kernel_dims())};
-  const Cause cout{static_cast<double>(g.out_channels), f + ".out_channels", f + ".out_channels " + num(g.out_channels)};
+  const Cause cout{static_cast<double>(g.out_channels), f + ".out_channels",
+                   f + ".out_channels " + num(g.out_channels)};
   const Cause channels{static_cast<double>(cin), "input.channels",
                        "input.channels " + num(g.in_channels) + " (in groups of " + num(cin) + ")"};
   const Cause more_channels{ratio(g.out_channels, g.in_channels), cout.field, cout.why};
@@ -158,10 +159,16 @@ std::vector<MemoryPart> memory_parts(const Case& c, const std::string& f) {
   return {{"x and dx", g.x_shape(), 4, input, {}},
           {"w and dw", g.w_shape(), 4, w_base, {}},
           {"y and dy", g.y_shape(), 4, input, {more_channels, padding_cause(f, p.padding, s, grown)}},
-          {"the reference's padded x and its gradient", concat({g.batch, g.in_channels}, padded), 2, input,
+          {"the reference's padded x and its gradient",
+           concat({g.batch, g.in_channels}, padded),
+           2,
+           input,
            {padding_cause(f, p.padding, s, ratio(product(padded), in))}},
-          {"the reference's im2col workspace (Cin/G, kernel, out)", concat(concat({cin}, s.kernel_dims()), s.out_dims()),
-           1, input, {kernel, padding_cause(f, p.padding, s, grown)}}};
+          {"the reference's im2col workspace (Cin/G, kernel, out)",
+           concat(concat({cin}, s.kernel_dims()), s.out_dims()),
+           1,
+           input,
+           {kernel, padding_cause(f, p.padding, s, grown)}}};
 }
 
 // The tensors of one op: inputs, outputs and gradients as f64 for the reference and one
@@ -208,11 +215,10 @@ Status check_work(const Case& c, const Limits& limits) {
   const double work = op_work(c);
   if (work <= limits.max_op_work) return ok_status();
   const bool pool = std::holds_alternative<MaxPoolParams>(c.op);
-  return resource_exhausted("input: one forward of the case takes about " + count_text(work) +
-                            (pool ? " comparisons" : " multiply-adds") + ", over the cap of " +
-                            count_text(limits.max_op_work) +
-                            ": the checks would run for hours on the reference (sizes too large; set " + kOpWorkVariable +
-                            " to raise it)");
+  return resource_exhausted(
+      "input: one forward of the case takes about " + count_text(work) + (pool ? " comparisons" : " multiply-adds") +
+      ", over the cap of " + count_text(limits.max_op_work) +
+      ": the checks would run for hours on the reference (sizes too large; set " + kOpWorkVariable + " to raise it)");
 }
 
 // A stack runs its layers' forwards one after the other, and the checks run that forward
@@ -240,8 +246,8 @@ Status check_stack_work(const Case& c, const std::vector<StackLayer>& layers, co
   const int64_t depth = std::get<StackParams>(c.op).depth;
   return resource_exhausted("stack.depth: one forward through the stack's " + std::to_string(depth) +
                             (depth == 1 ? " layer" : " layers") + " takes about " + count_text(work) + what +
-                            " (the largest layer, " + std::to_string(largest_at + 1) + ", takes " + count_text(largest) +
-                            ")" + cap + " for the whole stack" + hint);
+                            " (the largest layer, " + std::to_string(largest_at + 1) + ", takes " +
+                            count_text(largest) + ")" + cap + " for the whole stack" + hint);
 }
 
 int64_t estimate_case_bytes(const Case& c) {
@@ -368,8 +374,8 @@ Status check_memory(const Case& c, const Limits& limits) {
   const MemoryPart& top = largest_part(parts);
   const Cause& cause = cause_of(top, bytes, limits.max_case_bytes);
   const NeedAndCap nc = need_and_cap(bytes, limits.max_case_bytes);
-  return resource_exhausted(cause.field + ": the case needs " + nc.need + ", over the cap of " + nc.cap + ": " + part_text(top, cause, op_tensor_bytes(c)) +
-                            kRaiseCap);
+  return resource_exhausted(cause.field + ": the case needs " + nc.need + ", over the cap of " + nc.cap + ": " +
+                            part_text(top, cause, op_tensor_bytes(c)) + kRaiseCap);
 }
 
 }  // namespace kc

@@ -4,10 +4,10 @@
 
 #include <vector>
 
-#include "kc/case.h"
-#include "stack/stack.h"
-#include "kc/status.h"
 #include "core/validate.h"
+#include "kc/case.h"
+#include "kc/status.h"
+#include "stack/stack.h"
 
 namespace kc {
 

@@ -8,15 +8,15 @@
 #include <string_view>
 #include <variant>
 
-#include "kc/backend.h"
+#include "backend/invoke.h"
 #include "checks/checks.h"
 #include "core/fill.h"
 #include "gen/gen.h"
-#include "backend/invoke.h"
+#include "kc/backend.h"
 #include "kc/ref/conv.h"
+#include "pick.h"
 #include "stack/stack.h"
 #include "stack/stack_exec.h"
-#include "pick.h"
 #include "window.h"
 
 namespace kc::gen {
@@ -102,10 +102,9 @@ rc::Gen<DataDraft> data_draft(bool pool, bool fused, const Options& o) {
   std::vector<std::pair<uint64_t, Fill>> fills = {
       {4, Fill::kRandom}, {2, Fill::kNormal}, {3, Fill::kInteger}, {pool ? 3u : 1u, Fill::kTies}};
   if (!fused && (o.data & (kNaN | kInfinity))) fills.push_back({1, Fill::kSpecial});
-  return rc::gen::build<DataDraft>(set(&DataDraft::fill, pick<Fill>(fills)),
-                                   set(&DataDraft::seed, rc::gen::arbitrary<uint64_t>()),
-                                   set(&DataDraft::exact, flag(50)),
-                                   set(&DataDraft::inline_x, o.data != 0 ? flag(pool ? 30 : 12) : just(false)));
+  return rc::gen::build<DataDraft>(
+      set(&DataDraft::fill, pick<Fill>(fills)), set(&DataDraft::seed, rc::gen::arbitrary<uint64_t>()),
+      set(&DataDraft::exact, flag(50)), set(&DataDraft::inline_x, o.data != 0 ? flag(pool ? 30 : 12) : just(false)));
 }
 
 void apply_data(const DataDraft& d, Case& c) {
@@ -213,8 +212,7 @@ rc::Gen<Case> finish(Case c, const DataDraft& d, unsigned kinds, bool steer) {
 rc::Gen<ConvDraft> conv_draft(bool fused, const Options& o) {
   const Caps& k = o.caps;
   return rc::gen::build<ConvDraft>(
-      set(&ConvDraft::window, detail::window_draft(false, k)),
-      set(&ConvDraft::batch, inRange<int64_t>(1, k.batch + 1)),
+      set(&ConvDraft::window, detail::window_draft(false, k)), set(&ConvDraft::batch, inRange<int64_t>(1, k.batch + 1)),
       set(&ConvDraft::groups, inRange<int64_t>(1, k.groups + 1)),
       set(&ConvDraft::in_per_group, inRange<int64_t>(1, k.channels_per_group + 1)),
       set(&ConvDraft::out_per_group, inRange<int64_t>(1, k.channels_per_group + 1)),
@@ -256,8 +254,7 @@ rc::Gen<Case> conv_like(bool fused, const Options& options) {
 rc::Gen<PoolDraft> pool_draft(const Options& o) {
   const Caps& k = o.caps;
   return rc::gen::build<PoolDraft>(
-      set(&PoolDraft::window, detail::window_draft(true, k)),
-      set(&PoolDraft::batch, inRange<int64_t>(1, k.batch + 1)),
+      set(&PoolDraft::window, detail::window_draft(true, k)), set(&PoolDraft::batch, inRange<int64_t>(1, k.batch + 1)),
       set(&PoolDraft::channels, inRange<int64_t>(1, k.groups + 2)),
       set(&PoolDraft::mode, pick<PoolMode>({{3, PoolMode::kTraining}, {1, PoolMode::kInference}})),
       set(&PoolDraft::tie, pick<TieRule>({{2, TieRule::kFirst}, {1, TieRule::kLast}, {1, TieRule::kAny}})),
@@ -287,13 +284,14 @@ rc::Gen<StackDraft> stack_draft(const Caps& k) {
   Caps window_caps = k;
   window_caps.extent = k.stack_extent;
   const auto checkpoint = rc::gen::apply(
-      [](CheckpointKind kind, int64_t every) { return CheckpointPolicy{kind, kind == CheckpointKind::kEvery ? every : 0}; },
+      [](CheckpointKind kind, int64_t every) {
+        return CheckpointPolicy{kind, kind == CheckpointKind::kEvery ? every : 0};
+      },
       pick<CheckpointKind>({{2, CheckpointKind::kNone}, {2, CheckpointKind::kEvery}, {1, CheckpointKind::kSqrt}}),
       detail::between(1, std::max<int64_t>(1, k.stack_depth)));
   return rc::gen::build<StackDraft>(
       set(&StackDraft::depth, detail::between(1, std::max<int64_t>(1, k.stack_depth))),
-      set(&StackDraft::window, detail::window_draft(false, window_caps)),
-      set(&StackDraft::strided, flag(30)),
+      set(&StackDraft::window, detail::window_draft(false, window_caps)), set(&StackDraft::strided, flag(30)),
       set(&StackDraft::pool, detail::stack_pool_draft()),
       set(&StackDraft::batch, inRange<int64_t>(1, std::min<int64_t>(k.batch, 2) + 1)),
       set(&StackDraft::groups, inRange<int64_t>(1, std::min<int64_t>(k.groups, 2) + 1)),
@@ -352,9 +350,8 @@ rc::Gen<Case> conv_bias_relu_case(const Options& options) { return conv_like(tru
 
 rc::Gen<Case> maxpool_case(const Options& options) {
   return rc::gen::mapcat(sized(options), [](const Options& o) {
-    return rc::gen::mapcat(pool_draft(o), [o](const PoolDraft& d) {
-      return finish(realise_pool(d), d.data, o.data, o.steer);
-    });
+    return rc::gen::mapcat(pool_draft(o),
+                           [o](const PoolDraft& d) { return finish(realise_pool(d), d.data, o.data, o.steer); });
   });
 }
 
@@ -385,11 +382,16 @@ std::optional<OpSet> parse_op_set(std::string_view name) {
 
 std::string_view op_set_name(OpSet ops) {
   switch (ops) {
-    case OpSet::kConv: return "conv";
-    case OpSet::kMaxPool: return "maxpool";
-    case OpSet::kConvBiasRelu: return "conv_bias_relu";
-    case OpSet::kAll: return "all";
-    case OpSet::kStack: return "stack";
+    case OpSet::kConv:
+      return "conv";
+    case OpSet::kMaxPool:
+      return "maxpool";
+    case OpSet::kConvBiasRelu:
+      return "conv_bias_relu";
+    case OpSet::kAll:
+      return "all";
+    case OpSet::kStack:
+      return "stack";
   }
   return "?";
 }

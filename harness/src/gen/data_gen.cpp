@@ -6,8 +6,8 @@
 #include <cmath>
 #include <limits>
 
-#include "kc/dtype.h"
 #include "gen/gen.h"
+#include "kc/dtype.h"
 #include "pick.h"
 
 namespace kc::gen {
@@ -18,10 +18,14 @@ using detail::pick;
 
 int fraction_bits(DType t) {
   switch (t) {
-    case DType::kF64: return 52;
-    case DType::kF32: return 23;
-    case DType::kF16: return 10;
-    case DType::kBF16: return 7;
+    case DType::kF64:
+      return 52;
+    case DType::kF32:
+      return 23;
+    case DType::kF16:
+      return 10;
+    case DType::kBF16:
+      return 7;
   }
   return 52;
 }
@@ -49,10 +53,12 @@ rc::Gen<double> signed_zero() { return pick<double>({{1, 0.0}, {1, -0.0}}); }
 
 rc::Gen<double> subnormal(DType t) {
   const int64_t top = (int64_t{1} << fraction_bits(t)) - 1;
-  return rc::gen::apply([t](bool negative, int64_t m) {
-    const double v = static_cast<double>(m) * smallest_subnormal(t);
-    return negative ? -v : v;
-  }, detail::flag(50), between(1, top));
+  return rc::gen::apply(
+      [t](bool negative, int64_t m) {
+        const double v = static_cast<double>(m) * smallest_subnormal(t);
+        return negative ? -v : v;
+      },
+      detail::flag(50), between(1, top));
 }
 
 rc::Gen<double> tie() {
@@ -63,33 +69,41 @@ rc::Gen<double> tie() {
 // by less than a rounding error. (Next to 0 are the subnormals, a kind of their own.)
 rc::Gen<double> near_tie(DType t) {
   const auto base = pick<double>({{1, kTies[0]}, {1, kTies[1]}, {1, kTies[2]}, {1, kTies[4]}});
-  return rc::gen::apply([t](double base, bool down, int64_t steps) {
-    double v = base;
-    for (int64_t i = 0; i < steps; ++i) {
-      const double step = ulp(t, down ? std::nextafter(v, -INFINITY) : v);
-      v = round_to(t, down ? v - step : v + step);
-    }
-    return v;
-  }, base, detail::flag(50), between(1, 3));
+  return rc::gen::apply(
+      [t](double base, bool down, int64_t steps) {
+        double v = base;
+        for (int64_t i = 0; i < steps; ++i) {
+          const double step = ulp(t, down ? std::nextafter(v, -INFINITY) : v);
+          v = round_to(t, down ? v - step : v + step);
+        }
+        return v;
+      },
+      base, detail::flag(50), between(1, 3));
 }
 
 rc::Gen<double> of_kind(DType t, unsigned kind) {
   switch (kind) {
-    case kSignedZero: return signed_zero();
-    case kSubnormal: return subnormal(t);
-    case kTie: return tie();
-    case kNearTie: return near_tie(t);
-    case kInfinity: return pick<double>({{1, INFINITY}, {1, -INFINITY}});
-    case kNaN: return rc::gen::just(std::numeric_limits<double>::quiet_NaN());
-    default: return ordinary(t);
+    case kSignedZero:
+      return signed_zero();
+    case kSubnormal:
+      return subnormal(t);
+    case kTie:
+      return tie();
+    case kNearTie:
+      return near_tie(t);
+    case kInfinity:
+      return pick<double>({{1, INFINITY}, {1, -INFINITY}});
+    case kNaN:
+      return rc::gen::just(std::numeric_limits<double>::quiet_NaN());
+    default:
+      return ordinary(t);
   }
 }
 
 // The kinds of `kinds` in shrink order, with their weights.
 std::vector<std::pair<uint64_t, unsigned>> weighted_kinds(unsigned kinds) {
-  const std::pair<uint64_t, unsigned> all[] = {{6, kOrdinary}, {1, kSignedZero}, {1, kSubnormal},
-                                               {2, kTie},      {2, kNearTie},    {1, kInfinity},
-                                               {1, kNaN}};
+  const std::pair<uint64_t, unsigned> all[] = {{6, kOrdinary}, {1, kSignedZero}, {1, kSubnormal}, {2, kTie},
+                                               {2, kNearTie},  {1, kInfinity},   {1, kNaN}};
   std::vector<std::pair<uint64_t, unsigned>> r;
   for (const auto& k : all) {
     if (kinds & k.second) r.push_back(k);

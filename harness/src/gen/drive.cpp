@@ -18,9 +18,7 @@ uint64_t mix(uint64_t z) {  // splitmix64's finaliser: spreads (seed, index) ove
 
 }  // namespace
 
-int generation_size(uint64_t seed, uint64_t index) {
-  return 40 + static_cast<int>(mix(mix(seed) ^ ~index) % 61);
-}
+int generation_size(uint64_t seed, uint64_t index) { return 40 + static_cast<int>(mix(mix(seed) ^ ~index) % 61); }
 
 rc::Random random_for(uint64_t seed, uint64_t index) { return rc::Random(mix(mix(seed) + index)); }
 

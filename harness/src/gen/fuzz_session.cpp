@@ -23,8 +23,8 @@
 #include <string_view>
 
 #include "kc/case_io.h"
-#include "run/isolate.h"
 #include "kc/runner.h"
+#include "run/isolate.h"
 
 namespace kc::fuzz {
 namespace {
@@ -133,7 +133,9 @@ class Session {
   IsolateOptions isolation(bool with_progress, size_t per_task = 1) {
     IsolateOptions o{s_.jobs, s_.timeout * static_cast<double>(per_task), s_.in_process, nullptr};
     if (with_progress && s_.progress) {
-      o.progress = [this, per_task](size_t, size_t, const CaseResult&) { show_progress(static_cast<int64_t>(per_task)); };
+      o.progress = [this, per_task](size_t, size_t, const CaseResult&) {
+        show_progress(static_cast<int64_t>(per_task));
+      };
     }
     return o;
   }
@@ -260,8 +262,9 @@ class Session {
     std::vector<IsolatedTask> tasks;
     for (size_t i = 0; i < cases.size(); ++i) slots_.reset(i);
     for (size_t i = 0; i < cases.size(); i += kChunk) {
-      tasks.push_back(chunk_task({cases.begin() + static_cast<long>(i),
-                                  cases.begin() + static_cast<long>(std::min(cases.size(), i + kChunk))}, i));
+      tasks.push_back(chunk_task(
+          {cases.begin() + static_cast<long>(i), cases.begin() + static_cast<long>(std::min(cases.size(), i + kChunk))},
+          i));
     }
     IsolateOptions iso = isolation(true, kChunk);
     const std::vector<CaseResult> packed = run_tasks(std::move(tasks), iso);
@@ -294,7 +297,8 @@ class Session {
       out_.generated += 1;
       const bool bad = is_failure(results[i].disposition);
       const std::string kind = bad ? failure_kind(results[i]) : "";
-      if (bad && kinds_seen_.insert(kind).second) shrink_and_save(trees[i].first, trees[i].second, cases[i], results[i]);
+      if (bad && kinds_seen_.insert(kind).second)
+        shrink_and_save(trees[i].first, trees[i].second, cases[i], results[i]);
       record(std::move(results[i]), true);
     }
     done_ = static_cast<int64_t>(out_.results.size());  // the chunk counts were estimates
@@ -343,7 +347,8 @@ class Session {
       last_case = std::move(c);  // shrink_case takes this candidate as its smallest
       return true;
     };
-    const auto deadline = t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s_.shrink_time));
+    const auto deadline =
+        t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s_.shrink_time));
     const gen::ShrinkOutcome so = gen::shrink_case(tree, still_fails, deadline);
     const std::string stem = "fuzz-s" + std::to_string(s_.seed) + "-c" + std::to_string(index) + "-" + kind;
     Saved sv{kind, saved_path(stem), saved_path(stem + "-shrunk"), so.steps, so.tried, so.out_of_time, 0};
@@ -384,7 +389,8 @@ class Session {
     f << text << case_to_yaml(c);
     f.close();
     if (!f) {
-      std::fprintf(stderr, "kcheck fuzz: cannot write %s: %s\n", path.c_str(), errno ? std::strerror(errno) : "an I/O error");
+      std::fprintf(stderr, "kcheck fuzz: cannot write %s: %s\n", path.c_str(),
+                   errno ? std::strerror(errno) : "an I/O error");
     }
     return static_cast<bool>(f);
   }

@@ -25,18 +25,18 @@ inline constexpr const char* kRegressions = "cases/regressions";
 struct Settings {
   gen::OpSet ops = gen::OpSet::kAll;
   uint64_t seed = 0;
-  double time_budget = 0;   // seconds of generation; <= 0: no time limit
-  int64_t count = -1;       // cases over all shards; < 0: no count limit
+  double time_budget = 0;  // seconds of generation; <= 0: no time limit
+  int64_t count = -1;      // cases over all shards; < 0: no count limit
   std::string backend = "reference";
-  std::vector<std::string> plugins;  // for the reproduce command
+  std::vector<std::string> plugins;            // for the reproduce command
   std::string save_dir = "cases/regressions";  // replayed first, with kRegressions
   int64_t shard = 0, shards = 1;
   int jobs = 1;
-  double shrink_time = 20;  // seconds per shrink
-  double timeout = 60;      // per case, in the worker
-  int64_t max_failures = 0; // stop after this many failing cases; 0: no limit
-  bool in_process = false;  // no worker processes (debugging; a crash ends the run)
-  bool progress = false;    // a progress line on stderr
+  double shrink_time = 20;   // seconds per shrink
+  double timeout = 60;       // per case, in the worker
+  int64_t max_failures = 0;  // stop after this many failing cases; 0: no limit
+  bool in_process = false;   // no worker processes (debugging; a crash ends the run)
+  bool progress = false;     // a progress line on stderr
   // How a generated case's data seed is steered, in the worker that checks it (the
   // generator leaves it as drawn): gen::steer_seed; tests plant a crash here. It may
   // change the data seed only: the worker reports the seed alone back to the parent.
@@ -61,13 +61,13 @@ struct Saved {
 struct Outcome {
   std::vector<CaseResult> results;  // replayed cases first, then generated ones
   int64_t replayed = 0, generated = 0;
-  double seconds = 0;           // the whole run
-  double check_seconds = 0;     // generating and checking, without replay and shrinking
+  double seconds = 0;        // the whole run
+  double check_seconds = 0;  // generating and checking, without replay and shrinking
   std::vector<Saved> saved;
   std::map<std::string, int> failed_checks;  // failing cases per check name
-  bool failed = false;          // anything failed, crashed, timed out or a generated case was invalid
-  std::vector<CaseResult> invalid_files;  // replayed cases that are INVALID (bad input, not a failure)
-  bool regressions_found = false;  // kRegressions was a folder when the replay began
+  bool failed = false;                       // anything failed, crashed, timed out or a generated case was invalid
+  std::vector<CaseResult> invalid_files;     // replayed cases that are INVALID (bad input, not a failure)
+  bool regressions_found = false;            // kRegressions was a folder when the replay began
 };
 
 Outcome run(const Settings& s, const Registry& registry);

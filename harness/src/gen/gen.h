@@ -52,7 +52,7 @@ inline constexpr unsigned kAllData = kFiniteData | kInfinity | kNaN;
 // generated case on the reference at a few milliseconds on average.
 struct Caps {
   std::array<int64_t, 3> extent = {40, 16, 8};  // per spatial rank 1, 2, 3
-  std::array<int64_t, 3> kernel = {9, 5, 3};  // rank 1 past 8 taps (a kernel loop unrolled for 8)
+  std::array<int64_t, 3> kernel = {9, 5, 3};    // rank 1 past 8 taps (a kernel loop unrolled for 8)
   std::array<int64_t, 3> dilation = {3, 3, 2};
   int64_t stride = 3, pad = 3;
   int64_t batch = 5, groups = 4, channels_per_group = 4;  // batch past 4 (a loop unrolled by 4)
@@ -156,16 +156,15 @@ rc::Shrinkable<T> generate(const rc::Gen<T>& gen, uint64_t seed, uint64_t index)
 
 struct ShrinkOutcome {
   Case smallest;
-  int steps = 0;            // shrinks kept
-  int tried = 0;            // candidates run
-  bool out_of_time = false; // stopped by the deadline, not at a local minimum
+  int steps = 0;             // shrinks kept
+  int tried = 0;             // candidates run
+  bool out_of_time = false;  // stopped by the deadline, not at a local minimum
 };
 
 // Walks the shrink tree from `root` (whose value fails): takes the first shrink that
 // still fails, and repeats from there until none does or the deadline passes.
 // `still_fails` runs a candidate; it is never called after the deadline.
-ShrinkOutcome shrink_case(const rc::Shrinkable<Case>& root,
-                          const std::function<bool(const Case&)>& still_fails,
+ShrinkOutcome shrink_case(const rc::Shrinkable<Case>& root, const std::function<bool(const Case&)>& still_fails,
                           std::chrono::steady_clock::time_point deadline);
 
 }  // namespace kc::gen

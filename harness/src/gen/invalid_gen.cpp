@@ -2,9 +2,9 @@
 // broken size would contradict), one rule drawn from those that apply to its op, and
 // where to break it. The case file carries `expect: {error: ...}`, so that kcheck run
 // passes it exactly when it is refused with that text.
+#include "gen/gen.h"
 #include "invalid.h"
 #include "kc/case_io.h"
-#include "gen/gen.h"
 #include "pick.h"
 
 namespace kc::gen {

@@ -7,8 +7,8 @@
 // More on the method: docs/notes.md, section harness/src/gen/invalid_rules.cpp.
 #include <algorithm>
 
-#include "invalid.h"
 #include "core/format.h"
+#include "invalid.h"
 #include "kc/shape.h"
 #include "stack/stack.h"
 
@@ -110,8 +110,9 @@ Breakage kernel_zero(Case& c, size_t dim, int64_t) {
 Breakage kernel_rank(Case& c, size_t, int64_t a) {
   window(c).kernel.push_back(a);
   const size_t rank = c.input.spatial.size();
-  return {op_field(c) + ".kernel: has " + num(static_cast<int64_t>(rank + 1)) +
-              " entries but input.spatial has rank " + num(static_cast<int64_t>(rank)), {}};
+  return {op_field(c) + ".kernel: has " + num(static_cast<int64_t>(rank + 1)) + " entries but input.spatial has rank " +
+              num(static_cast<int64_t>(rank)),
+          {}};
 }
 Breakage stride_zero(Case& c, size_t dim, int64_t) {
   make_explicit(c).stride[dim] = 0;
@@ -129,7 +130,8 @@ Breakage padding_rank(Case& c, size_t, int64_t) {
   make_explicit(c).padding.pairs.push_back({0, 0});
   const size_t rank = c.input.spatial.size();
   return {op_field(c) + ".padding: has " + num(static_cast<int64_t>(rank + 1)) +
-              " entries but input.spatial has rank " + num(static_cast<int64_t>(rank)), {}};
+              " entries but input.spatial has rank " + num(static_cast<int64_t>(rank)),
+          {}};
 }
 // A kernel wider than the padded input by more than a stride: empty even in ceil_mode.
 Breakage empty_output(Case& c, size_t dim, int64_t a) {
@@ -157,8 +159,8 @@ Breakage groups_split(Case& c, int64_t a, bool in) {
   c.input.channels = g * cin + (in ? off : 0);
   p.out_channels = g * cout + (in ? 0 : off);
   return {op_field(c) + ".groups: " + num(g) + " does not divide " +
-              (in ? "input.channels " + num(c.input.channels)
-                  : op_field(c) + ".out_channels " + num(p.out_channels)), {}};
+              (in ? "input.channels " + num(c.input.channels) : op_field(c) + ".out_channels " + num(p.out_channels)),
+          {}};
 }
 Breakage groups_channels(Case& c, size_t, int64_t a) { return groups_split(c, a, true); }
 Breakage groups_out(Case& c, size_t, int64_t a) { return groups_split(c, a, false); }
@@ -178,7 +180,8 @@ Breakage pad_too_wide(Case& c, size_t dim, int64_t a, PaddingMode mode) {
   const std::string rule = mode == PaddingMode::kReflect ? "reflect padding must be smaller than the input extent"
                                                          : "circular padding must not exceed the input extent";
   return {geometry_field(c) + ".padding: dim " + std::to_string(dim) + " pads " + num(w.padding.pairs[dim][0]) + "/" +
-              num(w.padding.pairs[dim][1]) + " on input extent " + num(c.input.spatial[dim]) + ": " + rule, {}};
+              num(w.padding.pairs[dim][1]) + " on input extent " + num(c.input.spatial[dim]) + ": " + rule,
+          {}};
 }
 Breakage reflect_too_wide(Case& c, size_t dim, int64_t a) { return pad_too_wide(c, dim, a, PaddingMode::kReflect); }
 Breakage circular_too_wide(Case& c, size_t dim, int64_t a) { return pad_too_wide(c, dim, a, PaddingMode::kCircular); }
@@ -195,7 +198,8 @@ Breakage pool_pad_over_half(Case& c, size_t dim, int64_t a) {
   w.padding.pairs[dim][static_cast<size_t>(a % 2)] = half + a;
   const auto [lo, hi] = w.padding.pairs[dim];
   return {"maxpool.padding: dim " + std::to_string(dim) + " pads " + num(lo) + "/" + num(hi) +
-              ", more than half the window extent " + num(extent(w, dim)), {}};
+              ", more than half the window extent " + num(extent(w, dim)),
+          {}};
 }
 // Kernel 2 with dilation d >= 3 and half a window of left padding: window 0 has one
 // tap in the padding and the other past an input of at most d - lo elements.
@@ -261,7 +265,8 @@ Breakage stack_erodes(Case& c, size_t dim, int64_t a) {
   const int64_t m = c.input.spatial[dim];
   p.depth = m + a - 1;
   return {"stack layer " + num(m) + ": " + (p.relu ? "conv_bias_relu" : "conv") + ": empty output in spatial dim " +
-              std::to_string(dim), {}};
+              std::to_string(dim),
+          {}};
 }
 // The first layer's max pool padded past half its window (its conv is left valid).
 Breakage stack_pool_pad_over_half(Case& c, size_t dim, int64_t a) {
@@ -270,7 +275,8 @@ Breakage stack_pool_pad_over_half(Case& c, size_t dim, int64_t a) {
   p.padding.pairs[dim][static_cast<size_t>(a % 2)] = half + a;
   const auto [lo, hi] = p.padding.pairs[dim];
   return {"stack layer 1: maxpool.padding: dim " + std::to_string(dim) + " pads " + num(lo) + "/" + num(hi) +
-              ", more than half the window extent " + num(p.kernel[dim]), {}};
+              ", more than half the window extent " + num(p.kernel[dim]),
+          {}};
 }
 Breakage stack_inline_x(Case& c, size_t, int64_t) {
   c.tensors["x"] = Tensor::zeros(c.dtype, x_shape(c));
@@ -291,9 +297,9 @@ Breakage exact_random_fill(Case& c, size_t, int64_t a) {
 
 std::vector<Rule> stack_rules(const Case& c) {
   std::vector<Rule> r = {
-      {"stack_depth_zero", stack_depth_zero},   {"stack_depth_negative", stack_depth_negative},
-      {"stack_too_deep", stack_too_deep},       {"stack_erodes", stack_erodes},
-      {"stack_inline_x", stack_inline_x},       {"stack_inline_expected", stack_inline_expected},
+      {"stack_depth_zero", stack_depth_zero}, {"stack_depth_negative", stack_depth_negative},
+      {"stack_too_deep", stack_too_deep},     {"stack_erodes", stack_erodes},
+      {"stack_inline_x", stack_inline_x},     {"stack_inline_expected", stack_inline_expected},
   };
   if (std::get<StackParams>(c.op).pool) r.push_back({"stack_pool_pad_over_half", stack_pool_pad_over_half});
   return r;
@@ -309,13 +315,20 @@ std::string op_field(const Case& c) {
 
 std::vector<Rule> case_rules(const Case& c) {
   std::vector<Rule> r = {
-      {"batch_zero", batch_zero},         {"batch_negative", batch_negative},
-      {"channels_zero", channels_zero},   {"spatial_zero", spatial_zero},
-      {"spatial_over_limit", spatial_over_limit}, {"memory_cap", memory_cap},
-      {"rank_four", rank_four},           {"rank_zero", rank_zero},
-      {"kernel_zero", kernel_zero},       {"kernel_rank", kernel_rank},
-      {"stride_zero", stride_zero},       {"dilation_zero", dilation_zero},
-      {"padding_negative", padding_negative}, {"padding_rank", padding_rank},
+      {"batch_zero", batch_zero},
+      {"batch_negative", batch_negative},
+      {"channels_zero", channels_zero},
+      {"spatial_zero", spatial_zero},
+      {"spatial_over_limit", spatial_over_limit},
+      {"memory_cap", memory_cap},
+      {"rank_four", rank_four},
+      {"rank_zero", rank_zero},
+      {"kernel_zero", kernel_zero},
+      {"kernel_rank", kernel_rank},
+      {"stride_zero", stride_zero},
+      {"dilation_zero", dilation_zero},
+      {"padding_negative", padding_negative},
+      {"padding_rank", padding_rank},
       {"empty_output", empty_output},
   };
   if (is_stack(c)) {  // inline data is refused as a whole, before its shape is looked at
@@ -330,9 +343,12 @@ std::vector<Rule> case_rules(const Case& c) {
     return r;
   }
   r.push_back({"exact_random_fill", exact_random_fill});
-  r.insert(r.end(), {{"out_channels_zero", out_channels_zero}, {"groups_zero", groups_zero},
-                     {"groups_channels", groups_channels},     {"groups_out", groups_out},
-                     {"reflect_too_wide", reflect_too_wide},   {"circular_too_wide", circular_too_wide}});
+  r.insert(r.end(), {{"out_channels_zero", out_channels_zero},
+                     {"groups_zero", groups_zero},
+                     {"groups_channels", groups_channels},
+                     {"groups_out", groups_out},
+                     {"reflect_too_wide", reflect_too_wide},
+                     {"circular_too_wide", circular_too_wide}});
   if (std::holds_alternative<ConvParams>(c.op)) r.push_back({"bias_tensor", bias_tensor});
   return r;
 }

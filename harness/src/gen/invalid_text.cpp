@@ -67,9 +67,7 @@ Breakage unknown_op(Case& c, size_t, int64_t) {
 Breakage bad_fill(Case& c, size_t, int64_t) {
   return {"data.fill: expected one of random, normal, integer, ties, special", set_value(yaml(c), "fill", "noise")};
 }
-Breakage unknown_top_key(Case& c, size_t, int64_t) {
-  return {"kernal: unknown key", yaml(c) + "kernal: [3]\n"};
-}
+Breakage unknown_top_key(Case& c, size_t, int64_t) { return {"kernal: unknown key", yaml(c) + "kernal: [3]\n"}; }
 Breakage misspelt_stride(Case& c, size_t, int64_t a) {
   std::string t = yaml(c);
   t.insert(find_key(t, "kernel"), "strides: " + std::to_string(a) + ", ");
@@ -109,7 +107,8 @@ Breakage huge_tolerance(Case& c, size_t, int64_t) {
   return {"1e400 is outside the range of a double", set_value(yaml(c), "tolerance", "{rtol: 1e400, atol: 0}")};
 }
 Breakage negative_tolerance(Case& c, size_t, int64_t a) {
-  return {"must be a finite number >= 0", set_value(yaml(c), "tolerance", "{rtol: -" + std::to_string(a) + ", atol: 0}")};
+  return {"must be a finite number >= 0",
+          set_value(yaml(c), "tolerance", "{rtol: -" + std::to_string(a) + ", atol: 0}")};
 }
 Breakage inline_count(Case& c, size_t, int64_t a) {
   std::string values = "0";
@@ -125,7 +124,8 @@ Breakage checkpoint_word(Case& c, size_t, int64_t a) {
 }
 Breakage checkpoint_every_zero(Case& c, size_t, int64_t a) {
   const std::string k = a % 2 ? "0" : "-" + std::to_string(a);
-  return {"every:K needs an integer K >= 1, got \"every:" + k + "\"", set_value(yaml(c), "checkpoint", "\"every:" + k + "\"")};
+  return {"every:K needs an integer K >= 1, got \"every:" + k + "\"",
+          set_value(yaml(c), "checkpoint", "\"every:" + k + "\"")};
 }
 Breakage missing_depth(Case& c, size_t, int64_t) {
   return {"stack.depth: missing (required)", remove_entry(yaml(c), "depth")};
@@ -138,18 +138,27 @@ Breakage stack_pool_inference(Case& c, size_t, int64_t) {
 
 std::vector<Rule> reader_rules(const Case& c) {
   std::vector<Rule> r = {
-      {"bad_dtype", bad_dtype},           {"unknown_op", unknown_op},
-      {"bad_fill", bad_fill},             {"unknown_top_key", unknown_top_key},
-      {"misspelt_stride", misspelt_stride}, {"quoted_batch", quoted_batch},
-      {"bool_word", bool_word},           {"duplicate_check", duplicate_check},
-      {"unknown_check", unknown_check},   {"negative_seed", negative_seed},
-      {"other_section", other_section},   {"missing_kernel", missing_kernel},
-      {"missing_op", missing_op},         {"huge_tolerance", huge_tolerance},
-      {"negative_tolerance", negative_tolerance}, {"inline_count", inline_count},
+      {"bad_dtype", bad_dtype},
+      {"unknown_op", unknown_op},
+      {"bad_fill", bad_fill},
+      {"unknown_top_key", unknown_top_key},
+      {"misspelt_stride", misspelt_stride},
+      {"quoted_batch", quoted_batch},
+      {"bool_word", bool_word},
+      {"duplicate_check", duplicate_check},
+      {"unknown_check", unknown_check},
+      {"negative_seed", negative_seed},
+      {"other_section", other_section},
+      {"missing_kernel", missing_kernel},
+      {"missing_op", missing_op},
+      {"huge_tolerance", huge_tolerance},
+      {"negative_tolerance", negative_tolerance},
+      {"inline_count", inline_count},
   };
   if (std::holds_alternative<ConvBiasReluParams>(c.op)) r.push_back({"fused_without_bias", fused_without_bias});
   if (const auto* p = std::get_if<StackParams>(&c.op)) {
-    r.insert(r.end(), {{"checkpoint_word", checkpoint_word}, {"checkpoint_every_zero", checkpoint_every_zero},
+    r.insert(r.end(), {{"checkpoint_word", checkpoint_word},
+                       {"checkpoint_every_zero", checkpoint_every_zero},
                        {"missing_depth", missing_depth}});
     if (p->pool) r.push_back({"stack_pool_inference", stack_pool_inference});
   }

@@ -6,9 +6,9 @@
 
 #include <algorithm>
 
-#include "stack/stack.h"
 #include "core/validate.h"
 #include "pick.h"
+#include "stack/stack.h"
 
 namespace kc::gen::detail {
 namespace {
@@ -125,7 +125,7 @@ bool dim_valid(const WindowDraft& d, const DimDraft& dim, int64_t in, const PadS
 // layer's output.
 struct StackDim {
   int64_t kernel, stride, dilation, extra, least_out;
-  PadSpec pad;  // the case's kind, with this dim's pair when explicit
+  PadSpec pad;                        // the case's kind, with this dim's pair when explicit
   std::optional<MaxPoolParams> pool;  // with this dim's entries
 };
 
@@ -258,7 +258,8 @@ std::vector<StackDim> stack_dims(const Window& w, const std::optional<MaxPoolPar
       d.pad.pairs = {w.padding.pairs[i]};
       pads = w.padding.pairs[i][0] + w.padding.pairs[i][1];
     }
-    const int64_t base = same_form_kind(w.padding.kind) ? 1 : std::max<int64_t>(1, window_extent(d.kernel, d.dilation) - pads);
+    const int64_t base =
+        same_form_kind(w.padding.kind) ? 1 : std::max<int64_t>(1, window_extent(d.kernel, d.dilation) - pads);
     d.extra = std::max<int64_t>(0, w.spatial[i] - base);
     if (pool) {
       MaxPoolParams p = *pool;
@@ -278,19 +279,23 @@ rc::Gen<WindowDraft> window_draft(bool pool, const Caps& caps) {
   using rc::gen::just;
   using rc::gen::set;
   // Rank 1 keeping the innermost dim first: a shrink drops leading dims first.
-  const auto keep = pick<std::vector<size_t>>({{1, {2}}, {1, {1}}, {1, {0}}, {1, {1, 2}}, {1, {0, 2}},
-                                               {1, {0, 1}}, {3, {0, 1, 2}}});
-  const auto pad = pick<PadForm>({{3, PadForm::kPairs}, {2, PadForm::kSymmetric}, {1, PadForm::kUniform},
-                                  {1, PadForm::kValid}, {2, PadForm::kSame}, {1, PadForm::kSameLower}});
-  const auto mode = pick<PaddingMode>({{4, PaddingMode::kZeros}, {2, PaddingMode::kReflect},
-                                       {2, PaddingMode::kReplicate}, {2, PaddingMode::kCircular}});
+  const auto keep =
+      pick<std::vector<size_t>>({{1, {2}}, {1, {1}}, {1, {0}}, {1, {1, 2}}, {1, {0, 2}}, {1, {0, 1}}, {3, {0, 1, 2}}});
+  const auto pad = pick<PadForm>({{3, PadForm::kPairs},
+                                  {2, PadForm::kSymmetric},
+                                  {1, PadForm::kUniform},
+                                  {1, PadForm::kValid},
+                                  {2, PadForm::kSame},
+                                  {1, PadForm::kSameLower}});
+  const auto mode = pick<PaddingMode>({{4, PaddingMode::kZeros},
+                                       {2, PaddingMode::kReflect},
+                                       {2, PaddingMode::kReplicate},
+                                       {2, PaddingMode::kCircular}});
   return rc::gen::build<WindowDraft>(
       set(&WindowDraft::keep, keep),
       set(&WindowDraft::dims, rc::gen::container<std::vector<DimDraft>>(3, dim_draft(caps))),
-      set(&WindowDraft::caps, just(caps)),
-      set(&WindowDraft::pad, pad),
-      set(&WindowDraft::mode, pool ? just(PaddingMode::kZeros) : mode),
-      set(&WindowDraft::pool, just(pool)),
+      set(&WindowDraft::caps, just(caps)), set(&WindowDraft::pad, pad),
+      set(&WindowDraft::mode, pool ? just(PaddingMode::kZeros) : mode), set(&WindowDraft::pool, just(pool)),
       set(&WindowDraft::default_stride, pool ? flag(30) : just(false)),
       set(&WindowDraft::ceil_mode, pool ? flag(35) : just(false)));
 }
@@ -322,11 +327,12 @@ Window realise(const WindowDraft& d) {
 
 rc::Gen<StackPoolDraft> stack_pool_draft() {
   using rc::gen::set;
-  const auto dim = rc::gen::build<PoolDimDraft>(set(&PoolDimDraft::kernel, between(1, 3)),
-                                                set(&PoolDimDraft::stride, between(1, 2)),
-                                                set(&PoolDimDraft::lo, between(0, 1)), set(&PoolDimDraft::hi, between(0, 1)));
+  const auto dim =
+      rc::gen::build<PoolDimDraft>(set(&PoolDimDraft::kernel, between(1, 3)), set(&PoolDimDraft::stride, between(1, 2)),
+                                   set(&PoolDimDraft::lo, between(0, 1)), set(&PoolDimDraft::hi, between(0, 1)));
   return rc::gen::build<StackPoolDraft>(
-      set(&StackPoolDraft::on, flag(35)), set(&StackPoolDraft::dims, rc::gen::container<std::vector<PoolDimDraft>>(3, dim)),
+      set(&StackPoolDraft::on, flag(35)),
+      set(&StackPoolDraft::dims, rc::gen::container<std::vector<PoolDimDraft>>(3, dim)),
       set(&StackPoolDraft::default_stride, flag(30)), set(&StackPoolDraft::ceil_mode, flag(25)),
       set(&StackPoolDraft::tie, pick<TieRule>({{2, TieRule::kFirst}, {1, TieRule::kLast}, {1, TieRule::kAny}})));
 }

@@ -13,8 +13,8 @@
 
 #include <rapidcheck.h>
 
-#include "kc/case.h"
 #include "gen/gen.h"
+#include "kc/case.h"
 
 namespace kc::gen::detail {
 

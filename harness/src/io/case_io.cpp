@@ -13,9 +13,9 @@
 #include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/eventhandler.h>
 
-#include "io/case_yaml.h"
 #include "core/check_table.h"
 #include "core/validate.h"
+#include "io/case_yaml.h"
 
 namespace kc {
 namespace {
@@ -198,13 +198,13 @@ std::vector<LoadedCase> parse_text(std::string_view text, const std::string& fil
   if (docs.size() > 1) {
     const int line = std::max(docs[1].mark.line + 1, 1);
     const std::string count = docs.size() > 2 ? "3 or more" : "2";
-    return {error_entry(file, line, invalid_argument(where(file, line) + ": the file holds " + count +
-                                                     " YAML documents; put several cases under cases:"))};
+    return {error_entry(file, line,
+                        invalid_argument(where(file, line) + ": the file holds " + count +
+                                         " YAML documents; put several cases under cases:"))};
   }
   const YAML::Node doc = YAML::Load(std::string(text));
   if (docs.empty() || doc.IsNull()) {
-    return {error_entry(file, 1, invalid_argument(where(file, 1) +
-                                                  ": empty file: expected a case or cases: [...]"))};
+    return {error_entry(file, 1, invalid_argument(where(file, 1) + ": empty file: expected a case or cases: [...]"))};
   }
   return load_document(file, doc);
 }
@@ -250,9 +250,10 @@ std::vector<LoadedCase> parse_cases(std::string_view yaml_text, const std::strin
     if (!e.mark.is_null() && e.mark.column >= 0) msg += " at column " + std::to_string(e.mark.column + 1);
     // yaml-cpp 0.7 says only "bad file" when lists and maps nest past its depth limit.
     if (const auto* deep = dynamic_cast<const YAML::DeepRecursion*>(&e)) {
-      return {error_entry(file, line, invalid_argument(msg + ": nesting too deep: lists and maps reach " +
-                                                       std::to_string(deep->depth()) +
-                                                       " levels, the parser's limit (a case nests a few)"))};
+      return {error_entry(
+          file, line,
+          invalid_argument(msg + ": nesting too deep: lists and maps reach " + std::to_string(deep->depth()) +
+                           " levels, the parser's limit (a case nests a few)"))};
     }
     return {error_entry(file, line, invalid_argument(msg + ": " + e.msg))};
   } catch (const std::exception& e) {
@@ -285,9 +286,10 @@ std::vector<LoadedCase> load_case_file(const std::string& path) {
     }
     const uintmax_t size = fs::file_size(path, ec);
     if (!ec && size > static_cast<uintmax_t>(kMaxCaseFileBytes)) {
-      return {error_entry(path, 0, resource_exhausted(path + ": " + std::to_string(size >> 20) +
-                                                      " MiB is over the case file limit of " +
-                                                      std::to_string(kMaxCaseFileBytes >> 20) + " MiB"))};
+      return {error_entry(
+          path, 0,
+          resource_exhausted(path + ": " + std::to_string(size >> 20) + " MiB is over the case file limit of " +
+                             std::to_string(kMaxCaseFileBytes >> 20) + " MiB"))};
     }
     std::ifstream in(path, std::ios::binary);
     if (!in) return {error_entry(path, 0, not_found(path + ": cannot open the file"))};
@@ -329,9 +331,7 @@ CaseFiles find_case_files(const std::string& path) {
   return out;
 }
 
-std::string source_of(const LoadedCase& lc) {
-  return lc.line > 0 ? lc.file + ":" + std::to_string(lc.line) : lc.file;
-}
+std::string source_of(const LoadedCase& lc) { return lc.line > 0 ? lc.file + ":" + std::to_string(lc.line) : lc.file; }
 
 std::string_view source_file_of(std::string_view source) {
   const size_t colon = source.rfind(':');

@@ -1,14 +1,14 @@
 // Internal to kc_io: reading the fields of one case (DESIGN section 5) from a layered
 // Value into a Case. Field rules only; geometry and sizes are validate()'s job, except
 // what must be known here: inline data must match its own shape's element count.
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <string>
 
 #include "core/check_table.h"
-#include "io/case_yaml.h"
 #include "core/validate.h"
+#include "io/case_yaml.h"
 
 namespace kc::io {
 namespace {
@@ -60,13 +60,14 @@ StatusOr<PadSpec> read_padding(const Value& v, size_t rank) {
     if (overflow) return v.error(v.text() + " is outside the int64 range");
   }
   if (v.is_scalar()) {
-    KC_ASSIGN_OR_RETURN(pad.kind, read_enum<PadKind>(v, {{"same", PadKind::kSame},
-                                                         {"same_lower", PadKind::kSameLower},
-                                                         {"valid", PadKind::kValid}}));
+    KC_ASSIGN_OR_RETURN(
+        pad.kind, read_enum<PadKind>(
+                      v, {{"same", PadKind::kSame}, {"same_lower", PadKind::kSameLower}, {"valid", PadKind::kValid}}));
     return pad;
   }
   if (!v.is_sequence()) return v.type_error(kForms);
-  if (v.node().size() == 0) return v.error("an empty list: give one entry per spatial dim (or leave padding out for none)");
+  if (v.node().size() == 0)
+    return v.error("an empty list: give one entry per spatial dim (or leave padding out for none)");
   for (const Value& item : v.items()) {
     KC_ASSIGN_OR_RETURN(auto pair, read_pad_pair(item));
     pad.pairs.push_back(pair);
@@ -82,19 +83,29 @@ StatusOr<PaddingMode> read_padding_mode(const Value& v) {
 }
 
 StatusOr<ConvParams> read_conv(const Value& v, size_t rank, bool fused) {
-  KC_RETURN_IF_ERROR(v.check_keys({"out_channels", "kernel", "stride", "dilation", "groups",
-                                   "padding", "padding_mode", "bias"}));
+  KC_RETURN_IF_ERROR(
+      v.check_keys({"out_channels", "kernel", "stride", "dilation", "groups", "padding", "padding_mode", "bias"}));
   ConvParams p;
   p.bias = fused;
   KC_ASSIGN_OR_RETURN(Value oc, require(v, "out_channels"));
   KC_ASSIGN_OR_RETURN(p.out_channels, read_int(oc));
   KC_ASSIGN_OR_RETURN(Value kernel, require(v, "kernel"));
   KC_ASSIGN_OR_RETURN(p.kernel, read_dims(kernel, rank));
-  if (auto f = v.get("stride")) { KC_ASSIGN_OR_RETURN(p.stride, read_dims(*f, rank)); }
-  if (auto f = v.get("dilation")) { KC_ASSIGN_OR_RETURN(p.dilation, read_dims(*f, rank)); }
-  if (auto f = v.get("groups")) { KC_ASSIGN_OR_RETURN(p.groups, read_int(*f)); }
-  if (auto f = v.get("padding")) { KC_ASSIGN_OR_RETURN(p.padding, read_padding(*f, rank)); }
-  if (auto f = v.get("padding_mode")) { KC_ASSIGN_OR_RETURN(p.padding_mode, read_padding_mode(*f)); }
+  if (auto f = v.get("stride")) {
+    KC_ASSIGN_OR_RETURN(p.stride, read_dims(*f, rank));
+  }
+  if (auto f = v.get("dilation")) {
+    KC_ASSIGN_OR_RETURN(p.dilation, read_dims(*f, rank));
+  }
+  if (auto f = v.get("groups")) {
+    KC_ASSIGN_OR_RETURN(p.groups, read_int(*f));
+  }
+  if (auto f = v.get("padding")) {
+    KC_ASSIGN_OR_RETURN(p.padding, read_padding(*f, rank));
+  }
+  if (auto f = v.get("padding_mode")) {
+    KC_ASSIGN_OR_RETURN(p.padding_mode, read_padding_mode(*f));
+  }
   if (auto f = v.get("bias")) {
     KC_ASSIGN_OR_RETURN(p.bias, read_bool(*f));
     if (fused && !p.bias) return f->error("conv_bias_relu always has a bias (leave bias out or set it to true)");
@@ -107,18 +118,25 @@ StatusOr<MaxPoolParams> read_maxpool(const Value& v, size_t rank) {
   MaxPoolParams p;
   KC_ASSIGN_OR_RETURN(Value kernel, require(v, "kernel"));
   KC_ASSIGN_OR_RETURN(p.kernel, read_dims(kernel, rank));
-  if (auto f = v.get("stride")) { KC_ASSIGN_OR_RETURN(p.stride, read_dims(*f, rank)); }
-  if (auto f = v.get("dilation")) { KC_ASSIGN_OR_RETURN(p.dilation, read_dims(*f, rank)); }
-  if (auto f = v.get("padding")) { KC_ASSIGN_OR_RETURN(p.padding, read_padding(*f, rank)); }
-  if (auto f = v.get("ceil_mode")) { KC_ASSIGN_OR_RETURN(p.ceil_mode, read_bool(*f)); }
+  if (auto f = v.get("stride")) {
+    KC_ASSIGN_OR_RETURN(p.stride, read_dims(*f, rank));
+  }
+  if (auto f = v.get("dilation")) {
+    KC_ASSIGN_OR_RETURN(p.dilation, read_dims(*f, rank));
+  }
+  if (auto f = v.get("padding")) {
+    KC_ASSIGN_OR_RETURN(p.padding, read_padding(*f, rank));
+  }
+  if (auto f = v.get("ceil_mode")) {
+    KC_ASSIGN_OR_RETURN(p.ceil_mode, read_bool(*f));
+  }
   if (auto f = v.get("mode")) {
-    KC_ASSIGN_OR_RETURN(p.mode, read_enum<PoolMode>(*f, {{"inference", PoolMode::kInference},
-                                                         {"training", PoolMode::kTraining}}));
+    KC_ASSIGN_OR_RETURN(
+        p.mode, read_enum<PoolMode>(*f, {{"inference", PoolMode::kInference}, {"training", PoolMode::kTraining}}));
   }
   if (auto f = v.get("tie")) {
-    KC_ASSIGN_OR_RETURN(p.tie, read_enum<TieRule>(*f, {{"first", TieRule::kFirst},
-                                                       {"last", TieRule::kLast},
-                                                       {"any", TieRule::kAny}}));
+    KC_ASSIGN_OR_RETURN(
+        p.tie, read_enum<TieRule>(*f, {{"first", TieRule::kFirst}, {"last", TieRule::kLast}, {"any", TieRule::kAny}}));
   }
   return p;
 }
@@ -148,13 +166,18 @@ StatusOr<StackParams> read_stack(const Value& v, size_t rank) {
   KC_RETURN_IF_ERROR(layer.check_keys({"conv", "relu", "maxpool"}));
   KC_ASSIGN_OR_RETURN(Value conv, require(layer, "conv"));
   KC_ASSIGN_OR_RETURN(p.conv, read_conv(conv, rank, false));
-  if (auto f = layer.get("relu")) { KC_ASSIGN_OR_RETURN(p.relu, read_bool(*f)); }
+  if (auto f = layer.get("relu")) {
+    KC_ASSIGN_OR_RETURN(p.relu, read_bool(*f));
+  }
   if (auto f = layer.get("maxpool")) {
     KC_ASSIGN_OR_RETURN(MaxPoolParams pool, read_maxpool(*f, rank));
-    if (pool.mode != PoolMode::kTraining) return f->error("a stack's max pool runs in training mode (its backward needs indices)");
+    if (pool.mode != PoolMode::kTraining)
+      return f->error("a stack's max pool runs in training mode (its backward needs indices)");
     p.pool = std::move(pool);
   }
-  if (auto f = v.get("checkpoint")) { KC_ASSIGN_OR_RETURN(p.checkpoint, read_checkpoint(*f)); }
+  if (auto f = v.get("checkpoint")) {
+    KC_ASSIGN_OR_RETURN(p.checkpoint, read_checkpoint(*f));
+  }
   return p;
 }
 
@@ -191,8 +214,12 @@ Status read_op(const Value& v, OpKind op, Case* c) {
 
 Status read_input(const Value& v, InputSpec* in) {
   KC_RETURN_IF_ERROR(v.check_keys({"batch", "channels", "spatial"}));
-  if (auto f = v.get("batch")) { KC_ASSIGN_OR_RETURN(in->batch, read_int(*f)); }
-  if (auto f = v.get("channels")) { KC_ASSIGN_OR_RETURN(in->channels, read_int(*f)); }
+  if (auto f = v.get("batch")) {
+    KC_ASSIGN_OR_RETURN(in->batch, read_int(*f));
+  }
+  if (auto f = v.get("channels")) {
+    KC_ASSIGN_OR_RETURN(in->channels, read_int(*f));
+  }
   KC_ASSIGN_OR_RETURN(Value spatial, require(v, "spatial"));
   if (!spatial.is_sequence()) return spatial.type_error("a list of extents ([W], [H, W] or [D, H, W])");
   KC_ASSIGN_OR_RETURN(in->spatial, read_dims(spatial, 0));
@@ -201,7 +228,9 @@ Status read_input(const Value& v, InputSpec* in) {
 
 Status read_data(const Value& v, DataSpec* data) {
   KC_RETURN_IF_ERROR(v.check_keys({"seed", "fill"}));
-  if (auto f = v.get("seed")) { KC_ASSIGN_OR_RETURN(data->seed, read_uint64(*f)); }
+  if (auto f = v.get("seed")) {
+    KC_ASSIGN_OR_RETURN(data->seed, read_uint64(*f));
+  }
   if (auto f = v.get("fill")) {
     KC_ASSIGN_OR_RETURN(data->fill, read_enum<Fill>(*f, {{"random", Fill::kRandom},
                                                          {"normal", Fill::kNormal},
@@ -225,7 +254,8 @@ StatusOr<std::string_view> read_check_name(const Value& v) {
 StatusOr<std::vector<std::string>> read_checks(const Value& v) {
   if (!v.is_sequence()) return v.type_error("a list of check names");
   // Empty would read as "every check" (a case without `checks:`), the opposite of what it says.
-  if (v.node().size() == 0) return v.error("an empty list checks nothing: name the checks, or leave `checks` out for every one that applies");
+  if (v.node().size() == 0)
+    return v.error("an empty list checks nothing: name the checks, or leave `checks` out for every one that applies");
   std::vector<std::string> checks;
   for (const Value& item : v.items()) {
     KC_ASSIGN_OR_RETURN(std::string_view name, read_check_name(item));
@@ -248,15 +278,19 @@ StatusOr<double> read_tolerance_value(const Value& v) {
 StatusOr<Tolerance> read_tolerance(const Value& v) {
   Tolerance tol;
   if (v.is_scalar()) {
-    KC_ASSIGN_OR_RETURN(tol.kind, read_enum<ToleranceKind>(v, {{"bound", ToleranceKind::kBound},
-                                                               {"exact", ToleranceKind::kExact}}));
+    KC_ASSIGN_OR_RETURN(
+        tol.kind, read_enum<ToleranceKind>(v, {{"bound", ToleranceKind::kBound}, {"exact", ToleranceKind::kExact}}));
     return tol;
   }
   if (!v.is_map()) return v.type_error("bound, exact or {rtol, atol}");
   KC_RETURN_IF_ERROR(v.check_keys({"rtol", "atol"}));
   tol.kind = ToleranceKind::kExplicit;
-  if (auto f = v.get("rtol")) { KC_ASSIGN_OR_RETURN(tol.rtol, read_tolerance_value(*f)); }
-  if (auto f = v.get("atol")) { KC_ASSIGN_OR_RETURN(tol.atol, read_tolerance_value(*f)); }
+  if (auto f = v.get("rtol")) {
+    KC_ASSIGN_OR_RETURN(tol.rtol, read_tolerance_value(*f));
+  }
+  if (auto f = v.get("atol")) {
+    KC_ASSIGN_OR_RETURN(tol.atol, read_tolerance_value(*f));
+  }
   return tol;
 }
 
@@ -332,14 +366,15 @@ StatusOr<Tensor> read_tensor(const Value& v, DataRule rule, DType dtype) {
   size_t at = 0;
   for (auto it = data.node().begin(); it != data.node().end(); ++it, ++at) {
     if (it->IsSequence()) {
-      return data.item(at, *it).error("expected a number, got a list (data is one flat list of the tensor's "
-                                      "values, row-major)");
+      return data.item(at, *it).error(
+          "expected a number, got a list (data is one flat list of the tensor's "
+          "values, row-major)");
     }
   }
   const size_t given = data.node().size();
   if (static_cast<uint64_t>(count) != given) {
-    return data.error("has " + std::to_string(given) + " values but shape " + dims_to_string(t.shape) +
-                      " needs " + std::to_string(count));
+    return data.error("has " + std::to_string(given) + " values but shape " + dims_to_string(t.shape) + " needs " +
+                      std::to_string(count));
   }
   t.data.reserve(given);
   KC_RETURN_IF_ERROR(read_values(data, rule, dtype, &t.data));
@@ -362,9 +397,15 @@ Status read_tensor_map(const Value& v, bool expected, DType dtype, std::map<std:
 
 Status read_options(const Value& v, Case* c) {
   if (auto f = v.get("data")) KC_RETURN_IF_ERROR(read_data(*f, &c->data));
-  if (auto f = v.get("checks")) { KC_ASSIGN_OR_RETURN(c->checks, read_checks(*f)); }
-  if (auto f = v.get("tolerance")) { KC_ASSIGN_OR_RETURN(c->tolerance, read_tolerance(*f)); }
-  if (auto f = v.get("deterministic")) { KC_ASSIGN_OR_RETURN(c->deterministic, read_bool(*f)); }
+  if (auto f = v.get("checks")) {
+    KC_ASSIGN_OR_RETURN(c->checks, read_checks(*f));
+  }
+  if (auto f = v.get("tolerance")) {
+    KC_ASSIGN_OR_RETURN(c->tolerance, read_tolerance(*f));
+  }
+  if (auto f = v.get("deterministic")) {
+    KC_ASSIGN_OR_RETURN(c->deterministic, read_bool(*f));
+  }
   if (auto f = v.get("tensors")) KC_RETURN_IF_ERROR(read_tensor_map(*f, false, c->dtype, &c->tensors));
   if (auto f = v.get("expected")) KC_RETURN_IF_ERROR(read_tensor_map(*f, true, c->dtype, &c->expected));
   return ok_status();
@@ -375,12 +416,16 @@ Status read_options(const Value& v, Case* c) {
 StatusOr<Case> read_case(const Value& v, Expectation* expect) {
   // `expect` first: a case written to be refused (say, for an unknown key) must still
   // tell the runner which error it expects.
-  if (auto f = v.get("expect")) { KC_ASSIGN_OR_RETURN(*expect, read_expect(*f)); }
+  if (auto f = v.get("expect")) {
+    KC_ASSIGN_OR_RETURN(*expect, read_expect(*f));
+  }
   KC_RETURN_IF_ERROR(v.check_keys({"name", "op", "dtype", "input", "conv", "maxpool", "stack", "data", "checks",
                                    "tolerance", "accumulation", "deterministic", "tensors", "expected", "expect"}));
   Case c;
   c.expect = *expect;
-  if (auto f = v.get("name")) { KC_ASSIGN_OR_RETURN(c.name, read_string(*f)); }
+  if (auto f = v.get("name")) {
+    KC_ASSIGN_OR_RETURN(c.name, read_string(*f));
+  }
   KC_ASSIGN_OR_RETURN(Value op_value, require(v, "op"));
   KC_ASSIGN_OR_RETURN(OpKind op, read_enum<OpKind>(op_value, {{"conv", OpKind::kConv},
                                                               {"maxpool", OpKind::kMaxPool},
@@ -388,7 +433,9 @@ StatusOr<Case> read_case(const Value& v, Expectation* expect) {
                                                               {"stack", OpKind::kStack}}));
   const std::initializer_list<std::pair<std::string_view, DType>> dtypes = {
       {"f64", DType::kF64}, {"f32", DType::kF32}, {"f16", DType::kF16}, {"bf16", DType::kBF16}};
-  if (auto f = v.get("dtype")) { KC_ASSIGN_OR_RETURN(c.dtype, read_enum<DType>(*f, dtypes)); }
+  if (auto f = v.get("dtype")) {
+    KC_ASSIGN_OR_RETURN(c.dtype, read_enum<DType>(*f, dtypes));
+  }
   if (auto f = v.get("accumulation")) {
     KC_ASSIGN_OR_RETURN(DType acc, read_enum<DType>(*f, dtypes));
     if (!accumulates(acc, c.dtype)) {

@@ -37,11 +37,21 @@ std::string quote(std::string_view s) {
   for (char ch : s) {
     const unsigned char u = static_cast<unsigned char>(ch);
     switch (ch) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
       default:
         if (u < 0x20 || u == 0x7f) {
           char buf[8];
@@ -119,8 +129,10 @@ std::string stack_flow(const StackParams& p) {
 
 std::string tolerance_flow(const Tolerance& t) {
   switch (t.kind) {
-    case ToleranceKind::kBound: return "bound";
-    case ToleranceKind::kExact: return "exact";
+    case ToleranceKind::kBound:
+      return "bound";
+    case ToleranceKind::kExact:
+      return "exact";
     case ToleranceKind::kExplicit:
       return flow_map({{"rtol", format_double(t.rtol)}, {"atol", format_double(t.atol)}});
   }
@@ -140,8 +152,8 @@ Entries head_entries(const Case& c) {
   if (const auto* cbr = std::get_if<ConvBiasReluParams>(&c.op)) e.emplace_back("conv", conv_flow(cbr->conv));
   if (const auto* pool = std::get_if<MaxPoolParams>(&c.op)) e.emplace_back("maxpool", maxpool_flow(*pool));
   if (const auto* st = std::get_if<StackParams>(&c.op)) e.emplace_back("stack", stack_flow(*st));
-  e.emplace_back("data", flow_map({{"seed", std::to_string(c.data.seed)},
-                                   {"fill", std::string(fill_name(c.data.fill))}}));
+  e.emplace_back("data",
+                 flow_map({{"seed", std::to_string(c.data.seed)}, {"fill", std::string(fill_name(c.data.fill))}}));
   if (!c.checks.empty()) e.emplace_back("checks", flow_list(c.checks));
   e.emplace_back("tolerance", tolerance_flow(c.tolerance));
   if (c.accumulation) e.emplace_back("accumulation", std::string(dtype_name(*c.accumulation)));
@@ -189,9 +201,7 @@ std::string tensors_block(const std::string& key, const std::map<std::string, Te
   return s;
 }
 
-std::string expect_flow(const Expectation& e) {
-  return e.pass ? "pass" : flow_map({{"error", quote(e.error)}});
-}
+std::string expect_flow(const Expectation& e) { return e.pass ? "pass" : flow_map({{"error", quote(e.error)}}); }
 
 }  // namespace
 

@@ -28,14 +28,14 @@ size_t edit_distance(std::string_view a, std::string_view b) {
   for (size_t i = 1; i <= a.size(); ++i) {
     for (size_t j = 1; j <= b.size(); ++j) {
       d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
     }
   }
   return d[a.size()][b.size()];
 }
 
-std::string unknown_key_message(std::string_view key,
-                                std::initializer_list<std::string_view> allowed) {
+std::string unknown_key_message(std::string_view key, std::initializer_list<std::string_view> allowed) {
   std::string list;
   std::string_view best;
   // Suggest only close matches (typos): at most 2 edits, and fewer than half the key's
@@ -52,8 +52,7 @@ std::string unknown_key_message(std::string_view key,
 }
 
 bool equals_ignoring_case(std::string_view a, std::string_view b) {
-  return a.size() == b.size() &&
-         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
            return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
          });
 }
@@ -111,7 +110,7 @@ Status Value::plain_type_error(std::string_view what) const {
   if (!is_scalar() || !is_quoted()) return type_error(what);
   const std::string& tag = node().Tag();
   const std::string_view core = "tag:yaml.org,2002:";
-  const std::string how = tag == "!" ? "quoted"
+  const std::string how = tag == "!"                ? "quoted"
                           : tag.rfind(core, 0) == 0 ? "tagged !!" + tag.substr(core.size())
                                                     : "tagged " + tag;
   return error("expected " + std::string(what) + ", got " + quote_for_message(text()) + " (" + how +
@@ -219,8 +218,7 @@ std::optional<double> parse_double_text(std::string_view s, bool* out_of_range) 
   if (equals_ignoring_case(s, ".nan") || equals_ignoring_case(s, "nan")) {
     return std::numeric_limits<double>::quiet_NaN();
   }
-  if (equals_ignoring_case(s, ".inf") || equals_ignoring_case(s, "inf") ||
-      equals_ignoring_case(s, "infinity")) {
+  if (equals_ignoring_case(s, ".inf") || equals_ignoring_case(s, "inf") || equals_ignoring_case(s, "infinity")) {
     return negative ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
   }
   if (s.empty() || !(std::isdigit(static_cast<unsigned char>(s.front())) || s.front() == '.')) {
@@ -250,7 +248,8 @@ StatusOr<uint64_t> read_uint64(const Value& v) {
   if (!v.is_scalar() || v.is_quoted()) return v.plain_type_error("a non-negative integer");
   std::string_view s = v.text();
   if (!s.empty() && s.front() == '+') s.remove_prefix(1);
-  if (s.empty() || !std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
+  if (s.empty() ||
+      !std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
     return v.type_error("a non-negative integer");
   }
   uint64_t n = 0;

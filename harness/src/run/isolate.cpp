@@ -55,9 +55,7 @@ CaseResult work_caught(const IsolatedTask& t) {
   }
 }
 
-[[noreturn]] void child(const IsolatedTask& t, int fd) {
-  _exit(write_all(fd, serialize(work_caught(t))) ? 0 : 3);
-}
+[[noreturn]] void child(const IsolatedTask& t, int fd) { _exit(write_all(fd, serialize(work_caught(t))) ? 0 : 3); }
 
 CaseResult finish(const IsolatedTask& t, Worker& w, double timeout) {
   close(w.fd);
@@ -70,11 +68,12 @@ CaseResult finish(const IsolatedTask& t, Worker& w, double timeout) {
     std::snprintf(limit, sizeof limit, "%g", timeout);
     r = died(t, Disposition::kTimeout, std::string("no result within the timeout of ") + limit + " s; worker killed");
   } else if (WIFSIGNALED(status)) {
-    r = died(t, Disposition::kCrashed, std::string("worker killed by signal ") + std::to_string(WTERMSIG(status)) +
-                                           " (" + strsignal(WTERMSIG(status)) + ")");
+    r = died(t, Disposition::kCrashed,
+             std::string("worker killed by signal ") + std::to_string(WTERMSIG(status)) + " (" +
+                 strsignal(WTERMSIG(status)) + ")");
   } else if (!deserialize(w.out, r)) {
-    r = died(t, Disposition::kCrashed, "worker exited with status " + std::to_string(WEXITSTATUS(status)) +
-                                           " without a complete result");
+    r = died(t, Disposition::kCrashed,
+             "worker exited with status " + std::to_string(WEXITSTATUS(status)) + " without a complete result");
   }
   r.seconds = secs;
   return r;
@@ -117,7 +116,9 @@ int task_threads() {
 std::vector<CaseResult> run_tasks(std::vector<IsolatedTask> tasks, const IsolateOptions& opt) {
   std::vector<CaseResult> results(tasks.size());
   size_t next = 0, done = 0;
-  auto report = [&](size_t i) { if (opt.progress) opt.progress(++done, tasks.size(), results[i]); };
+  auto report = [&](size_t i) {
+    if (opt.progress) opt.progress(++done, tasks.size(), results[i]);
+  };
   if (opt.in_process) {
     for (size_t i = 0; i < tasks.size(); ++i, report(i - 1)) results[i] = work_caught(tasks[i]);
     return results;
@@ -151,7 +152,10 @@ std::vector<CaseResult> run_tasks(std::vector<IsolatedTask> tasks, const Isolate
         ++k;
         continue;
       }
-      if (w.killed && !eof) { while (!drain(w)) {} }
+      if (w.killed && !eof) {
+        while (!drain(w)) {
+        }
+      }
       results[w.task] = finish(tasks[w.task], w, opt.timeout_seconds);
       report(w.task);
       active.erase(active.begin() + static_cast<long>(k));

@@ -13,14 +13,14 @@
 namespace kc {
 
 struct IsolatedTask {
-  CaseResult label;                    // case name, source, backend: used when the worker dies
-  std::function<CaseResult()> work;    // runs in the child
+  CaseResult label;                  // case name, source, backend: used when the worker dies
+  std::function<CaseResult()> work;  // runs in the child
 };
 
 struct IsolateOptions {
-  int jobs = 1;                 // workers at once
-  double timeout_seconds = 0;   // per task; 0: none
-  bool in_process = false;      // run tasks directly (debugging; no isolation)
+  int jobs = 1;                // workers at once
+  double timeout_seconds = 0;  // per task; 0: none
+  bool in_process = false;     // run tasks directly (debugging; no isolation)
   // Called in the parent after each task with (done, total, result).
   std::function<void(size_t, size_t, const CaseResult&)> progress;
 };

@@ -6,13 +6,13 @@
 #include <map>
 #include <set>
 
-#include "run/json_writer.h"
 #include "kc/case_io.h"
+#include "run/json_writer.h"
 
 namespace kc {
 namespace {
 
-constexpr Disposition kAll[] = {Disposition::kPassed, Disposition::kFailed, Disposition::kMistrusted,
+constexpr Disposition kAll[] = {Disposition::kPassed,  Disposition::kFailed,  Disposition::kMistrusted,
                                 Disposition::kSkipped, Disposition::kInvalid, Disposition::kCrashed,
                                 Disposition::kTimeout};
 
@@ -24,20 +24,20 @@ std::string worst_json(const WorstPoint& w) {
 }
 
 std::string check_json(const CheckResult& c) {
-  std::string s = "{\"name\": " + json_string(c.name) + ", \"disposition\": " +
-                  json_string(disposition_name(c.disposition)) + ", \"message\": " + json_string(c.message) +
-                  ", \"max_error_ratio\": " + json_number(c.max_error_ratio) +
-                  ", \"max_abs_error\": " + json_number(c.max_abs_error) + ", \"worst\": [";
+  std::string s =
+      "{\"name\": " + json_string(c.name) + ", \"disposition\": " + json_string(disposition_name(c.disposition)) +
+      ", \"message\": " + json_string(c.message) + ", \"max_error_ratio\": " + json_number(c.max_error_ratio) +
+      ", \"max_abs_error\": " + json_number(c.max_abs_error) + ", \"worst\": [";
   for (size_t i = 0; i < c.worst.size(); ++i) s += (i ? ", " : "") + worst_json(c.worst[i]);
   return s + "]}";
 }
 
 std::string result_json(const CaseResult& r) {
   std::string s = "    {\"case\": " + json_string(r.case_name) + ", \"source\": " + json_string(r.source) +
-                  ", \"backend\": " + json_string(r.backend) + ", \"disposition\": " +
-                  json_string(disposition_name(r.disposition)) + ", \"message\": " + json_string(r.message) +
-                  ", \"seconds\": " + json_number(r.seconds) + ", \"reproducer\": " + json_string(r.reproducer) +
-                  ",\n     \"checks\": [";
+                  ", \"backend\": " + json_string(r.backend) +
+                  ", \"disposition\": " + json_string(disposition_name(r.disposition)) +
+                  ", \"message\": " + json_string(r.message) + ", \"seconds\": " + json_number(r.seconds) +
+                  ", \"reproducer\": " + json_string(r.reproducer) + ",\n     \"checks\": [";
   for (size_t i = 0; i < r.checks.size(); ++i) s += (i ? ",\n                " : "") + check_json(r.checks[i]);
   return s + "]}";
 }
@@ -58,22 +58,28 @@ std::string xml_escape(std::string_view s) {
     const size_t n = utf8_decode(s, i, code);
     const char ch = s[i];
     i += std::max<size_t>(n, 1);
-    if (n == 0 || (code >= 0x20 && !xml_char(code))) out += '?';
-    else if (n > 1) out.append(s.substr(i - n, n));
-    else if (ch == '<') out += "&lt;";
-    else if (ch == '>') out += "&gt;";
-    else if (ch == '&') out += "&amp;";
-    else if (ch == '"') out += "&quot;";
-    else if (code < 0x20 && ch != '\n' && ch != '\t') out += ' ';
-    else out += ch;
+    if (n == 0 || (code >= 0x20 && !xml_char(code)))
+      out += '?';
+    else if (n > 1)
+      out.append(s.substr(i - n, n));
+    else if (ch == '<')
+      out += "&lt;";
+    else if (ch == '>')
+      out += "&gt;";
+    else if (ch == '&')
+      out += "&amp;";
+    else if (ch == '"')
+      out += "&quot;";
+    else if (code < 0x20 && ch != '\n' && ch != '\t')
+      out += ' ';
+    else
+      out += ch;
   }
   return out;
 }
 
 // The file a result came from: its source without the ":line".
-std::string_view source_file(const CaseResult& r) {
-  return source_file_of(r.source);
-}
+std::string_view source_file(const CaseResult& r) { return source_file_of(r.source); }
 
 bool is_problem(Disposition d) { return d != Disposition::kPassed && d != Disposition::kSkipped; }
 
@@ -155,13 +161,14 @@ std::string junit_xml(const std::vector<CaseResult>& results, const RunInfo& inf
     skipped += r.disposition == Disposition::kSkipped;
   }
   char head[256];
-  std::snprintf(head, sizeof head,
-                "<testsuite name=\"kcheck\" tests=\"%zu\" failures=\"%d\" errors=\"%d\" skipped=\"%d\" time=\"%.3f\">\n",
-                results.size(), failures, errors, skipped, info.seconds);
+  std::snprintf(
+      head, sizeof head,
+      "<testsuite name=\"kcheck\" tests=\"%zu\" failures=\"%d\" errors=\"%d\" skipped=\"%d\" time=\"%.3f\">\n",
+      results.size(), failures, errors, skipped, info.seconds);
   std::string s = std::string("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n") + head;
   for (const CaseResult& r : results) {
-    s += "  <testcase classname=\"" + xml_escape(r.backend) + "\" name=\"" + xml_escape(r.case_name) +
-         "\" file=\"" + xml_escape(r.source) + "\" time=\"" + std::to_string(r.seconds) + "\">";
+    s += "  <testcase classname=\"" + xml_escape(r.backend) + "\" name=\"" + xml_escape(r.case_name) + "\" file=\"" +
+         xml_escape(r.source) + "\" time=\"" + std::to_string(r.seconds) + "\">";
     const std::string d(disposition_name(r.disposition));
     if (r.disposition == Disposition::kSkipped) s += "<skipped message=\"" + xml_escape(r.message) + "\"/>";
     if (r.disposition == Disposition::kFailed || r.disposition == Disposition::kMistrusted) {
@@ -186,7 +193,8 @@ std::string skip_reasons(const std::vector<CaseResult>& results) {
   constexpr size_t kShown = 4, kWidth = 150;
   std::map<std::string, std::map<std::string, int>> by_backend;
   for (const CaseResult& r : results) {
-    if (r.disposition == Disposition::kSkipped) ++by_backend[r.backend][r.message.empty() ? "(no reason given)" : r.message];
+    if (r.disposition == Disposition::kSkipped)
+      ++by_backend[r.backend][r.message.empty() ? "(no reason given)" : r.message];
   }
   std::string s;
   for (const auto& [backend, reasons] : by_backend) {
@@ -199,7 +207,8 @@ std::string skip_reasons(const std::vector<CaseResult>& results) {
       s += "  skipped on " + backend + ": " + std::to_string(sorted[i].first) + " x " + why + "\n";
     }
     if (sorted.size() > kShown) {
-      s += "  skipped on " + backend + ": " + std::to_string(sorted.size() - kShown) + " more reasons (see the report)\n";
+      s += "  skipped on " + backend + ": " + std::to_string(sorted.size() - kShown) +
+           " more reasons (see the report)\n";
     }
   }
   return s;
@@ -253,7 +262,8 @@ std::string summary_text(const std::vector<CaseResult>& results, const RunInfo& 
   s += line;
   for (const std::string& b : backends) {
     std::vector<CaseResult> mine;
-    std::copy_if(results.begin(), results.end(), std::back_inserter(mine), [&](const CaseResult& r) { return r.backend == b; });
+    std::copy_if(results.begin(), results.end(), std::back_inserter(mine),
+                 [&](const CaseResult& r) { return r.backend == b; });
     auto n = summary_counts(mine);
     std::snprintf(line, sizeof line, "%-*s %7d %7d %10d %7d %7d %7d %7d\n", width, b.c_str(), n["passed"], n["failed"],
                   n["mistrusted"], n["skipped"], n["invalid"], n["crashed"], n["timeout"]);

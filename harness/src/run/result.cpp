@@ -5,39 +5,60 @@ namespace kc {
 
 std::string_view disposition_name(Disposition d) {
   switch (d) {
-    case Disposition::kPassed: return "PASSED";
-    case Disposition::kFailed: return "FAILED";
-    case Disposition::kMistrusted: return "MISTRUSTED";
-    case Disposition::kSkipped: return "SKIPPED";
-    case Disposition::kInvalid: return "INVALID";
-    case Disposition::kCrashed: return "CRASHED";
-    case Disposition::kTimeout: return "TIMEOUT";
+    case Disposition::kPassed:
+      return "PASSED";
+    case Disposition::kFailed:
+      return "FAILED";
+    case Disposition::kMistrusted:
+      return "MISTRUSTED";
+    case Disposition::kSkipped:
+      return "SKIPPED";
+    case Disposition::kInvalid:
+      return "INVALID";
+    case Disposition::kCrashed:
+      return "CRASHED";
+    case Disposition::kTimeout:
+      return "TIMEOUT";
   }
   return "?";
 }
 
 std::string_view disposition_key(Disposition d) {
   switch (d) {
-    case Disposition::kPassed: return "passed";
-    case Disposition::kFailed: return "failed";
-    case Disposition::kMistrusted: return "mistrusted";
-    case Disposition::kSkipped: return "skipped";
-    case Disposition::kInvalid: return "invalid";
-    case Disposition::kCrashed: return "crashed";
-    case Disposition::kTimeout: return "timeout";
+    case Disposition::kPassed:
+      return "passed";
+    case Disposition::kFailed:
+      return "failed";
+    case Disposition::kMistrusted:
+      return "mistrusted";
+    case Disposition::kSkipped:
+      return "skipped";
+    case Disposition::kInvalid:
+      return "invalid";
+    case Disposition::kCrashed:
+      return "crashed";
+    case Disposition::kTimeout:
+      return "timeout";
   }
   return "?";
 }
 
 static int severity(Disposition d) {
   switch (d) {
-    case Disposition::kSkipped: return 0;
-    case Disposition::kPassed: return 1;
-    case Disposition::kInvalid: return 2;
-    case Disposition::kMistrusted: return 3;
-    case Disposition::kFailed: return 4;
-    case Disposition::kTimeout: return 5;
-    case Disposition::kCrashed: return 6;
+    case Disposition::kSkipped:
+      return 0;
+    case Disposition::kPassed:
+      return 1;
+    case Disposition::kInvalid:
+      return 2;
+    case Disposition::kMistrusted:
+      return 3;
+    case Disposition::kFailed:
+      return 4;
+    case Disposition::kTimeout:
+      return 5;
+    case Disposition::kCrashed:
+      return 6;
   }
   return 0;
 }

@@ -7,11 +7,11 @@
 #include <optional>
 #include <stdexcept>
 
-#include "core/check_table.h"
+#include "backend/invoke.h"
 #include "checks/checks.h"
 #include "checks/common.h"
+#include "core/check_table.h"
 #include "core/fill.h"
-#include "backend/invoke.h"
 #include "stack/stack_exec.h"
 
 namespace kc {
@@ -110,7 +110,8 @@ CaseResult check_stack(const Case& c, Backend& backend, CaseResult r) {
   // gradients are bitwise those without), in f64 it is `ref`.
   const bool is_reference = backend.name() == "reference";
   const bool lower = c.dtype != DType::kF64 && !is_reference;
-  const StackRun lowered = lower ? run_stack(*oracle, *layers, *in, {CheckpointPolicy{}, c.dtype, true, true}) : StackRun{};
+  const StackRun lowered =
+      lower ? run_stack(*oracle, *layers, *in, {CheckpointPolicy{}, c.dtype, true, true}) : StackRun{};
   const StackContext sctx{*layers, *in, ref, cand, lower ? lowered : c.dtype == DType::kF64 ? ref : cand};
   const OpGeometry geo = layers->front().conv;
   const OpInputs none_in;

@@ -10,7 +10,6 @@
 namespace kc {
 namespace {
 
-
 // A backend stores its outputs in the case dtype (backend.h). Where a failing tensor
 // holds finite values that dtype cannot hold (76800 in f16, an f64 sum in an f32 case),
 // says so: the likely cause is an output never rounded to the dtype, not the arithmetic.
@@ -54,8 +53,8 @@ bool one_overflowed(double cand, double ref) {
 // 65504 fails (the output rounding is what is judged, so its own allowance u_out*|ref|
 // is left out).
 bool overflow_agrees(const ToleranceSpec& s, double finite, double abs_sum, double slack) {
-  const double before = s.tolerance.kind == ToleranceKind::kBound ? element_bound(s, 0.0, abs_sum)
-                                                                  : element_bound(s, finite, abs_sum);
+  const double before =
+      s.tolerance.kind == ToleranceKind::kBound ? element_bound(s, 0.0, abs_sum) : element_bound(s, finite, abs_sum);
   return std::isinf(round_to(s.storage, std::copysign(std::abs(finite) + before + slack, finite)));
 }
 
@@ -66,13 +65,18 @@ bool overflow_explains(const ToleranceSpec& spec, double cand, double ref, doubl
          overflow_agrees(spec, ref, abs_sum, 0.0);
 }
 
-DType accumulation_of(const ToleranceSpec& s) { return s.accumulation ? *s.accumulation : default_accumulation(s.storage); }
+DType accumulation_of(const ToleranceSpec& s) {
+  return s.accumulation ? *s.accumulation : default_accumulation(s.storage);
+}
 
 double element_bound(const ToleranceSpec& s, double ref, double abs_sum) {
   switch (s.tolerance.kind) {
-    case ToleranceKind::kExact: return 0.0;
-    case ToleranceKind::kExplicit: return s.tolerance.atol + s.tolerance.rtol * std::abs(ref);
-    case ToleranceKind::kBound: break;
+    case ToleranceKind::kExact:
+      return 0.0;
+    case ToleranceKind::kExplicit:
+      return s.tolerance.atol + s.tolerance.rtol * std::abs(ref);
+    case ToleranceKind::kBound:
+      break;
   }
   const DType acc = accumulation_of(s);
   const double u_acc = unit_roundoff(acc);
@@ -93,21 +97,21 @@ double gamma_n(int64_t n, double u) {
   return nu < 1.0 ? nu / (1.0 - nu) : INFINITY;
 }
 
-void compare_tensors(const std::string& tensor, const Tensor& cand, const Tensor& ref,
-                     const Tensor* abs_pass, const ToleranceSpec& spec, CheckResult& out,
-                     const Tensor* slack) {
+void compare_tensors(const std::string& tensor, const Tensor& cand, const Tensor& ref, const Tensor* abs_pass,
+                     const ToleranceSpec& spec, CheckResult& out, const Tensor* slack) {
   if (cand.shape != ref.shape || cand.size() != ref.size()) {  // a resized buffer is never read past its end
     out.disposition = Disposition::kFailed;
-    out.message += tensor + ": shape " + dims_to_string(cand.shape) + " but the contract says " +
-                   dims_to_string(ref.shape);
-    if (cand.size() != element_count(cand.shape)) out.message += " (its buffer holds " + std::to_string(cand.size()) + " elements)";
+    out.message +=
+        tensor + ": shape " + dims_to_string(cand.shape) + " but the contract says " + dims_to_string(ref.shape);
+    if (cand.size() != element_count(cand.shape))
+      out.message += " (its buffer holds " + std::to_string(cand.size()) + " elements)";
     out.message += "; ";
     return;
   }
   std::vector<WorstPoint> bad;
   int64_t failures = 0, unbounded = 0, infinite_terms = 0;
   int64_t holds_zero = 0, nonzero = 0;  // elements whose bound reaches 0; elements not 0
-  int64_t closest = -1;  // the element nearest its bound, when every element is within it
+  int64_t closest = -1;                 // the element nearest its bound, when every element is within it
   double closest_ratio = 0.0, closest_bound = 0.0;
   for (int64_t i = 0; i < ref.size(); ++i) {
     const double c = cand[i], r = ref[i];
@@ -156,7 +160,8 @@ void compare_tensors(const std::string& tensor, const Tensor& cand, const Tensor
     // it and something made it finite again (relu of -inf is 0).
     const std::string why = spec.tolerance.kind == ToleranceKind::kExplicit ? "the explicit tolerance overflows"
                             : infinite_terms > 0
-                                ? "an infinite input reaches " + std::string(infinite_terms < unbounded ? "some of " : "") +
+                                ? "an infinite input reaches " +
+                                      std::string(infinite_terms < unbounded ? "some of " : "") +
                                       "them, and a finite value there, such as relu(-inf) = 0, carries no bound"
                                 : "sums of " + std::to_string(spec.n) + " terms in " + std::string(dtype_name(acc)) +
                                       ": n * u >= 1; give an explicit tolerance: {rtol, atol}";
@@ -169,23 +174,27 @@ void compare_tensors(const std::string& tensor, const Tensor& cand, const Tensor
     char share[32];
     std::snprintf(share, sizeof share, "%.3g", kBoundSafety * gamma_n(spec.n, unit_roundoff(accumulation_of(spec))));
     const bool long_sums = kBoundSafety * gamma_n(spec.n, unit_roundoff(accumulation_of(spec))) >= 0.5;
-    const std::string why = spec.tolerance.kind == ToleranceKind::kExplicit
-                                ? "the explicit tolerance is as large as every value"
-                            : long_sums ? "a sum of " + std::to_string(spec.n) + " terms in " +
-                                              std::string(dtype_name(accumulation_of(spec))) + " may be off by " + share +
-                                              " of its terms' absolute sum; a smaller case or an explicit tolerance can be judged"
-                                        : "every value is within the bound's rounding and underflow allowance of 0";
-    out.message += tensor + ": the bound reaches 0 at every element, so a kernel that writes zeros would pass (" +
-                   why + "); ";
+    const std::string why =
+        spec.tolerance.kind == ToleranceKind::kExplicit ? "the explicit tolerance is as large as every value"
+        : long_sums                                     ? "a sum of " + std::to_string(spec.n) + " terms in " +
+                          std::string(dtype_name(accumulation_of(spec))) + " may be off by " + share +
+                          " of its terms' absolute sum; a smaller case or an explicit tolerance can be judged"
+                    : "every value is within the bound's rounding and underflow allowance of 0";
+    out.message +=
+        tensor + ": the bound reaches 0 at every element, so a kernel that writes zeros would pass (" + why + "); ";
   }
   if (failures == 0) {
     // A pass reports its worst coordinate too (DESIGN 4), as the check's one worst point:
     // the element of all its tensors that came nearest its bound.
     if (closest < 0 || out.disposition != Disposition::kPassed) return;
     const WorstPoint p{tensor, unravel(closest, ref.shape), cand[closest], ref[closest], closest_bound};
-    auto ratio_of = [](const WorstPoint& w) { return w.bound > 0 ? std::abs(w.candidate - w.reference) / w.bound : 0.0; };
-    if (out.worst.empty()) out.worst.push_back(p);
-    else if (out.worst.size() == 1 && ratio_of(out.worst[0]) < closest_ratio) out.worst[0] = p;
+    auto ratio_of = [](const WorstPoint& w) {
+      return w.bound > 0 ? std::abs(w.candidate - w.reference) / w.bound : 0.0;
+    };
+    if (out.worst.empty())
+      out.worst.push_back(p);
+    else if (out.worst.size() == 1 && ratio_of(out.worst[0]) < closest_ratio)
+      out.worst[0] = p;
     return;
   }
   mark_failed(out);  // a pass's closest point is not a failure

@@ -58,8 +58,7 @@ void mark_failed(CheckResult& r);
 // it must have ref's shape.
 // slack, when given, adds a per-element allowance to the bound (e.g. for contributions
 // that a correct kernel may or may not include).
-void compare_tensors(const std::string& tensor, const Tensor& cand, const Tensor& ref,
-                     const Tensor* abs_pass, const ToleranceSpec& spec, CheckResult& out,
-                     const Tensor* slack = nullptr);
+void compare_tensors(const std::string& tensor, const Tensor& cand, const Tensor& ref, const Tensor* abs_pass,
+                     const ToleranceSpec& spec, CheckResult& out, const Tensor* slack = nullptr);
 
 }  // namespace kc

@@ -101,8 +101,7 @@ double order_tolerance(const CheckContext& ctx) {
   for (const StackLayer& l : ctx.stack->layers) {
     n = std::max({n, l.conv.reduction_length(), l.conv.batch * l.conv.spatial.out_count()});
   }
-  return 32.0 * static_cast<double>(ctx.stack->layers.size()) * std::sqrt(static_cast<double>(n)) *
-         stack_unit(ctx.c);
+  return 32.0 * static_cast<double>(ctx.stack->layers.size()) * std::sqrt(static_cast<double>(n)) * stack_unit(ctx.c);
 }
 
 }  // namespace
@@ -118,8 +117,8 @@ std::string stack_runs_apart(const CheckContext& ctx, const StackRun& a, const S
   auto at = [](const std::vector<Tensor>& v, size_t l) { return l < v.size() ? v[l] : Tensor{}; };
   // Each run may be its allowance (scaled by the oracle's norms) away from the oracle, so
   // two may be twice it apart. A gradient the oracle makes non-finite has no allowance.
-  auto apart = [&](const std::string& name, const Tensor& x, const Tensor& y, const Tensor& want,
-                   const Tensor& abs_t, const Tensor& variance) -> std::string {
+  auto apart = [&](const std::string& name, const Tensor& x, const Tensor& y, const Tensor& want, const Tensor& abs_t,
+                   const Tensor& variance) -> std::string {
     if (want.size() == 0 || bitwise_equal(x, y)) return {};
     if (!all_finite(want)) return name + " (the oracle's is not finite everywhere: no allowance to judge by)";
     const double error = diff_norm(x, y);
@@ -148,7 +147,8 @@ CheckResult stack_shape_run(const CheckContext& ctx) {
       if (d.out != (d.in + d.stride - 1) / d.stride) {
         r.disposition = Disposition::kFailed;
         r.message += "layer " + std::to_string(l + 1) + " SAME dim " + std::to_string(i) + " resolves to " +
-                     std::to_string(d.out) + ", ceil(in/s) is " + std::to_string((d.in + d.stride - 1) / d.stride) + "; ";
+                     std::to_string(d.out) + ", ceil(in/s) is " + std::to_string((d.in + d.stride - 1) / d.stride) +
+                     "; ";
       }
     }
     const StackRun& cand = ctx.stack->cand;
@@ -169,7 +169,8 @@ CheckResult stack_shape_run(const CheckContext& ctx) {
       erosion += " dim " + std::to_string(i - 2) + " loses " + std::to_string(in[i] - out[i]) + " positions;";
     }
   }
-  extents += erosion.empty() ? " (no erosion)" : " (eroded over " + std::to_string(layers.size()) + " layers:" + erosion + ")";
+  extents +=
+      erosion.empty() ? " (no erosion)" : " (eroded over " + std::to_string(layers.size()) + " layers:" + erosion + ")";
   r.message = r.message.empty() ? extents : r.message + extents;
   return r;
 }
@@ -182,11 +183,11 @@ std::string stack_backward_not_applicable(const CheckContext& ctx) {
            "any two correct runs";
   }
   if (ctx.c.dtype == DType::kF32 && ctx.stack->ref.status.ok()) {
-    const std::string why =
-        unforced_routing(*ctx.stack, stack_unit(ctx.c), kSigmas);
+    const std::string why = unforced_routing(*ctx.stack, stack_unit(ctx.c), kSigmas);
     if (!why.empty()) {
-      return why + ": sums in another order may decide them otherwise, which routes the gradient elsewhere in two "
-                   "correct f32 runs (checked op by op)";
+      return why +
+             ": sums in another order may decide them otherwise, which routes the gradient elsewhere in two "
+             "correct f32 runs (checked op by op)";
     }
   }
   return {};
@@ -196,7 +197,8 @@ CheckResult stack_backward_run(const CheckContext& ctx) {
   const StackRun& cand = ctx.stack->cand;
   const StackRun& ref = ctx.stack->ref;
   if (!cand.status.ok()) return call_failed("backward", "the stack", cand.status);
-  if (!ref.status.ok()) return make_result("backward", Disposition::kFailed, "the oracle failed: " + ref.status.to_string());
+  if (!ref.status.ok())
+    return make_result("backward", Disposition::kFailed, "the oracle failed: " + ref.status.to_string());
   // A stack's dx is judged on all of x, unlike one conv's (distrust_output): the inputs
   // no path through the stack reaches are the influence check's blind spots to report,
   // not zeros to leave out. A dx the oracle makes one value everywhere cannot tell a
@@ -206,7 +208,8 @@ CheckResult stack_backward_run(const CheckContext& ctx) {
   const double u = stack_unit(ctx.c);
   const double tol = order_tolerance(ctx);
   const StackRun& own = ctx.stack->lowered;
-  if (!own.status.ok()) return make_result("backward", Disposition::kFailed, "the oracle in the dtype failed: " + own.status.to_string());
+  if (!own.status.ok())
+    return make_result("backward", Disposition::kFailed, "the oracle in the dtype failed: " + own.status.to_string());
   const AbsGrads abs = absolute_grads(*ctx.stack, ref);
   const GradVariance var = gradient_error_variance(*ctx.stack, u);
   // Layer l's tensor of a per-layer list, or an empty one (a list without db).
@@ -244,17 +247,20 @@ CheckResult stack_backward_run(const CheckContext& ctx) {
   r.max_error_ratio = worst.ratio();
   r.max_abs_error = worst.error;
   char buf[256];
-  std::snprintf(buf, sizeof buf, "worst normwise error %.3g in %s, %.3g of its allowance %.3g (tolerance %.3g of the norm over %zu layers",
-                worst.error, worst_name.c_str(), worst.ratio(), worst.allowed, tol, ctx.stack->layers.size());
+  std::snprintf(
+      buf, sizeof buf,
+      "worst normwise error %.3g in %s, %.3g of its allowance %.3g (tolerance %.3g of the norm over %zu layers",
+      worst.error, worst_name.c_str(), worst.ratio(), worst.allowed, tol, ctx.stack->layers.size());
   r.message = buf;
   if (ctx.c.dtype != DType::kF64) {
     r.message += ", plus " + std::to_string(static_cast<int>(kOwnError)) + " times the error of the oracle in " +
                  std::string(dtype_name(ctx.c.dtype));
   }
-  r.message += ", plus " + std::to_string(static_cast<int>(kSigmas)) + " standard deviations of the propagated rounding error)" +
-               left_out;
+  r.message += ", plus " + std::to_string(static_cast<int>(kSigmas)) +
+               " standard deviations of the propagated rounding error)" + left_out;
   if (!(worst.ratio() <= 1.0)) r.disposition = Disposition::kFailed;
-  if (r.disposition == Disposition::kPassed && !why.empty()) return make_result("backward", Disposition::kMistrusted, why);
+  if (r.disposition == Disposition::kPassed && !why.empty())
+    return make_result("backward", Disposition::kMistrusted, why);
   if (r.disposition == Disposition::kPassed && !unjudged.empty()) r.disposition = Disposition::kMistrusted;
   return r;
 }

@@ -105,7 +105,8 @@ void judge_difference(const CheckContext& ctx, const StackRun& plain, const Stac
   if (stack_backward_not_applicable(ctx).empty()) {
     const std::string apart = stack_runs_apart(ctx, plain, kept);
     if (apart.empty()) {
-      r.message += "gradients with " + what + ", by no more than sums in another order make (deterministic: "
+      r.message += "gradients with " + what +
+                   ", by no more than sums in another order make (deterministic: "
                    "false, so reported, not failed; deterministic: true requires them bitwise equal)";
       return;
     }
@@ -147,8 +148,8 @@ CheckResult checkpoint_run(const CheckContext& ctx) {
     r.message += "gradients with " + checkpoint_name(policy) + " bitwise equal to those without";
     return r;
   }
-  judge_difference(ctx, plain, kept, checkpoint_name(policy) + " are not bitwise equal to those without: " + diff +
-                                         " differs", r);
+  judge_difference(ctx, plain, kept,
+                   checkpoint_name(policy) + " are not bitwise equal to those without: " + diff + " differs", r);
   return r;
 }
 

@@ -144,7 +144,8 @@ CheckResult drift_run(const CheckContext& ctx) {
   const StackContext& s = *ctx.stack;
   if (!s.cand.status.ok()) return call_failed("drift", "the stack", s.cand.status);
   const StackRun& yard = s.lowered;
-  if (!yard.status.ok()) return make_result("drift", Disposition::kFailed, "the oracle in the dtype failed: " + yard.status.to_string());
+  if (!yard.status.ok())
+    return make_result("drift", Disposition::kFailed, "the oracle in the dtype failed: " + yard.status.to_string());
   CheckResult r = make_result("drift", Disposition::kPassed);
   Tensor bound = Tensor::zeros(DType::kF64, s.in.x.shape);
   DriftTotals totals;
@@ -152,7 +153,8 @@ CheckResult drift_run(const CheckContext& ctx) {
     const Tensor& a_prev = l == 0 ? s.in.x : s.ref.activations[l - 1];
     bound = next_bound(s.layers[l], a_prev, bound, s.in.w[l], s.in.b[l], ctx.c.dtype, accumulation_of(ctx.c));
     const Tensor& ref = s.ref.activations[l];
-    const LayerDrift d = measure_layer(s.cand.activations[l], ref, ctx.is_reference ? nullptr : &yard.activations[l], bound);
+    const LayerDrift d =
+        measure_layer(s.cand.activations[l], ref, ctx.is_reference ? nullptr : &yard.activations[l], bound);
     r.max_error_ratio = std::max(r.max_error_ratio, d.ratio);
     r.max_abs_error = std::max(r.max_abs_error, d.worst);
     add_layer(l, s.layers.size(), ref.size(), d, ctx.c.dtype, !ctx.is_reference, totals);

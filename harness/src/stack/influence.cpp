@@ -60,7 +60,8 @@ std::vector<std::string> dropped_slices(const Dims& shape, const std::vector<dou
     }
     static const char* const kNames[3][3] = {{"column", "", ""}, {"row", "column", ""}, {"plane", "row", "column"}};
     for (size_t k = 0; k < cand.size(); ++k) {
-      if (cand[k] == 0.0 && fed[k] >= min_fed) out.push_back(std::string(kNames[plane.size() - 1][a]) + " " + std::to_string(k));
+      if (cand[k] == 0.0 && fed[k] >= min_fed)
+        out.push_back(std::string(kNames[plane.size() - 1][a]) + " " + std::to_string(k));
     }
   }
   return out;
@@ -99,8 +100,8 @@ std::string describe(const InfluenceStats& st, size_t positions) {
   std::string s = buf;
   if (st.blind == 0) return s + "; no blind spots";
   return s + "; blind spots: " + std::to_string(st.blind) + " positions under 0.1% of the median influence, " +
-         std::to_string(st.on_border) + " of them on the border, all within " + std::to_string(st.farthest) +
-         " of it" + (st.on_border > 0 ? " (border blind spots)" : "");
+         std::to_string(st.on_border) + " of them on the border, all within " + std::to_string(st.farthest) + " of it" +
+         (st.on_border > 0 ? " (border blind spots)" : "");
 }
 
 // A candidate with dropped_elements elements of dx zero where the oracle's are not:
@@ -117,8 +118,9 @@ void judge_dropped(const CheckContext& ctx, int64_t dropped_elements, const Infl
   const bool rank1 = shape.size() == 3;
   const std::vector<std::string> slices = dropped_slices(shape, m, mr, f64 || (rank1 && !pooled) ? 1 : kSliceFed);
   const std::string where =
-      slices.empty() ? "" : ": no gradient at all in input " + slices.front() +
-                                (slices.size() > 1 ? " and " + std::to_string(slices.size() - 1) + " more slices" : "");
+      slices.empty() ? ""
+                     : ": no gradient at all in input " + slices.front() +
+                           (slices.size() > 1 ? " and " + std::to_string(slices.size() - 1) + " more slices" : "");
   if (f64 || !slices.empty() || (!pooled && st.dropped > kFlips)) {
     r.disposition = Disposition::kFailed;
     r.message += " (dropped" + where + ")";
@@ -149,7 +151,8 @@ CheckResult influence_run(const CheckContext& ctx) {
   } else if (dropped_elements > 0) {
     judge_dropped(ctx, dropped_elements, st, m, mr, r);
   }
-  if (r.disposition == Disposition::kPassed && !why.empty()) return make_result("influence", Disposition::kMistrusted, why);
+  if (r.disposition == Disposition::kPassed && !why.empty())
+    return make_result("influence", Disposition::kMistrusted, why);
   return r;
 }
 

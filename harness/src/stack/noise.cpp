@@ -7,9 +7,9 @@
 #include <optional>
 #include <string>
 
+#include "checks/window.h"
 #include "kc/ref/conv.h"
 #include "kc/ref/maxpool.h"
-#include "checks/window.h"
 
 namespace kc::checks {
 namespace {
@@ -33,10 +33,10 @@ void add(Tensor& v, const Tensor& other) {
 // relu'(z) and the argmax of one layer in the oracle's run, to route variances as its
 // values were routed.
 struct Routing {
-  std::optional<Tensor> mask;           // 1 where z > 0; relu layers only
-  std::optional<IndexTensor> argmax;    // pooled layers only
-  Tensor pool_in;                       // pooled layers: the pool's input, relu(z) or z (for the gate)
-  Tensor z;                             // the conv output before the relu, when asked for (the gate)
+  std::optional<Tensor> mask;         // 1 where z > 0; relu layers only
+  std::optional<IndexTensor> argmax;  // pooled layers only
+  Tensor pool_in;                     // pooled layers: the pool's input, relu(z) or z (for the gate)
+  Tensor z;                           // the conv output before the relu, when asked for (the gate)
 };
 
 // a_out: the layer's output in the oracle's run; without a pool it is relu(z), whose
@@ -135,12 +135,15 @@ std::string unforced_routing(const StackContext& s, double u, double sigmas) {
     const StackLayer& L = s.layers[l];
     const Tensor& z = r.z;
     const std::string layer = "layer " + std::to_string(l + 1) + ": ";
-    const std::string within = " within " + std::to_string(static_cast<int>(sigmas)) + " standard deviations of rounding of ";
+    const std::string within =
+        " within " + std::to_string(static_cast<int>(sigmas)) + " standard deviations of rounding of ";
     if (!L.pool) {  // relu only: an input near 0 whose cotangent is not 0 flips its gradient on or off
       int64_t near = 0;
       const Tensor& dz = s.ref.conv_grads[l];
-      for (int64_t i = 0; i < z.size(); ++i) near += vz[i] > 0.0 && dz[i] != 0.0 && !beyond_rounding(std::fabs(z[i]), vz[i], sigmas);
-      if (near > 0) why = layer + std::to_string(near) + " of " + std::to_string(z.size()) + " relu inputs lie" + within + "0";
+      for (int64_t i = 0; i < z.size(); ++i)
+        near += vz[i] > 0.0 && dz[i] != 0.0 && !beyond_rounding(std::fabs(z[i]), vz[i], sigmas);
+      if (near > 0)
+        why = layer + std::to_string(near) + " of " + std::to_string(z.size()) + " relu inputs lie" + within + "0";
       return;
     }
     // Taps whose every term but the bias is 0 (zero padding, zero activations): any run
@@ -163,7 +166,8 @@ std::string unforced_routing(const StackContext& s, double u, double sigmas) {
         if (L.relu && !(p[top] > 0.0)) {
           // A window of relu zeros routes its gradient to a masked tap, unless a tap's
           // input could round above 0.
-          for (int64_t t : taps) forced = forced && (vz[base + t] == 0.0 || beyond_rounding(-z[base + t], vz[base + t], sigmas));
+          for (int64_t t : taps)
+            forced = forced && (vz[base + t] == 0.0 || beyond_rounding(-z[base + t], vz[base + t], sigmas));
         } else {
           // The maximum must stay above 0 (relu) and above every other tap.
           if (L.relu && vz[top] > 0.0) forced = beyond_rounding(z[top], vz[top], sigmas);
@@ -204,7 +208,8 @@ GradVariance gradient_error_variance(const StackContext& s, double u) {
       // dz sums the cotangents of the windows whose argmax it is: rounding on the
       // magnitude of those terms (they may cancel), then its storage.
       vdz = *ref::maxpool_backward(*L.pool, var_g, route[l].argmax);
-      add_local(vdz, *ref::maxpool_backward(*L.pool, absolute(g_ref), route[l].argmax), windows_per_tap(*L.pool) + 1, u);
+      add_local(vdz, *ref::maxpool_backward(*L.pool, absolute(g_ref), route[l].argmax), windows_per_tap(*L.pool) + 1,
+                u);
     } else {
       add_local(vdz, dz, 1, u);  // its storage in the dtype
     }

@@ -88,8 +88,10 @@ StatusOr<std::vector<StackLayer>> stack_layers(const Case& c) {
 
 int64_t checkpoint_segment(const CheckpointPolicy& p, int64_t depth) {
   switch (p.kind) {
-    case CheckpointKind::kNone: return std::max<int64_t>(depth, 1);
-    case CheckpointKind::kEvery: return std::clamp<int64_t>(p.every, 1, std::max<int64_t>(depth, 1));
+    case CheckpointKind::kNone:
+      return std::max<int64_t>(depth, 1);
+    case CheckpointKind::kEvery:
+      return std::clamp<int64_t>(p.every, 1, std::max<int64_t>(depth, 1));
     case CheckpointKind::kSqrt: {
       int64_t k = static_cast<int64_t>(std::ceil(std::sqrt(static_cast<double>(depth))));
       while (k * k < depth) ++k;
@@ -121,8 +123,8 @@ CheckpointPlan plan_checkpoints(const std::vector<StackLayer>& layers, const Che
     int64_t segment_bytes = 0;
     for (int64_t l = first; l < last; ++l) segment_bytes += record_bytes(layers[static_cast<size_t>(l)], dtype);
     plan.peak_bytes = std::max(plan.peak_bytes, held_checkpoints + segment_bytes);
-    held_checkpoints += element_count(layers[static_cast<size_t>(first)].in_shape()) *
-                        static_cast<int64_t>(storage_bytes(dtype));
+    held_checkpoints +=
+        element_count(layers[static_cast<size_t>(first)].in_shape()) * static_cast<int64_t>(storage_bytes(dtype));
     if (j + 1 < segments) plan.recomputations += last - first;
   }
   const int64_t root = checkpoint_segment({CheckpointKind::kSqrt, 0}, depth);

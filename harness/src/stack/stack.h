@@ -24,7 +24,7 @@ struct StackLayer {
   std::optional<Case> pool_case;  // its max pool, when the layer has one
   std::optional<PoolGeometry> pool;
   bool relu = false;
-  bool user_bias = false;         // the case's conv.bias (db is reported only then)
+  bool user_bias = false;  // the case's conv.bias (db is reported only then)
   Dims in_shape() const { return conv.x_shape(); }
   Dims out_shape() const { return pool ? pool->y_shape() : conv.y_shape(); }
 };
@@ -50,10 +50,10 @@ int64_t checkpoint_segment(const CheckpointPolicy& p, int64_t depth);
 int64_t record_bytes(const StackLayer& layer, DType dtype);
 
 struct CheckpointPlan {
-  int64_t segment = 1;            // K
-  int64_t recomputations = 0;     // layer forwards run again in the backward pass
-  int64_t peak_bytes = 0;         // most activation bytes held at once
-  int64_t bound_bytes = 0;        // the policy's bound (see stack.cpp)
+  int64_t segment = 1;         // K
+  int64_t recomputations = 0;  // layer forwards run again in the backward pass
+  int64_t peak_bytes = 0;      // most activation bytes held at once
+  int64_t bound_bytes = 0;     // the policy's bound (see stack.cpp)
 };
 
 // The expected bookkeeping, computed from the formulas above (the executor counts

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "core/fill.h"
 #include "backend/invoke.h"
+#include "core/fill.h"
 #include "stack/stack_schedule.h"
 
 namespace kc {
@@ -56,8 +56,7 @@ class CallAudit {
       const int64_t size = o.t ? o.t->size() : static_cast<int64_t>(o.idx->data.size());
       if (now != o.handed || size != o.size) {
         return breach(o.name, "the backend replaced or resized the buffer it was given (" + std::to_string(o.size) +
-                                  " elements, now " + std::to_string(size) +
-                                  "): write into the buffer handed over");
+                                  " elements, now " + std::to_string(size) + "): write into the buffer handed over");
       }
       const GuardDamage d = o.t ? guard_damage(o.t->data) : guard_damage(o.idx->data);
       if (!d.intact()) {
@@ -164,8 +163,7 @@ Status HostStackRuntime::forward(size_t l, const Tensor& x, Tensor& y, std::opti
   return ok_status();
 }
 
-Status HostStackRuntime::backward(size_t l, const Tensor& x, const IndexTensor* argmax, const Tensor& dy,
-                                  Tensor& dx) {
+Status HostStackRuntime::backward(size_t l, const Tensor& x, const IndexTensor* argmax, const Tensor& dy, Tensor& dx) {
   const StackLayer& L = layers_[l];
   Tensor dz;
   if (L.pool) {
@@ -211,13 +209,15 @@ Status HostStackRuntime::conv_inputs(size_t l, const Tensor& x, const char* call
 // Layer l's w and b are handed (const) only to layer l's calls, which the CallAudit
 // holds to that; a call of another layer that writes into them is seen here.
 Status HostStackRuntime::parameters_unchanged(size_t l, const std::string& when) const {
-  const char* what = digest(in_.w[l].data) != w_print_[l]          ? "weights (w)"
+  const char* what = digest(in_.w[l].data) != w_print_[l]              ? "weights (w)"
                      : bias(l) && digest(bias(l)->data) != b_print_[l] ? "bias (b)"
-                                                                        : nullptr;
+                                                                       : nullptr;
   if (what == nullptr) return ok_status();
-  return at_stack_layer(l, failed_precondition(std::string("its ") + what + " changed during the run, " + when +
-                                               ", and no call was handed them to write: a call "
-                                               "wrote into a buffer it was not handed (a layer's parameters are read-only for the whole step)"));
+  return at_stack_layer(
+      l, failed_precondition(
+             std::string("its ") + what + " changed during the run, " + when +
+             ", and no call was handed them to write: a call "
+             "wrote into a buffer it was not handed (a layer's parameters are read-only for the whole step)"));
 }
 
 Status HostStackRuntime::parameters_intact() const {

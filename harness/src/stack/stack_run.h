@@ -8,9 +8,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "stack/stack.h"
 #include "kc/status.h"
 #include "kc/tensor.h"
+#include "stack/stack.h"
 
 namespace kc {
 
@@ -38,11 +38,11 @@ struct StackRun {
   Tensor y;
   std::vector<Tensor> activations;  // a[1..depth], when asked for
   Tensor dx;
-  std::vector<Tensor> dw, db;       // per layer; db only where the case has a bias
-  std::vector<Tensor> conv_grads;   // per layer, when asked for: the cotangent of its conv's
-                                    // output (after the pool's backward, before the relu's)
-  int64_t recomputations = 0;       // layer forwards run again in the backward pass
-  int64_t peak_bytes = 0;           // most activation bytes held at once (the plan's records)
+  std::vector<Tensor> dw, db;      // per layer; db only where the case has a bias
+  std::vector<Tensor> conv_grads;  // per layer, when asked for: the cotangent of its conv's
+                                   // output (after the pool's backward, before the relu's)
+  int64_t recomputations = 0;      // layer forwards run again in the backward pass
+  int64_t peak_bytes = 0;          // most activation bytes held at once (the plan's records)
   // Measured by a resident runner: the most bytes of its own memory held at once during
   // the step beyond the weights, biases and incoming cotangent (activations, argmaxes,
   // gradients in flight, workspace); -1 when nothing was measured.

@@ -90,12 +90,13 @@ class StackSchedule {
       const Record& r = records_[l];
       const char* what = r.input && rt_.fingerprint(*r.input) != r.input_print         ? "input"
                          : r.indices && rt_.fingerprint(*r.indices) != r.indices_print ? "max pool's argmax"
-                                                                                        : nullptr;
+                                                                                       : nullptr;
       if (what != nullptr) {
-        return at_stack_layer(l, failed_precondition(
-            std::string("the saved ") + what + " kept for " + use +
-            " changed while it was kept, and no call was handed it to write: a call wrote into a buffer it "
-            "was not handed (an earlier layer's activation is live until the backward pass)"));
+        return at_stack_layer(
+            l, failed_precondition(
+                   std::string("the saved ") + what + " kept for " + use +
+                   " changed while it was kept, and no call was handed it to write: a call wrote into a buffer it "
+                   "was not handed (an earlier layer's activation is live until the backward pass)"));
       }
     }
     return ok_status();
@@ -141,10 +142,12 @@ class StackSchedule {
       const uint64_t print = rt_.fingerprint(g);
       KC_RETURN_IF_ERROR(recompute(first, last));
       if (rt_.fingerprint(g) != print) {
-        return at_stack_layer(last - 1, failed_precondition(
-            "the cotangent of its output, held for its backward, changed while layers " + std::to_string(first + 1) +
-            ".." + std::to_string(last) + " were recomputed, and no call was handed it to write: a call wrote "
-            "into a buffer it was not handed (the gradient carried back is live until the next backward reads it)"));
+        return at_stack_layer(
+            last - 1, failed_precondition("the cotangent of its output, held for its backward, changed while layers " +
+                                          std::to_string(first + 1) + ".." + std::to_string(last) +
+                                          " were recomputed, and no call was handed it to write: a call wrote "
+                                          "into a buffer it was not handed (the gradient carried back is live until "
+                                          "the next backward reads it)"));
       }
       return ok_status();
     } else {

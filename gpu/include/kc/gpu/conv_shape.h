@@ -81,8 +81,8 @@ ConvShape conv_shape(const ConvGeometry& g, bool prepadded);
 // memory, so that tile loads are coalesced.
 struct ForwardMap {
   ConvShape s;
-  static constexpr bool kAMajorM = true;   // consecutive m: consecutive output positions
-  static constexpr bool kBMajorK = true;   // consecutive k: consecutive weights
+  static constexpr bool kAMajorM = true;  // consecutive m: consecutive output positions
+  static constexpr bool kBMajorK = true;  // consecutive k: consecutive weights
   KC_HD int m_size() const { return s.batch * s.out_count(); }
   KC_HD int n_size() const { return s.cout_g(); }
   KC_HD int k_size() const { return s.cin_g() * s.kernel_count(); }
@@ -105,8 +105,8 @@ struct ForwardMap {
 // Backward-data: dx = dy (*)^T w, as a gather over the outputs that saw each input.
 struct BackwardDataMap {
   ConvShape s;
-  static constexpr bool kAMajorM = true;   // consecutive m: consecutive input positions
-  static constexpr bool kBMajorK = true;   // consecutive k: consecutive kernel taps
+  static constexpr bool kAMajorM = true;  // consecutive m: consecutive input positions
+  static constexpr bool kBMajorK = true;  // consecutive k: consecutive kernel taps
   KC_HD int m_size() const { return s.batch * s.in_count(); }
   KC_HD int n_size() const { return s.cin_g(); }
   KC_HD int k_size() const { return s.cout_g() * s.kernel_count(); }

@@ -19,7 +19,7 @@ struct DeviceInfo {
   int cc_major = 0;
   int cc_minor = 0;
   long long global_memory_bytes = 0;
-  int driver_version = 0;   // e.g. 13000
+  int driver_version = 0;  // e.g. 13000
   int runtime_version = 0;
 };
 

@@ -36,10 +36,10 @@ class DeviceBuffer {
   const std::string& name() const { return name_; }
   explicit operator bool() const { return base_ != nullptr; }
 
-  Status upload(const void* host, int64_t bytes);      // synchronous
-  Status download(void* host, int64_t bytes) const;    // synchronous
-  Status fill(unsigned char byte);                     // every data byte (0xFF: NaN poison)
-  Status check_guards() const;                         // internal error naming the buffer
+  Status upload(const void* host, int64_t bytes);    // synchronous
+  Status download(void* host, int64_t bytes) const;  // synchronous
+  Status fill(unsigned char byte);                   // every data byte (0xFF: NaN poison)
+  Status check_guards() const;                       // internal error naming the buffer
 
  private:
   void release();

@@ -23,18 +23,18 @@ inline constexpr int kMaxGridY = 65535;
 inline constexpr int kMaxGridZ = 65535;
 
 struct GemmLaunch {
-  int group_base = 0;   // first group of this launch
-  int groups = 1;       // groups in this launch
-  int grid_x = 1;       // tiles along M
-  int grid_y = 1;       // tiles along N
-  int grid_z = 1;       // groups * splits
+  int group_base = 0;  // first group of this launch
+  int groups = 1;      // groups in this launch
+  int grid_x = 1;      // tiles along M
+  int grid_y = 1;      // tiles along N
+  int grid_z = 1;      // groups * splits
 };
 
 struct GemmPlan {
-  int m = 0, n = 0, k = 0;   // per-group GEMM sizes
+  int m = 0, n = 0, k = 0;  // per-group GEMM sizes
   int groups = 1;
-  int splits = 1;            // split-K factor (1 but for backward-weight)
-  int k_per_split = 0;       // multiple of kTileK
+  int splits = 1;       // split-K factor (1 but for backward-weight)
+  int k_per_split = 0;  // multiple of kTileK
   std::vector<GemmLaunch> launches;
 };
 

@@ -30,15 +30,14 @@ Status launch_conv_forward(DType dtype, const ConvShape& s, const void* x, const
 
 // conv_backward_data.cu. dx in the storage dtype, or in f32 when dx_f32 (the padded
 // gradient that the fold of a non-zero padding mode sums further).
-Status launch_conv_backward_data(DType dtype, const ConvShape& s, const void* dy, const void* w, void* dx,
-                                 bool dx_f32);
+Status launch_conv_backward_data(DType dtype, const ConvShape& s, const void* dy, const void* w, void* dx, bool dx_f32);
 
 // conv_backward_weight.cu. Split-K over batch x output positions (wgrad_plan) into
 // `workspace` (wgrad_workspace_floats(s, deterministic) floats), then a reduction into
 // dw. deterministic: partials per split, summed in split order (no atomics; bitwise
 // repeatable); otherwise the splits add into one f32 buffer atomically.
-Status launch_conv_backward_weight(DType dtype, const ConvShape& s, const void* x, const void* dy,
-                                   bool deterministic, float* workspace, void* dw);
+Status launch_conv_backward_weight(DType dtype, const ConvShape& s, const void* x, const void* dy, bool deterministic,
+                                   float* workspace, void* dw);
 
 // conv_backward_bias.cu: db[c] = sum of dy over batch and positions, one block per
 // channel, a fixed-order tree: deterministic.
@@ -51,13 +50,13 @@ Status launch_pad_fold(DType dtype, const PadShape& p, const float* dxp, void* d
 
 // maxpool_forward.cu. offsets null: inference (no argmax kept); else one offset of
 // offset_bytes (1 or 2, offset_bytes_for) per output.
-Status launch_maxpool_forward(DType dtype, const PoolShape& s, bool tie_last, const void* x, void* y,
-                              void* offsets, int offset_bytes);
+Status launch_maxpool_forward(DType dtype, const PoolShape& s, bool tie_last, const void* x, void* y, void* offsets,
+                              int offset_bytes);
 
 // maxpool_backward.cu: the deterministic gather dx[i] = sum of dy over windows whose
 // offset points at i.
-Status launch_maxpool_backward(DType dtype, const PoolShape& s, const void* dy, const void* offsets,
-                               int offset_bytes, void* dx);
+Status launch_maxpool_backward(DType dtype, const PoolShape& s, const void* dy, const void* offsets, int offset_bytes,
+                               void* dx);
 
 // maxpool_indices.cu: offsets <-> int64 flat plane indices at the interface. expand
 // writes INT64_MIN for an offset never written (the sentinel). compress is synchronous:

@@ -23,10 +23,14 @@ KC_HD int pad_source(PadMode mode, int p, int in, int lo) {
   const int q = p - lo;
   if (q >= 0 && q < in) return q;
   switch (mode) {
-    case PadMode::kReflect: return q < 0 ? -q : 2 * (in - 1) - q;
-    case PadMode::kReplicate: return q < 0 ? 0 : in - 1;
-    case PadMode::kCircular: return q < 0 ? q + in : q - in;
-    default: return -1;
+    case PadMode::kReflect:
+      return q < 0 ? -q : 2 * (in - 1) - q;
+    case PadMode::kReplicate:
+      return q < 0 ? 0 : in - 1;
+    case PadMode::kCircular:
+      return q < 0 ? q + in : q - in;
+    default:
+      return -1;
   }
 }
 

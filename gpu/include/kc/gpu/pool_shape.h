@@ -23,9 +23,7 @@ struct PoolShape : WindowShape {
 PoolShape pool_shape(const PoolGeometry& g);
 
 // Offset storage: 1 or 2 bytes per output, or 0 when the window is too large (refused).
-KC_HD int offset_bytes_for(int kernel_count) {
-  return kernel_count < 0xFF ? 1 : kernel_count < 0xFFFF ? 2 : 0;
-}
+KC_HD int offset_bytes_for(int kernel_count) { return kernel_count < 0xFF ? 1 : kernel_count < 0xFFFF ? 2 : 0; }
 KC_HD int offset_sentinel(int bytes) { return bytes == 1 ? 0xFF : 0xFFFF; }
 
 // Flat plane index of the tap `offset` of output o_flat; -1 for a tap in the padding.

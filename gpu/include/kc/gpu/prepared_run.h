@@ -12,8 +12,8 @@
 #include <optional>
 #include <string>
 
-#include "kc/case.h"
 #include "core/fill.h"
+#include "kc/case.h"
 #include "kc/status.h"
 #include "kc/tensor.h"
 
@@ -24,7 +24,7 @@ enum class PreparedPass { kForward, kBackward };
 struct PreparedOptions {
   std::string engine = "cuda";  // "cuda" or "cudnn" (the peer)
   PreparedPass pass = PreparedPass::kForward;
-  bool deterministic = true;    // weight gradient without float atomics
+  bool deterministic = true;  // weight gradient without float atomics
 };
 
 struct PreparedOutputs {

@@ -15,9 +15,8 @@ Tensor relu(const Tensor& x);
 // dx = dy * relu'(z), elementwise; z is the relu's input.
 Tensor relu_backward(const Tensor& z, const Tensor& dy);
 
-Tensor conv_bias_relu_forward(const ConvGeometry& g, const Tensor& x, const Tensor& w,
-                              const Tensor& b);
-ConvGrads conv_bias_relu_backward(const ConvGeometry& g, const Tensor& x, const Tensor& w,
-                                  const Tensor& b, const Tensor& dy);
+Tensor conv_bias_relu_forward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor& b);
+ConvGrads conv_bias_relu_backward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor& b,
+                                  const Tensor& dy);
 
 }  // namespace kc::ref

@@ -19,7 +19,6 @@ struct PoolForward {
 PoolForward maxpool_forward(const PoolGeometry& g, const Tensor& x);
 
 // failed_precondition when indices is empty.
-StatusOr<Tensor> maxpool_backward(const PoolGeometry& g, const Tensor& dy,
-                                  const std::optional<IndexTensor>& indices);
+StatusOr<Tensor> maxpool_backward(const PoolGeometry& g, const Tensor& dy, const std::optional<IndexTensor>& indices);
 
 }  // namespace kc::ref
