@@ -112,11 +112,9 @@ TEST(ArgmaxCheck, CatchesAnAllMinusInfWindowTreatedAsATieUnderTieLast) {
       return ok_status();
     }
   } be;
-  const CheckResult r = run_check(c, be, "argmax");
-  EXPECT_DISPOSITION(r, Disposition::kFailed);
-  EXPECT_MESSAGE_HAS(r,
-                     "index 1 of window (0, 0, 0) points to the 2nd of its 2 elements: a window of only -inf "
-                     "must point to its first element inside the input (input (0)) under every tie rule");
+  expect_check(c, be, "argmax", Disposition::kFailed,
+               {"index 1 of window (0, 0, 0) points to the 2nd of its 2 elements: a window of only -inf must point to "
+                "its first element inside the input (input (0)) under every tie rule"});
   auto oracle = make_reference_backend();
   EXPECT_DISPOSITION(run_check(c, *oracle, "argmax"), Disposition::kPassed);
   PassThrough pass;

@@ -44,14 +44,11 @@ class CachesByAddress final : public DelegatingBackend {
 
 TEST(DeterminismCheck, CatchesOutputsCachedByBufferAddress) {
   CachesByAddress be;
-  const CheckResult r = run_check(good_conv_cases()[0], be, "determinism");
-  EXPECT_DISPOSITION(r, Disposition::kFailed);
-  EXPECT_MESSAGE_HAS(r,
-                     "outputs on input buffers refilled in place with new values differ from the outputs on the "
-                     "same values in fresh buffers (y differs");
-  EXPECT_MESSAGE_HAS(r,
-                     "and equal bitwise to the outputs for the old values: the backend returns something kept by "
-                     "its buffers' addresses");
+  expect_check(good_conv_cases()[0], be, "determinism", Disposition::kFailed,
+               {"outputs on input buffers refilled in place with new values differ from the outputs on the same values "
+                "in fresh buffers (y differs",
+                "and equal bitwise to the outputs for the old values: the backend returns something kept by its "
+                "buffers' addresses"});
   PassThrough pass;
   const CheckResult ok = run_check(good_conv_cases()[0], pass, "determinism");
   EXPECT_DISPOSITION(ok, Disposition::kPassed);

@@ -89,11 +89,9 @@ TEST(IntegrityCheck, CatchesAWritePastTheEndOfAnOutput) {
 
 TEST(IntegrityCheck, CatchesAWriteBeforeTheStartOfAnOutput) {
   PoolWritesBeforeStart be;
-  const CheckResult r = run_check(good_pool_cases()[1], be, "integrity");
-  EXPECT_DISPOSITION(r, Disposition::kFailed);
-  EXPECT_MESSAGE_HAS(r,
-                     "dx: the guard band around the buffer was overwritten: 8 bytes before the first element "
-                     "changed, the nearest 1 byte before it");
+  expect_check(good_pool_cases()[1], be, "integrity", Disposition::kFailed,
+               {"dx: the guard band around the buffer was overwritten: 8 bytes before the first element changed, the "
+                "nearest 1 byte before it"});
 }
 
 TEST(IntegrityCheck, CatchesAnOutputBufferReplacedByAnother) {

@@ -73,11 +73,9 @@ TEST(PaddingCheck, NamesPadsOnTheWrongSide) {
   RepadsConv be("wrong-side", [](SpatialGeometry& g) {
     for (DimGeometry& d : g.dims) std::swap(d.pad_lo, d.pad_hi);
   });
-  const CheckResult r = run_check(c, be, "padding");
-  EXPECT_DISPOSITION(r, Disposition::kFailed);
-  EXPECT_MESSAGE_HAS(r,
-                     "y is the op with pads on the wrong side (each dim's [lo, hi] applied as [hi, lo]): "
-                     "zeros padding [[2, 1], [2, 1]]");
+  expect_check(c, be, "padding", Disposition::kFailed,
+               {"y is the op with pads on the wrong side (each dim's [lo, hi] applied as [hi, lo]): zeros padding [[2, "
+                "1], [2, 1]]"});
 }
 
 // Pads given as (w, h) to an (h, w) API. H [0, 2] and W [1, 1] have the same totals,

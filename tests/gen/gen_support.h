@@ -2,7 +2,11 @@
 // reproducer), and the op's field prefix in validate() messages.
 #pragma once
 
+#include <gtest/gtest.h>
+
+#include <initializer_list>
 #include <ostream>
+#include <set>
 #include <string>
 
 #include "backend/invoke.h"  // is_fused
@@ -21,6 +25,11 @@ inline void showValue(const InvalidCase& c, std::ostream& os) {
 }  // namespace gen
 
 namespace test {
+
+// Every feature in `wanted` was seen in some generated case.
+inline void expect_seen(const std::set<std::string>& seen, std::initializer_list<const char*> wanted) {
+  for (const char* want : wanted) EXPECT_TRUE(seen.count(want)) << "no generated case has " << want;
+}
 
 inline const ConvParams& conv_of(const Case& c) {
   return is_fused(c) ? std::get<ConvBiasReluParams>(c.op).conv : std::get<ConvParams>(c.op);

@@ -13,6 +13,16 @@
 namespace kc::io {
 namespace {
 
+// Reads field `key` of `v` into `out` with `read` when the case gives it; otherwise
+// `out` keeps its default.
+template <class T, class Read>
+Status read_optional(const Value& v, std::string_view key, T& out, Read&& read) {
+  if (auto f = v.get(key)) {
+    KC_ASSIGN_OR_RETURN(out, read(*f));
+  }
+  return ok_status();
+}
+
 enum class OpKind { kConv, kMaxPool, kConvBiasRelu, kStack };
 
 StatusOr<Value> require(const Value& v, std::string_view key) {
@@ -91,21 +101,12 @@ StatusOr<ConvParams> read_conv(const Value& v, size_t rank, bool fused) {
   KC_ASSIGN_OR_RETURN(p.out_channels, read_int(oc));
   KC_ASSIGN_OR_RETURN(Value kernel, require(v, "kernel"));
   KC_ASSIGN_OR_RETURN(p.kernel, read_dims(kernel, rank));
-  if (auto f = v.get("stride")) {
-    KC_ASSIGN_OR_RETURN(p.stride, read_dims(*f, rank));
-  }
-  if (auto f = v.get("dilation")) {
-    KC_ASSIGN_OR_RETURN(p.dilation, read_dims(*f, rank));
-  }
-  if (auto f = v.get("groups")) {
-    KC_ASSIGN_OR_RETURN(p.groups, read_int(*f));
-  }
-  if (auto f = v.get("padding")) {
-    KC_ASSIGN_OR_RETURN(p.padding, read_padding(*f, rank));
-  }
-  if (auto f = v.get("padding_mode")) {
-    KC_ASSIGN_OR_RETURN(p.padding_mode, read_padding_mode(*f));
-  }
+  KC_RETURN_IF_ERROR(read_optional(v, "stride", p.stride, [&](const Value& f) { return read_dims(f, rank); }));
+  KC_RETURN_IF_ERROR(read_optional(v, "dilation", p.dilation, [&](const Value& f) { return read_dims(f, rank); }));
+  KC_RETURN_IF_ERROR(read_optional(v, "groups", p.groups, [&](const Value& f) { return read_int(f); }));
+  KC_RETURN_IF_ERROR(read_optional(v, "padding", p.padding, [&](const Value& f) { return read_padding(f, rank); }));
+  KC_RETURN_IF_ERROR(
+      read_optional(v, "padding_mode", p.padding_mode, [&](const Value& f) { return read_padding_mode(f); }));
   if (auto f = v.get("bias")) {
     KC_ASSIGN_OR_RETURN(p.bias, read_bool(*f));
     if (fused && !p.bias) return f->error("conv_bias_relu always has a bias (leave bias out or set it to true)");
@@ -118,26 +119,16 @@ StatusOr<MaxPoolParams> read_maxpool(const Value& v, size_t rank) {
   MaxPoolParams p;
   KC_ASSIGN_OR_RETURN(Value kernel, require(v, "kernel"));
   KC_ASSIGN_OR_RETURN(p.kernel, read_dims(kernel, rank));
-  if (auto f = v.get("stride")) {
-    KC_ASSIGN_OR_RETURN(p.stride, read_dims(*f, rank));
-  }
-  if (auto f = v.get("dilation")) {
-    KC_ASSIGN_OR_RETURN(p.dilation, read_dims(*f, rank));
-  }
-  if (auto f = v.get("padding")) {
-    KC_ASSIGN_OR_RETURN(p.padding, read_padding(*f, rank));
-  }
-  if (auto f = v.get("ceil_mode")) {
-    KC_ASSIGN_OR_RETURN(p.ceil_mode, read_bool(*f));
-  }
-  if (auto f = v.get("mode")) {
-    KC_ASSIGN_OR_RETURN(
-        p.mode, read_enum<PoolMode>(*f, {{"inference", PoolMode::kInference}, {"training", PoolMode::kTraining}}));
-  }
-  if (auto f = v.get("tie")) {
-    KC_ASSIGN_OR_RETURN(
-        p.tie, read_enum<TieRule>(*f, {{"first", TieRule::kFirst}, {"last", TieRule::kLast}, {"any", TieRule::kAny}}));
-  }
+  KC_RETURN_IF_ERROR(read_optional(v, "stride", p.stride, [&](const Value& f) { return read_dims(f, rank); }));
+  KC_RETURN_IF_ERROR(read_optional(v, "dilation", p.dilation, [&](const Value& f) { return read_dims(f, rank); }));
+  KC_RETURN_IF_ERROR(read_optional(v, "padding", p.padding, [&](const Value& f) { return read_padding(f, rank); }));
+  KC_RETURN_IF_ERROR(read_optional(v, "ceil_mode", p.ceil_mode, [&](const Value& f) { return read_bool(f); }));
+  KC_RETURN_IF_ERROR(read_optional(v, "mode", p.mode, [&](const Value& f) {
+    return read_enum<PoolMode>(f, {{"inference", PoolMode::kInference}, {"training", PoolMode::kTraining}});
+  }));
+  KC_RETURN_IF_ERROR(read_optional(v, "tie", p.tie, [&](const Value& f) {
+    return read_enum<TieRule>(f, {{"first", TieRule::kFirst}, {"last", TieRule::kLast}, {"any", TieRule::kAny}});
+  }));
   return p;
 }
 
@@ -175,9 +166,7 @@ StatusOr<StackParams> read_stack(const Value& v, size_t rank) {
       return f->error("a stack's max pool runs in training mode (its backward needs indices)");
     p.pool = std::move(pool);
   }
-  if (auto f = v.get("checkpoint")) {
-    KC_ASSIGN_OR_RETURN(p.checkpoint, read_checkpoint(*f));
-  }
+  KC_RETURN_IF_ERROR(read_optional(v, "checkpoint", p.checkpoint, [&](const Value& f) { return read_checkpoint(f); }));
   return p;
 }
 
@@ -214,12 +203,8 @@ Status read_op(const Value& v, OpKind op, Case* c) {
 
 Status read_input(const Value& v, InputSpec* in) {
   KC_RETURN_IF_ERROR(v.check_keys({"batch", "channels", "spatial"}));
-  if (auto f = v.get("batch")) {
-    KC_ASSIGN_OR_RETURN(in->batch, read_int(*f));
-  }
-  if (auto f = v.get("channels")) {
-    KC_ASSIGN_OR_RETURN(in->channels, read_int(*f));
-  }
+  KC_RETURN_IF_ERROR(read_optional(v, "batch", in->batch, [&](const Value& f) { return read_int(f); }));
+  KC_RETURN_IF_ERROR(read_optional(v, "channels", in->channels, [&](const Value& f) { return read_int(f); }));
   KC_ASSIGN_OR_RETURN(Value spatial, require(v, "spatial"));
   if (!spatial.is_sequence()) return spatial.type_error("a list of extents ([W], [H, W] or [D, H, W])");
   KC_ASSIGN_OR_RETURN(in->spatial, read_dims(spatial, 0));
@@ -285,12 +270,8 @@ StatusOr<Tolerance> read_tolerance(const Value& v) {
   if (!v.is_map()) return v.type_error("bound, exact or {rtol, atol}");
   KC_RETURN_IF_ERROR(v.check_keys({"rtol", "atol"}));
   tol.kind = ToleranceKind::kExplicit;
-  if (auto f = v.get("rtol")) {
-    KC_ASSIGN_OR_RETURN(tol.rtol, read_tolerance_value(*f));
-  }
-  if (auto f = v.get("atol")) {
-    KC_ASSIGN_OR_RETURN(tol.atol, read_tolerance_value(*f));
-  }
+  KC_RETURN_IF_ERROR(read_optional(v, "rtol", tol.rtol, [&](const Value& f) { return read_tolerance_value(f); }));
+  KC_RETURN_IF_ERROR(read_optional(v, "atol", tol.atol, [&](const Value& f) { return read_tolerance_value(f); }));
   return tol;
 }
 
@@ -397,15 +378,9 @@ Status read_tensor_map(const Value& v, bool expected, DType dtype, std::map<std:
 
 Status read_options(const Value& v, Case* c) {
   if (auto f = v.get("data")) KC_RETURN_IF_ERROR(read_data(*f, &c->data));
-  if (auto f = v.get("checks")) {
-    KC_ASSIGN_OR_RETURN(c->checks, read_checks(*f));
-  }
-  if (auto f = v.get("tolerance")) {
-    KC_ASSIGN_OR_RETURN(c->tolerance, read_tolerance(*f));
-  }
-  if (auto f = v.get("deterministic")) {
-    KC_ASSIGN_OR_RETURN(c->deterministic, read_bool(*f));
-  }
+  KC_RETURN_IF_ERROR(read_optional(v, "checks", c->checks, [&](const Value& f) { return read_checks(f); }));
+  KC_RETURN_IF_ERROR(read_optional(v, "tolerance", c->tolerance, [&](const Value& f) { return read_tolerance(f); }));
+  KC_RETURN_IF_ERROR(read_optional(v, "deterministic", c->deterministic, [&](const Value& f) { return read_bool(f); }));
   if (auto f = v.get("tensors")) KC_RETURN_IF_ERROR(read_tensor_map(*f, false, c->dtype, &c->tensors));
   if (auto f = v.get("expected")) KC_RETURN_IF_ERROR(read_tensor_map(*f, true, c->dtype, &c->expected));
   return ok_status();
@@ -416,16 +391,12 @@ Status read_options(const Value& v, Case* c) {
 StatusOr<Case> read_case(const Value& v, Expectation* expect) {
   // `expect` first: a case written to be refused (say, for an unknown key) must still
   // tell the runner which error it expects.
-  if (auto f = v.get("expect")) {
-    KC_ASSIGN_OR_RETURN(*expect, read_expect(*f));
-  }
+  KC_RETURN_IF_ERROR(read_optional(v, "expect", *expect, [&](const Value& f) { return read_expect(f); }));
   KC_RETURN_IF_ERROR(v.check_keys({"name", "op", "dtype", "input", "conv", "maxpool", "stack", "data", "checks",
                                    "tolerance", "accumulation", "deterministic", "tensors", "expected", "expect"}));
   Case c;
   c.expect = *expect;
-  if (auto f = v.get("name")) {
-    KC_ASSIGN_OR_RETURN(c.name, read_string(*f));
-  }
+  KC_RETURN_IF_ERROR(read_optional(v, "name", c.name, [&](const Value& f) { return read_string(f); }));
   KC_ASSIGN_OR_RETURN(Value op_value, require(v, "op"));
   KC_ASSIGN_OR_RETURN(OpKind op, read_enum<OpKind>(op_value, {{"conv", OpKind::kConv},
                                                               {"maxpool", OpKind::kMaxPool},
@@ -433,9 +404,7 @@ StatusOr<Case> read_case(const Value& v, Expectation* expect) {
                                                               {"stack", OpKind::kStack}}));
   const std::initializer_list<std::pair<std::string_view, DType>> dtypes = {
       {"f64", DType::kF64}, {"f32", DType::kF32}, {"f16", DType::kF16}, {"bf16", DType::kBF16}};
-  if (auto f = v.get("dtype")) {
-    KC_ASSIGN_OR_RETURN(c.dtype, read_enum<DType>(*f, dtypes));
-  }
+  KC_RETURN_IF_ERROR(read_optional(v, "dtype", c.dtype, [&](const Value& f) { return read_enum<DType>(f, dtypes); }));
   if (auto f = v.get("accumulation")) {
     KC_ASSIGN_OR_RETURN(DType acc, read_enum<DType>(*f, dtypes));
     if (!accumulates(acc, c.dtype)) {
