@@ -21,27 +21,24 @@
 #include "support/case_builders.h"
 #include "support/delegating_backend.h"
 #include "support/f32_direct.h"
+#include "support/run_check.h"
 
 namespace kc {
 namespace {
 
 using test::small_conv;
 
-class BiasGradientOfSampleZero : public test::DelegatingBackend {
- public:
-  BiasGradientOfSampleZero() : DelegatingBackend("planted.db_no_batch_sum") {}
-  Status conv_backward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
-                       const Tensor& dy, Tensor& dx, Tensor& dw, Tensor* db) override {
-    KC_RETURN_IF_ERROR(reference().conv_backward(g, x, w, b, relu, dy, dx, dw, db));
-    const int64_t P = g.spatial.out_count();
-    for (int64_t co = 0; co < g.out_channels; ++co) {  // db of sample 0 only
-      double s = 0;
-      for (int64_t p = 0; p < P; ++p) s += dy[co * P + p];
-      (*db)[co] = s;
-    }
-    return ok_status();
-  }
-};
+// db of sample 0 only: the bias gradient without its sum over the batch.
+test::EditedConvBackward bias_gradient_of_sample_zero() {
+  return {"planted.db_no_batch_sum", [](const ConvGeometry& g, const Tensor& dy, Tensor&, Tensor&, Tensor* db) {
+            const int64_t P = g.spatial.out_count();
+            for (int64_t co = 0; co < g.out_channels; ++co) {  // db of sample 0 only
+              double s = 0;
+              for (int64_t p = 0; p < P; ++p) s += dy[co * P + p];
+              (*db)[co] = s;
+            }
+          }};
+}
 
 // conv_bias_relu whose backward decides relu' with its own threshold on z.
 class ReluThreshold : public test::DelegatingBackend {
@@ -61,12 +58,8 @@ class ReluThreshold : public test::DelegatingBackend {
 };
 
 TEST(BackwardCheck, CatchesBiasGradientWithoutBatchSum) {
-  BiasGradientOfSampleZero bad;
-  const CaseResult r = check_case(small_conv(), bad);
-  const CheckResult* b = find_check(r, "backward");
-  ASSERT_NE(b, nullptr);
-  EXPECT_EQ(b->disposition, Disposition::kFailed);
-  EXPECT_NE(b->message.find("db"), std::string::npos) << b->message;
+  test::EditedConvBackward bad = bias_gradient_of_sample_zero();
+  test::expect_check(small_conv(), bad, "backward", Disposition::kFailed, {"db"});
 }
 
 TEST(BackwardCheck, FusedReluMaskMayDifferOnlyWhereZIsWithinRoundingOfZero) {

@@ -27,21 +27,15 @@ namespace {
 
 using test::small_conv;
 
-class ScaledForward : public test::DelegatingBackend {
- public:
-  ScaledForward() : DelegatingBackend("planted.scaled_forward") {}
-  Status conv_forward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
-                      Tensor& y) override {
-    KC_RETURN_IF_ERROR(reference().conv_forward(g, x, w, b, relu, y));
-    y[5] *= 1.001;  // one element off by 0.1%
-    return ok_status();
-  }
-};
+// One element of y off by 0.1%.
+test::EditedConvForward scaled_forward() {
+  return {"planted.scaled_forward", [](const ConvGeometry&, Tensor& y) { y[5] *= 1.001; }};
+}
 
 TEST(ForwardCheck, CorrectBackendPassesAndPlantedErrorIsLocated) {
   test::DelegatingBackend correct("planted.none");
   EXPECT_EQ(check_case(small_conv(), correct).disposition, Disposition::kPassed);
-  ScaledForward bad;
+  test::EditedConvForward bad = scaled_forward();
   const CaseResult r = check_case(small_conv(), bad);
   const CheckResult* f = find_check(r, "forward");
   ASSERT_NE(f, nullptr);

@@ -17,74 +17,27 @@
 #include "kc/runner.h"
 #include "support/case_builders.h"
 #include "support/delegating_backend.h"
+#include "support/run_check.h"
 
 namespace kc::rules_test {
 
 using namespace kc;
 using test::ConvSpec;
 using test::DelegatingBackend;
+using test::expect_check;
 using test::explicit_pad;
 using test::pad_kind;
+using test::pool_case;
+using test::PoolSpec;
+using test::run_check;
 
 inline constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // ---- cases -------------------------------------------------------------------------
 
-struct PoolSpec {
-  int64_t batch = 1, channels = 1;
-  Dims spatial, kernel, stride, dilation;
-  std::vector<std::array<int64_t, 2>> pads;
-  bool ceil_mode = false;
-  PoolMode mode = PoolMode::kTraining;
-  TieRule tie = TieRule::kFirst;
-  Fill fill = Fill::kRandom;
-  DType dtype = DType::kF64;
-};
-
-inline Case pool_case(const PoolSpec& s) {
-  Case c;
-  c.dtype = s.dtype;
-  c.input = InputSpec{s.batch, s.channels, s.spatial};
-  MaxPoolParams p;
-  p.kernel = s.kernel;
-  p.stride = s.stride;
-  p.dilation = s.dilation;
-  p.padding = explicit_pad(s.pads);
-  p.ceil_mode = s.ceil_mode;
-  p.mode = s.mode;
-  p.tie = s.tie;
-  c.op = p;
-  c.data = DataSpec{7, s.fill};
-  return c;
-}
-
 inline Case with_fill(Case c, Fill fill, uint64_t seed = 3) {
   c.data = DataSpec{seed, fill};
   return c;
-}
-
-// Runs only the named check and returns its result (FAILED with the case's message when
-// the runner did not report it, so a missing check can never look like a pass).
-inline CheckResult run_check(Case c, Backend& be, const std::string& name) {
-  c.checks = {name};
-  const CaseResult r = check_case(c, be);
-  for (const CheckResult& cr : r.checks) {
-    if (cr.name == name) return cr;
-  }
-  return make_result(name, Disposition::kCrashed, "check not reported: " + r.message);
-}
-
-#define EXPECT_DISPOSITION(result, want) \
-  EXPECT_EQ(disposition_name((result).disposition), disposition_name(want)) << (result).message
-#define EXPECT_MESSAGE_HAS(result, text) EXPECT_NE((result).message.find(text), std::string::npos) << (result).message
-
-// Runs only the named check and expects its disposition and every fragment of its message:
-// the whole of a planted-bug test whose result is not looked at further.
-inline void expect_check(const Case& c, Backend& be, const std::string& name, Disposition want,
-                         std::initializer_list<const char*> fragments = {}) {
-  const CheckResult r = run_check(c, be, name);
-  EXPECT_DISPOSITION(r, want);
-  for (const char* text : fragments) EXPECT_MESSAGE_HAS(r, text) << "\n(wanted: " << text << ")";
 }
 
 inline std::vector<Case> good_pool_cases() {
@@ -310,19 +263,15 @@ class SkipsLastColumn : public DelegatingBackend {
 };
 
 // dx of the first and last input rows is dropped (a kernel that skips the border).
-class DropsBorderRowsOfDx : public DelegatingBackend {
- public:
-  DropsBorderRowsOfDx() : DelegatingBackend("drops-border-rows") {}
-  Status conv_backward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
-                       const Tensor& dy, Tensor& dx, Tensor& dw, Tensor* db) override {
-    KC_RETURN_IF_ERROR(reference().conv_backward(g, x, w, b, relu, dy, dx, dw, db));
-    const int64_t h = g.spatial.dims[0].in, wi = g.spatial.dims[1].in;
-    for (int64_t i = 0; i < dx.size(); ++i) {
-      const int64_t row = (i / wi) % h;
-      if (row == 0 || row == h - 1) dx[i] = 0.0;
-    }
-    return ok_status();
-  }
+struct DropsBorderRowsOfDx : test::EditedConvBackward {
+  DropsBorderRowsOfDx()
+      : EditedConvBackward("drops-border-rows", [](const ConvGeometry& g, const Tensor&, Tensor& dx, Tensor&, Tensor*) {
+          const int64_t h = g.spatial.dims[0].in, wi = g.spatial.dims[1].in;
+          for (int64_t i = 0; i < dx.size(); ++i) {
+            const int64_t row = (i / wi) % h;
+            if (row == 0 || row == h - 1) dx[i] = 0.0;
+          }
+        }) {}
 };
 
 class WritesIntoInput : public DelegatingBackend {
@@ -352,42 +301,28 @@ class RacyWeightGradient : public DelegatingBackend {
   int calls_ = 0;
 };
 
-class ResizesOutput : public DelegatingBackend {
- public:
-  ResizesOutput() : DelegatingBackend("resizes-output") {}
-  Status conv_forward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
-                      Tensor& y) override {
-    KC_RETURN_IF_ERROR(reference().conv_forward(g, x, w, b, relu, y));
-    y.data.resize(y.data.size() - 2);
-    return ok_status();
-  }
+struct ResizesOutput : test::EditedConvForward {
+  ResizesOutput()
+      : EditedConvForward("resizes-output", [](const ConvGeometry&, Tensor& y) { y.data.resize(y.data.size() - 2); }) {}
 };
 
 // A flat loop bounded by `i <= n`: y is right, and one element lands past its end.
-class WritesPastTheEnd : public DelegatingBackend {
- public:
-  WritesPastTheEnd() : DelegatingBackend("writes-past-the-end") {}
-  Status conv_forward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
-                      Tensor& y) override {
-    KC_RETURN_IF_ERROR(reference().conv_forward(g, x, w, b, relu, y));
-    y.data.data()[y.size()] = 0.0;  // into the guard band, which the allocation owns
-    return ok_status();
-  }
+struct WritesPastTheEnd : test::EditedConvForward {
+  WritesPastTheEnd()
+      : EditedConvForward("writes-past-the-end", [](const ConvGeometry&, Tensor& y) {
+          y.data.data()[y.size()] = 0.0;  // into the guard band, which the allocation owns
+        }) {}
 };
 
 // Overruns y, then hands back a fresh buffer of the right values in its place (so the
 // damaged one is freed unseen).
-class ReplacesOutputBuffer : public DelegatingBackend {
- public:
-  ReplacesOutputBuffer() : DelegatingBackend("replaces-output-buffer") {}
-  Status conv_forward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
-                      Tensor& y) override {
-    KC_RETURN_IF_ERROR(reference().conv_forward(g, x, w, b, relu, y));
-    y.data.data()[y.size()] = 0.0;
-    HostVector<double> fresh(y.data.begin(), y.data.end());
-    y.data = std::move(fresh);
-    return ok_status();
-  }
+struct ReplacesOutputBuffer : test::EditedConvForward {
+  ReplacesOutputBuffer()
+      : EditedConvForward("replaces-output-buffer", [](const ConvGeometry&, Tensor& y) {
+          y.data.data()[y.size()] = 0.0;
+          HostVector<double> fresh(y.data.begin(), y.data.end());
+          y.data = std::move(fresh);
+        }) {}
 };
 
 // Writes past the end of y on its second call only (a race that overruns now and then).

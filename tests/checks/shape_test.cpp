@@ -20,30 +20,21 @@
 #include "support/case_builders.h"
 #include "support/delegating_backend.h"
 #include "support/f32_direct.h"
+#include "support/run_check.h"
 
 namespace kc {
 namespace {
 
 using test::small_conv;
 
-class ValidForSame : public test::DelegatingBackend {
- public:
-  ValidForSame() : DelegatingBackend("planted.valid_for_same") {}
-  Status conv_forward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
-                      Tensor& y) override {
-    KC_RETURN_IF_ERROR(reference().conv_forward(g, x, w, b, relu, y));
-    y.shape.back() -= 2;  // reports the valid extent of a 3-wide kernel
-    return ok_status();
-  }
-};
+// Reports the valid extent of a 3-wide kernel where the case asks for SAME.
+test::EditedConvForward valid_for_same() {
+  return {"planted.valid_for_same", [](const ConvGeometry&, Tensor& y) { y.shape.back() -= 2; }};
+}
 
 TEST(ShapeCheck, NamesErosion) {
-  ValidForSame bad;
-  const CaseResult r = check_case(small_conv(), bad);
-  const CheckResult* s = find_check(r, "shape");
-  ASSERT_NE(s, nullptr);
-  EXPECT_EQ(s->disposition, Disposition::kFailed);
-  EXPECT_NE(s->message.find("eroded by 2"), std::string::npos) << s->message;
+  test::EditedConvForward bad = valid_for_same();
+  test::expect_check(small_conv(), bad, "shape", Disposition::kFailed, {"eroded by 2"});
 }
 
 }  // namespace

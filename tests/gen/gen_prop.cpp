@@ -78,21 +78,9 @@ std::set<std::string> features(const Case& c) {
 }
 
 TEST(GenValid, CasesCoverEveryParameter) {
-  std::set<std::string> seen;
-  const auto g = gen::valid_case(gen::OpSet::kAll);
-  for (uint64_t k = 0; k < 3000; ++k) {
-    for (const std::string& f : features(gen::generate(g, 1, k).value())) seen.insert(f);
-  }
-  test::expect_seen(seen, {"rank1",
-                           "rank2",
-                           "rank3",
-                           "f64",
-                           "f32",
-                           "f16",
-                           "bf16",
-                           "fill.random",
-                           "fill.normal",
-                           "fill.integer",
+  const std::set<std::string> seen = test::features_seen(gen::valid_case(gen::OpSet::kAll), 3000, features);
+  test::expect_every_rank_dtype_and_fill(seen);
+  test::expect_seen(seen, {"fill.integer",
                            "fill.ties",
                            "fill.special",
                            "conv",

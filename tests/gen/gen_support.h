@@ -31,6 +31,21 @@ inline void expect_seen(const std::set<std::string>& seen, std::initializer_list
   for (const char* want : wanted) EXPECT_TRUE(seen.count(want)) << "no generated case has " << want;
 }
 
+// The features of the first `count` cases of generator `g` (seed 1, case k).
+template <class Gen, class Features>
+std::set<std::string> features_seen(const Gen& g, uint64_t count, Features&& features) {
+  std::set<std::string> seen;
+  for (uint64_t k = 0; k < count; ++k) {
+    for (const std::string& f : features(gen::generate(g, 1, k).value())) seen.insert(f);
+  }
+  return seen;
+}
+
+// What every generator must reach: each rank, dtype and the random and normal fills.
+inline void expect_every_rank_dtype_and_fill(const std::set<std::string>& seen) {
+  expect_seen(seen, {"rank1", "rank2", "rank3", "f64", "f32", "f16", "bf16", "fill.random", "fill.normal"});
+}
+
 inline const ConvParams& conv_of(const Case& c) {
   return is_fused(c) ? std::get<ConvBiasReluParams>(c.op).conv : std::get<ConvParams>(c.op);
 }

@@ -210,54 +210,25 @@ std::set<std::string> features(const Case& c) {
 }
 
 TEST(GenStack, CasesCoverWhatTheStackChecksNeed) {
-  std::set<std::string> seen;
-  const auto g = gen::valid_case(gen::OpSet::kStack);
-  for (uint64_t k = 0; k < 1500; ++k) {
-    for (const std::string& f : features(gen::generate(g, 1, k).value())) seen.insert(f);
-  }
-  test::expect_seen(seen, {"rank1",
-                           "rank2",
-                           "rank3",
-                           "f64",
-                           "f32",
-                           "f16",
-                           "bf16",
-                           "fill.random",
-                           "fill.normal",
-                           "pad.explicit",
-                           "pad.same",
-                           "pad.same_lower",
-                           "pad.valid",
-                           "mode.zeros",
-                           "mode.reflect",
-                           "mode.replicate",
-                           "mode.circular",
-                           "bias.0",
-                           "bias.1",
-                           "relu.0",
-                           "relu.1",
-                           "checkpoint.none",
-                           "checkpoint.every",
-                           "checkpoint.sqrt",
-                           "depth1",
-                           "depth2-4",
-                           "depth5+",
-                           "depth.max",
-                           "stride1",
-                           "stride>1",
-                           "dilation1",
-                           "dilation>1",
-                           "grouped",
-                           "batch>1",
-                           "pool",
-                           "pool.ceil_mode.0",
-                           "pool.ceil_mode.1",
-                           "tie.first",
-                           "tie.last",
-                           "tie.any",
-                           "pool.default_stride",
-                           "erodes",
-                           "erodes.to1"});
+  const std::set<std::string> seen = test::features_seen(gen::valid_case(gen::OpSet::kStack), 1500, features);
+  test::expect_every_rank_dtype_and_fill(seen);
+  test::expect_seen(seen, {"pad.explicit",     "pad.same",
+                           "pad.same_lower",   "pad.valid",
+                           "mode.zeros",       "mode.reflect",
+                           "mode.replicate",   "mode.circular",
+                           "bias.0",           "bias.1",
+                           "relu.0",           "relu.1",
+                           "checkpoint.none",  "checkpoint.every",
+                           "checkpoint.sqrt",  "depth1",
+                           "depth2-4",         "depth5+",
+                           "depth.max",        "stride1",
+                           "stride>1",         "dilation1",
+                           "dilation>1",       "grouped",
+                           "batch>1",          "pool",
+                           "pool.ceil_mode.0", "pool.ceil_mode.1",
+                           "tie.first",        "tie.last",
+                           "tie.any",          "pool.default_stride",
+                           "erodes",           "erodes.to1"});
 }
 
 Case shrink(uint64_t index, const std::function<bool(const Case&)>& fails) {

@@ -2,6 +2,7 @@
 // overrides one method to plant one bug, and the check under test must catch it.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -37,6 +38,39 @@ class DelegatingBackend : public Backend {
  private:
   std::string name_;
   std::unique_ptr<Backend> ref_;
+};
+
+// The reference with `edit` applied to what each conv forward wrote: a planted forward
+// bug in one line.
+class EditedConvForward : public DelegatingBackend {
+ public:
+  using Edit = std::function<void(const ConvGeometry&, Tensor& y)>;
+  EditedConvForward(std::string name, Edit edit) : DelegatingBackend(std::move(name)), edit_(std::move(edit)) {}
+  Status conv_forward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
+                      Tensor& y) override {
+    KC_RETURN_IF_ERROR(reference().conv_forward(g, x, w, b, relu, y));
+    edit_(g, y);
+    return ok_status();
+  }
+
+ private:
+  Edit edit_;
+};
+
+// The reference with `edit` applied to what each conv backward wrote.
+class EditedConvBackward : public DelegatingBackend {
+ public:
+  using Edit = std::function<void(const ConvGeometry&, const Tensor& dy, Tensor& dx, Tensor& dw, Tensor* db)>;
+  EditedConvBackward(std::string name, Edit edit) : DelegatingBackend(std::move(name)), edit_(std::move(edit)) {}
+  Status conv_backward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
+                       const Tensor& dy, Tensor& dx, Tensor& dw, Tensor* db) override {
+    KC_RETURN_IF_ERROR(reference().conv_backward(g, x, w, b, relu, dy, dx, dw, db));
+    edit_(g, dy, dx, dw, db);
+    return ok_status();
+  }
+
+ private:
+  Edit edit_;
 };
 
 }  // namespace kc::test
