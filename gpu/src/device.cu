@@ -1,12 +1,24 @@
 // Device query through the CUDA runtime; errors become unavailable(reason).
 #include <cuda_runtime.h>
+#include <dlfcn.h>
 
 #include "kc/gpu/device.h"
 #include "kc/gpu/device_buffer.h"
 
 namespace kc::gpu {
 
+// The driver library the CUDA runtime loads: without it no CUDA call can succeed, and
+// the runtime's own error ("driver version is insufficient") would mislead.
+namespace {
+bool driver_present() {
+  void* handle = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+  if (handle != nullptr) dlclose(handle);
+  return handle != nullptr;
+}
+}  // namespace
+
 StatusOr<DeviceInfo> query_device() {
+  if (!driver_present()) return unavailable("no NVIDIA driver (libcuda.so.1 not found)");
   note_cuda_initialised();
   DeviceInfo info;
   cudaDriverGetVersion(&info.driver_version);

@@ -1,6 +1,6 @@
 # cmake -P driver for the kcheck commands end to end: what run does with folders holding
 # entries it cannot use, the options that must be refused, and every command's --help.
-#   -DKCHECK=path -DWORK=dir -DCASES=the project's cases/ folder
+#   -DKCHECK=path -DWORK=dir -DCASES=the project's cases/ folder -DPLUGIN=the example plugin
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
 
@@ -87,7 +87,8 @@ foreach(i 1 2)
 endforeach()
 file(WRITE "${mixed}/fails.yaml"  # valid, so FAILED: it expects to be refused
      "op: conv\ninput: {spatial: [6]}\nconv: {out_channels: 2, kernel: 3}\nexpect: {error: \"never\"}\n")
-kcheck(2 run "${mixed}" --backend reference,cuda --report "${WORK}/mixed.json" --junit "${WORK}/mixed.xml")
+kcheck(2 run "${mixed}" --plugin "${PLUGIN}" --backend reference,example.correct --report "${WORK}/mixed.json"
+       --junit "${WORK}/mixed.xml")
 expect_match("\n- +0 +0 +0 +0 +2 +0 +0\n" "the invalid files are not one row of 2 on backend -")
 expect_match("\nreference +0 +1 +0 +0 +0 +0 +0\n" "the failing case is not counted on reference")
 file(READ "${WORK}/mixed.json" json)

@@ -67,9 +67,25 @@ kc_output_test(plugin.exception_from_name_is_a_crash_of_its_case.in_process
 kc_output_test(plugin.exception_in_the_probe_is_unavailable
   "example.throws_probe +unavailable \\(its available\\(\\) threw: example probe throws\\)"
   kcheck backends --plugin ${kc_example})
-kc_output_test(plugin.exception_in_the_probe_is_a_crash_when_run
-  "${kc_crashed}\\[example.throws_probe\\][^\n]*\n +exception: its available\\(\\) threw: example probe throws"
-  kcheck run ${kc_plugin_case} --plugin ${kc_example} --backend example.throws_probe)
+# Named with --backend, the throwing probe makes the backend unavailable: exit 2, naming the call.
+kc_shell_test(plugin.exception_in_the_probe_is_refused_when_named
+  "--backend example.throws_probe: unavailable \\(its available\\(\\) threw: example probe throws\\)\n.*exit=2\n"
+  "\"$0\" run \"$2\" --plugin \"$1\" --backend example.throws_probe 2>&1; echo \"exit=$?\""
+  $<TARGET_FILE:kcheck> ${kc_example} ${kc_plugin_case})
+# A run that checks nothing is never green: a plugin backend that supports no case exits 2
+# naming it and why its cases were skipped, unless --allow-empty; the summary lists every
+# backend considered with its state.
+kc_shell_test(run.nothing_checked_on_a_plugin_exits_2
+  "nothing was checked on example.refuses_all: 7 of 7 SKIPPED, top reasons: [^\n]*runs nothing \\(7\\)\n.*exit=2\n"
+  "\"$0\" run \"$2\" --plugin \"$1\" --backend example.refuses_all 2>&1; echo \"exit=$?\""
+  $<TARGET_FILE:kcheck> ${kc_example} ${kc_plugin_case})
+kc_shell_test(run.allow_empty_accepts_a_run_that_checks_nothing
+  "example.refuses_all +available, 7 cases: 0 passed, 7 skipped\n.*exit=0\n"
+  "\"$0\" run \"$2\" --plugin \"$1\" --backend example.refuses_all --allow-empty 2>&1; echo \"exit=$?\""
+  $<TARGET_FILE:kcheck> ${kc_example} ${kc_plugin_case})
+kc_output_test(run.summary_names_every_backend_considered
+  "backends considered:\n  reference +available, 7 cases: 7 passed, 0 skipped\n  cuda +(unavailable: [^\n]+|available[^\n]*)\n  cudnn +(unavailable: [^\n]+|available[^\n]*)\n"
+  kcheck run ${kc_plugin_case} --backend reference)
 # A plugin whose registration throws: named with the exception, exit 2 (not an abort), in
 # every command that loads plugins; a static constructor that throws inside dlopen too.
 set(kc_throws "--plugin [^\n]*kc_throwing_plugin[^\n]*: kc_register_backends threw: throwing plugin: cannot register\n.*exit=2\n")

@@ -1,9 +1,11 @@
 # kcheck end to end with the GPU backends, on any machine (ctest, labels cpu;smoke):
 #   - `kcheck backends` lists cuda (and cudnn when built) as available or as
 #     unavailable with a reason;
-#   - when cuda is unavailable: `kcheck run CASE --require cuda` exits 2 and says why,
-#     and `kcheck run CASE --backend cuda` exits 0 with the case SKIPPED (never FAILED or
-#     CRASHED), the reason in the report;
+#   - when cuda is unavailable: `kcheck run CASE --require cuda` and `kcheck run CASE
+#     --backend cuda` exit 2 and say why (a backend named and unavailable is a usage
+#     error, never a run of SKIPPED cases); without a driver the reason says so;
+#   - a run on the available backends reports every backend considered, cuda and cudnn
+#     with their state, and names the build and the device it found;
 #   - when cuda is available: `--require cuda` is satisfied (exit 0 or 1, not 2).
 # In a build without CUDA (or cuDNN) they are listed as unavailable with that reason.
 # cmake -DKCHECK=<path> -DCASE=<yaml> -DWORK=<dir> [-DCUDNN=ON] -P kcheck_gpu_paths.cmake
@@ -42,24 +44,32 @@ if(NOT "${rout}${rerr}" MATCHES "--require cuda: unavailable \\(")
 endif()
 
 foreach(name IN LISTS names)
-  execute_process(COMMAND "${KCHECK}" run "${CASE}" --backend ${name} --report "${WORK}/${name}.json"
-                  OUTPUT_VARIABLE bout ERROR_VARIABLE berr RESULT_VARIABLE brc)
-  if(NOT brc EQUAL 0)
-    message(FATAL_ERROR "kcheck run --backend ${name} with ${name} unavailable exited ${brc}:\n${bout}${berr}")
-  endif()
-  file(READ "${WORK}/${name}.json" report)
-  if(NOT report MATCHES "\"disposition\": *\"SKIPPED\"" OR NOT report MATCHES "unavailable \\(")
-    message(FATAL_ERROR "the case on ${name} is not SKIPPED with the reason:\n${report}")
-  endif()
-  if(report MATCHES "\"(FAILED|CRASHED)\"")
-    message(FATAL_ERROR "a case on unavailable ${name} FAILED or CRASHED:\n${report}")
-  endif()
-  # The report says which build ran it; a build with CUDA names the device it found (none).
-  if(NOT report MATCHES "\"kc_version\": \"[0-9]" OR NOT report MATCHES "\"kc_commit\": \"")
-    message(FATAL_ERROR "the report does not name the build:\n${report}")
-  endif()
-  if(NOT reason MATCHES "^built without CUDA" AND NOT report MATCHES "\"device\": \"none: ")
-    message(FATAL_ERROR "the report of a CUDA build does not say which device it found:\n${report}")
+  execute_process(COMMAND "${KCHECK}" run "${CASE}" --backend ${name} OUTPUT_VARIABLE bout ERROR_VARIABLE berr
+                  RESULT_VARIABLE brc)
+  if(NOT brc EQUAL 2 OR NOT berr MATCHES "--backend ${name}: unavailable \\(")
+    message(FATAL_ERROR "kcheck run --backend ${name} with ${name} unavailable exited ${brc}, not 2 with the reason:\n${bout}${berr}")
   endif()
 endforeach()
-message(STATUS "cuda unavailable (${reason}): --require exits 2, cases are SKIPPED")
+# Without the driver library the reason says so, not what the CUDA runtime says then.
+execute_process(COMMAND ldconfig -p OUTPUT_VARIABLE libs ERROR_QUIET)
+if(NOT libs MATCHES "libcuda\\.so\\.1" AND NOT reason MATCHES "^built without CUDA"
+   AND NOT reason STREQUAL "no NVIDIA driver (libcuda.so.1 not found)")
+  message(FATAL_ERROR "this machine has no libcuda.so.1, yet cuda is unavailable for another reason: ${reason}")
+endif()
+
+execute_process(COMMAND "${KCHECK}" run "${CASE}" --report "${WORK}/default.json" OUTPUT_VARIABLE dout
+                RESULT_VARIABLE drc)
+file(READ "${WORK}/default.json" report)
+foreach(name IN LISTS names)
+  if(NOT dout MATCHES "\n  ${name} +unavailable: [^\n]+\n" OR NOT report MATCHES "\"name\": \"${name}\", \"available\": false")
+    message(FATAL_ERROR "the run does not list ${name} as unavailable with the reason:\n${dout}\n${report}")
+  endif()
+endforeach()
+# The report says which build ran it; a build with CUDA names the device it found (none).
+if(NOT report MATCHES "\"kc_version\": \"[0-9]" OR NOT report MATCHES "\"kc_commit\": \"")
+  message(FATAL_ERROR "the report does not name the build:\n${report}")
+endif()
+if(NOT reason MATCHES "^built without CUDA" AND NOT report MATCHES "\"device\": \"none: ")
+  message(FATAL_ERROR "the report of a CUDA build does not say which device it found:\n${report}")
+endif()
+message(STATUS "cuda unavailable (${reason}): --require and --backend exit 2, the run lists it with the reason")

@@ -5,7 +5,7 @@
 // exception crossing the interface is a plugin bug: CRASHED for its case, unavailable
 // for the probe, never the end of a run, --in-process too). Built with KC_EXAMPLE_BARE it is written to DESIGN
 // section 7 alone: it exports kc_register_backends and no kc_plugin_abi_version, and
-// checks the ABI version it is given itself.
+// checks the ABI version it is given itself. "example.refuses_all" supports no case.
 #include <stdexcept>
 
 #include "kc/plugin.h"
@@ -72,6 +72,13 @@ class Throws final : public Forwarding {
   bool in_probe_;
 };
 
+// Refuses every case: a run on it checks nothing, which must never look like a pass.
+class RefusesAll final : public Forwarding {
+ public:
+  RefusesAll() : Forwarding("example.refuses_all", 1.0) {}
+  kc::Status supports(const kc::Case&) const override { return kc::unimplemented("example.refuses_all runs nothing"); }
+};
+
 class ThrowsName final : public Forwarding {
  public:
   ThrowsName() : Forwarding("example.throws_name", 1.0) {}
@@ -84,6 +91,7 @@ void register_examples(kc::Registry& r) {
   (void)r.add("example.throws", [] { return std::make_unique<Throws>("example.throws", false); });
   (void)r.add("example.throws_probe", [] { return std::make_unique<Throws>("example.throws_probe", true); });
   (void)r.add("example.throws_name", [] { return std::make_unique<ThrowsName>(); });
+  (void)r.add("example.refuses_all", [] { return std::make_unique<RefusesAll>(); });
 }
 
 }  // namespace

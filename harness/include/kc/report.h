@@ -12,11 +12,20 @@
 
 namespace kc {
 
+// A backend the run considered: every backend of the registry, whether it ran or not.
+struct BackendStatus {
+  std::string name;
+  std::string unavailable;  // the reason; empty when available
+  bool ran = false;         // its cases were run
+  bool must_check = false;  // named with --backend, or a plugin's: a run that checks nothing on it is an error
+};
+
 struct RunInfo {
   std::string command;  // the command line
   std::string started;  // ISO 8601 UTC
   double seconds = 0.0;
   std::map<std::string, std::string> extra;  // e.g. device, driver, commit
+  std::vector<BackendStatus> backends;       // every backend considered (run/census.cpp)
 };
 
 std::map<std::string, int> summary_counts(const std::vector<CaseResult>& results);
@@ -39,6 +48,19 @@ std::string one_line(std::string_view text);
 // file holding a control character keeps the name on its line. `text` as is when `file`
 // has none.
 std::string file_on_one_line(std::string text, std::string_view file);
+
+// One backend's line: "available, N cases: P passed, S skipped", "available, not run"
+// or "unavailable: reason".
+std::string backend_state(const std::vector<CaseResult>& results, const BackendStatus& b);
+// Every backend considered, one line each: "available" with how many of its cases ran,
+// passed and were skipped, or "unavailable: reason" (run/census.cpp).
+std::string backends_text(const std::vector<CaseResult>& results, const RunInfo& info);
+// The backends of info.backends as JSON objects (name, available, reason, ran, counts).
+std::string backends_json(const std::vector<CaseResult>& results, const RunInfo& info);
+// Why the run checked nothing on a backend that must check something (must_check): one
+// line per such backend, "nothing was checked on NAME: N of N SKIPPED, top reasons: ...";
+// empty when every such backend checked at least one case.
+std::string nothing_checked(const std::vector<CaseResult>& results, const RunInfo& info);
 
 // The process exit code for a run: 2 if any case was invalid (invalid input wins, so
 // that a gate on exit 2 sees it); else 1 if anything failed, was mistrusted, crashed or

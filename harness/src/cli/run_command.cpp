@@ -28,6 +28,7 @@ struct RunOptions {
   int jobs = 1;
   double timeout = kDefaultTimeoutSeconds;
   bool in_process = false, timeout_given = false;
+  bool allow_empty = false;  // a named or plugin backend may check nothing
 };
 
 std::vector<std::string> split(const std::string& s) {
@@ -117,6 +118,8 @@ std::string parse(const Args& args, RunOptions& o) {
       o.timeout_given = true;
     } else if (a == "--in-process") {
       o.in_process = true;
+    } else if (a == "--allow-empty") {
+      o.allow_empty = true;
     } else {
       return "run: unknown option or missing value: '" + a + "'";
     }
@@ -227,8 +230,10 @@ std::string output_clash(const RunOptions& o, const std::vector<std::string>& fi
   return {};
 }
 
-// The backends to run: the named ones, or reference plus every available candidate.
-std::string choose_backends(const Registry& reg, RunOptions& o) {
+// The backends to run: the named ones, each of which must be available, or reference
+// plus every available candidate. `statuses` gets every backend of the registry.
+std::string choose_backends(const Registry& reg, const std::vector<std::string>& builtin, RunOptions& o,
+                            std::vector<BackendStatus>& statuses) {
   if (!o.require.empty()) {
     if (!reg.contains(o.require))
       return "--require " + o.require + ": no such backend in this build (see kcheck backends)";
@@ -236,14 +241,18 @@ std::string choose_backends(const Registry& reg, RunOptions& o) {
       return "--require " + o.require + ": unavailable (" + s.message() + ")";
     }
   }
-  if (!o.backends.empty()) {
-    for (const std::string& n : o.backends) {
-      if (!reg.contains(n)) return "--backend: unknown backend '" + n + "' (see kcheck backends)";
-    }
-    return {};
+  const bool named = !o.backends.empty();
+  for (const std::string& n : o.backends) {
+    if (!reg.contains(n)) return "--backend: unknown backend '" + n + "' (see kcheck backends)";
   }
   for (const std::string& n : reg.names()) {
-    if (n == "reference" || backend_available(reg, n).ok()) o.backends.push_back(n);
+    const Status s = backend_available(reg, n);
+    const bool plugin = std::find(builtin.begin(), builtin.end(), n) == builtin.end();
+    const bool runs =
+        named ? std::find(o.backends.begin(), o.backends.end(), n) != o.backends.end() : n == "reference" || s.ok();
+    if (runs && !s.ok()) return "--backend " + n + ": unavailable (" + s.message() + ")";
+    if (runs && !named) o.backends.push_back(n);
+    statuses.push_back({n, s.ok() ? "" : s.message(), runs, runs && (named || plugin)});
   }
   return {};
 }
@@ -307,11 +316,13 @@ void progress_line(size_t done, size_t total, const CaseResult& r) {
 
 constexpr const char* kRunUsage =
     "usage: kcheck run PATH... [--backend a,b] [--plugin lib.so]... [--report r.json] [--junit r.xml]\n"
-    "                 [--jobs N] [--timeout S] [--require NAME] [--in-process]\n"
+    "                 [--jobs N] [--timeout S] [--require NAME] [--in-process] [--allow-empty]\n"
     "  checks every case file under the paths (files, or folders searched for *.yaml, *.yml) on each backend\n"
     "  (default: reference and every available candidate), each case and backend in a worker process;\n"
     "  --timeout S: per case and backend (default 600); --require NAME: exit 2 unless that backend is\n"
-    "  available; --in-process: no workers (debugging; cannot be timed out). An invalid case file is\n"
+    "  available; --in-process: no workers (debugging; cannot be timed out). A backend named with\n"
+    "  --backend must be available (exit 2 with the reason), and a named or plugin backend on which every\n"
+    "  case was SKIPPED exits 2 naming it, unless --allow-empty. An invalid case file is\n"
     "  one INVALID result, on backend '-'. Exit 0 all passed or skipped, 1 something failed, was\n"
     "  mistrusted, crashed or timed out, 2 bad usage or invalid input; 2 wins over 1.\n";
 
@@ -323,10 +334,12 @@ int run_command(const Args& args) {
   RunOptions o;
   if (std::string err = parse(args, o); !err.empty()) return usage_error(err);
   Registry reg = builtin_registry();
+  const std::vector<std::string> builtin = reg.names();
   for (const std::string& p : o.plugins) {
     if (Status s = load_plugin(p, reg); !s.ok()) return usage_error(s.message());
   }
-  if (std::string err = choose_backends(reg, o); !err.empty()) return usage_error(err);
+  std::vector<BackendStatus> statuses;
+  if (std::string err = choose_backends(reg, builtin, o, statuses); !err.empty()) return usage_error(err);
   Found found = find_all(o.paths, o.report.empty() ? std::string() : failures_folder(o.report));
   if (std::string clash = output_clash(o, found.files); !clash.empty()) return usage_error(clash);
   const auto start = std::chrono::steady_clock::now();
@@ -334,7 +347,10 @@ int run_command(const Args& args) {
   info.started = now_utc();
   info.command = "kcheck run";
   for (const std::string& a : args) info.command += " " + a;
-  add_build_info(info, o.backends);
+  std::vector<std::string> considered;
+  for (const BackendStatus& b : statuses) considered.push_back(b.name);
+  add_build_info(info, considered);  // the device, wherever a GPU backend was considered
+  info.backends = std::move(statuses);
   const std::vector<LoadedCase> cases = load_all(std::move(found));
   IsolateOptions iso{o.jobs, o.timeout, o.in_process, nullptr};
   if (isatty(STDERR_FILENO)) iso.progress = progress_line;
@@ -355,6 +371,11 @@ int run_command(const Args& args) {
     }
   }
   if (results.empty()) return usage_error("no case files found under the given paths");
+  if (const std::string empty = nothing_checked(results, info); !empty.empty() && !o.allow_empty) {
+    std::fprintf(stderr, "kcheck: %s(a run that checks nothing is not a pass; --allow-empty accepts it)\n",
+                 terminal_safe(empty).c_str());
+    return 2;
+  }
   return reproducers_written ? exit_code(results) : 2;  // an output promised and not written
 }
 

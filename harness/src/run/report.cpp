@@ -124,7 +124,8 @@ std::string report_json(const std::vector<CaseResult>& results, const RunInfo& i
     s += (first ? "" : ", ") + json_string(k) + ": " + std::to_string(n);
     first = false;
   }
-  s += ", \"total\": " + std::to_string(results.size()) + "},\n  \"results\": [\n";
+  s += ", \"total\": " + std::to_string(results.size()) + "},\n  \"backends\": " + backends_json(results, info) +
+       ",\n  \"results\": [\n";
   for (size_t i = 0; i < results.size(); ++i) s += (i ? ",\n" : "") + result_json(results[i]);
   return s + "\n  ]\n}\n";
 }
@@ -152,6 +153,21 @@ std::string headline(const CaseResult& r) {
   return names + "; " + first->name + ": " + what;
 }
 
+namespace {
+
+// Every backend considered as a JUnit property, so that a CI page says what ran where.
+std::string junit_backends(const std::vector<CaseResult>& results, const RunInfo& info) {
+  if (info.backends.empty()) return {};
+  std::string s = "  <properties>\n";
+  for (const BackendStatus& b : info.backends) {
+    s += "    <property name=\"backend." + xml_escape(b.name) + "\" value=\"" + xml_escape(backend_state(results, b)) +
+         "\"/>\n";
+  }
+  return s + "  </properties>\n";
+}
+
+}  // namespace
+
 std::string junit_xml(const std::vector<CaseResult>& results, const RunInfo& info) {
   int failures = 0, skipped = 0, errors = 0;
   for (const CaseResult& r : results) {
@@ -166,6 +182,7 @@ std::string junit_xml(const std::vector<CaseResult>& results, const RunInfo& inf
       "<testsuite name=\"kcheck\" tests=\"%zu\" failures=\"%d\" errors=\"%d\" skipped=\"%d\" time=\"%.3f\">\n",
       results.size(), failures, errors, skipped, info.seconds);
   std::string s = std::string("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n") + head;
+  s += junit_backends(results, info);
   for (const CaseResult& r : results) {
     s += "  <testcase classname=\"" + xml_escape(r.backend) + "\" name=\"" + xml_escape(r.case_name) + "\" file=\"" +
          xml_escape(r.source) + "\" time=\"" + std::to_string(r.seconds) + "\">";
@@ -270,6 +287,7 @@ std::string summary_text(const std::vector<CaseResult>& results, const RunInfo& 
     s += line;
   }
   s += skip_reasons(results);
+  s += backends_text(results, info);
   std::snprintf(line, sizeof line, "%zu results in %.1f s\n", results.size(), info.seconds);
   return s + line;
 }
