@@ -102,3 +102,15 @@ kc_shell_test(plugin.static_constructor_that_throws_is_refused
   "kcheck: --plugin [^\n]*kc_throwing_static_plugin[^\n]*: a static constructor threw while the library loaded: throwing plugin: static constructor failed\nexit=2\n"
   "\"$0\" run \"$2\" --backend reference --plugin \"$1\" 2>&1; echo \"exit=$?\""
   $<TARGET_FILE:kcheck> $<TARGET_FILE:kc_throwing_static_plugin> ${kc_plugin_case})
+
+# Fast failure: after K crashed or timed-out results in a row on a backend (3 by
+# default) its other cases are not started; after --max-failures N failed results no
+# case is. Either way they are SKIPPED with why, and the run still fails.
+kc_shell_test(run.crashes_in_a_row_stop_a_backend
+  "skipped on gen.crash_on_stride: [0-9]+ x not run: 3 cases in a row crashed or timed out on gen.crash_on_stride \\(--max-crashes 3\\)\n.*exit=1\n"
+  "\"$0\" run \"$2\" --plugin \"$1\" --backend gen.crash_on_stride 2>&1; echo \"exit=$?\""
+  $<TARGET_FILE:kcheck> $<TARGET_FILE:kc_gen_planted_bug> "${kc_cases}/conv")
+kc_shell_test(run.max_failures_stops_the_run
+  "example.scaled_dw +0 +2 +0 +[0-9]+ .*skipped on example.scaled_dw: [0-9]+ x not run: --max-failures 2 reached\n.*exit=1\n"
+  "\"$0\" run \"$2\" --plugin \"$1\" --backend example.scaled_dw --max-failures 2 2>&1; echo \"exit=$?\""
+  $<TARGET_FILE:kcheck> ${kc_example} "${kc_cases}/conv")

@@ -33,6 +33,8 @@ std::string parse_seconds_option(const std::string& flag, const std::string& tex
 // --jobs N for run and fuzz alike: 1 to kMaxJobs, or the error naming the range.
 inline constexpr int kMaxJobs = 1024;
 std::string parse_jobs(const std::string& text, int& jobs);
+// A whole number from 0 (often: no limit) to 1e9 for `flag`.
+std::string parse_count_option(const std::string& flag, const std::string& text, int& count);
 // Why a single-valued option is refused the second time it is given (the last would
 // otherwise win without a word), or empty; `seen` holds the options given so far.
 std::string given_twice(std::set<std::string>& seen, const std::string& flag, const std::string& hint = "");
@@ -77,7 +79,7 @@ void add_build_info(RunInfo& info, const std::vector<std::string>& backends);
 
 // kcheck run's per-task limit when --timeout is not given: a hung kernel is TIMEOUT,
 // not the end of the run.
-inline constexpr double kDefaultTimeoutSeconds = 600;
+inline constexpr double kDefaultTimeoutSeconds = 60;
 
 // Why --timeout and --in-process cannot be given together: a case run in kcheck's own
 // process cannot be stopped, so the timeout would be ignored.

@@ -14,7 +14,7 @@ constexpr const char* kUsage =
     "  run PATH... [--backend a,b] [--plugin lib.so] [--report r.json] [--junit r.xml]\n"
     "              [--jobs N] [--timeout S] [--require NAME] [--in-process]\n"
     "      check every case file under the paths on each backend (--timeout: per case and\n"
-    "      backend, default 600 s)\n"
+    "      backend, default 60 s)\n"
     "  explain CASE      shapes, padding, FLOPs, bytes, memory, receptive field, erosion\n"
     "  gen [--op OP] [--count N] [--seed S] [--invalid] -o DIR\n"
     "      write N generated cases (OP: conv, maxpool, conv_bias_relu, all or stack), one per file\n"

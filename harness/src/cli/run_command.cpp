@@ -17,6 +17,7 @@
 #include "kc/registry.h"
 #include "kc/report.h"
 #include "kc/runner.h"
+#include "run/fast_failure.h"
 #include "run/isolate.h"
 
 namespace kc::cli {
@@ -29,6 +30,8 @@ struct RunOptions {
   double timeout = kDefaultTimeoutSeconds;
   bool in_process = false, timeout_given = false;
   bool allow_empty = false;  // a named or plugin backend may check nothing
+  int max_failures = 0;      // 0: no limit
+  int max_crashes = 3;       // crashed or timed-out results in a row on a backend; 0: no limit
 };
 
 std::vector<std::string> split(const std::string& s) {
@@ -56,7 +59,8 @@ std::string failures_folder(const std::string& report) {
 }
 
 // The options that take one value (--plugin may be given several times).
-const std::set<std::string> kSingleValued = {"--backend", "--report", "--junit", "--require", "--jobs", "--timeout"};
+const std::set<std::string> kSingleValued = {"--backend", "--report",  "--junit",        "--require",
+                                             "--jobs",    "--timeout", "--max-failures", "--max-crashes"};
 
 // --backend's value: names separated by commas, none empty; a name given twice runs once.
 std::string parse_backends(const std::string& v, std::vector<std::string>& backends) {
@@ -120,6 +124,9 @@ std::string parse(const Args& args, RunOptions& o) {
       o.in_process = true;
     } else if (a == "--allow-empty") {
       o.allow_empty = true;
+    } else if ((a == "--max-failures" || a == "--max-crashes") && value(v)) {
+      int& limit = a == "--max-failures" ? o.max_failures : o.max_crashes;
+      if (std::string bad = parse_count_option(a, v, limit); !bad.empty()) return bad;
     } else {
       return "run: unknown option or missing value: '" + a + "'";
     }
@@ -317,9 +324,13 @@ void progress_line(size_t done, size_t total, const CaseResult& r) {
 constexpr const char* kRunUsage =
     "usage: kcheck run PATH... [--backend a,b] [--plugin lib.so]... [--report r.json] [--junit r.xml]\n"
     "                 [--jobs N] [--timeout S] [--require NAME] [--in-process] [--allow-empty]\n"
+    "                 [--max-failures N] [--max-crashes K]\n"
     "  checks every case file under the paths (files, or folders searched for *.yaml, *.yml) on each backend\n"
     "  (default: reference and every available candidate), each case and backend in a worker process;\n"
-    "  --timeout S: per case and backend (default 600); --require NAME: exit 2 unless that backend is\n"
+    "  --timeout S: per case and backend (default 60); --max-failures N: start no case after N failed\n"
+    "  results; --max-crashes K: on a backend, start no case after K crashed or timed-out results in a\n"
+    "  row (default 3; 0: no limit), the cases not started being SKIPPED with why; --require NAME: exit 2\n"
+    "  unless that backend is\n"
     "  available; --in-process: no workers (debugging; cannot be timed out). A backend named with\n"
     "  --backend must be available (exit 2 with the reason), and a named or plugin backend on which every\n"
     "  case was SKIPPED exits 2 naming it, unless --allow-empty. An invalid case file is\n"
@@ -352,8 +363,11 @@ int run_command(const Args& args) {
   add_build_info(info, considered);  // the device, wherever a GPU backend was considered
   info.backends = std::move(statuses);
   const std::vector<LoadedCase> cases = load_all(std::move(found));
-  IsolateOptions iso{o.jobs, o.timeout, o.in_process, nullptr};
+  IsolateOptions iso{o.jobs, o.timeout, o.in_process, nullptr, nullptr, nullptr};
   if (isatty(STDERR_FILENO)) iso.progress = progress_line;
+  FastFailure fast(o.max_failures, o.max_crashes);
+  iso.gate = [&fast](const CaseResult& label) { return fast.skip_reason(label); };
+  iso.observe = [&fast](const CaseResult& r) { fast.observe(r); };
   const std::vector<CaseResult> results = run_tasks(make_tasks(cases, o, reg), iso);
   info.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::fputs(terminal_safe(summary_text(results, info)).c_str(), stdout);

@@ -46,6 +46,13 @@ std::string parse_jobs(const std::string& text, int& jobs) {
   return {};
 }
 
+std::string parse_count_option(const std::string& flag, const std::string& text, int& count) {
+  const auto n = parse_uint(text);
+  if (!n || *n > 1000000000) return flag + ": expected an integer from 0 to 1e9, got '" + text + "'";
+  count = static_cast<int>(*n);
+  return {};
+}
+
 std::string given_twice(std::set<std::string>& seen, const std::string& flag, const std::string& hint) {
   if (seen.insert(flag).second) return {};
   return flag + ": given twice; give it once" + (hint.empty() ? "" : " (" + hint + ")");

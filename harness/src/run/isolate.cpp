@@ -117,10 +117,22 @@ std::vector<CaseResult> run_tasks(std::vector<IsolatedTask> tasks, const Isolate
   std::vector<CaseResult> results(tasks.size());
   size_t next = 0, done = 0;
   auto report = [&](size_t i) {
+    if (opt.observe) opt.observe(results[i]);
     if (opt.progress) opt.progress(++done, tasks.size(), results[i]);
   };
+  // Whether the gate holds task i back; its result is then SKIPPED with the reason.
+  auto held_back = [&](size_t i) {
+    const std::string why = opt.gate ? opt.gate(tasks[i].label) : std::string();
+    if (why.empty()) return false;
+    results[i] = tasks[i].label;
+    results[i].disposition = Disposition::kSkipped;
+    results[i].message = why;
+    return true;
+  };
   if (opt.in_process) {
-    for (size_t i = 0; i < tasks.size(); ++i, report(i - 1)) results[i] = work_caught(tasks[i]);
+    for (size_t i = 0; i < tasks.size(); ++i, report(i - 1)) {
+      if (!held_back(i)) results[i] = work_caught(tasks[i]);
+    }
     return results;
   }
   // Read by the forked workers (the parent runs no task itself).
@@ -129,7 +141,9 @@ std::vector<CaseResult> run_tasks(std::vector<IsolatedTask> tasks, const Isolate
   while (next < tasks.size() || !active.empty()) {
     while (next < tasks.size() && static_cast<int>(active.size()) < std::max(1, opt.jobs)) {
       Worker w;
-      if (start(tasks[next], next, w)) {
+      if (held_back(next)) {
+        report(next);
+      } else if (start(tasks[next], next, w)) {
         active.push_back(std::move(w));
       } else {
         results[next] = died(tasks[next], Disposition::kCrashed, "could not start a worker process");

@@ -23,6 +23,11 @@ struct IsolateOptions {
   bool in_process = false;     // run tasks directly (debugging; no isolation)
   // Called in the parent after each task with (done, total, result).
   std::function<void(size_t, size_t, const CaseResult&)> progress;
+  // Called in the parent before a task starts: a reason not to start it (it is then
+  // SKIPPED with that reason), or empty. Null: every task starts.
+  std::function<std::string(const CaseResult& label)> gate;
+  // Called in the parent with each result of a task that ran.
+  std::function<void(const CaseResult&)> observe;
 };
 
 // Results in task order. Each worker may use cores / jobs threads (task_threads()).
