@@ -114,3 +114,19 @@ kc_shell_test(run.max_failures_stops_the_run
   "example.scaled_dw +0 +2 +0 +[0-9]+ .*skipped on example.scaled_dw: [0-9]+ x not run: --max-failures 2 reached\n.*exit=1\n"
   "\"$0\" run \"$2\" --plugin \"$1\" --backend example.scaled_dw --max-failures 2 2>&1; echo \"exit=$?\""
   $<TARGET_FILE:kcheck> ${kc_example} "${kc_cases}/conv")
+
+# Waivers: failures they name are XFAIL (exit 0, skipped in JUnit), an expired waiver is
+# ignored and named; a waived failure that does not happen is XPASS (exit 1); a bad
+# waiver file is refused naming the file, line and field (exit 2).
+kc_shell_test(run.waived_failures_are_xfail
+  "waivers: 7 XFAIL, 0 XPASS\n  expired, ignored: [^\n]*scaled_dw.yaml:7 \\(expired 2020-01-01\\): long fixed\n.*exit=0\n"
+  "\"$0\" run \"$2\" --plugin \"$1\" --backend example.scaled_dw --waivers \"$3\" 2>&1; echo \"exit=$?\""
+  $<TARGET_FILE:kcheck> ${kc_example} ${kc_plugin_case} "${CMAKE_CURRENT_SOURCE_DIR}/cli/waivers/scaled_dw.yaml")
+kc_shell_test(run.a_waived_failure_that_passes_is_xpass
+  "XPASS  [^\n]*\n    backward: XPASS: a waived failure did not happen .*waivers: 0 XFAIL, 7 XPASS\n.*exit=1\n"
+  "\"$0\" run \"$2\" --plugin \"$1\" --backend example.correct --waivers \"$3\" 2>&1; echo \"exit=$?\""
+  $<TARGET_FILE:kcheck> ${kc_example} ${kc_plugin_case} "${CMAKE_CURRENT_SOURCE_DIR}/cli/waivers/stale.yaml")
+kc_shell_test(run.a_bad_waiver_file_is_refused
+  "--waivers: [^\n]*conv_bias.yaml: expected one key, waivers:\n.*exit=2\n"
+  "\"$0\" run \"$1\" --waivers \"$2\" 2>&1; echo \"exit=$?\""
+  $<TARGET_FILE:kcheck> ${kc_plugin_case} "${PROJECT_SOURCE_DIR}/cases/conv/conv_bias.yaml")

@@ -8,12 +8,14 @@
 
 namespace kc {
 
-enum class Disposition { kPassed, kFailed, kMistrusted, kSkipped, kInvalid, kCrashed, kTimeout };
+// kXfail: a failure a waiver names (reported, not failing); kXpass: a waived failure that
+// did not happen (fails the run, so that a stale waiver is noticed).
+enum class Disposition { kPassed, kFailed, kMistrusted, kSkipped, kInvalid, kCrashed, kTimeout, kXfail, kXpass };
 
 std::string_view disposition_name(Disposition d);  // "PASSED", ...
 std::string_view disposition_key(Disposition d);   // "passed", ... (report JSON keys)
 // The worse of two dispositions for rolling checks up into a case:
-// crashed > timeout > failed > mistrusted > invalid > passed > skipped.
+// crashed > timeout > failed > xpass > mistrusted > invalid > xfail > passed > skipped.
 Disposition worse(Disposition a, Disposition b);
 
 // One coordinate where a candidate and the reference differ.

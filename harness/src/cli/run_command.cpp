@@ -19,13 +19,14 @@
 #include "kc/runner.h"
 #include "run/fast_failure.h"
 #include "run/isolate.h"
+#include "run/waivers.h"
 
 namespace kc::cli {
 namespace {
 
 struct RunOptions {
   std::vector<std::string> paths, backends, plugins;
-  std::string report, junit, require;
+  std::string report, junit, require, waivers;
   int jobs = 1;
   double timeout = kDefaultTimeoutSeconds;
   bool in_process = false, timeout_given = false;
@@ -122,6 +123,8 @@ std::string parse(const Args& args, RunOptions& o) {
       o.timeout_given = true;
     } else if (a == "--in-process") {
       o.in_process = true;
+    } else if (a == "--waivers" && value(o.waivers)) {
+      if (o.waivers.empty()) return "--waivers: expected a file, got ''";
     } else if (a == "--allow-empty") {
       o.allow_empty = true;
     } else if ((a == "--max-failures" || a == "--max-crashes") && value(v)) {
@@ -297,7 +300,10 @@ bool write_failures(const std::string& report, const std::vector<CaseResult>& re
   int n = 0, written = 0;
   for (const CaseResult& r : results) {
     const std::string y = failure_yaml(r);
-    if (y.empty() || r.disposition == Disposition::kPassed || r.disposition == Disposition::kSkipped) continue;
+    if (y.empty() || r.disposition == Disposition::kPassed || r.disposition == Disposition::kSkipped ||
+        r.disposition == Disposition::kXfail) {
+      continue;  // a known failure (XFAIL) needs no new reproducer
+    }
     char name[32];
     std::snprintf(name, sizeof name, "%03d-%s.yaml", ++n, r.backend.c_str());
     const std::string path = (dir / name).string();
@@ -324,14 +330,15 @@ void progress_line(size_t done, size_t total, const CaseResult& r) {
 constexpr const char* kRunUsage =
     "usage: kcheck run PATH... [--backend a,b] [--plugin lib.so]... [--report r.json] [--junit r.xml]\n"
     "                 [--jobs N] [--timeout S] [--require NAME] [--in-process] [--allow-empty]\n"
-    "                 [--max-failures N] [--max-crashes K]\n"
+    "                 [--max-failures N] [--max-crashes K] [--waivers FILE]\n"
     "  checks every case file under the paths (files, or folders searched for *.yaml, *.yml) on each backend\n"
     "  (default: reference and every available candidate), each case and backend in a worker process;\n"
     "  --timeout S: per case and backend (default 60); --max-failures N: start no case after N failed\n"
     "  results; --max-crashes K: on a backend, start no case after K crashed or timed-out results in a\n"
     "  row (default 3; 0: no limit), the cases not started being SKIPPED with why; --require NAME: exit 2\n"
-    "  unless that backend is\n"
-    "  available; --in-process: no workers (debugging; cannot be timed out). A backend named with\n"
+    "  unless that backend is available; --waivers FILE: known failures (case, backend, check, diagnosis,\n"
+    "  reason, expires): a failure one names is XFAIL (exit 0), a waived check that passes XPASS (exit 1);\n"
+    "  --in-process: no workers (debugging; cannot be timed out). A backend named with\n"
     "  --backend must be available (exit 2 with the reason), and a named or plugin backend on which every\n"
     "  case was SKIPPED exits 2 naming it, unless --allow-empty. An invalid case file is\n"
     "  one INVALID result, on backend '-'. Exit 0 all passed or skipped, 1 something failed, was\n"
@@ -362,15 +369,24 @@ int run_command(const Args& args) {
   for (const BackendStatus& b : statuses) considered.push_back(b.name);
   add_build_info(info, considered);  // the device, wherever a GPU backend was considered
   info.backends = std::move(statuses);
+  std::vector<Waiver> waivers;
+  if (!o.waivers.empty()) {
+    StatusOr<std::vector<Waiver>> w = load_waivers(o.waivers);
+    if (!w.ok()) return usage_error("--waivers: " + w.status().message());
+    waivers = std::move(*w);
+  }
   const std::vector<LoadedCase> cases = load_all(std::move(found));
   IsolateOptions iso{o.jobs, o.timeout, o.in_process, nullptr, nullptr, nullptr};
   if (isatty(STDERR_FILENO)) iso.progress = progress_line;
   FastFailure fast(o.max_failures, o.max_crashes);
   iso.gate = [&fast](const CaseResult& label) { return fast.skip_reason(label); };
   iso.observe = [&fast](const CaseResult& r) { fast.observe(r); };
-  const std::vector<CaseResult> results = run_tasks(make_tasks(cases, o, reg), iso);
+  std::vector<CaseResult> results = run_tasks(make_tasks(cases, o, reg), iso);
+  const WaiverOutcome waived = apply_waivers(results, waivers, info.started.substr(0, 10));
+  if (!o.waivers.empty()) info.extra["waivers"] = o.waivers;
   info.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::fputs(terminal_safe(summary_text(results, info)).c_str(), stdout);
+  std::fputs(terminal_safe(waivers_text(waived, results, !o.waivers.empty())).c_str(), stdout);
   bool reproducers_written = true;
   if (!o.report.empty()) {
     if (std::string why = write_text_file(o.report, report_json(results, info)); !why.empty()) {

@@ -14,7 +14,7 @@ namespace {
 
 constexpr Disposition kAll[] = {Disposition::kPassed,  Disposition::kFailed,  Disposition::kMistrusted,
                                 Disposition::kSkipped, Disposition::kInvalid, Disposition::kCrashed,
-                                Disposition::kTimeout};
+                                Disposition::kTimeout, Disposition::kXfail,   Disposition::kXpass};
 
 std::string worst_json(const WorstPoint& w) {
   std::string s = "{\"tensor\": " + json_string(w.tensor) + ", \"index\": [";
@@ -171,10 +171,11 @@ std::string junit_backends(const std::vector<CaseResult>& results, const RunInfo
 std::string junit_xml(const std::vector<CaseResult>& results, const RunInfo& info) {
   int failures = 0, skipped = 0, errors = 0;
   for (const CaseResult& r : results) {
-    failures += r.disposition == Disposition::kFailed || r.disposition == Disposition::kMistrusted;
+    failures += r.disposition == Disposition::kFailed || r.disposition == Disposition::kMistrusted ||
+                r.disposition == Disposition::kXpass;
     errors += r.disposition == Disposition::kCrashed || r.disposition == Disposition::kTimeout ||
               r.disposition == Disposition::kInvalid;
-    skipped += r.disposition == Disposition::kSkipped;
+    skipped += r.disposition == Disposition::kSkipped || r.disposition == Disposition::kXfail;
   }
   char head[256];
   std::snprintf(
@@ -188,7 +189,10 @@ std::string junit_xml(const std::vector<CaseResult>& results, const RunInfo& inf
          xml_escape(r.source) + "\" time=\"" + std::to_string(r.seconds) + "\">";
     const std::string d(disposition_name(r.disposition));
     if (r.disposition == Disposition::kSkipped) s += "<skipped message=\"" + xml_escape(r.message) + "\"/>";
-    if (r.disposition == Disposition::kFailed || r.disposition == Disposition::kMistrusted) {
+    // A waived failure is a skip with its reason in CI pages (the xfail of pytest's JUnit).
+    if (r.disposition == Disposition::kXfail) s += "<skipped message=\"XFAIL: " + xml_escape(headline(r)) + "\"/>";
+    if (r.disposition == Disposition::kFailed || r.disposition == Disposition::kMistrusted ||
+        r.disposition == Disposition::kXpass) {
       s += "<failure type=\"" + d + "\" message=\"" + xml_escape(headline(r)) + "\">" + xml_escape(diagnosis(r)) +
            "</failure>";
     }
@@ -314,7 +318,8 @@ int exit_code(const std::vector<CaseResult>& results) {
   for (const CaseResult& r : results) {
     if (r.disposition == Disposition::kInvalid) return 2;
     failed = failed || r.disposition == Disposition::kFailed || r.disposition == Disposition::kMistrusted ||
-             r.disposition == Disposition::kCrashed || r.disposition == Disposition::kTimeout;
+             r.disposition == Disposition::kXpass || r.disposition == Disposition::kCrashed ||
+             r.disposition == Disposition::kTimeout;
   }
   return failed ? 1 : 0;
 }

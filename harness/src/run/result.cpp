@@ -19,6 +19,10 @@ std::string_view disposition_name(Disposition d) {
       return "CRASHED";
     case Disposition::kTimeout:
       return "TIMEOUT";
+    case Disposition::kXfail:
+      return "XFAIL";
+    case Disposition::kXpass:
+      return "XPASS";
   }
   return "?";
 }
@@ -39,6 +43,10 @@ std::string_view disposition_key(Disposition d) {
       return "crashed";
     case Disposition::kTimeout:
       return "timeout";
+    case Disposition::kXfail:
+      return "xfail";
+    case Disposition::kXpass:
+      return "xpass";
   }
   return "?";
 }
@@ -49,16 +57,20 @@ static int severity(Disposition d) {
       return 0;
     case Disposition::kPassed:
       return 1;
-    case Disposition::kInvalid:
+    case Disposition::kXfail:
       return 2;
-    case Disposition::kMistrusted:
+    case Disposition::kInvalid:
       return 3;
-    case Disposition::kFailed:
+    case Disposition::kMistrusted:
       return 4;
-    case Disposition::kTimeout:
+    case Disposition::kXpass:
       return 5;
-    case Disposition::kCrashed:
+    case Disposition::kFailed:
       return 6;
+    case Disposition::kTimeout:
+      return 7;
+    case Disposition::kCrashed:
+      return 8;
   }
   return 0;
 }

@@ -1,0 +1,86 @@
+// apply_waivers (waivers.h).
+#include "run/waivers.h"
+
+#include <fnmatch.h>
+
+namespace kc {
+namespace {
+
+// The case's file, without its ":line".
+std::string file_of(const std::string& source) {
+  const size_t colon = source.rfind(':');
+  return colon == std::string::npos ? source : source.substr(0, colon);
+}
+
+bool glob(const std::string& pattern, const std::string& text) {
+  return fnmatch(pattern.c_str(), text.c_str(), 0) == 0;
+}
+
+bool names(const Waiver& w, const CaseResult& r, const CheckResult& c) {
+  return (glob(w.case_glob, r.case_name) || glob(w.case_glob, file_of(r.source))) && glob(w.backend_glob, r.backend) &&
+         w.check == c.name;
+}
+
+// What the waiver does to the check: XFAIL for a failure it describes, XPASS for a pass.
+bool apply_one(const Waiver& w, CheckResult& c) {
+  const bool failed = c.disposition == Disposition::kFailed || c.disposition == Disposition::kMistrusted;
+  if (failed && (w.diagnosis.empty() || c.message.find(w.diagnosis) != std::string::npos)) {
+    c.disposition = Disposition::kXfail;
+    c.message = "waived (" + w.source + ": " + w.reason + "): " + c.message;
+    return true;
+  }
+  if (c.disposition == Disposition::kPassed) {
+    c.disposition = Disposition::kXpass;
+    c.message = "a waived failure did not happen (" + w.source + ": " + w.reason + "); remove the waiver";
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+WaiverOutcome apply_waivers(std::vector<CaseResult>& results, const std::vector<Waiver>& waivers,
+                            const std::string& today) {
+  WaiverOutcome out;
+  std::vector<char> used(waivers.size(), 0), live(waivers.size(), 1);
+  for (size_t i = 0; i < waivers.size(); ++i) {
+    if (!waivers[i].expires.empty() && waivers[i].expires < today) {
+      live[i] = 0;
+      out.expired.push_back(waivers[i].source + " (expired " + waivers[i].expires + "): " + waivers[i].reason);
+    }
+  }
+  for (CaseResult& r : results) {
+    bool changed = false;
+    for (CheckResult& c : r.checks) {
+      for (size_t i = 0; i < waivers.size(); ++i) {
+        if (!live[i] || !names(waivers[i], r, c) || !apply_one(waivers[i], c)) continue;
+        used[i] = 1;
+        changed = true;
+        break;
+      }
+    }
+    if (changed) roll_up(r);
+  }
+  for (size_t i = 0; i < waivers.size(); ++i) {
+    if (live[i] && !used[i]) {
+      out.unmatched.push_back(waivers[i].source + ": case " + waivers[i].case_glob + ", backend " +
+                              waivers[i].backend_glob + ", check " + waivers[i].check);
+    }
+  }
+  return out;
+}
+
+std::string waivers_text(const WaiverOutcome& outcome, const std::vector<CaseResult>& results, bool any) {
+  if (!any) return {};
+  int xfail = 0, xpass = 0;
+  for (const CaseResult& r : results) {
+    xfail += r.disposition == Disposition::kXfail;
+    xpass += r.disposition == Disposition::kXpass;
+  }
+  std::string s = "waivers: " + std::to_string(xfail) + " XFAIL, " + std::to_string(xpass) + " XPASS\n";
+  for (const std::string& e : outcome.expired) s += "  expired, ignored: " + e + "\n";
+  for (const std::string& u : outcome.unmatched) s += "  matched nothing: " + u + "\n";
+  return s;
+}
+
+}  // namespace kc
