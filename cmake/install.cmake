@@ -38,6 +38,12 @@ install(TARGETS ${kc_installed_libs} kcheck
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS kcheck-dashboard RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})  # a tool, not exported
+if(TARGET kcheck-bench)
+  install(TARGETS kcheck-bench RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+endif()
+# The corpus, for kcheck run "${KERNELCHECK_CASES}" and kc_add_case_tests(DIR ...).
+set(KC_INSTALL_CASESDIR "${CMAKE_INSTALL_DATADIR}/kernelcheck/cases")
+install(DIRECTORY "${PROJECT_SOURCE_DIR}/cases/" DESTINATION "${KC_INSTALL_CASESDIR}")
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/harness/include/" "${PROJECT_SOURCE_DIR}/reference/include/"
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h")
 if(TARGET kc_gpu)
@@ -82,9 +88,10 @@ endforeach()
 
 configure_package_config_file("${CMAKE_CURRENT_LIST_DIR}/kernelcheckConfig.cmake.in"
                               "${PROJECT_BINARY_DIR}/kernelcheckConfig.cmake"
-                              INSTALL_DESTINATION "${KC_INSTALL_CMAKEDIR}")
+                              INSTALL_DESTINATION "${KC_INSTALL_CMAKEDIR}" PATH_VARS KC_INSTALL_CASESDIR)
 # 0.x: the plugin ABI and the headers may change between minor versions.
 write_basic_package_version_file("${PROJECT_BINARY_DIR}/kernelcheckConfigVersion.cmake"
                                  COMPATIBILITY SameMinorVersion)
 install(FILES "${PROJECT_BINARY_DIR}/kernelcheckConfig.cmake" "${PROJECT_BINARY_DIR}/kernelcheckConfigVersion.cmake"
+              "${CMAKE_CURRENT_LIST_DIR}/kernelcheckCaseTests.cmake"
         DESTINATION "${KC_INSTALL_CMAKEDIR}")

@@ -39,6 +39,18 @@ kc_step("kcheck run with the consumer's plugin" "${prefix}/bin/kcheck" run "${KC
         --plugin "${build}/${KC_PLUGIN_FILE}" --backend my.conv2d)
 kc_step("the consumer's own test binary" "${build}/my_check" "${KC_CONSUMER_DIR}/cases/conv2d.yaml")
 
+# kc_add_case_tests: the consumer's cases and the installed corpus as its own ctest tests.
+execute_process(COMMAND "${CMAKE_CTEST_COMMAND}" --test-dir "${build}" --output-on-failure RESULT_VARIABLE rc
+                OUTPUT_VARIABLE out ERROR_VARIABLE out)
+message(STATUS "consumer: ctest\n${out}")
+if(NOT rc EQUAL 0 OR NOT out MATCHES "100% tests passed, 0 tests failed out of [1-9]"
+   OR NOT out MATCHES "my/conv2d.yaml" OR NOT out MATCHES "shipped/")
+  message(FATAL_ERROR "consumer: the tests of kc_add_case_tests did not all run and pass (${rc})")
+endif()
+if(NOT EXISTS "${prefix}/bin/kcheck-bench" AND EXISTS "${KC_BUILD_DIR}/apps/kcheck-bench")
+  message(FATAL_ERROR "consumer: kcheck-bench was built but not installed")
+endif()
+
 # A plugin that uses no GPU links no CUDA: kc::harness brings none of the runtime (whose
 # strings kcheck itself, linked with kc::backends, does hold in a CUDA build).
 file(STRINGS "${build}/${KC_PLUGIN_FILE}" cuda_strings REGEX "libcuda\\.so|cudaGetDeviceCount|__cudaRegisterFatBinary"
