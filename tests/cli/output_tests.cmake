@@ -130,3 +130,10 @@ kc_shell_test(run.a_bad_waiver_file_is_refused
   "--waivers: [^\n]*conv_bias.yaml: expected one key, waivers:\n.*exit=2\n"
   "\"$0\" run \"$1\" --waivers \"$2\" 2>&1; echo \"exit=$?\""
   $<TARGET_FILE:kcheck> ${kc_plugin_case} "${PROJECT_SOURCE_DIR}/cases/conv/conv_bias.yaml")
+
+# --opt=value is --opt value; reports carry the schema version, the host and each
+# result's fields; JUnit's file is the path, the line its own attribute.
+kc_shell_test(run.options_take_an_equals_sign_and_reports_carry_fields
+  "\"schema_version\": 2,.*\"host_cores\": \"[0-9]+\".*\"fields\": \\{\"op\": \"conv\", \"dtype\": \"f32\", \"input\": \"\\[2, 3, 6, 6\\]\", \"file\": \"[^\"]*conv_bias.yaml\", \"line\": 9\\}.*file=\"[^\"]*conv_bias.yaml\" line=\"9\".*exit=0\n"
+  "\"$0\" run \"$1\" --backend=reference --report=\"$2/fields.json\" --junit=\"$2/fields.xml\" >/dev/null 2>&1; s=$?; cat \"$2/fields.json\" \"$2/fields.xml\"; echo \"exit=$s\""
+  $<TARGET_FILE:kcheck> ${kc_plugin_case} "${CMAKE_CURRENT_BINARY_DIR}")

@@ -12,6 +12,10 @@
 
 namespace kc {
 
+// The version of report.json's layout; a reader refuses a version it does not know.
+// 2: schema_version, host, backends, per-result fields, xfail/xpass counts.
+inline constexpr int kReportSchemaVersion = 2;
+
 // A backend the run considered: every backend of the registry, whether it ran or not.
 struct BackendStatus {
   std::string name;

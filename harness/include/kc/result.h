@@ -4,6 +4,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace kc {
@@ -45,6 +46,8 @@ struct CaseResult {
   std::vector<CheckResult> checks;
   std::string reproducer;  // the case as a one-line YAML
   double seconds = 0.0;
+  // The case's structured fields for reports: op, dtype, input ([N, C, spatial...]).
+  std::vector<std::pair<std::string, std::string>> fields;
 };
 
 // Rolls the checks up into r.disposition (an empty list stays as it is).

@@ -37,7 +37,18 @@ int usage_error(const std::string& message) {
 
 int main(int argc, char** argv) {
   using namespace kc::cli;
-  Args args(argv + 1, argv + argc);
+  // --opt=value is --opt value wherever an option takes a value.
+  Args args;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    const size_t eq = a.find('=');
+    if (a.rfind("--", 0) == 0 && eq != std::string::npos && eq > 2) {
+      args.push_back(a.substr(0, eq));
+      args.push_back(a.substr(eq + 1));
+    } else {
+      args.push_back(a);
+    }
+  }
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     std::FILE* out = args.empty() ? stderr : stdout;
     std::fputs(kUsage, out);

@@ -9,6 +9,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "cli.h"
 #include "kc/report.h"
@@ -61,6 +62,14 @@ std::string given_twice(std::set<std::string>& seen, const std::string& flag, co
 void add_build_info(RunInfo& info, const std::vector<std::string>& backends) {
   info.extra["kc_version"] = version();
   info.extra["kc_commit"] = source_commit();
+  info.extra["host_cores"] = std::to_string(std::thread::hardware_concurrency());
+  if (std::ifstream cpuinfo("/proc/cpuinfo"); cpuinfo) {
+    for (std::string line; std::getline(cpuinfo, line);) {
+      if (line.rfind("model name", 0) != 0 || line.find(':') == std::string::npos) continue;
+      info.extra["host_cpu"] = line.substr(line.find(':') + 2);
+      break;
+    }
+  }
   for (const std::string& b : backends) {
     if (b != "cuda" && b != "cudnn") continue;
     if (const std::string gpu = gpu_device_description(); !gpu.empty()) info.extra["device"] = gpu;

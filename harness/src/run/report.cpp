@@ -9,6 +9,8 @@
 #include "kc/case_io.h"
 #include "run/json_writer.h"
 
+#include <cstdlib>
+
 namespace kc {
 namespace {
 
@@ -32,9 +34,26 @@ std::string check_json(const CheckResult& c) {
   return s + "]}";
 }
 
+// "x.yaml:7" as its file and line (0 when the source names no line).
+std::pair<std::string, int> file_and_line(const std::string& source) {
+  const size_t colon = source.rfind(':');
+  if (colon == std::string::npos || colon + 1 == source.size()) return {source, 0};
+  for (size_t i = colon + 1; i < source.size(); ++i) {
+    if (source[i] < '0' || source[i] > '9') return {source, 0};
+  }
+  return {source.substr(0, colon), std::atoi(source.c_str() + colon + 1)};
+}
+
+std::string fields_json(const CaseResult& r) {
+  const auto [file, line] = file_and_line(r.source);
+  std::string s = "{";
+  for (const auto& [k, v] : r.fields) s += json_string(k) + ": " + json_string(v) + ", ";
+  return s + "\"file\": " + json_string(file) + ", \"line\": " + std::to_string(line) + "}";
+}
+
 std::string result_json(const CaseResult& r) {
   std::string s = "    {\"case\": " + json_string(r.case_name) + ", \"source\": " + json_string(r.source) +
-                  ", \"backend\": " + json_string(r.backend) +
+                  ", \"fields\": " + fields_json(r) + ", \"backend\": " + json_string(r.backend) +
                   ", \"disposition\": " + json_string(disposition_name(r.disposition)) +
                   ", \"message\": " + json_string(r.message) + ", \"seconds\": " + json_number(r.seconds) +
                   ", \"reproducer\": " + json_string(r.reproducer) + ",\n     \"checks\": [";
@@ -115,7 +134,8 @@ std::map<std::string, int> summary_counts(const std::vector<CaseResult>& results
 }
 
 std::string report_json(const std::vector<CaseResult>& results, const RunInfo& info) {
-  std::string s = "{\n  \"tool\": \"kcheck\",\n  \"command\": " + json_string(info.command) +
+  std::string s = "{\n  \"schema_version\": " + std::to_string(kReportSchemaVersion) +
+                  ",\n  \"tool\": \"kcheck\",\n  \"command\": " + json_string(info.command) +
                   ",\n  \"started\": " + json_string(info.started) + ",\n  \"seconds\": " + json_number(info.seconds);
   for (const auto& [k, v] : info.extra) s += ",\n  " + json_string(k) + ": " + json_string(v);
   s += ",\n  \"summary\": {";
@@ -185,8 +205,10 @@ std::string junit_xml(const std::vector<CaseResult>& results, const RunInfo& inf
   std::string s = std::string("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n") + head;
   s += junit_backends(results, info);
   for (const CaseResult& r : results) {
+    const auto [file, line] = file_and_line(r.source);
     s += "  <testcase classname=\"" + xml_escape(r.backend) + "\" name=\"" + xml_escape(r.case_name) + "\" file=\"" +
-         xml_escape(r.source) + "\" time=\"" + std::to_string(r.seconds) + "\">";
+         xml_escape(file) + "\"" + (line > 0 ? " line=\"" + std::to_string(line) + "\"" : std::string()) + " time=\"" +
+         std::to_string(r.seconds) + "\">";
     const std::string d(disposition_name(r.disposition));
     if (r.disposition == Disposition::kSkipped) s += "<skipped message=\"" + xml_escape(r.message) + "\"/>";
     // A waived failure is a skip with its reason in CI pages (the xfail of pytest's JUnit).

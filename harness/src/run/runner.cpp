@@ -156,12 +156,19 @@ CaseResult check_valid(const Case& c, Backend& backend, CaseResult r) {
 
 std::string case_label(const Case& c) { return c.name.empty() ? c.source : c.name; }
 
+static std::vector<std::pair<std::string, std::string>> case_fields(const Case& c) {
+  std::string input = "[" + std::to_string(c.input.batch) + ", " + std::to_string(c.input.channels);
+  for (int64_t d : c.input.spatial) input += ", " + std::to_string(d);
+  return {{"op", std::string(op_name(c.op))}, {"dtype", std::string(dtype_name(c.dtype))}, {"input", input + "]"}};
+}
+
 CaseResult result_label(const LoadedCase& loaded, const std::string& backend) {
   CaseResult r;
   r.source = source_of(loaded);
   r.case_name = loaded.c.ok() ? case_label(*loaded.c) : r.source;
   r.backend = backend;
   if (loaded.c.ok()) r.reproducer = case_to_one_line(*loaded.c);
+  if (loaded.c.ok()) r.fields = case_fields(*loaded.c);
   return r;
 }
 
@@ -172,6 +179,7 @@ CaseResult check_case(const Case& c, Backend& backend) {
   r.source = c.source;
   r.backend = backend.name();
   r.reproducer = case_to_one_line(c);
+  r.fields = case_fields(c);
   const CaseResult label = r;  // an exception leaves the result half made: start from the label
   try {
     r = check_valid(c, backend, CaseResult(label));

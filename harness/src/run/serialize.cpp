@@ -44,6 +44,11 @@ std::string serialize(const CaseResult& r) {
   for (const std::string* s : {&r.case_name, &r.source, &r.backend, &r.message, &r.reproducer}) put(out, *s);
   put(out, static_cast<double>(r.disposition));
   put(out, r.seconds);
+  put(out, static_cast<double>(r.fields.size()));
+  for (const auto& [k, v] : r.fields) {
+    put(out, k);
+    put(out, v);
+  }
   put(out, static_cast<double>(r.checks.size()));
   for (const CheckResult& c : r.checks) {
     put(out, c.name);
@@ -69,6 +74,11 @@ bool deserialize(const std::string& text, CaseResult& r) {
   for (std::string* s : {&r.case_name, &r.source, &r.backend, &r.message, &r.reproducer}) *s = in.str();
   r.disposition = static_cast<Disposition>(in.integer());
   r.seconds = in.num();
+  const int64_t fields = in.integer();
+  for (int64_t i = 0; in.ok && i < fields; ++i) {
+    std::string k = in.str();
+    r.fields.emplace_back(std::move(k), in.str());
+  }
   const int64_t checks = in.integer();
   for (int64_t i = 0; in.ok && i < checks; ++i) {
     CheckResult c;
