@@ -19,6 +19,7 @@ int run_command(const Args& args);       // kcheck run PATH... [options]
 int explain_command(const Args& args);   // kcheck explain CASE
 int backends_command(const Args& args);  // kcheck backends
 int checks_command(const Args& args);    // kcheck checks [--markdown]
+int merge_command(const Args& args);     // kcheck merge R1.json R2.json ... -o R.json
 int gen_command(const Args& args);       // kcheck gen --op OP --count N --seed S -o DIR
 int fuzz_command(const Args& args);      // kcheck fuzz [--op OP] [--time S | --count N] ...
 
@@ -33,6 +34,14 @@ std::string parse_seconds_option(const std::string& flag, const std::string& tex
 // --jobs N for run and fuzz alike: 1 to kMaxJobs, or the error naming the range.
 inline constexpr int kMaxJobs = 1024;
 std::string parse_jobs(const std::string& text, int& jobs);
+// --shard's value: i/n (0 <= i < n), or auto (from a Slurm job array or a Kubernetes
+// Indexed Job; shard.cpp). An error message or empty.
+std::string parse_shard_option(const std::string& v, int64_t& shard, int64_t& shards);
+// The case files of shard i of n: file k belongs to shard k mod n.
+std::vector<std::string> shard_of(const std::vector<std::string>& files, int64_t shard, int64_t shards);
+// What identifies the set of case files a run was given ("463 files, 5f2c..."): shards of
+// one run share it, and merge refuses reports that do not.
+std::string case_set_digest(const std::vector<std::string>& files);
 // A whole number from 0 (often: no limit) to 1e9 for `flag`.
 std::string parse_count_option(const std::string& flag, const std::string& text, int& count);
 // Why a single-valued option is refused the second time it is given (the last would

@@ -31,18 +31,6 @@ struct FuzzArgs {
   bool seed_given = false, timeout_given = false;
 };
 
-std::string parse_shard(const std::string& v, fuzz::Settings& s) {
-  const size_t slash = v.find('/');
-  const auto i = slash == std::string::npos ? std::nullopt : parse_uint(v.substr(0, slash));
-  const auto n = slash == std::string::npos ? std::nullopt : parse_uint(v.substr(slash + 1));
-  if (!i || !n || *n == 0 || *i >= *n || *n > (1u << 20)) {
-    return "--shard: expected i/n with 0 <= i < n <= " + std::to_string(1u << 20) + ", got '" + v + "'";
-  }
-  s.shard = static_cast<int64_t>(*i);
-  s.shards = static_cast<int64_t>(*n);
-  return {};
-}
-
 // Numbers: seconds are positive decimals; counts and seeds unsigned integers.
 std::string parse_value(const std::string& a, const std::string& v, FuzzArgs& o) {
   fuzz::Settings& s = o.s;
@@ -76,7 +64,7 @@ std::string parse_value(const std::string& a, const std::string& v, FuzzArgs& o)
     if (std::string bad = output_file_problem(a, v); !bad.empty()) return bad;
     o.report = v;
   } else if (a == "--shard") {
-    return parse_shard(v, s);
+    return parse_shard_option(v, s.shard, s.shards);
   } else {
     return "fuzz: unknown option '" + a + "'";
   }
@@ -232,7 +220,7 @@ RunInfo run_info(const Args& args, const fuzz::Outcome& out, const fuzz::Setting
 
 constexpr const char* kFuzzUsage =
     "usage: kcheck fuzz [--op conv|maxpool|conv_bias_relu|all|stack] [--time S] [--count N] [--seed S]\n"
-    "                   [--backend b] [--plugin lib.so]... [--save DIR] [--report r.json] [--shard i/n]\n"
+    "                   [--backend b] [--plugin lib.so]... [--save DIR] [--report r.json] [--shard i/n|auto]\n"
     "                   [--jobs N] [--shrink-time S] [--timeout S] [--max-failures N] [--in-process]\n"
     "  replays cases/regressions and DIR (default cases/regressions), then checks generated cases on the backend "
     "(default\n"

@@ -25,6 +25,7 @@ constexpr const char* kUsage =
     "      (default reference); shrink each kind of failure and save it under DIR\n"
     "  backends [--plugin lib.so]   every backend: available, or unavailable (reason)\n"
     "  checks [--markdown]          every check: what it proves, where it applies\n"
+    "  merge R1.json R2.json ... -o R.json [--junit R.xml]   the reports of a run's shards as one\n"
     "  --version         the version and the commit built from\n"
     "exit: 0 all passed or skipped, 1 something failed, 2 bad usage or invalid input (2 wins over 1)\n";
 
@@ -70,6 +71,7 @@ int main(int argc, char** argv) {
   if (cmd == "explain") return explain_command(args);
   if (cmd == "backends") return backends_command(args);
   if (cmd == "checks") return checks_command(args);
+  if (cmd == "merge") return merge_command(args);
   if (cmd == "gen") return gen_command(args);
   if (cmd == "fuzz") return fuzz_command(args);
   return usage_error("unknown command '" + cmd + "'");

@@ -30,9 +30,10 @@ struct RunOptions {
   int jobs = 1;
   double timeout = kDefaultTimeoutSeconds;
   bool in_process = false, timeout_given = false;
-  bool allow_empty = false;  // a named or plugin backend may check nothing
-  int max_failures = 0;      // 0: no limit
-  int max_crashes = 3;       // crashed or timed-out results in a row on a backend; 0: no limit
+  bool allow_empty = false;       // a named or plugin backend may check nothing
+  int64_t shard = 0, shards = 1;  // --shard i/n
+  int max_failures = 0;           // 0: no limit
+  int max_crashes = 3;            // crashed or timed-out results in a row on a backend; 0: no limit
 };
 
 std::vector<std::string> split(const std::string& s) {
@@ -123,6 +124,8 @@ std::string parse(const Args& args, RunOptions& o) {
       o.timeout_given = true;
     } else if (a == "--in-process") {
       o.in_process = true;
+    } else if (a == "--shard" && value(v)) {
+      if (std::string bad = parse_shard_option(v, o.shard, o.shards); !bad.empty()) return bad;
     } else if (a == "--waivers" && value(o.waivers)) {
       if (o.waivers.empty()) return "--waivers: expected a file, got ''";
     } else if (a == "--allow-empty") {
@@ -330,7 +333,7 @@ void progress_line(size_t done, size_t total, const CaseResult& r) {
 constexpr const char* kRunUsage =
     "usage: kcheck run PATH... [--backend a,b] [--plugin lib.so]... [--report r.json] [--junit r.xml]\n"
     "                 [--jobs N] [--timeout S] [--require NAME] [--in-process] [--allow-empty]\n"
-    "                 [--max-failures N] [--max-crashes K] [--waivers FILE]\n"
+    "                 [--max-failures N] [--max-crashes K] [--waivers FILE] [--shard i/n|auto]\n"
     "  checks every case file under the paths (files, or folders searched for *.yaml, *.yml) on each backend\n"
     "  (default: reference and every available candidate), each case and backend in a worker process;\n"
     "  --timeout S: per case and backend (default 60); --max-failures N: start no case after N failed\n"
@@ -338,7 +341,9 @@ constexpr const char* kRunUsage =
     "  row (default 3; 0: no limit), the cases not started being SKIPPED with why; --require NAME: exit 2\n"
     "  unless that backend is available; --waivers FILE: known failures (case, backend, check, diagnosis,\n"
     "  reason, expires): a failure one names is XFAIL (exit 0), a waived check that passes XPASS (exit 1);\n"
-    "  --in-process: no workers (debugging; cannot be timed out). A backend named with\n"
+    "  --shard i/n: the case files k with k mod n = i (auto: from a Slurm array or a Kubernetes Indexed\n"
+    "  Job; kcheck merge joins the reports); --in-process: no workers (debugging; cannot be timed out).\n"
+    "  A backend named with\n"
     "  --backend must be available (exit 2 with the reason), and a named or plugin backend on which every\n"
     "  case was SKIPPED exits 2 naming it, unless --allow-empty. An invalid case file is\n"
     "  one INVALID result, on backend '-'. Exit 0 all passed or skipped, 1 something failed, was\n"
@@ -359,6 +364,11 @@ int run_command(const Args& args) {
   std::vector<BackendStatus> statuses;
   if (std::string err = choose_backends(reg, builtin, o, statuses); !err.empty()) return usage_error(err);
   Found found = find_all(o.paths, o.report.empty() ? std::string() : failures_folder(o.report));
+  const std::string case_set = case_set_digest(found.files);
+  if (o.shards > 1) {
+    found.files = shard_of(found.files, o.shard, o.shards);
+    if (o.shard != 0) found.unlisted.clear();  // named once, by shard 0
+  }
   if (std::string clash = output_clash(o, found.files); !clash.empty()) return usage_error(clash);
   const auto start = std::chrono::steady_clock::now();
   RunInfo info;
@@ -369,6 +379,8 @@ int run_command(const Args& args) {
   for (const BackendStatus& b : statuses) considered.push_back(b.name);
   add_build_info(info, considered);  // the device, wherever a GPU backend was considered
   info.backends = std::move(statuses);
+  info.extra["case_set"] = case_set;
+  info.extra["shard"] = std::to_string(o.shard) + "/" + std::to_string(o.shards);
   std::vector<Waiver> waivers;
   if (!o.waivers.empty()) {
     StatusOr<std::vector<Waiver>> w = load_waivers(o.waivers);
