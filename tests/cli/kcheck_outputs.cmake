@@ -98,9 +98,15 @@ endif()
 
 # A file that cannot be written during the run (here a folder stands where it goes):
 # named, never said to be written, and the exit status says so (2).
-file(MAKE_DIRECTORY "${WORK}/mid/failures/001-example.scaled_dw.yaml")
+set(first_name "001-conv2d-bias-true-db-sums-dy-over-batch-a.example.scaled_dw.backward.yaml")
+file(MAKE_DIRECTORY "${WORK}/mid/failures/${first_name}")
 kcheck(2 run "${CASES}/conv/conv_bias.yaml" --plugin "${PLUGIN}" --backend example.scaled_dw --report "${WORK}/mid/r.json")
-expect_match("cannot write the failure reproducer [^\n]*001-example.scaled_dw.yaml" "an unwritten reproducer is not named")
+expect_match("cannot write the failure reproducer [^\n]*${first_name}" "an unwritten reproducer is not named")
+# The others are named for what failed and start with the command that reruns them.
+file(READ "${WORK}/mid/failures/002-conv2d-bias-false-the-same-problem-witho.example.scaled_dw.backward.yaml" second)
+if(NOT second MATCHES "^# rerun: kcheck run [^\n]*002-[^\n]* --backend example.scaled_dw --plugin [^\n]+\n# kcheck reproducer:")
+  message(FATAL_ERROR "a reproducer does not start with the command that reruns it:\n${second}")
+endif()
 string(REGEX MATCH "([0-9]+) failure reproducers in" said "${out}")
 file(GLOB written "${WORK}/mid/failures/*.yaml")
 list(LENGTH written n_written)

@@ -137,3 +137,10 @@ kc_shell_test(run.options_take_an_equals_sign_and_reports_carry_fields
   "\"schema_version\": 2,.*\"host_cores\": \"[0-9]+\".*\"fields\": \\{\"op\": \"conv\", \"dtype\": \"f32\", \"input\": \"\\[2, 3, 6, 6\\]\", \"file\": \"[^\"]*conv_bias.yaml\", \"line\": 9\\}.*file=\"[^\"]*conv_bias.yaml\" line=\"9\".*exit=0\n"
   "\"$0\" run \"$1\" --backend=reference --report=\"$2/fields.json\" --junit=\"$2/fields.xml\" >/dev/null 2>&1; s=$?; cat \"$2/fields.json\" \"$2/fields.xml\"; echo \"exit=$s\""
   $<TARGET_FILE:kcheck> ${kc_plugin_case} "${CMAKE_CURRENT_BINARY_DIR}")
+
+# An output that cannot be written is refused before the run, not after it (here a file
+# under /proc, which even root cannot create): exit 2, and no case was run.
+kc_shell_test(run.an_unwritable_report_is_refused_before_the_run
+  "--report: '/proc/kcheck-nowhere/r.json' cannot be written: [^\n]+\n.*exit=2\n"
+  "\"$0\" run \"$1\" --report /proc/kcheck-nowhere/r.json 2>&1; echo \"exit=$?\"" $<TARGET_FILE:kcheck> ${kc_plugin_case})
+set_tests_properties(run.an_unwritable_report_is_refused_before_the_run PROPERTIES FAIL_REGULAR_EXPRESSION "results in")

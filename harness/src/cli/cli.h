@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "kc/result.h"
+
 namespace kc {
 struct RunInfo;
 }
@@ -19,9 +21,17 @@ int run_command(const Args& args);       // kcheck run PATH... [options]
 int explain_command(const Args& args);   // kcheck explain CASE
 int backends_command(const Args& args);  // kcheck backends
 int checks_command(const Args& args);    // kcheck checks [--markdown]
-int merge_command(const Args& args);     // kcheck merge R1.json R2.json ... -o R.json
-int gen_command(const Args& args);       // kcheck gen --op OP --count N --seed S -o DIR
-int fuzz_command(const Args& args);      // kcheck fuzz [--op OP] [--time S | --count N] ...
+int merge_command(const Args& args);
+
+// A failure reproducer's file name: NNN-CASE.BACKEND.CHECK.yaml (reproducer_files.cpp).
+std::string reproducer_name(int n, const CaseResult& r);
+// One reproducer per case that did not pass (XFAIL included out) in `folder`, each
+// starting with the command that reruns it (`rerun`: its options beyond --backend).
+// False when one could not be written (each is named on stderr).
+bool write_failures(const std::string& folder, const std::vector<CaseResult>& results,
+                    const std::string& rerun);  // kcheck merge R1.json R2.json ... -o R.json
+int gen_command(const Args& args);              // kcheck gen --op OP --count N --seed S -o DIR
+int fuzz_command(const Args& args);             // kcheck fuzz [--op OP] [--time S | --count N] ...
 
 // Helpers shared by the commands: a whole decimal uint64, or nullopt; a whole positive
 // decimal number of seconds below kMaxSeconds (not NaN, not inf), or nullopt.

@@ -1,6 +1,10 @@
 // The files and folders kcheck writes, checked before a run: a long run must not be
 // lost to a typo at its end, and a report must never be written over a case file.
+#include <fcntl.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <filesystem>
 
@@ -40,6 +44,19 @@ fs::path resolved(const std::string& path) {
 
 }  // namespace
 
+// Creates the file's folders and the file itself, then removes the file: what the run will
+// write after its work must be writable before it (access() says yes to root on /proc
+// and on a read-only mount).
+std::string probe_write(const std::string& flag, const std::string& path) {
+  std::error_code ec;
+  fs::create_directories(fs::path(path).parent_path(), ec);
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644);
+  if (fd < 0) return flag + ": '" + path + "' cannot be written: " + std::strerror(errno);
+  ::close(fd);
+  ::unlink(path.c_str());
+  return {};
+}
+
 std::string output_file_problem(const std::string& flag, const std::string& given) {
   std::error_code ec;
   if (given.empty()) return flag + ": expected a file name, got ''";
@@ -60,7 +77,7 @@ std::string output_file_problem(const std::string& flag, const std::string& give
     return flag + ": '" + parent.string() + "' is not a folder, so '" + path + "' cannot be written";
   }
   if (::access(parent.c_str(), W_OK) != 0) return flag + ": cannot write in '" + parent.string() + "'";
-  return {};
+  return probe_write(flag, path);
 }
 
 std::string output_folder_problem(const std::string& flag, const std::string& role, const std::string& dir) {

@@ -167,7 +167,7 @@ bool is_reproducer_name(const std::string& path) {
   return std::regex_match(std::filesystem::path(path).filename().string(), kName);
 }
 
-// The report's failures folder holds this command's own reproducers (NNN-BACKEND.yaml):
+// The report's failures folder holds this command's own reproducers (NNN-....yaml):
 // a scan of a folder that holds it (a report written inside a scanned folder) leaves
 // them out, so that the same command reads the same cases when it runs again. Other
 // files there are read, and output_clash refuses the run, whose reproducers could
@@ -294,33 +294,6 @@ std::vector<IsolatedTask> make_tasks(const std::vector<LoadedCase>& cases, const
   return tasks;
 }
 
-// failures/NNN-BACKEND.yaml next to the report: one reproducer per case that did not
-// pass. False when one could not be written (each is named): the folder was checked
-// before the run, but it may have changed since, and a reproducer said to be there
-// must be there.
-bool write_failures(const std::string& report, const std::vector<CaseResult>& results) {
-  const std::filesystem::path dir = failures_folder(report);
-  int n = 0, written = 0;
-  for (const CaseResult& r : results) {
-    const std::string y = failure_yaml(r);
-    if (y.empty() || r.disposition == Disposition::kPassed || r.disposition == Disposition::kSkipped ||
-        r.disposition == Disposition::kXfail) {
-      continue;  // a known failure (XFAIL) needs no new reproducer
-    }
-    char name[32];
-    std::snprintf(name, sizeof name, "%03d-%s.yaml", ++n, r.backend.c_str());
-    const std::string path = (dir / name).string();
-    if (const std::string why = write_text_file(path, y); why.empty()) {
-      ++written;
-    } else {
-      std::fprintf(stderr, "kcheck: cannot write the failure reproducer %s: %s\n", terminal_safe(path).c_str(),
-                   why.c_str());
-    }
-  }
-  if (written) std::printf("%d failure reproducers in %s\n", written, terminal_safe(dir.string()).c_str());
-  return written == n;
-}
-
 void progress_line(size_t done, size_t total, const CaseResult& r) {
   std::fprintf(stderr, "\r\033[K[%zu/%zu] %-10s %s [%s]", done, total,
                std::string(disposition_name(r.disposition)).c_str(),
@@ -404,7 +377,9 @@ int run_command(const Args& args) {
     if (std::string why = write_text_file(o.report, report_json(results, info)); !why.empty()) {
       return usage_error("cannot write " + o.report + ": " + why);
     }
-    reproducers_written = write_failures(o.report, results);
+    std::string rerun;  // what a reproducer's first line says to run it again with
+    for (const std::string& p : o.plugins) rerun += " --plugin " + p;
+    reproducers_written = write_failures(failures_folder(o.report), results, rerun);
     std::printf("report: %s\n", terminal_safe(o.report).c_str());
   }
   if (!o.junit.empty()) {
