@@ -144,3 +144,12 @@ kc_shell_test(run.an_unwritable_report_is_refused_before_the_run
   "--report: '/proc/kcheck-nowhere/r.json' cannot be written: [^\n]+\n.*exit=2\n"
   "\"$0\" run \"$1\" --report /proc/kcheck-nowhere/r.json 2>&1; echo \"exit=$?\"" $<TARGET_FILE:kcheck> ${kc_plugin_case})
 set_tests_properties(run.an_unwritable_report_is_refused_before_the_run PROPERTIES FAIL_REGULAR_EXPRESSION "results in")
+
+# Fuzzing fits the backend: against a plugin that runs f32 2-D conv only, the draws its
+# supports() refuses are passed over, so (nearly) every generated case runs.
+kc_shell_test(fuzz.steers_to_what_a_narrow_backend_runs
+  "steered away from [0-9]+ draws the backend's supports\\(\\) refused\n.*exit=0\n"
+  "cd \"$3\" && \"$0\" fuzz --count 1500 --seed 1 --plugin \"$1\" --backend example.f32_conv2d --save \"$2\" 2>&1; echo \"exit=$?\""
+  $<TARGET_FILE:kcheck> ${kc_example} "${CMAKE_CURRENT_BINARY_DIR}/fuzz_narrow" "${CMAKE_CURRENT_BINARY_DIR}")
+set_tests_properties(fuzz.steers_to_what_a_narrow_backend_runs PROPERTIES
+  FAIL_REGULAR_EXPRESSION "skip rate ([2-9][0-9]|100)\\.[0-9]%|generated\\) in [^\n]*\n[^\n]*passed 0,")

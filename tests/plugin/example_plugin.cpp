@@ -79,6 +79,21 @@ class RefusesAll final : public Forwarding {
   kc::Status supports(const kc::Case&) const override { return kc::unimplemented("example.refuses_all runs nothing"); }
 };
 
+// Runs f32 2-D plain convolutions with zero padding and one group only, as a narrow
+// kernel does: what fuzzing must steer to.
+class F32Conv2d final : public Forwarding {
+ public:
+  F32Conv2d() : Forwarding("example.f32_conv2d", 1.0) {}
+  kc::Status supports(const kc::Case& c) const override {
+    const auto* conv = std::get_if<kc::ConvParams>(&c.op);
+    if (conv == nullptr || c.dtype != kc::DType::kF32 || c.input.spatial.size() != 2 || conv->groups != 1 ||
+        conv->padding_mode != kc::PaddingMode::kZeros) {
+      return kc::unimplemented("example.f32_conv2d runs f32 2-D conv with one group and zero padding only");
+    }
+    return kc::ok_status();
+  }
+};
+
 class ThrowsName final : public Forwarding {
  public:
   ThrowsName() : Forwarding("example.throws_name", 1.0) {}
@@ -92,6 +107,7 @@ void register_examples(kc::Registry& r) {
   (void)r.add("example.throws_probe", [] { return std::make_unique<Throws>("example.throws_probe", true); });
   (void)r.add("example.throws_name", [] { return std::make_unique<ThrowsName>(); });
   (void)r.add("example.refuses_all", [] { return std::make_unique<RefusesAll>(); });
+  (void)r.add("example.f32_conv2d", [] { return std::make_unique<F32Conv2d>(); });
 }
 
 }  // namespace

@@ -149,6 +149,37 @@ void print_mistrusted(const std::vector<CaseResult>& results) {
   if (n > kShown) std::printf("    and %d more (--report lists every case)\n", n - kShown);
 }
 
+// How many generated cases the backend skipped and why; a warning above half; the draws
+// steered away from features it only refused.
+void print_skips(const fuzz::Outcome& out) {
+  int64_t skipped = 0;
+  std::map<std::string, int> why;
+  for (size_t i = static_cast<size_t>(out.replayed); i < out.results.size(); ++i) {
+    if (out.results[i].disposition != Disposition::kSkipped) continue;
+    ++skipped;
+    ++why[out.results[i].message];
+  }
+  const double rate = out.generated > 0 ? 100.0 * static_cast<double>(skipped) / static_cast<double>(out.generated) : 0;
+  std::printf("  skip rate %.1f%% (%lld of %lld generated)", rate, static_cast<long long>(skipped),
+              static_cast<long long>(out.generated));
+  std::vector<std::pair<int, std::string>> top;
+  for (const auto& [m, n] : why) top.emplace_back(n, m);
+  std::sort(top.begin(), top.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (size_t i = 0; i < top.size() && i < 3; ++i) {
+    std::printf("%s %d x %s", i == 0 ? ": top reasons:" : ";", top[i].first, terminal_safe(top[i].second).c_str());
+  }
+  std::printf("\n");
+  if (out.steered_away > 0) {
+    std::printf("  steered away from %lld draws the backend's supports() refused\n",
+                static_cast<long long>(out.steered_away));
+  }
+  if (rate > 50.0) {
+    std::printf(
+        "  warning: the backend skipped most generated cases, so little was checked; narrow the generator "
+        "(--op) to what it runs\n");
+  }
+}
+
 void print_summary(const fuzz::Outcome& out, const fuzz::Settings& s) {
   const int64_t tried = out.replayed + out.generated;
   const double rate = out.check_seconds > 0 ? static_cast<double>(out.generated) / out.check_seconds : 0.0;
@@ -164,6 +195,7 @@ void print_summary(const fuzz::Outcome& out, const fuzz::Settings& s) {
   std::printf("  passed %d, failed %d, mistrusted %d, skipped %d, invalid %d, crashed %d, timeout %d\n",
               counts["passed"], counts["failed"], counts["mistrusted"], counts["skipped"], counts["invalid"],
               counts["crashed"], counts["timeout"]);
+  print_skips(out);
   if (!out.regressions_found) {
     std::printf("  (no %s folder under the current folder, so none of the corpus's regressions were replayed)\n",
                 fuzz::kRegressions);

@@ -7,6 +7,7 @@
 // every case, and one small reproducer per kind of failure is what a user can act on.
 // More on the method: docs/notes.md, section harness/src/gen/fuzz_session.cpp.
 #include "fuzz_session.h"
+#include "gen/steering.h"
 
 #include <sys/mman.h>
 
@@ -181,6 +182,17 @@ class Session {
   }
 
   size_t batch_size() const { return static_cast<size_t>(std::max(1, s_.jobs)) * 2 * kChunk; }
+  static constexpr size_t kWiden = 8;  // draws per case of a batch the probe chooses from
+
+  // Which draws the backend supports ('1'/'0' each), or empty when that is not known.
+  std::string probe(const std::vector<std::pair<uint64_t, rc::Shrinkable<Case>>>& drawn) {
+    if (drawn.empty() || s_.in_process) return {};
+    std::vector<Case> cases;
+    for (const auto& d : drawn) cases.push_back(d.second.value());
+    std::vector<IsolatedTask> one;
+    one.push_back(supports_probe(reg_, s_.backend, std::move(cases)));
+    return probe_answer(run_tasks(std::move(one), isolation(false, drawn.size())).front(), drawn.size());
+  }
   size_t shrink_slot() const { return batch_size(); }  // the slot after the batch's
 
   // In the worker: the case with its data seed steered, the seed left in the slot.
@@ -287,9 +299,24 @@ class Session {
     std::vector<std::pair<uint64_t, rc::Shrinkable<Case>>> trees;
     std::vector<Case> cases;
     const size_t size = batch_size();
-    for (; trees.size() < size && !(s_.count >= 0 && next >= static_cast<uint64_t>(s_.count)); next += s_.shards) {
-      trees.emplace_back(next, gen::generate(gen_, s_.seed, next));
-      cases.push_back(named(trees.back().second.value(), next));
+    // A wider draw, of which the backend's supports() picks the batch (steering.h).
+    std::vector<std::pair<uint64_t, rc::Shrinkable<Case>>> drawn;
+    for (; drawn.size() < kWiden * size && !(s_.count >= 0 && next >= static_cast<uint64_t>(s_.count));
+         next += s_.shards) {
+      drawn.emplace_back(next, gen::generate(gen_, s_.seed, next));
+    }
+    const std::string runs = probe(drawn);
+    for (size_t i = 0; i < drawn.size(); ++i) {
+      if (trees.size() == size) {
+        next = drawn[i].first;  // the rest is drawn again next batch
+        break;
+      }
+      if (!runs.empty() && runs[i] == '0') {
+        ++out_.steered_away;
+        continue;
+      }
+      trees.push_back(std::move(drawn[i]));
+      cases.push_back(named(trees.back().second.value(), trees.back().first));
     }
     std::vector<CaseResult> results = check_cases(cases);
     out_.check_seconds += since(batch_start);

@@ -68,6 +68,7 @@ struct Outcome {
   bool failed = false;                       // anything failed, crashed, timed out or a generated case was invalid
   std::vector<CaseResult> invalid_files;     // replayed cases that are INVALID (bad input, not a failure)
   bool regressions_found = false;            // kRegressions was a folder when the replay began
+  int64_t steered_away = 0;                  // draws passed over: the backend's supports() refused them
 };
 
 Outcome run(const Settings& s, const Registry& registry);
