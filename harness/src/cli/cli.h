@@ -25,9 +25,12 @@ int merge_command(const Args& args);
 
 // A failure reproducer's file name: NNN-CASE.BACKEND.CHECK.yaml (reproducer_files.cpp).
 std::string reproducer_name(int n, const CaseResult& r);
-// One reproducer per case that did not pass (XFAIL included out) in `folder`, each
-// starting with the command that reruns it (`rerun`: its options beyond --backend).
-// False when one could not be written (each is named on stderr).
+// Gives each case that did not pass (an XFAIL needs none) its reproducer's path in
+// `folder`, as the result's field reproducer_file, which the report then carries.
+void name_reproducers(const std::string& folder, std::vector<CaseResult>& results);
+// Writes the reproducers name_reproducers named, each starting with the command that
+// reruns it (`rerun`: its options beyond --backend). False when one could not be written
+// (each is named on stderr).
 bool write_failures(const std::string& folder, const std::vector<CaseResult>& results,
                     const std::string& rerun);  // kcheck merge R1.json R2.json ... -o R.json
 int gen_command(const Args& args);              // kcheck gen --op OP --count N --seed S -o DIR

@@ -48,25 +48,46 @@ std::string reproducer_name(int n, const CaseResult& r) {
   return number + slug(r.case_name, 40) + "." + backend + "." + what_failed(r) + ".yaml";
 }
 
+namespace {
+
+bool needs_reproducer(const CaseResult& r) {
+  return !r.reproducer.empty() && r.disposition != Disposition::kPassed && r.disposition != Disposition::kSkipped &&
+         r.disposition != Disposition::kXfail;  // a known failure (XFAIL) needs no new reproducer
+}
+
+const std::string* reproducer_file(const CaseResult& r) {
+  for (const auto& [k, v] : r.fields) {
+    if (k == "reproducer_file") return &v;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+void name_reproducers(const std::string& folder, std::vector<CaseResult>& results) {
+  int n = 0;
+  for (CaseResult& r : results) {
+    if (needs_reproducer(r)) {
+      r.fields.emplace_back("reproducer_file", (std::filesystem::path(folder) / reproducer_name(++n, r)).string());
+    }
+  }
+}
+
 bool write_failures(const std::string& folder, const std::vector<CaseResult>& results, const std::string& rerun) {
-  const std::filesystem::path dir = folder;
   int n = 0, written = 0;
   for (const CaseResult& r : results) {
-    const std::string y = failure_yaml(r);
-    if (y.empty() || r.disposition == Disposition::kPassed || r.disposition == Disposition::kSkipped ||
-        r.disposition == Disposition::kXfail) {
-      continue;  // a known failure (XFAIL) needs no new reproducer
-    }
-    const std::string path = (dir / reproducer_name(++n, r)).string();
-    const std::string again = "# rerun: kcheck run " + path + " --backend " + r.backend + rerun + "\n";
-    if (const std::string why = write_text_file(path, again + y); why.empty()) {
+    const std::string* path = reproducer_file(r);
+    if (path == nullptr) continue;
+    ++n;
+    const std::string again = "# rerun: kcheck run " + *path + " --backend " + r.backend + rerun + "\n";
+    if (const std::string why = write_text_file(*path, again + failure_yaml(r)); why.empty()) {
       ++written;
     } else {
-      std::fprintf(stderr, "kcheck: cannot write the failure reproducer %s: %s\n", terminal_safe(path).c_str(),
+      std::fprintf(stderr, "kcheck: cannot write the failure reproducer %s: %s\n", terminal_safe(*path).c_str(),
                    why.c_str());
     }
   }
-  if (written) std::printf("%d failure reproducers in %s\n", written, terminal_safe(dir.string()).c_str());
+  if (written) std::printf("%d failure reproducers in %s\n", written, terminal_safe(folder).c_str());
   return written == n;
 }
 

@@ -374,6 +374,7 @@ int run_command(const Args& args) {
   std::fputs(terminal_safe(waivers_text(waived, results, !o.waivers.empty())).c_str(), stdout);
   bool reproducers_written = true;
   if (!o.report.empty()) {
+    name_reproducers(failures_folder(o.report), results);
     if (std::string why = write_text_file(o.report, report_json(results, info)); !why.empty()) {
       return usage_error("cannot write " + o.report + ": " + why);
     }
