@@ -153,3 +153,8 @@ kc_shell_test(fuzz.steers_to_what_a_narrow_backend_runs
   $<TARGET_FILE:kcheck> ${kc_example} "${CMAKE_CURRENT_BINARY_DIR}/fuzz_narrow" "${CMAKE_CURRENT_BINARY_DIR}")
 set_tests_properties(fuzz.steers_to_what_a_narrow_backend_runs PROPERTIES
   FAIL_REGULAR_EXPRESSION "skip rate ([2-9][0-9]|100)\\.[0-9]%|generated\\) in [^\n]*\n[^\n]*passed 0,")
+# A backend that hangs costs K timeouts, not one per case: 3 TIMEOUT, the rest SKIPPED.
+kc_shell_test(run.a_hanging_backend_costs_three_timeouts
+  "example.hangs +0 +0 +0 +4 +0 +0 +3\n.*not run: 3 cases in a row crashed or timed out on example.hangs.*exit=1\n"
+  "\"$0\" run \"$2\" --plugin \"$1\" --backend example.hangs --timeout 1 --jobs 1 2>&1; echo \"exit=$?\""
+  $<TARGET_FILE:kcheck> ${kc_example} ${kc_plugin_case})

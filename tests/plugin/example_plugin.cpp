@@ -6,7 +6,9 @@
 // for the probe, never the end of a run, --in-process too). Built with KC_EXAMPLE_BARE it is written to DESIGN
 // section 7 alone: it exports kc_register_backends and no kc_plugin_abi_version, and
 // checks the ABI version it is given itself. "example.refuses_all" supports no case.
+#include <chrono>
 #include <stdexcept>
+#include <thread>
 
 #include "kc/plugin.h"
 
@@ -94,6 +96,16 @@ class F32Conv2d final : public Forwarding {
   }
 };
 
+// Never returns from a conv forward: the run must not wait the timeout on every case.
+class Hangs final : public Forwarding {
+ public:
+  Hangs() : Forwarding("example.hangs", 1.0) {}
+  kc::Status conv_forward(const kc::ConvGeometry&, const kc::Tensor&, const kc::Tensor&, const kc::Tensor*, bool,
+                          kc::Tensor&) override {
+    for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
+};
+
 class ThrowsName final : public Forwarding {
  public:
   ThrowsName() : Forwarding("example.throws_name", 1.0) {}
@@ -108,6 +120,7 @@ void register_examples(kc::Registry& r) {
   (void)r.add("example.throws_name", [] { return std::make_unique<ThrowsName>(); });
   (void)r.add("example.refuses_all", [] { return std::make_unique<RefusesAll>(); });
   (void)r.add("example.f32_conv2d", [] { return std::make_unique<F32Conv2d>(); });
+  (void)r.add("example.hangs", [] { return std::make_unique<Hangs>(); });
 }
 
 }  // namespace
