@@ -53,6 +53,8 @@ std::string one_line(std::string_view text);
 // has none.
 std::string file_on_one_line(std::string text, std::string_view file);
 
+// (count, text) pairs, the most frequent first, ties in text order (skip reasons).
+std::vector<std::pair<int, std::string>> most_frequent_first(const std::map<std::string, int>& counts);
 // One backend's line: "available, N cases: P passed, S skipped", "available, not run"
 // or "unavailable: reason".
 std::string backend_state(const std::vector<CaseResult>& results, const BackendStatus& b);

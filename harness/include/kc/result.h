@@ -13,6 +13,12 @@ namespace kc {
 // did not happen (fails the run, so that a stale waiver is noticed).
 enum class Disposition { kPassed, kFailed, kMistrusted, kSkipped, kInvalid, kCrashed, kTimeout, kXfail, kXpass };
 
+// Every disposition, in the order reports count them.
+inline constexpr Disposition kAllDispositions[] = {
+    Disposition::kPassed,  Disposition::kFailed,  Disposition::kMistrusted,
+    Disposition::kSkipped, Disposition::kInvalid, Disposition::kCrashed,
+    Disposition::kTimeout, Disposition::kXfail,   Disposition::kXpass};
+
 std::string_view disposition_name(Disposition d);  // "PASSED", ...
 std::string_view disposition_key(Disposition d);   // "passed", ... (report JSON keys)
 // The worse of two dispositions for rolling checks up into a case:

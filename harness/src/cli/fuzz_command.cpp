@@ -162,9 +162,7 @@ void print_skips(const fuzz::Outcome& out) {
   const double rate = out.generated > 0 ? 100.0 * static_cast<double>(skipped) / static_cast<double>(out.generated) : 0;
   std::printf("  skip rate %.1f%% (%lld of %lld generated)", rate, static_cast<long long>(skipped),
               static_cast<long long>(out.generated));
-  std::vector<std::pair<int, std::string>> top;
-  for (const auto& [m, n] : why) top.emplace_back(n, m);
-  std::sort(top.begin(), top.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  const std::vector<std::pair<int, std::string>> top = most_frequent_first(why);
   for (size_t i = 0; i < top.size() && i < 3; ++i) {
     std::printf("%s %d x %s", i == 0 ? ": top reasons:" : ";", top[i].first, terminal_safe(top[i].second).c_str());
   }

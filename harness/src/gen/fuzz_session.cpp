@@ -132,7 +132,7 @@ class Session {
  private:
   // `per_task` cases in each task: the timeout and the progress count scale with it.
   IsolateOptions isolation(bool with_progress, size_t per_task = 1) {
-    IsolateOptions o{s_.jobs, s_.timeout * static_cast<double>(per_task), s_.in_process, nullptr};
+    IsolateOptions o{s_.jobs, s_.timeout * static_cast<double>(per_task), s_.in_process, nullptr, nullptr, nullptr};
     if (with_progress && s_.progress) {
       o.progress = [this, per_task](size_t, size_t, const CaseResult&) {
         show_progress(static_cast<int64_t>(per_task));

@@ -33,9 +33,7 @@ Tally tally_of(const std::vector<CaseResult>& results, const std::string& backen
 
 // The most frequent skip reasons, "reason (n)", at most `shown` of them.
 std::string top_reasons(const Tally& t, size_t shown) {
-  std::vector<std::pair<int, std::string>> sorted;
-  for (const auto& [why, n] : t.skip_reasons) sorted.emplace_back(n, why);
-  std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  const std::vector<std::pair<int, std::string>> sorted = most_frequent_first(t.skip_reasons);
   std::string s;
   for (size_t i = 0; i < sorted.size() && i < shown; ++i) {
     std::string why = sorted[i].second.size() > 120 ? sorted[i].second.substr(0, 117) + "..." : sorted[i].second;
@@ -45,6 +43,13 @@ std::string top_reasons(const Tally& t, size_t shown) {
 }
 
 }  // namespace
+
+std::vector<std::pair<int, std::string>> most_frequent_first(const std::map<std::string, int>& counts) {
+  std::vector<std::pair<int, std::string>> sorted;
+  for (const auto& [what, n] : counts) sorted.emplace_back(n, what);
+  std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  return sorted;
+}
 
 std::string backend_state(const std::vector<CaseResult>& results, const BackendStatus& b) {
   if (!b.unavailable.empty()) return "unavailable: " + b.unavailable;

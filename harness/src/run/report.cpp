@@ -14,10 +14,6 @@
 namespace kc {
 namespace {
 
-constexpr Disposition kAll[] = {Disposition::kPassed,  Disposition::kFailed,  Disposition::kMistrusted,
-                                Disposition::kSkipped, Disposition::kInvalid, Disposition::kCrashed,
-                                Disposition::kTimeout, Disposition::kXfail,   Disposition::kXpass};
-
 std::string worst_json(const WorstPoint& w) {
   std::string s = "{\"tensor\": " + json_string(w.tensor) + ", \"index\": [";
   for (size_t i = 0; i < w.index.size(); ++i) s += (i ? ", " : "") + std::to_string(w.index[i]);
@@ -128,7 +124,7 @@ std::string diagnosis(const CaseResult& r) {
 
 std::map<std::string, int> summary_counts(const std::vector<CaseResult>& results) {
   std::map<std::string, int> counts;
-  for (Disposition d : kAll) counts[std::string(disposition_key(d))] = 0;
+  for (Disposition d : kAllDispositions) counts[std::string(disposition_key(d))] = 0;
   for (const CaseResult& r : results) counts[std::string(disposition_key(r.disposition))]++;
   return counts;
 }
@@ -241,9 +237,7 @@ std::string skip_reasons(const std::vector<CaseResult>& results) {
   }
   std::string s;
   for (const auto& [backend, reasons] : by_backend) {
-    std::vector<std::pair<int, std::string>> sorted;
-    for (const auto& [why, n] : reasons) sorted.emplace_back(n, why);
-    std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    const std::vector<std::pair<int, std::string>> sorted = most_frequent_first(reasons);
     for (size_t i = 0; i < sorted.size() && i < kShown; ++i) {
       std::string why = sorted[i].second;
       if (why.size() > kWidth) why = why.substr(0, kWidth - 3) + "...";

@@ -9,12 +9,8 @@
 namespace kc {
 namespace {
 
-constexpr Disposition kDispositions[] = {Disposition::kPassed,  Disposition::kFailed,  Disposition::kMistrusted,
-                                         Disposition::kSkipped, Disposition::kInvalid, Disposition::kCrashed,
-                                         Disposition::kTimeout, Disposition::kXfail,   Disposition::kXpass};
-
 Disposition disposition_of(const std::string& name) {
-  for (Disposition d : kDispositions) {
+  for (Disposition d : kAllDispositions) {
     if (disposition_name(d) == name) return d;
   }
   throw std::runtime_error("unknown disposition '" + name + "'");

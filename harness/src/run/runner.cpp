@@ -25,8 +25,7 @@ bool requested(const Case& c, std::string_view name) {
 // is compared with nothing), the table's rules from the case alone, then what only the
 // data or the backend decide (the check's own not_applicable).
 std::string why_not(const CheckDef& def, const CheckContext& ctx) {
-  const bool single_op = ctx.stack == nullptr && !is_stack(ctx.c);
-  if (!def.info.on_oracle && ctx.is_reference && single_op) return oracle_self_reason();
+  if (!def.info.on_oracle && ctx.is_reference && ctx.stack == nullptr) return oracle_self_reason();
   if (std::string why = check_never_applies(ctx.c, def.name()); !why.empty()) return why;
   return def.not_applicable ? def.not_applicable(ctx) : std::string();
 }
