@@ -13,12 +13,12 @@ namespace {
 
 constexpr uint64_t kMaxShards = 1u << 20;
 
-std::string check_range(const std::optional<uint64_t>& i, const std::optional<uint64_t>& n, int64_t& shard,
-                        int64_t& shards) {
-  if (!i || !n || *n == 0 || *i >= *n || *n > kMaxShards) return "bad";
+// Sets shard i of n when 0 <= i < n <= kMaxShards; false otherwise.
+bool set_shard(const std::optional<uint64_t>& i, const std::optional<uint64_t>& n, int64_t& shard, int64_t& shards) {
+  if (!i || !n || *n == 0 || *i >= *n || *n > kMaxShards) return false;
   shard = static_cast<int64_t>(*i);
   shards = static_cast<int64_t>(*n);
-  return {};
+  return true;
 }
 
 std::optional<uint64_t> env_number(const char* name) {
@@ -38,14 +38,14 @@ std::string from_environment(int64_t& shard, int64_t& shards) {
       return "--shard auto: SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_COUNT (and SLURM_ARRAY_TASK_MIN) must be whole "
              "numbers with MIN <= ID (an array --array=0-N)";
     }
-    if (!check_range(*id - *min, count, shard, shards).empty()) {
+    if (!set_shard(*id - *min, count, shard, shards)) {
       return "--shard auto: SLURM_ARRAY_TASK_ID " + std::to_string(*id) + " is not one of the " +
              std::to_string(*count) + " tasks of the array";
     }
     return {};
   }
   if (std::getenv("JOB_COMPLETION_INDEX") != nullptr) {
-    if (!check_range(env_number("JOB_COMPLETION_INDEX"), env_number("KC_SHARD_COUNT"), shard, shards).empty()) {
+    if (!set_shard(env_number("JOB_COMPLETION_INDEX"), env_number("KC_SHARD_COUNT"), shard, shards)) {
       return "--shard auto: JOB_COMPLETION_INDEX must be a whole number below KC_SHARD_COUNT (set it to the job's "
              "completions)";
     }
@@ -62,7 +62,7 @@ std::string parse_shard_option(const std::string& v, int64_t& shard, int64_t& sh
   const size_t slash = v.find('/');
   const auto i = slash == std::string::npos ? std::nullopt : parse_uint(v.substr(0, slash));
   const auto n = slash == std::string::npos ? std::nullopt : parse_uint(v.substr(slash + 1));
-  if (!check_range(i, n, shard, shards).empty()) {
+  if (!set_shard(i, n, shard, shards)) {
     return "--shard: expected i/n with 0 <= i < n <= " + std::to_string(kMaxShards) + ", or auto, got '" + v + "'";
   }
   return {};
