@@ -40,6 +40,10 @@ std::string stack_backward_not_applicable(const CheckContext& ctx);
 // Meaningful where backward judges (stack_backward_not_applicable says ""): not in
 // f16/bf16, whose allowance grows with depth past any gradient's size.
 std::string stack_runs_apart(const CheckContext& ctx, const StackRun& a, const StackRun& b);
+// For f16/bf16 runs whose dx is bitwise equal (so both routed the gradient alike): the
+// first dw or db apart by more than twice the accumulation's order allowance plus one
+// rounding to the storage dtype in each run ("" when none is).
+std::string stack_weight_grads_apart(const CheckContext& ctx, const StackRun& a, const StackRun& b);
 
 #undef KC_DECLARE_CHECK
 #undef KC_DECLARE_SCOPED_CHECK

@@ -96,45 +96,73 @@ AbsGrads absolute_grads(const StackContext& s, const StackRun& run) {
 }
 
 // tol of the top: 32 * depth * sqrt(n) * u, n the longest reduction of any layer.
-double order_tolerance(const CheckContext& ctx) {
+double order_tolerance(const CheckContext& ctx, double u) {
   int64_t n = 1;
   for (const StackLayer& l : ctx.stack->layers) {
     n = std::max({n, l.conv.reduction_length(), l.conv.batch * l.conv.spatial.out_count()});
   }
-  return 32.0 * static_cast<double>(ctx.stack->layers.size()) * std::sqrt(static_cast<double>(n)) * stack_unit(ctx.c);
+  return 32.0 * static_cast<double>(ctx.stack->layers.size()) * std::sqrt(static_cast<double>(n)) * u;
 }
 
 }  // namespace
 
-std::string stack_runs_apart(const CheckContext& ctx, const StackRun& a, const StackRun& b) {
+namespace {
+
+// The first gradient in which a and b differ by more than `allowed(name, want, abs,
+// variance, x, y)`; "" when none does. `from_dw` skips dx (the caller proved it equal).
+template <typename Allowed>
+std::string first_apart(const CheckContext& ctx, const StackRun& a, const StackRun& b, double u, bool from_dw,
+                        Allowed allowed_for) {
   const StackRun& ref = ctx.stack->ref;
   if (!ref.status.ok() || ref.conv_grads.size() != ctx.stack->layers.size()) {
     return "the oracle's run failed, so there is no allowance to judge by";
   }
-  const double tol = order_tolerance(ctx);
   const AbsGrads abs = absolute_grads(*ctx.stack, ref);
-  const GradVariance var = gradient_error_variance(*ctx.stack, stack_unit(ctx.c));
+  const GradVariance var = gradient_error_variance(*ctx.stack, u);
   auto at = [](const std::vector<Tensor>& v, size_t l) { return l < v.size() ? v[l] : Tensor{}; };
-  // Each run may be its allowance (scaled by the oracle's norms) away from the oracle, so
-  // two may be twice it apart. A gradient the oracle makes non-finite has no allowance.
+  // A gradient the oracle makes non-finite has no allowance.
   auto apart = [&](const std::string& name, const Tensor& x, const Tensor& y, const Tensor& want, const Tensor& abs_t,
                    const Tensor& variance) -> std::string {
     if (want.size() == 0 || bitwise_equal(x, y)) return {};
     if (!all_finite(want)) return name + " (the oracle's is not finite everywhere: no allowance to judge by)";
     const double error = diff_norm(x, y);
-    const double allowed = 2.0 * order_allowance(want, abs_t, variance, tol);
+    const double allowed = allowed_for(want, abs_t, variance, x, y);
     if (std::isfinite(error) && error <= allowed) return {};
     char buf[200];
-    std::snprintf(buf, sizeof buf, "%s (%.3g apart, twice the allowance is %.3g)", name.c_str(), error, allowed);
+    std::snprintf(buf, sizeof buf, "%s (%.3g apart, the allowance is %.3g)", name.c_str(), error, allowed);
     return buf;
   };
-  std::string found = apart("dx", a.dx, b.dx, ref.dx, abs.dx, var.dx);
+  std::string found = from_dw ? std::string() : apart("dx", a.dx, b.dx, ref.dx, abs.dx, var.dx);
   for (size_t l = 0; found.empty() && l < ref.dw.size(); ++l) {
     const std::string layer = " of layer " + std::to_string(l + 1);
     found = apart("dw" + layer, at(a.dw, l), at(b.dw, l), ref.dw[l], at(abs.dw, l), var.dw[l]);
     if (found.empty()) found = apart("db" + layer, at(a.db, l), at(b.db, l), ref.db[l], at(abs.db, l), var.db[l]);
   }
   return found;
+}
+
+}  // namespace
+
+std::string stack_runs_apart(const CheckContext& ctx, const StackRun& a, const StackRun& b) {
+  const double tol = order_tolerance(ctx, stack_unit(ctx.c));
+  // Each run may be its allowance (scaled by the oracle's norms) away from the oracle, so
+  // two may be twice it apart.
+  return first_apart(ctx, a, b, stack_unit(ctx.c), false,
+                     [&](const Tensor& want, const Tensor& abs_t, const Tensor& variance, const Tensor&, const Tensor&) {
+                       return 2.0 * order_allowance(want, abs_t, variance, tol);
+                     });
+}
+
+std::string stack_weight_grads_apart(const CheckContext& ctx, const StackRun& a, const StackRun& b) {
+  const double u_acc = unit_roundoff(accumulation_of(ctx.c));
+  const double u_store = unit_roundoff(ctx.c.dtype);
+  const double tol = order_tolerance(ctx, u_acc);
+  // Twice the accumulation's order allowance, plus each run's one rounding to storage.
+  return first_apart(
+      ctx, a, b, u_acc, true,
+      [&](const Tensor& want, const Tensor& abs_t, const Tensor& variance, const Tensor& x, const Tensor& y) {
+        return 2.0 * order_allowance(want, abs_t, variance, tol) + 2.0 * u_store * std::max(norm(x), norm(y));
+      });
 }
 
 CheckResult stack_shape_run(const CheckContext& ctx) {
@@ -206,7 +234,7 @@ CheckResult stack_backward_run(const CheckContext& ctx) {
   // in dw or db stands.
   const std::string why = distrust("dx", ref.dx);
   const double u = stack_unit(ctx.c);
-  const double tol = order_tolerance(ctx);
+  const double tol = order_tolerance(ctx, u);
   const StackRun& own = ctx.stack->lowered;
   if (!own.status.ok())
     return make_result("backward", Disposition::kFailed, "the oracle in the dtype failed: " + own.status.to_string());

@@ -92,9 +92,10 @@ void check_measured_saving(const std::vector<StackLayer>& layers, DType dtype, c
 // allowance for sums in another order holds (f32 and f64 stacks whose routing the oracle
 // forces), they must be within twice it, race or not: two agreeing runs prove no
 // determinism (atomics may add in one order in two runs and in another after a different
-// schedule), and a race must not hide a wrong recomputation. In f16/bf16, with no
-// allowance to judge by, a difference is reported only when two runs without
-// checkpointing differ too.
+// schedule), and a race must not hide a wrong recomputation. In f16/bf16, whose
+// allowance outgrows the gradients, a difference in dw or db alone (dx bitwise equal) is
+// judged by the accumulation's order allowance plus one rounding to storage; any other
+// is reported only when two runs without checkpointing differ too.
 void judge_difference(const CheckContext& ctx, const StackRun& plain, const StackRun& kept, const std::string& what,
                       CheckResult& r) {
   if (ctx.is_reference || ctx.c.deterministic) {
@@ -108,6 +109,21 @@ void judge_difference(const CheckContext& ctx, const StackRun& plain, const Stac
       r.message += "gradients with " + what +
                    ", by no more than sums in another order make (deterministic: "
                    "false, so reported, not failed; deterministic: true requires them bitwise equal)";
+      return;
+    }
+    r.disposition = Disposition::kFailed;
+    r.message += "gradients with " + what + ", beyond the noise of sums in another order: " + apart;
+    return;
+  }
+  // f16/bf16: with dx bitwise equal both runs routed the gradient alike, so the weight
+  // gradients can differ only by their sums' order (atomic adds that follow the schedule)
+  // and the one rounding to storage that follows; a wrong recomputation moves dx too.
+  if (bitwise_equal(plain.dx, kept.dx)) {
+    const std::string apart = stack_weight_grads_apart(ctx, plain, kept);
+    if (apart.empty()) {
+      r.message += "gradients with " + what +
+                   ", by no more than sums in another order and one rounding to the dtype make, with dx bitwise "
+                   "equal (deterministic: false, so reported, not failed)";
       return;
     }
     r.disposition = Disposition::kFailed;
