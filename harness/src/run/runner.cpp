@@ -85,6 +85,15 @@ Status asked(const char* what, Call&& call) {
   }
 }
 
+// A case whose op the backend turned down after supports() accepted it: SKIPPED with
+// that reason.
+CaseResult not_implemented(const Backend& backend, const char* what, const Status& s, CaseResult r) {
+  r.disposition = Disposition::kSkipped;
+  r.message = backend.name() + " does not implement this case: its " + what + " returned " + s.to_string() +
+              " after supports() accepted it";
+  return r;
+}
+
 // op: stack: the per-layer ops through the executor (stack_exec.h), the oracle in f64
 // without checkpointing, the backend in the case dtype under the case's policy.
 CaseResult check_stack(const Case& c, Backend& backend, CaseResult r) {
@@ -105,6 +114,7 @@ CaseResult check_stack(const Case& c, Backend& backend, CaseResult r) {
   keep.keep_conv_grads = true;
   const StackRun ref = run_stack(*oracle, *layers, *in, keep);
   const StackRun cand = run_stack(backend, *layers, *in, {std::get<StackParams>(c.op).checkpoint, c.dtype, true, true});
+  if (checks::unsupported(cand.status)) return not_implemented(backend, "the stack", cand.status, std::move(r));
   // The oracle in the case dtype: on the oracle itself that is `cand` (its checkpointed
   // gradients are bitwise those without), in f64 it is `ref`.
   const bool is_reference = backend.name() == "reference";
@@ -145,6 +155,9 @@ CaseResult check_valid(const Case& c, Backend& backend, CaseResult r) {
   const OpOutputs abs = absolute_pass(c, *geo, *in, ref);
   const bool is_reference = backend.name() == "reference";
   const OpOutputs cand = is_reference ? ref : invoke(backend, c, *geo, *in);
+  // supports() accepted the case but the backend does not implement the op after all:
+  // nothing can be checked, whatever check would run first (never a shape-only pass).
+  if (checks::unsupported(cand.forward)) return not_implemented(backend, "forward", cand.forward, std::move(r));
   const CheckContext ctx{c, *geo, *in, backend, is_reference, ref, abs, cand};
   run_checks(ctx, r);
   finish(r);
