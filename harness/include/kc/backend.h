@@ -10,6 +10,7 @@
 #include <string>
 
 #include "kc/case.h"
+#include "kc/numerics.h"
 #include "kc/shape.h"
 #include "kc/status.h"
 #include "kc/tensor.h"
@@ -39,6 +40,10 @@ class Backend {
   virtual Status maxpool_forward(const PoolGeometry& g, const Tensor& x, Tensor& y, IndexTensor* indices) = 0;
   // Must refuse (failed_precondition) when indices is null: never silently zero dx.
   virtual Status maxpool_backward(const PoolGeometry& g, const Tensor& dy, const IndexTensor* indices, Tensor& dx) = 0;
+
+  // How the backend computes (kc/numerics.h); the default is the strict contract. Last in
+  // the class, so that the layout of the calls above stays as it was.
+  virtual Numerics numerics() const { return {}; }
 };
 
 // The oracle as a backend: kc::ref behind the interface, outputs in f64.

@@ -38,4 +38,8 @@ Registry builtin_registry();
 // plugin's bug, which must not end the run) turned into a Status that says so.
 Status backend_available(const Registry& registry, std::string_view name);
 
+// describe() of the backend's declared numerics, or why they could not be asked (an
+// exception from its factory or numerics()).
+std::string backend_numerics(const Registry& registry, std::string_view name);
+
 }  // namespace kc

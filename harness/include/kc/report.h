@@ -22,6 +22,7 @@ struct BackendStatus {
   std::string unavailable;  // the reason; empty when available
   bool ran = false;         // its cases were run
   bool must_check = false;  // named with --backend, or a plugin's: a run that checks nothing on it is an error
+  std::string numerics;     // its declared numerics (kc/numerics.h: describe), when available
 };
 
 struct RunInfo {

@@ -48,4 +48,15 @@ Status backend_available(const Registry& registry, std::string_view name) {
   }
 }
 
+std::string backend_numerics(const Registry& registry, std::string_view name) {
+  try {
+    std::unique_ptr<Backend> b = registry.make(name);
+    return b ? describe(b->numerics()) : std::string();
+  } catch (const std::exception& e) {
+    return std::string("unknown: its numerics() threw: ") + e.what();
+  } catch (...) {
+    return "unknown: its numerics() threw a non-standard exception";
+  }
+}
+
 }  // namespace kc

@@ -12,7 +12,8 @@ int backends_command(const Args& args) {
   if (wants_help(args)) {
     std::fputs(
         "usage: kcheck backends [--plugin lib.so]...\n"
-        "  every backend of this build (and of the plugins): available, or unavailable (reason)\n",
+        "  every backend of this build (and of the plugins): available, or unavailable (reason),\n"
+        "  and the numerics it declares (accumulation, algorithm, subnormals, padding taps, relu'(NaN))\n",
         stdout);
     return 0;
   }
@@ -28,6 +29,7 @@ int backends_command(const Args& args) {
     const Status s = backend_available(reg, name);
     std::printf("%-*s %s\n", width, terminal_safe(name).c_str(),
                 s.ok() ? "available" : terminal_safe("unavailable (" + s.message() + ")").c_str());
+    if (s.ok()) std::printf("%-*s   numerics: %s\n", width, "", terminal_safe(backend_numerics(reg, name)).c_str());
   }
   return 0;
 }

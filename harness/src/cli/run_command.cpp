@@ -265,7 +265,8 @@ std::string choose_backends(const Registry& reg, const std::vector<std::string>&
         named ? std::find(o.backends.begin(), o.backends.end(), n) != o.backends.end() : n == "reference" || s.ok();
     if (runs && !s.ok()) return "--backend " + n + ": unavailable (" + s.message() + ")";
     if (runs && !named) o.backends.push_back(n);
-    statuses.push_back({n, s.ok() ? "" : s.message(), runs, runs && (named || plugin)});
+    statuses.push_back(
+        {n, s.ok() ? "" : s.message(), runs, runs && (named || plugin), s.ok() ? backend_numerics(reg, n) : ""});
   }
   return {};
 }

@@ -78,10 +78,10 @@ std::string backends_json(const std::vector<CaseResult>& results, const RunInfo&
     const Tally t = tally_of(results, b.name);
     s += std::string(i ? ",\n    " : "\n    ") + "{\"name\": " + json_string(b.name) +
          ", \"available\": " + (b.unavailable.empty() ? "true" : "false") +
-         ", \"reason\": " + json_string(b.unavailable) + ", \"ran\": " + (b.ran ? "true" : "false") +
-         ", \"cases\": " + std::to_string(t.ran) + ", \"passed\": " + std::to_string(t.passed) +
-         ", \"skipped\": " + std::to_string(t.skipped) + ", \"top_skip_reasons\": " + json_string(top_reasons(t, 3)) +
-         "}";
+         ", \"reason\": " + json_string(b.unavailable) + ", \"numerics\": " + json_string(b.numerics) +
+         ", \"ran\": " + (b.ran ? "true" : "false") + ", \"cases\": " + std::to_string(t.ran) +
+         ", \"passed\": " + std::to_string(t.passed) + ", \"skipped\": " + std::to_string(t.skipped) +
+         ", \"top_skip_reasons\": " + json_string(top_reasons(t, 3)) + "}";
   }
   return s + (info.backends.empty() ? "]" : "\n  ]");
 }

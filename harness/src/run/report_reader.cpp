@@ -81,8 +81,8 @@ StatusOr<ReadReport> read_report(const std::string& path) {
         out.info.extra[key] = kv.second.Scalar();
     }
     for (const YAML::Node& b : root["backends"]) {
-      out.info.backends.push_back(
-          {b["name"].as<std::string>(), b["reason"].as<std::string>(), b["ran"].as<bool>(), false});
+      out.info.backends.push_back({b["name"].as<std::string>(), b["reason"].as<std::string>(), b["ran"].as<bool>(),
+                                   false, b["numerics"] ? b["numerics"].as<std::string>() : std::string()});
     }
     for (const YAML::Node& r : root["results"]) out.results.push_back(result_of(r));
   } catch (const YAML::BadFile&) {
