@@ -148,9 +148,8 @@ std::string stack_runs_apart(const CheckContext& ctx, const StackRun& a, const S
   // Each run may be its allowance (scaled by the oracle's norms) away from the oracle, so
   // two may be twice it apart.
   return first_apart(ctx, a, b, stack_unit(ctx.c), false,
-                     [&](const Tensor& want, const Tensor& abs_t, const Tensor& variance, const Tensor&, const Tensor&) {
-                       return 2.0 * order_allowance(want, abs_t, variance, tol);
-                     });
+                     [&](const Tensor& want, const Tensor& abs_t, const Tensor& variance, const Tensor&,
+                         const Tensor&) { return 2.0 * order_allowance(want, abs_t, variance, tol); });
 }
 
 std::string stack_weight_grads_apart(const CheckContext& ctx, const StackRun& a, const StackRun& b) {
