@@ -190,19 +190,28 @@ std::string Swamping::one(bool with_dx) const {
   return {};
 }
 
-FusedExpectation fused_expectation(const CheckContext& ctx, const ConvGeometry& g) {
+int64_t nan_preactivations(const ReluAmbiguity& a) {
+  int64_t n = 0;
+  for (int64_t i = 0; i < a.z.size(); ++i) n += std::isnan(a.z[i]);
+  return n;
+}
+
+FusedExpectation fused_expectation(const CheckContext& ctx, const ConvGeometry& g, bool nan_passes) {
   FusedExpectation e;
   const ReluAmbiguity a = relu_ambiguity(ctx, g);
   e.ambiguous = a.count;
-  if (a.count == 0) return e;
+  if (a.count == 0 && !(nan_passes && nan_preactivations(a) > 0)) return e;
   Tensor dz = Tensor::zeros(DType::kF64, a.z.shape);
   for (int64_t i = 0; i < a.z.size(); ++i) {
-    if (!a.ambiguous[static_cast<size_t>(i)] && a.z[i] > 0.0) dz[i] = ctx.in.dy[i];
+    const bool routes = a.z[i] > 0.0 || (nan_passes && std::isnan(a.z[i]));
+    if (!a.ambiguous[static_cast<size_t>(i)] && routes) dz[i] = ctx.in.dy[i];
   }
   e.want = ref::conv_backward(g, ctx.in.x, ctx.in.w, dz);
   e.want.db = ref::conv_backward_bias(g, dz);
-  e.slack = ambiguity_slack(ctx, g, a);
-  e.swamp = swamping(a, e.slack, ctx.ref);
+  if (a.count > 0) {
+    e.slack = ambiguity_slack(ctx, g, a);
+    e.swamp = swamping(a, e.slack, ctx.ref);
+  }
   return e;
 }
 

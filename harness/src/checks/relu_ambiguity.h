@@ -63,6 +63,12 @@ struct FusedExpectation {
   Swamping swamp;  // whether the ambiguity leaves the gradients, or one of them, unjudged
 };
 
-FusedExpectation fused_expectation(const CheckContext& ctx, const ConvGeometry& g);
+// nan_passes: relu'(NaN) routes dy (PyTorch's threshold_backward, oneDNN) instead of the
+// oracle's 0; `want` is then filled whenever some pre-activation is NaN.
+FusedExpectation fused_expectation(const CheckContext& ctx, const ConvGeometry& g, bool nan_passes = false);
+
+// How many pre-activations z = conv(x, w) + b are NaN, where relu'(z) is a convention
+// (DESIGN section 3: 0 or dy are both accepted, and the report names which).
+int64_t nan_preactivations(const ReluAmbiguity& a);
 
 }  // namespace kc::checks
