@@ -1,12 +1,17 @@
 // The built-in backends: the reference, our cuda kernels and the peers, each either
 // registered or listed as missing with the reason this build lacks it. Its own library
 // (kc_backends), so that kc_harness, which plugins link, links no CUDA.
+#include <initializer_list>
+
 #include "kc/registry.h"
 #include "run/build_info.h"
 
 #ifdef KC_HAVE_CUDA
 #include "kc/gpu/backends.h"  // cuda, and the cudnn peer when cuDNN was found
 #include "kc/gpu/device.h"
+#endif
+#ifdef KC_HAVE_ONEDNN
+#include "kc/onednn/backends.h"  // onednn, onednn.plain, onednn.winograd (linked in by peers/onednn)
 #endif
 
 namespace kc {
@@ -55,6 +60,14 @@ Registry builtin_registry() {
 #else
   (void)r.add("cuda", missing("cuda", "built without CUDA: no CUDA compiler was found at configure time"));
   (void)r.add("cudnn", missing("cudnn", "built without CUDA: no CUDA compiler was found at configure time"));
+#endif
+#ifdef KC_HAVE_ONEDNN
+  (void)r.add("onednn", &onednn::make_onednn_backend);
+  (void)r.add("onednn.plain", &onednn::make_onednn_plain_backend);
+  (void)r.add("onednn.winograd", &onednn::make_onednn_winograd_backend);
+#else
+  for (const char* name : {"onednn", "onednn.plain", "onednn.winograd"})
+    (void)r.add(name, missing(name, "built without oneDNN (libdnnl-dev was not found at configure time)"));
 #endif
   return r;
 }

@@ -1,0 +1,141 @@
+// Max pooling through oneDNN. The `any` flavors feed the pool in the layout oneDNN's own
+// convolution writes (asked of a 1x1 convolution), as in a framework where a conv
+// precedes the pool; onednn.plain keeps N C [D] [H] W.
+#include "onednn_pool.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "pool_workspace.h"
+
+namespace kc::onednn {
+namespace {
+
+using dnnl::algorithm;
+using dnnl::prop_kind;
+
+struct PoolWindows {
+  memory::dims strides, kernel, dilation, pad_l, pad_r;
+};
+
+// pad_r widened so that oneDNN's floor((in + lo + hi - extent) / s) + 1 is the contract's out.
+PoolWindows windows(const PoolGeometry& g) {
+  PoolWindows w;
+  for (const DimGeometry& d : g.spatial.dims) {
+    w.strides.push_back(d.stride);
+    w.kernel.push_back(d.kernel);
+    w.dilation.push_back(d.dilation - 1);
+    w.pad_l.push_back(d.pad_lo);
+    w.pad_r.push_back(std::max(d.pad_hi, (d.out - 1) * d.stride + d.extent() - d.in - d.pad_lo));
+  }
+  return w;
+}
+
+memory::desc conv_output_layout(const dnnl::engine& engine, const memory::dims& dims, memory::data_type type) {
+  memory::dims wd = {dims[1], dims[1]}, ones(dims.size() - 2, 1), zeros(dims.size() - 2, 0);
+  wd.insert(wd.end(), ones.begin(), ones.end());
+  const memory::desc any(dims, type, memory::format_tag::any);
+  const dnnl::convolution_forward::primitive_desc pd({prop_kind::forward_training,
+                                                      algorithm::convolution_direct,
+                                                      any,
+                                                      {wd, type, memory::format_tag::any},
+                                                      any,
+                                                      ones,
+                                                      zeros,
+                                                      zeros,
+                                                      zeros},
+                                                     engine);
+  return pd.dst_desc();
+}
+
+std::vector<int64_t> read_offsets(Context& ctx, const memory& ws) {
+  const memory plain = to_plain(ctx, ws);
+  const memory::desc d = plain.get_desc();
+  const size_t n = d.get_size() / memory::data_type_size(d.data_type());
+  std::vector<int64_t> out(n);
+  if (d.data_type() == memory::data_type::u8) {
+    const auto* p = static_cast<const uint8_t*>(plain.get_data_handle());
+    for (size_t i = 0; i < n; ++i) out[i] = p[i];
+  } else {
+    const auto* p = static_cast<const int32_t*>(plain.get_data_handle());
+    for (size_t i = 0; i < n; ++i) out[i] = p[i];
+  }
+  return out;
+}
+
+memory write_offsets(Context& ctx, const std::vector<int64_t>& offsets, const memory::desc& ws) {
+  memory plain(plain_desc(ws.dims(), ws.data_type()), ctx.engine);
+  if (ws.data_type() == memory::data_type::u8) {
+    auto* p = static_cast<uint8_t*>(plain.get_data_handle());
+    for (size_t i = 0; i < offsets.size(); ++i) p[i] = static_cast<uint8_t>(offsets[i]);
+  } else {
+    auto* p = static_cast<int32_t*>(plain.get_data_handle());
+    for (size_t i = 0; i < offsets.size(); ++i) p[i] = static_cast<int32_t>(offsets[i]);
+  }
+  return reordered(ctx, plain, ws);
+}
+
+void execute(Context& ctx, const dnnl::primitive& p, const std::unordered_map<int, memory>& args) {
+  p.execute(ctx.stream, args);
+  ctx.stream.wait();
+}
+
+}  // namespace
+
+PoolPlan make_pool_plan(const dnnl::engine& engine, const PoolGeometry& g, memory::data_type type, Flavor flavor,
+                        bool training) {
+  PoolPlan p;
+  p.x_dims = to_dims(g.x_shape());
+  p.y_dims = to_dims(g.y_shape());
+  const PoolWindows w = windows(g);
+  const memory::desc x =
+      flavor == Flavor::kPlain ? plain_desc(p.x_dims, type) : conv_output_layout(engine, p.x_dims, type);
+  const memory::desc y =
+      flavor == Flavor::kPlain ? plain_desc(p.y_dims, type) : memory::desc(p.y_dims, type, memory::format_tag::any);
+  const prop_kind kind = training ? prop_kind::forward_training : prop_kind::forward_inference;
+  p.fwd = {{kind, algorithm::pooling_max, x, y, w.strides, w.kernel, w.dilation, w.pad_l, w.pad_r}, engine};
+  if (training) {
+    p.bwd.emplace(dnnl::pooling_v2_backward::desc(algorithm::pooling_max, p.fwd.src_desc(), p.fwd.dst_desc(), w.strides,
+                                                  w.kernel, w.dilation, w.pad_l, w.pad_r),
+                  engine, p.fwd);
+  }
+  return p;
+}
+
+std::string implementations(const PoolPlan& plan) {
+  std::string s = std::string("pool fwd ") + plan.fwd.impl_info_str();
+  if (plan.bwd) s += std::string(", pool bwd ") + plan.bwd->impl_info_str();
+  return s;
+}
+
+void run_pool_forward(Context& ctx, const PoolPlan& plan, const PoolGeometry& g, const Tensor& x, Tensor& y,
+                      IndexTensor* indices) {
+  memory y_m(plan.fwd.dst_desc(), ctx.engine);
+  std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, from_tensor(ctx, x, plan.x_dims, plan.fwd.src_desc())},
+                                          {DNNL_ARG_DST, y_m}};
+  std::optional<memory> ws;
+  if (indices != nullptr) {
+    ws.emplace(plan.fwd.workspace_desc(), ctx.engine);
+    args[DNNL_ARG_WORKSPACE] = *ws;
+  }
+  execute(ctx, dnnl::pooling_v2_forward(plan.fwd), args);
+  to_tensor(ctx, y_m, x.dtype, y);
+  if (indices != nullptr) decode_window_offsets(g, read_offsets(ctx, *ws), *indices);
+}
+
+Status run_pool_backward(Context& ctx, const PoolPlan& plan, const PoolGeometry& g, const Tensor& dy,
+                         const IndexTensor& indices, Tensor& dx) {
+  KC_ASSIGN_OR_RETURN(std::vector<int64_t> offsets, encode_window_offsets(g, indices));
+  const auto& pd = *plan.bwd;
+  memory dx_m(pd.diff_src_desc(), ctx.engine);
+  execute(ctx, dnnl::pooling_v2_backward(pd),
+          {{DNNL_ARG_DIFF_DST, from_tensor(ctx, dy, plan.y_dims, pd.diff_dst_desc())},
+           {DNNL_ARG_WORKSPACE, write_offsets(ctx, offsets, pd.workspace_desc())},
+           {DNNL_ARG_DIFF_SRC, dx_m}});
+  to_tensor(ctx, dx_m, dy.dtype, dx);
+  return ok_status();
+}
+
+}  // namespace kc::onednn

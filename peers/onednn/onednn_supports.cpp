@@ -1,0 +1,72 @@
+// supports() of the oneDNN peers.
+#include "onednn_supports.h"
+
+#include <string>
+
+#include "kc/onednn/backends.h"
+#include "kc/shape.h"
+#include "onednn_memory.h"
+#include "onednn_pool.h"
+#include "onednn_status.h"
+
+namespace kc::onednn {
+namespace {
+
+Status case_rules(const Case& c) {
+  if (c.dtype == DType::kF64) return unimplemented("f64 storage: oneDNN has no f64 convolution or max pooling");
+  if (c.accumulation && *c.accumulation != DType::kF32) {
+    return unimplemented("accumulation: " + std::string(dtype_name(*c.accumulation)) +
+                         ": oneDNN accumulates f32, bf16 and f16 data in f32");
+  }
+  const ConvParams* conv = std::get_if<ConvParams>(&c.op);
+  if (const auto* fused = std::get_if<ConvBiasReluParams>(&c.op)) conv = &fused->conv;
+  if (conv != nullptr && conv->padding_mode != PaddingMode::kZeros) {
+    return unimplemented("padding_mode " + std::string(padding_mode_name(conv->padding_mode)) +
+                         ": oneDNN pads with zeros only");
+  }
+  return ok_status();
+}
+
+// Why oneDNN had no implementation, in the user's terms.
+std::string no_implementation(const Case& c, Flavor flavor, bool pool) {
+  const std::string op = pool ? "max pooling" : "convolution";
+  const std::string lib = library_version();
+  if (!pool && flavor == Flavor::kWinograd) {
+    return lib + " cannot run this convolution as Winograd (its jit_wino_4x3 F(4,3) takes f32 2-D convolutions " +
+           "with 3x3 kernels, stride 1, no dilation and one group)";
+  }
+  if (c.dtype == DType::kBF16) return "this CPU has no bf16 " + op + " in " + lib + " for this case";
+  if (c.dtype == DType::kF16) return "this CPU has no f16 " + op + " in " + lib;
+  return lib + " has no implementation of this " + op;
+}
+
+Status ask_onednn(const Case& c, Flavor flavor, const dnnl::engine& engine) {
+  const memory::data_type type = *data_type(c.dtype);
+  if (const auto* p = std::get_if<MaxPoolParams>(&c.op)) {
+    const StatusOr<PoolGeometry> g = pool_geometry(c);
+    if (!g.ok()) return ok_status();  // invalid: the runner says so
+    return guarded("max pooling", [&] {
+      (void)make_pool_plan(engine, *g, type, pool_flavor(flavor), p->mode == PoolMode::kTraining);
+      return ok_status();
+    });
+  }
+  const StatusOr<ConvGeometry> g = conv_geometry(c);
+  if (!g.ok()) return ok_status();
+  return guarded("convolution", [&] {
+    (void)make_conv_plan(engine, *g, type, flavor, std::holds_alternative<ConvBiasReluParams>(c.op));
+    return ok_status();
+  });
+}
+
+}  // namespace
+
+Status onednn_supports(const Case& c, Flavor flavor, const dnnl::engine& engine) {
+  if (is_stack(c)) return ok_status();  // each layer's case is asked on its own
+  KC_RETURN_IF_ERROR(case_rules(c));
+  const Status s = ask_onednn(c, flavor, engine);
+  if (s.code() != StatusCode::kUnimplemented) return s;
+  return unimplemented(no_implementation(c, flavor, std::holds_alternative<MaxPoolParams>(c.op)) + " (" + s.message() +
+                       ")");
+}
+
+}  // namespace kc::onednn
