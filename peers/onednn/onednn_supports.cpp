@@ -18,6 +18,11 @@ Status case_rules(const Case& c) {
     return unimplemented("accumulation: " + std::string(dtype_name(*c.accumulation)) +
                          ": oneDNN accumulates f32, bf16 and f16 data in f32");
   }
+  if (const auto* pool = std::get_if<MaxPoolParams>(&c.op); pool && pool->tie == TieRule::kLast) {
+    return unimplemented(
+        "maxpool tie: last: oneDNN's max pooling keeps the first maximum of a window (it replaces the running "
+        "maximum only on a strictly greater value), so it runs tie: first and tie: any");
+  }
   const ConvParams* conv = std::get_if<ConvParams>(&c.op);
   if (const auto* fused = std::get_if<ConvBiasReluParams>(&c.op)) conv = &fused->conv;
   if (conv != nullptr && conv->padding_mode != PaddingMode::kZeros) {

@@ -1,5 +1,6 @@
 // What a oneDNN peer refuses, with the reason: only what oneDNN cannot run. The rules
-// of the case come first (f64 storage or accumulation, padding modes other than zeros),
+// of the case come first (f64 storage, an accumulation other than f32, max-pool tie: last,
+// padding modes other than zeros),
 // then oneDNN itself is asked: the primitive descriptors of every direction the case
 // runs are created, so that a case accepted here is never turned down by an op later.
 #pragma once

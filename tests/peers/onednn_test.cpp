@@ -52,6 +52,14 @@ Case conv(ConvSpec s, uint64_t seed = 3) {
 TEST(Onednn, ConvMatchesTheReference) {
   const std::vector<Case> cases = {
       conv({.batch = 2,
+            .channels = 4,
+            .out_channels = 8,
+            .spatial = {6, 6},
+            .kernel = {3, 3},
+            .padding = test::explicit_pad({{1, 1}, {1, 1}}),
+            .bias = true,
+            .dtype = DType::kBF16}),
+      conv({.batch = 2,
             .channels = 3,
             .out_channels = 4,
             .spatial = {7, 6},
@@ -223,7 +231,9 @@ TEST(Onednn, RefusesWhatOnednnCannotRun) {
                        .kernel = {3, 3},
                        .padding = test::explicit_pad({{1, 1}, {1, 1}}),
                        .mode = PaddingMode::kReflect});
+  Case last = test::pool_case({.spatial = {4, 4}, .kernel = {2, 2}, .tie = TieRule::kLast, .dtype = DType::kF32});
   for (auto& backend : direct_peers()) {
+    EXPECT_NE(backend->supports(last).message().find("tie: last"), std::string::npos);
     const Status s = backend->supports(f64);
     EXPECT_EQ(s.code(), StatusCode::kUnimplemented);
     EXPECT_NE(s.message().find("oneDNN has no f64 convolution"), std::string::npos) << s.message();
