@@ -5,6 +5,7 @@
 
 #include "kc/ref/conv.h"
 #include "kc/ref/maxpool.h"
+#include "run/transform_bound.h"
 
 namespace kc {
 namespace {
@@ -87,6 +88,16 @@ OpOutputs absolute_pass(const Case& c, const OpGeometry& g, const OpInputs& in, 
     if (dx.ok()) a.dx = std::move(dx).value();
   }
   return a;
+}
+
+OpOutputs absolute_pass_for(const Backend& backend, const Case& c, const OpGeometry& g, const OpInputs& in,
+                            const OpOutputs& ref) {
+  OpOutputs abs = absolute_pass(c, g, in, ref);
+  if (backend.name() == "reference" || !std::holds_alternative<ConvGeometry>(g) || !backend.numerics().transform()) {
+    return abs;
+  }
+  for (Tensor* t : {&abs.y, &abs.dx, &abs.dw}) spread_over_planes(*t);
+  return abs;
 }
 
 }  // namespace kc

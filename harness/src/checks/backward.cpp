@@ -14,6 +14,7 @@
 #include "common.h"
 #include "kc/ref/conv.h"
 #include "kc/ref/maxpool.h"
+#include "padding_taps.h"
 #include "relu_ambiguity.h"
 
 namespace kc::checks {
@@ -84,7 +85,9 @@ CheckResult backward_run(const CheckContext& ctx) {
   };
   if (const ConvGeometry* cg = conv_geo(ctx)) {
     compare("dx", ctx.cand.dx, ctx.ref.dx, ctx.abs.dx);
-    compare("dw", ctx.cand.dw, ctx.ref.dw, ctx.abs.dw);
+    compare_padding_taps(ctx, "dw", ctx.cand.dw, ctx.ref.dw, ctx.abs.dw, dw_without_padding_taps(ctx, *cg, ctx.in.dy),
+                         r);
+    if (why.empty()) why = distrust_output(ctx.geo, "dw", ctx.ref.dw);
     if (cg->bias) compare("db", ctx.cand.db, ctx.ref.db, ctx.abs.db);
   } else {
     const PoolGeometry& pg = *pool_geo(ctx);

@@ -6,6 +6,7 @@
 #include "check_list.h"
 #include "check_math.h"
 #include "common.h"
+#include "padding_taps.h"
 
 namespace kc::checks {
 namespace {
@@ -40,7 +41,11 @@ void compare_indices(const CheckContext& ctx, const PoolGeometry& g, CheckResult
 
 CheckResult forward_run(const CheckContext& ctx) {
   CheckResult r = make_result("forward", Disposition::kPassed);
-  compare_tensors("y", ctx.cand.y, ctx.ref.y, &ctx.abs.y, tolerance_for(ctx, "y"), r);
+  if (const ConvGeometry* cg = conv_geo(ctx)) {
+    compare_padding_taps(ctx, "y", ctx.cand.y, ctx.ref.y, ctx.abs.y, y_without_padding_taps(ctx, *cg), r);
+  } else {
+    compare_tensors("y", ctx.cand.y, ctx.ref.y, &ctx.abs.y, tolerance_for(ctx, "y"), r);
+  }
   if (const PoolGeometry* g = pool_geo(ctx); g && ctx.ref.indices) {
     if (!ctx.cand.indices) {
       mark_failed(r);

@@ -200,7 +200,7 @@ std::optional<CheckResult> add_rows(Problem& p, const std::vector<bool>& skip) {
     Row row;
     row.output = j;
     row.ref = invoke(*oracle, ctx.c, ctx.geo, in);
-    row.abs = absolute_pass(ctx.c, ctx.geo, in, row.ref);
+    row.abs = absolute_pass_for(ctx.backend, ctx.c, ctx.geo, in, row.ref);
     row.cand = ctx.is_reference ? row.ref : invoke(ctx.backend, ctx.c, ctx.geo, in);
     const std::string which = " for the unit dy of output " + dims_to_string(unravel(j, in.dy.shape));
     if (!row.cand.forward.ok()) return call_failed("gradcheck", "forward" + which, row.cand.forward);

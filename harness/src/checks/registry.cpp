@@ -7,6 +7,7 @@
 #include "core/check.h"
 #include "kc/shape.h"
 #include "padding_coverage.h"
+#include "run/transform_bound.h"
 
 namespace kc {
 
@@ -49,6 +50,39 @@ const std::vector<CheckDef>& check_registry() {
   return registry;
 }
 
+namespace {
+
+// A candidate that declares a transform algorithm is judged by its bound (transform_bound.h)
+// and never held to exact equality (DESIGN section 4).
+void with_transform(const CheckContext& ctx, const ConvGeometry& g, ToleranceSpec& s) {
+  const Numerics n = ctx.backend.numerics();
+  if (!n.transform()) return;
+  const int rank = static_cast<int>(g.spatial.dims.size());
+  s.transform_growth = transform_growth(n, rank);
+  s.transform_terms = transform_terms(n, rank);
+  const bool exact = s.tolerance.kind == ToleranceKind::kExact ||
+                     (s.tolerance.kind == ToleranceKind::kExplicit && s.tolerance.rtol == 0 && s.tolerance.atol == 0);
+  if (!exact) return;
+  s.tolerance = Tolerance{};
+  s.note = "judged by " + algorithm_name(n) +
+           "'s error bound, not exactly: its transforms round even data whose direct sums are exact";
+}
+
+// What a declared flush of subnormals may move a result by: its own flush (one smallest
+// normal number) and each of its n terms' (an input below it, flushed on conversion,
+// times the largest input magnitude).
+double flush_allowance(const CheckContext& ctx, const ToleranceSpec& s) {
+  double most = 0.0;
+  for (const Tensor* t : {&ctx.in.x, &ctx.in.w, &ctx.in.b, &ctx.in.dy}) {
+    for (int64_t i = 0; i < t->size(); ++i) {
+      if (std::isfinite((*t)[i])) most = std::max(most, std::abs((*t)[i]));
+    }
+  }
+  return std::ldexp(1.0, min_normal_exponent(s.storage)) * (1.0 + static_cast<double>(s.n) * most);
+}
+
+}  // namespace
+
 ToleranceSpec tolerance_for(const CheckContext& ctx, std::string_view tensor) {
   // The case's accumulation describes a candidate's sums; the oracle's own checks keep
   // the contract's default (the oracle sums in f64).
@@ -62,6 +96,8 @@ ToleranceSpec tolerance_for(const CheckContext& ctx, std::string_view tensor) {
     const auto& pg = std::get<PoolGeometry>(ctx.geo);
     s.n = tensor == "dx" ? pg.spatial.kernel_count() : 1;  // y is a selection: exact
   }
+  if (const auto* g = std::get_if<ConvGeometry>(&ctx.geo); g && !ctx.is_reference) with_transform(ctx, *g, s);
+  if (!ctx.is_reference && ctx.backend.numerics().flushes_subnormals) s.flush_atol = flush_allowance(ctx, s);
   return s;
 }
 

@@ -33,6 +33,18 @@ std::string not_stored_in(const ToleranceSpec& spec, const std::string& tensor, 
          "; a backend rounds its outputs to the case dtype)";
 }
 
+// Where failing elements are 0 (of either sign) while the oracle's value lies below the
+// dtype's smallest normal number: the backend flushed subnormals without declaring it.
+std::string flushed(const ToleranceSpec& spec, int64_t failures, const std::vector<std::pair<double, double>>& bad) {
+  const double normal = std::ldexp(1.0, min_normal_exponent(spec.storage));
+  int64_t n = 0;
+  for (const auto& [c, r] : bad) n += c == 0.0 && r != 0.0 && std::abs(r) < normal;
+  if (n == 0) return {};
+  return " (" + std::string(n == failures ? "all " : "") + std::to_string(n) + (n == 1 ? " is a" : " are") +
+         " subnormal flushed to zero: the backend does not declare FTZ" +
+         (spec.flush_atol > 0 ? ", or flushes beyond its allowance" : "") + ")";
+}
+
 // NaN meets NaN and an infinity meets the same infinity; anything else non-finite fails.
 bool special_agrees(double cand, double ref) {
   if (std::isnan(ref)) return std::isnan(cand);
@@ -74,7 +86,7 @@ double element_bound(const ToleranceSpec& s, double ref, double abs_sum) {
     case ToleranceKind::kExact:
       return 0.0;
     case ToleranceKind::kExplicit:
-      return s.tolerance.atol + s.tolerance.rtol * std::abs(ref);
+      return s.tolerance.atol + s.tolerance.rtol * std::abs(ref) + s.flush_atol;
     case ToleranceKind::kBound:
       break;
   }
@@ -84,7 +96,12 @@ double element_bound(const ToleranceSpec& s, double ref, double abs_sum) {
   const double underflow = static_cast<double>(s.n) * underflow_unit(acc) + underflow_unit(s.storage);
   const double gamma = gamma_n(s.n, u_acc);
   if (!(gamma < INFINITY)) return INFINITY;  // n * u >= 1 (never inf * 0 = NaN); validate refuses such cases
-  return kBoundSafety * (gamma * abs_sum + underflow) + u_out * std::abs(ref);
+  double transform = 0.0;
+  if (s.transform_growth > 0.0) {
+    transform = s.transform_growth * gamma_n(s.n + s.transform_terms, u_acc);
+    if (!(transform < INFINITY)) return INFINITY;  // no bound is known for the algorithm
+  }
+  return kBoundSafety * ((gamma + transform) * abs_sum + underflow) + u_out * std::abs(ref) + s.flush_atol;
 }
 
 void mark_failed(CheckResult& r) {
@@ -108,7 +125,9 @@ void compare_tensors(const std::string& tensor, const Tensor& cand, const Tensor
     out.message += "; ";
     return;
   }
+  if (!spec.note.empty() && out.message.find(spec.note) == std::string::npos) out.message += spec.note + "; ";
   std::vector<WorstPoint> bad;
+  std::vector<std::pair<double, double>> bad_all;  // (cand, ref) of every failing element
   int64_t failures = 0, unbounded = 0, infinite_terms = 0;
   int64_t holds_zero = 0, nonzero = 0;  // elements whose bound reaches 0; elements not 0
   int64_t closest = -1;                 // the element nearest its bound, when every element is within it
@@ -152,6 +171,7 @@ void compare_tensors(const std::string& tensor, const Tensor& cand, const Tensor
     if (ok) continue;
     ++failures;
     bad.push_back({tensor, unravel(i, ref.shape), c, r, bound});
+    bad_all.push_back({c, r});
   }
   if (failures == 0 && unbounded > 0) {
     if (out.disposition == Disposition::kPassed) out.disposition = Disposition::kMistrusted;
@@ -159,6 +179,8 @@ void compare_tensors(const std::string& tensor, const Tensor& cand, const Tensor
     // A finite value whose terms' magnitudes sum to infinity: an infinite input reached
     // it and something made it finite again (relu of -inf is 0).
     const std::string why = spec.tolerance.kind == ToleranceKind::kExplicit ? "the explicit tolerance overflows"
+                            : !(spec.transform_growth < INFINITY)
+                                ? "no error bound is known for the transform algorithm the backend declares"
                             : infinite_terms > 0
                                 ? "an infinite input reaches " +
                                       std::string(infinite_terms < unbounded ? "some of " : "") +
@@ -207,7 +229,7 @@ void compare_tensors(const std::string& tensor, const Tensor& cand, const Tensor
   out.worst.insert(out.worst.end(), bad.begin(), bad.end());
   out.message += tensor + ": " + std::to_string(failures) + " of " + std::to_string(ref.size()) +
                  " elements outside the tolerance";
-  out.message += not_stored_in(spec, tensor, cand) + "; ";
+  out.message += flushed(spec, failures, bad_all) + not_stored_in(spec, tensor, cand) + "; ";
 }
 
 }  // namespace kc
