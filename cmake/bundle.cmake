@@ -2,7 +2,8 @@
 # Debian packages (gpu/bundle/README.md). It configures and builds this source tree a
 # second time with KC_PORTABLE=ON (cmake/portable.cmake) in bundle-build/, then
 # assembles bin/, lib/, cases/ and run.sh (gpu/bundle/assemble.cmake). Not part of
-# `all`: `ninja kc_bundle`.
+# `all`: `ninja kc_bundle`. The oneDNN peers stay out (they need Debian's libdnnl, and run
+# on CPU machines, where the main build has them).
 if(KC_PORTABLE AND TARGET kcheck-bench)
   # Google Benchmark is a shared C++ library: kcheck-bench uses the node's libstdc++.so.6
   # rather than a static copy beside libbenchmark's shared one (cmake/portable.cmake).
@@ -17,7 +18,7 @@ set(kc_bundle_build "${PROJECT_BINARY_DIR}/bundle-build")
 get_filename_component(kc_cuda_root "${CMAKE_CUDA_COMPILER}" DIRECTORY)  # .../bin
 get_filename_component(kc_cuda_root "${kc_cuda_root}" DIRECTORY)
 set(kc_bundle_args
-  -DKC_PORTABLE=ON -DCMAKE_BUILD_TYPE=Release -DKC_BUILD_TESTS=ON -DKC_BUILD_BENCH=${KC_BUILD_BENCH}
+  -DKC_PORTABLE=ON -DKC_ENABLE_ONEDNN=OFF -DCMAKE_BUILD_TYPE=Release -DKC_BUILD_TESTS=ON -DKC_BUILD_BENCH=${KC_BUILD_BENCH}
   "-DCMAKE_CUDA_COMPILER=${CMAKE_CUDA_COMPILER}" "-DCMAKE_CUDA_ARCHITECTURES=${CMAKE_CUDA_ARCHITECTURES}"
   "-DKC_MARCH=${KC_MARCH}")
 foreach(var CMAKE_CXX_COMPILER CMAKE_CXX_COMPILER_LAUNCHER CMAKE_CUDA_COMPILER_LAUNCHER)
