@@ -67,7 +67,9 @@ Registry builtin_registry() {
   (void)r.add("onednn.winograd", &onednn::make_onednn_winograd_backend);
 #else
   for (const char* name : {"onednn", "onednn.plain", "onednn.winograd"})
-    (void)r.add(name, missing(name, "built without oneDNN (libdnnl-dev was not found at configure time)"));
+    (void)r.add(name, missing(name,
+                              "built without oneDNN (configured with KC_ENABLE_ONEDNN=OFF, the default, or libdnnl-dev "
+                              "was not found at configure time)"));
 #endif
   return r;
 }
