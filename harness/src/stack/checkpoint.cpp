@@ -87,6 +87,17 @@ void check_measured_saving(const std::vector<StackLayer>& layers, DType dtype, c
   }
 }
 
+// A difference within the allowance `apart` was judged by ("" from it) is reported,
+// saying what the allowance covers (`within`); beyond it, FAILED with where.
+void judge_order_noise(const std::string& what, const std::string& apart, const char* within, CheckResult& r) {
+  if (apart.empty()) {
+    r.message += "gradients with " + what + ", by no more than " + within;
+    return;
+  }
+  r.disposition = Disposition::kFailed;
+  r.message += "gradients with " + what + ", beyond the noise of sums in another order: " + apart;
+}
+
 // The policies' gradients differ (`what` says where). Required bitwise (the oracle,
 // deterministic: true): FAILED. Otherwise (deterministic: false), where backward's
 // allowance for sums in another order holds (f32 and f64 stacks whose routing the oracle
@@ -104,31 +115,19 @@ void judge_difference(const CheckContext& ctx, const StackRun& plain, const Stac
     return;
   }
   if (stack_backward_not_applicable(ctx).empty()) {
-    const std::string apart = stack_runs_apart(ctx, plain, kept);
-    if (apart.empty()) {
-      r.message += "gradients with " + what +
-                   ", by no more than sums in another order make (deterministic: "
-                   "false, so reported, not failed; deterministic: true requires them bitwise equal)";
-      return;
-    }
-    r.disposition = Disposition::kFailed;
-    r.message += "gradients with " + what + ", beyond the noise of sums in another order: " + apart;
-    return;
+    return judge_order_noise(what, stack_runs_apart(ctx, plain, kept),
+                             "sums in another order make (deterministic: false, so reported, not failed; "
+                             "deterministic: true requires them bitwise equal)",
+                             r);
   }
   // f16/bf16: with dx bitwise equal both runs routed the gradient alike, so the weight
   // gradients can differ only by their sums' order (atomic adds that follow the schedule)
   // and the one rounding to storage that follows; a wrong recomputation moves dx too.
   if (bitwise_equal(plain.dx, kept.dx)) {
-    const std::string apart = stack_weight_grads_apart(ctx, plain, kept);
-    if (apart.empty()) {
-      r.message += "gradients with " + what +
-                   ", by no more than sums in another order and one rounding to the dtype make, with dx bitwise "
-                   "equal (deterministic: false, so reported, not failed)";
-      return;
-    }
-    r.disposition = Disposition::kFailed;
-    r.message += "gradients with " + what + ", beyond the noise of sums in another order: " + apart;
-    return;
+    return judge_order_noise(what, stack_weight_grads_apart(ctx, plain, kept),
+                             "sums in another order and one rounding to the dtype make, with dx bitwise equal "
+                             "(deterministic: false, so reported, not failed)",
+                             r);
   }
   const StackRun again =
       run_stack(ctx.backend, ctx.stack->layers, ctx.stack->in, {CheckpointPolicy{}, ctx.c.dtype, true, false});
