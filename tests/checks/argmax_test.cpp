@@ -3,6 +3,8 @@
 // max-pool bug is caught with the diagnosis that names it.
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "rules_support.h"
 
 using namespace kc;
@@ -66,11 +68,13 @@ TEST(ArgmaxCheck, NamesADxSummedInTheStorageDtype) {
   for (DType d : {DType::kF16, DType::kBF16}) {
     const Case c = pool_case(
         {.channels = 2, .spatial = {7, 7}, .kernel = {3, 3}, .stride = {1, 1}, .pads = {{1, 1}, {1, 1}}, .dtype = d});
-    PoolSumsInStorage narrow;
-    const CheckResult r = run_check(c, narrow, "argmax");
-    EXPECT_DISPOSITION(r, Disposition::kFailed);
-    EXPECT_MESSAGE_HAS(r, "dx is summed in " + std::string(dtype_name(d)) + ", rounding after every add");
-    EXPECT_EQ(r.message.find("overwrite"), std::string::npos) << r.message;
+    for (bool reverse : {false, true}) {  // in window order and in its reverse
+      PoolSumsInStorage narrow(false, reverse);
+      const CheckResult r = run_check(c, narrow, "argmax");
+      EXPECT_DISPOSITION(r, Disposition::kFailed);
+      EXPECT_MESSAGE_HAS(r, "dx summed in " + std::string(dtype_name(d)) + ", rounding after every add");
+      EXPECT_EQ(r.message.find("overwrite"), std::string::npos) << r.message;
+    }
     PoolSumsInStorage overwrites(true);
     const CheckResult o = run_check(c, overwrites, "argmax");
     EXPECT_MESSAGE_HAS(o, "overlapping windows overwrite instead of adding");
@@ -82,7 +86,27 @@ TEST(ArgmaxCheck, CatchesAKernelThatIgnoresNaN) {
   const Case c = pool_case({.channels = 2, .spatial = {8, 8}, .kernel = {2, 2}, .fill = Fill::kSpecial});
   ASSERT_TRUE(any_nan(inputs_of(c).x)) << "the special fill must put a NaN in some window";
   PoolIgnoresNaN be;
-  expect_check(c, be, "argmax", Disposition::kFailed, {"NaN rule: window (0, ", "a window with a NaN must give NaN"});
+  expect_check(c, be, "argmax", Disposition::kFailed,
+               {"NaN rule: max pool never selects NaN: window (0, ", "a window with a NaN must give NaN"});
+}
+
+// A running maximum that starts at the lowest finite value instead of -inf.
+class PoolStartsAtLowest final : public DelegatingBackend {
+ public:
+  PoolStartsAtLowest() : DelegatingBackend("pool-starts-at-lowest") {}
+  Status maxpool_forward(const PoolGeometry& g, const Tensor& x, Tensor& y, IndexTensor* indices) override {
+    KC_RETURN_IF_ERROR(reference().maxpool_forward(g, x, y, indices));
+    for (double& v : y.data) v = v == -kInf ? -std::numeric_limits<float>::max() : v;
+    return ok_status();
+  }
+};
+
+TEST(ArgmaxCheck, NamesAWindowOfOnlyMinusInfThatGivesTheLowestFiniteValue) {
+  Case c = pool_case({.spatial = {8}, .kernel = {2}, .stride = {2}, .dtype = DType::kF32});
+  c.tensors["x"] = Tensor{DType::kF32, {1, 1, 8}, {-kInf, -kInf, 1.0, -kInf, 0.5, 2.0, -1.0, 3.0}};
+  PoolStartsAtLowest be;
+  expect_check(c, be, "argmax", Disposition::kFailed,
+               {"window of only -inf gives the lowest finite value: y of window (0, 0, 0) is -3.40282347e+38"});
 }
 
 TEST(ArgmaxCheck, CatchesIndexMinusOneForAnAllMinusInfWindow) {

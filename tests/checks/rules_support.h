@@ -397,13 +397,14 @@ class PoolOverwrites : public DelegatingBackend {
 // accumulator; overwrite = true: `=` where it must add, also rounded).
 class PoolSumsInStorage : public DelegatingBackend {
  public:
-  explicit PoolSumsInStorage(bool overwrite = false)
-      : DelegatingBackend("pool-sums-in-storage"), overwrite_(overwrite) {}
+  explicit PoolSumsInStorage(bool overwrite = false, bool reverse = false)
+      : DelegatingBackend("pool-sums-in-storage"), overwrite_(overwrite), reverse_(reverse) {}
   Status maxpool_backward(const PoolGeometry& g, const Tensor& dy, const IndexTensor* indices, Tensor& dx) override {
     if (indices == nullptr) return failed_precondition("no indices");
     const int64_t in = g.spatial.in_count(), out = g.spatial.out_count();
     for (double& v : dx.data) v = 0.0;
-    for (int64_t w = 0; w < dy.size(); ++w) {
+    for (int64_t k = 0; k < dy.size(); ++k) {
+      const int64_t w = reverse_ ? dy.size() - 1 - k : k;
       double& t = dx[(w / out) * in + indices->data[static_cast<size_t>(w)]];
       t = round_to(dx.dtype, overwrite_ ? dy[w] : t + dy[w]);
     }
@@ -412,6 +413,7 @@ class PoolSumsInStorage : public DelegatingBackend {
 
  private:
   bool overwrite_;
+  bool reverse_;
 };
 
 // Pads with 0 instead of -inf (2-D, floor mode).

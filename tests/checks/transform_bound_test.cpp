@@ -5,6 +5,7 @@
 // backend that declares direct sums fails, and one at ten times the bound fails.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "math_support.h"
@@ -79,16 +80,70 @@ TEST(TransformBound, TenTimesTheBoundFails) {
   EXPECT_GT(r.max_error_ratio, 4.0) << describe(r);
 }
 
-TEST(TransformBound, GrowthOfTheTabulatedAlgorithmsAndNoneForUnknownOnes) {
+// The identities between passes are not held exact for a transform either: its y rounds
+// on integer data, and the adjoint is judged by the bound or, where that bound swamps the
+// inner products, left unjudged with the reason (never MISTRUSTED for the data's sake).
+TEST(TransformBound, IdentitiesOnIntegerDataAreJudgedByTheBound) {
+  PlantedTransformError within(1.0 / 3.0, true);
+  const Case c = f32_conv(Fill::kInteger, ToleranceKind::kExact);
+  const CheckResult adj = run_check(c, within, "adjoint");
+  EXPECT_TRUE(adj.disposition == Disposition::kPassed || adj.disposition == Disposition::kSkipped) << describe(adj);
+  if (adj.disposition == Disposition::kSkipped) {
+    EXPECT_THAT(adj.message, HasSubstr("winograd F(4,3)'s error bound"));
+  }
+  const CheckResult ws = run_check(c, within, "weight_share");
+  EXPECT_EQ(ws.disposition, Disposition::kPassed) << describe(ws);
+  PlantedTransformError undeclared(1.0 / 3.0, false);
+  EXPECT_EQ(run_check(c, undeclared, "adjoint").disposition, Disposition::kFailed);
+}
+
+// The largest row of |A^T| (|G| 1 (.) |B^T| 1), from Lavin and Gray's matrices.
+template <size_t M, size_t A, size_t R>
+double componentwise_growth(const double (&at)[M][A], const double (&g)[A][R], const double (&bt)[A][A]) {
+  double most = 0.0;
+  for (size_t i = 0; i < M; ++i) {
+    double row = 0.0;
+    for (size_t j = 0; j < A; ++j) {
+      double gj = 0.0, bj = 0.0;
+      for (size_t k = 0; k < R; ++k) gj += std::abs(g[j][k]);
+      for (size_t k = 0; k < A; ++k) bj += std::abs(bt[j][k]);
+      row += std::abs(at[i][j]) * gj * bj;
+    }
+    most = std::max(most, row);
+  }
+  return most;
+}
+
+TEST(TransformBound, GrowthIsTheTransformMatricesComponentwiseAndNoneForUnknownOnes) {
+  const double at2[2][4] = {{1, 1, 1, 0}, {0, 1, -1, -1}};
+  const double g2[4][3] = {{1, 0, 0}, {.5, .5, .5}, {.5, -.5, .5}, {0, 0, 1}};
+  const double bt2[4][4] = {{1, 0, -1, 0}, {0, 1, 1, 0}, {0, -1, 1, 0}, {0, 1, 0, -1}};
+  const double at4[4][6] = {{1, 1, 1, 1, 1, 0}, {0, 1, -1, 2, -2, 0}, {0, 1, 1, 4, 4, 0}, {0, 1, -1, 8, -8, 1}};
+  const double g4[6][3] = {{1. / 4, 0, 0},         {-1. / 6, -1. / 6, -1. / 6}, {-1. / 6, 1. / 6, -1. / 6},
+                           {1. / 24, 1. / 12, 1. / 6}, {1. / 24, -1. / 12, 1. / 6},  {0, 0, 1}};
+  const double bt4[6][6] = {{4, 0, -5, 0, 1, 0},  {0, -4, -4, 1, 1, 0}, {0, 4, -4, -1, 1, 0},
+                            {0, -2, -1, 2, 1, 0}, {0, 2, -1, -2, 1, 0}, {0, 4, 0, -5, 0, 1}};
   Numerics n;
   EXPECT_EQ(transform_growth(n, 2), 0.0);
   n.algorithm = Algorithm::kWinograd, n.transform_m = 2, n.transform_r = 3;
-  EXPECT_EQ(transform_growth(n, 2), 81.0);
+  EXPECT_DOUBLE_EQ(transform_growth(n, 2), std::pow(componentwise_growth(at2, g2, bt2), 2));
   n.transform_m = 4;
-  EXPECT_EQ(transform_growth(n, 1), 190.0);
+  EXPECT_DOUBLE_EQ(transform_growth(n, 1), componentwise_growth(at4, g4, bt4));
+  EXPECT_DOUBLE_EQ(transform_growth(n, 2), std::pow(componentwise_growth(at4, g4, bt4), 2));
   EXPECT_EQ(transform_terms(n, 2), 2 * (3 + 2 * 6));
   n.algorithm = Algorithm::kFft;
   EXPECT_TRUE(std::isinf(transform_growth(n, 2)));
+}
+
+// An explicit rtol/atol written for direct sums gets the transform's rounding on top.
+TEST(TransformBound, AnExplicitToleranceGainsTheTransformsRounding) {
+  PlantedTransformError within(1.0 / 3.0, true);
+  Case c = f32_conv(Fill::kRandom, ToleranceKind::kExplicit);
+  c.tolerance.rtol = 0.0, c.tolerance.atol = 0.0;
+  const CheckResult r = run_check(c, within, "forward");
+  EXPECT_EQ(r.disposition, Disposition::kPassed) << describe(r);
+  PlantedTransformError outside(10.0, true);
+  EXPECT_EQ(run_check(c, outside, "forward").disposition, Disposition::kFailed);
 }
 
 }  // namespace

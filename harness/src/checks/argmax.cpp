@@ -113,13 +113,37 @@ WindowMax window_max(const double* plane, const std::vector<int64_t>& taps) {
   return m;
 }
 
-// y is the window maximum, NaN when the window holds one; needs no index.
-void check_y(const PoolView& v, int64_t w, const WindowMax& m, Findings& f) {
+// Whether y is the most negative finite value of the dtype (one step further overflows).
+bool lowest_finite(DType dtype, double y) {
+  return std::isfinite(y) && y < 0.0 && std::isinf(round_to(dtype, y * (1.0 + 2.0 * unit_roundoff(dtype))));
+}
+
+// y is the window maximum, NaN when the window holds one; needs no index. The kernels
+// that break these rules compare with a strict `>` from a running maximum: NaN never
+// wins, and a running maximum that starts at the lowest finite value survives a window
+// of only -inf.
+// A backend that declares FTZ may give 0 for a subnormal maximum.
+struct YRules {
+  DType dtype;
+  bool flushes = false;
+};
+
+void check_y(const PoolView& v, const YRules& rules, int64_t w, const WindowMax& m, Findings& f) {
   const double y = v.y[w];
-  if (m.nan() && !std::isnan(y)) {
+  const bool flushed = rules.flushes && y == 0.0 && std::isfinite(m.value) &&
+                       std::abs(m.value) < std::ldexp(1.0, min_normal_exponent(rules.dtype));
+  if (m.nan() && !std::isnan(y) && y == m.value) {
+    f.add("nan_strict", "NaN rule: max pool never selects NaN: " + v.window(w) + " holds a NaN at " + v.input(m.nan_at) +
+                     " but y is " + num(y) + ", its largest other element (a strict > never takes NaN); " +
+                     "a window with a NaN must give NaN");
+  } else if (m.nan() && !std::isnan(y)) {
     f.add("nan", "NaN rule: " + v.window(w) + " holds a NaN at " + v.input(m.nan_at) + " but y is " + num(y) +
                      ": a window with a NaN must give NaN");
-  } else if (!m.nan() && !(y == m.value)) {
+  } else if (!m.nan() && m.value == -std::numeric_limits<double>::infinity() && lowest_finite(rules.dtype, y)) {
+    f.add("lowest", "window of only -inf gives the lowest finite value: y of " + v.window(w) + " is " + num(y) +
+                     " but every element of the window is -inf (a running maximum that starts at the lowest "
+                     "finite value, not at -inf)");
+  } else if (!m.nan() && !(y == m.value) && !flushed) {
     f.add("max", "y of " + v.window(w) + " is " + num(y) + " but the window maximum is " + num(m.value));
   }
 }
@@ -175,11 +199,12 @@ bool check_indices(const CheckContext& ctx, const ModeRun& train, Findings& f) {
   }
   bool usable = true;
   const Dims out_dims = train.g.spatial.out_dims();
+  const YRules rules{ctx.c.dtype, !ctx.is_reference && ctx.backend.numerics().flushes_subnormals};
   for (int64_t w = 0; w < windows; ++w) {
     const std::vector<int64_t> out = unravel(w % v.out_count, out_dims);
     const std::vector<int64_t> taps = window_taps(train.g.spatial, out);
     const WindowMax m = window_max(v.plane(w), taps);
-    check_y(v, w, m, f);
+    check_y(v, rules, w, m, f);
     if (!index_usable(v, w, out, taps, f)) {
       usable = false;
       continue;
@@ -234,10 +259,16 @@ void check_scatter(const ModeRun& train, const Tensor& dy, const ToleranceSpec& 
   // order: a 16-bit accumulator, where small dy vanish beside a large one (which could
   // pass for an overwrite). Only a 16-bit storage dtype makes them differ from a sum.
   const bool narrow_storage = spec.storage == DType::kF16 || spec.storage == DType::kBF16;
-  Tensor narrow;
+  // Window order and its reverse (a kernel that walks the outputs backwards, or adds
+  // each window's dy to the sum of the later ones).
+  Tensor narrow, reversed;
   if (narrow_storage) {
     narrow = Tensor::zeros(DType::kF64, g.x_shape());
+    reversed = narrow;
     for (int64_t w = 0; w < dy.size(); ++w) narrow[target(w)] = round_to(spec.storage, narrow[target(w)] + dy[w]);
+    for (int64_t w = dy.size() - 1; w >= 0; --w) {
+      reversed[target(w)] = round_to(spec.storage, reversed[target(w)] + dy[w]);
+    }
   }
   std::vector<char> bad(hits.size(), 0);
   int64_t bad_sums = 0, narrow_sums = 0, first_narrow = -1;
@@ -253,15 +284,15 @@ void check_scatter(const ModeRun& train, const Tensor& dy, const ToleranceSpec& 
       ++bad_sums;
       // Only where the 16-bit sum differs from the sum rounded once, which a correct
       // kernel stores: there it tells the two apart.
-      if (narrow_storage && t.dx[i] == narrow[i] && narrow[i] != round_to(spec.storage, want[i]) &&
-          narrow_sums++ == 0) {
-        first_narrow = i;
-      }
+      const double once = narrow_storage ? round_to(spec.storage, want[i]) : 0.0;
+      const bool in_order = narrow_storage && t.dx[i] == narrow[i] && narrow[i] != once;
+      const bool in_reverse = narrow_storage && t.dx[i] == reversed[i] && reversed[i] != once;
+      if ((in_order || in_reverse) && narrow_sums++ == 0) first_narrow = i;
     }
   }
   if (narrow_storage && bad_sums > 0 && narrow_sums == bad_sums) {  // every bad sum is a 16-bit one
-    f.add("narrow", "dx is summed in " + std::string(dtype_name(spec.storage)) +
-                        ", rounding after every add: dx at input " + at(first_narrow, g.x_shape()) + " is " +
+    f.add("narrow", "dx summed in " + std::string(dtype_name(spec.storage)) +
+                        ", rounding after every add (in window order or its reverse): dx at input " + at(first_narrow, g.x_shape()) + " is " +
                         num(t.dx[first_narrow]) + " where the " + num(hits[static_cast<size_t>(first_narrow)]) +
                         " windows pointing there sum to " + num(want[first_narrow]) + " (" + num(bad_sums) +
                         " such elements); accumulate in f32 and round once");

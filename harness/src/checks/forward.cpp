@@ -6,6 +6,7 @@
 #include "check_list.h"
 #include "check_math.h"
 #include "common.h"
+#include "nonfinite_origin.h"
 #include "padding_taps.h"
 
 namespace kc::checks {
@@ -43,6 +44,10 @@ CheckResult forward_run(const CheckContext& ctx) {
   CheckResult r = make_result("forward", Disposition::kPassed);
   if (const ConvGeometry* cg = conv_geo(ctx)) {
     compare_padding_taps(ctx, "y", ctx.cand.y, ctx.ref.y, ctx.abs.y, y_without_padding_taps(ctx, *cg), r);
+    if (r.disposition == Disposition::kFailed) {
+      const bool relu = std::holds_alternative<ConvBiasReluParams>(ctx.c.op);
+      r.message += nonfinite_origin(*cg, relu, ctx.in.x, ctx.in.w, ctx.cand.y, ctx.ref.y);
+    }
   } else {
     compare_tensors("y", ctx.cand.y, ctx.ref.y, &ctx.abs.y, tolerance_for(ctx, "y"), r);
   }

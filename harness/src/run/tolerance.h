@@ -16,6 +16,9 @@
 namespace kc {
 
 inline constexpr double kBoundSafety = 2.0;
+// Standard deviations of a transform's rounding allowed (run/tolerance.cpp: its failure
+// probability per sum is at most 2 exp(-lambda^2 / 2) = 3e-8).
+inline constexpr double kTransformLambda = 6.0;
 
 double gamma_n(int64_t n, double u);
 

@@ -8,13 +8,16 @@
 namespace kc {
 namespace {
 
-// ||A^T||_inf * ||G||_inf * ||B^T||_inf of the Winograd F(m, r) matrices of Lavin and
-// Gray (interpolation points 0, +-1, +-2 and infinity), the forms oneDNN and cuDNN use.
-//   F(2,3): A^T rows sum to 3, G to 1.5 (its rows 1/2, 1/2, 1/2), B^T to 2: 9.
-//   F(4,3): A^T's last row 1+1+8+8+1 = 19, G's last row 1, B^T's rows 4+5+1 = 10: 190.
-double winograd_norms(int m, int r) {
-  if (r == 3 && m == 2) return 9.0;
-  if (r == 3 && m == 4) return 190.0;
+// The largest row of |A^T| (|G| 1 (.) |B^T| 1) for the Winograd F(m, r) matrices of
+// Lavin and Gray (interpolation points 0, +-1, +-2 and infinity), the forms oneDNN and
+// cuDNN use: the most one output of a tile can gather from unit |g| and |d|.
+//   F(2,3): |G| 1 = (1, 1.5, 1.5, 1), |B^T| 1 = (2, 2, 2, 2), |A^T| rows (1 1 1 0),
+//           (0 1 1 1): 8.
+//   F(4,3): |G| 1 = (1/4, 1/2, 1/2, 7/24, 7/24, 1), |B^T| 1 = (10, 10, 10, 6, 6, 10),
+//           A^T's last row (0 1 1 8 8 1): 5 + 5 + 14 + 14 + 10 = 48.
+double winograd_growth(int m, int r) {
+  if (r == 3 && m == 2) return 8.0;
+  if (r == 3 && m == 4) return 48.0;
   return std::numeric_limits<double>::infinity();
 }
 
@@ -23,7 +26,7 @@ double winograd_norms(int m, int r) {
 double transform_growth(const Numerics& n, int spatial_rank) {
   if (!n.transform()) return 0.0;
   if (n.algorithm != Algorithm::kWinograd) return std::numeric_limits<double>::infinity();
-  return std::pow(winograd_norms(n.transform_m, n.transform_r), spatial_rank);
+  return std::pow(winograd_growth(n.transform_m, n.transform_r), spatial_rank);
 }
 
 int64_t transform_terms(const Numerics& n, int spatial_rank) {

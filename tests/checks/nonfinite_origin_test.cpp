@@ -1,0 +1,81 @@
+// The forward check's diagnoses of wrong non-finite values: a fused relu that maps a NaN
+// pre-activation to 0 is named "relu(NaN) = 0"; a NaN where the output's window and
+// filter hold only finite values is named an out-of-window read, not padding; a Winograd
+// tile that turns an infinity into NaN is named "±inf became NaN".
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "math_support.h"
+
+namespace kc {
+namespace {
+
+using namespace math_test;
+using ::testing::Not;
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+enum class Plant { kNone, kReluNanZero, kNextPixelRead, kInfToNaN };
+
+// The reference's y with one planted change.
+class PlantedForward final : public test::DelegatingBackend {
+ public:
+  explicit PlantedForward(Plant p) : DelegatingBackend("planted_forward"), p_(p) {}
+  Status conv_forward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
+                      Tensor& y) override {
+    KC_RETURN_IF_ERROR(reference().conv_forward(g, x, w, b, relu, y));
+    for (int64_t i = 0; i < y.size(); ++i) {
+      if (p_ == Plant::kReluNanZero && std::isnan(y[i])) y[i] = 0.0;
+      if (p_ == Plant::kInfToNaN && std::isinf(y[i])) y[i] = kNaN;
+    }
+    // A lane of the next pixel read into y[0] (1x1 conv: output 0 reads input 0 only).
+    if (p_ == Plant::kNextPixelRead) y[0] = y[0] * x[1];
+    return ok_status();
+  }
+
+ private:
+  Plant p_;
+};
+
+// 1x1 conv over x = [1, inf, 1]: only output 1 meets the infinity.
+Case one_by_one(std::initializer_list<double> x) {
+  Case c = conv_case({.batch = 1, .channels = 1, .out_channels = 1, .spatial = {3}, .kernel = {1}});
+  c.dtype = DType::kF32;
+  c.tensors["x"] = Tensor{DType::kF32, {1, 1, 3}, HostVector<double>(x)};
+  c.tensors["w"] = Tensor{DType::kF32, {1, 1, 1}, {2.0}};
+  c.tensors["dy"] = Tensor{DType::kF32, {1, 1, 3}, {1.0, 1.0, 1.0}};
+  return c;
+}
+
+TEST(NonfiniteOrigin, AReadPastTheWindowIsNamedNotPadding) {
+  PlantedForward be(Plant::kNextPixelRead);
+  const CheckResult r = run_check(one_by_one({1.0, kInf, 1.0}), be, "forward");
+  EXPECT_EQ(r.disposition, Disposition::kFailed) << describe(r);
+  EXPECT_THAT(r.message, HasSubstr("non-finite value from outside the output's window (an out-of-window read?)"));
+  EXPECT_THAT(r.message, Not(HasSubstr("padding")));
+}
+
+TEST(NonfiniteOrigin, InfinityTurnedNaNIsNamed) {
+  PlantedForward be(Plant::kInfToNaN);
+  const CheckResult r = run_check(one_by_one({1.0, kInf, 1.0}), be, "forward");
+  EXPECT_EQ(r.disposition, Disposition::kFailed) << describe(r);
+  EXPECT_THAT(r.message, HasSubstr("±inf became NaN"));
+  EXPECT_THAT(r.message, Not(HasSubstr("out-of-window")));
+}
+
+TEST(NonfiniteOrigin, ReluOfNaNGivingZeroIsNamed) {
+  Case c = fused(one_by_one({1.0, kNaN, -1.0}));
+  c.tensors["b"] = Tensor{DType::kF32, {1}, {0.5}};
+  PlantedForward be(Plant::kReluNanZero);
+  const CheckResult r = run_check(c, be, "forward");
+  EXPECT_EQ(r.disposition, Disposition::kFailed) << describe(r);
+  EXPECT_THAT(r.message, HasSubstr("relu(NaN) = 0 at 1 outputs whose pre-activation is NaN"));
+  PlantedForward none(Plant::kNone);  // relu(NaN) = NaN, as the contract says
+  EXPECT_EQ(run_check(c, none, "forward").disposition, Disposition::kPassed);
+}
+
+}  // namespace
+}  // namespace kc
