@@ -86,6 +86,26 @@ foreach(dep IN ITEMS "Eigen3::Eigen|Eigen3 3.3 NO_MODULE" "yaml-cpp|yaml-cpp" "T
   string(APPEND KC_PACKAGE_DEPENDENCIES "find_dependency(${package})\n")
 endforeach()
 
+# The oneDNN peers link DNNL::dnnl: Debian's dnnl package config where it loads (it
+# needs OpenCL's headers), else the library this build found, as the same imported target.
+if(TARGET kc_onednn)
+  set(kc_dnnl_location "")
+  if(TARGET DNNL::dnnl)  # peers/onednn made it GLOBAL: the library found directly
+    get_target_property(kc_dnnl_location DNNL::dnnl IMPORTED_LOCATION)
+    get_target_property(kc_dnnl_include DNNL::dnnl INTERFACE_INCLUDE_DIRECTORIES)
+  endif()
+  if(kc_dnnl_location)
+    string(APPEND KC_PACKAGE_DEPENDENCIES
+           "if(NOT TARGET DNNL::dnnl)\n"
+           "  add_library(DNNL::dnnl UNKNOWN IMPORTED)\n"
+           "  set_target_properties(DNNL::dnnl PROPERTIES IMPORTED_LOCATION \"${kc_dnnl_location}\"\n"
+           "                        INTERFACE_INCLUDE_DIRECTORIES \"${kc_dnnl_include}\")\n"
+           "endif()\n")
+  else()
+    string(APPEND KC_PACKAGE_DEPENDENCIES "find_dependency(dnnl)\n")
+  endif()
+endif()
+
 configure_package_config_file("${CMAKE_CURRENT_LIST_DIR}/kernelcheckConfig.cmake.in"
                               "${PROJECT_BINARY_DIR}/kernelcheckConfig.cmake"
                               INSTALL_DESTINATION "${KC_INSTALL_CMAKEDIR}" PATH_VARS KC_INSTALL_CASESDIR)

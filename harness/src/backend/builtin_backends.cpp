@@ -68,8 +68,8 @@ Registry builtin_registry() {
 #else
   for (const char* name : {"onednn", "onednn.plain", "onednn.winograd"})
     (void)r.add(name, missing(name,
-                              "built without oneDNN (configured with KC_ENABLE_ONEDNN=OFF, the default, or libdnnl-dev "
-                              "was not found at configure time)"));
+                              "built without oneDNN (libdnnl-dev was not found at configure time, or KC_ENABLE_ONEDNN=OFF "
+                              "was given)"));
 #endif
   return r;
 }
