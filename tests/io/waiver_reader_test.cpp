@@ -41,6 +41,23 @@ TEST(WaiverReader, ReadsEveryField) {
   std::remove(path.c_str());
 }
 
+TEST(WaiverReader, AListOfChecksIsOneWaiverPerCheck) {
+  const std::string path =
+      written("waivers:\n  - {case: a, backend: b, check: [forward, argmax], diagnosis: NaN, reason: r}\n");
+  const StatusOr<std::vector<Waiver>> w = load_waivers(path);
+  ASSERT_TRUE(w.ok()) << w.status().to_string();
+  ASSERT_EQ(w->size(), 2u);
+  EXPECT_EQ((*w)[0].check, "forward");
+  EXPECT_EQ((*w)[1].check, "argmax");
+  EXPECT_EQ((*w)[1].diagnosis, "NaN");
+  EXPECT_EQ((*w)[1].source, path + ":2");
+  std::remove(path.c_str());
+  EXPECT_EQ(error_of("waivers:\n  - {case: a, backend: b, check: [forward, nope], reason: r}\n"),
+            ":2: waivers[0].check: no check is named 'nope' (see kcheck checks)");
+  EXPECT_EQ(error_of("waivers:\n  - {case: a, backend: b, check: [], reason: r}\n"),
+            ":2: waivers[0].check: must name at least one check");
+}
+
 TEST(WaiverReader, EachMistakeIsNamed) {
   const std::string ok = "case: a, backend: b, check: forward, reason: r";
   EXPECT_EQ(error_of("waivers:\n  - {" + ok + "}\n"), "(read)");

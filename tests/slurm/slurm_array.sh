@@ -60,9 +60,9 @@ if ! sinfo -h -o %T 2>/dev/null | grep -q idle; then
   exit 0
 fi
 
-"$KCHECK" run "$CASES" --report out/full.json >/dev/null || { echo "FAILED: the unsharded run"; exit 1; }
+"$KCHECK" run "$CASES" --backend reference --report out/full.json >/dev/null || { echo "FAILED: the unsharded run"; exit 1; }
 sbatch --wait --array=0-2 -o "$WORK/out/%a.log" \
-  --wrap "\"$KCHECK\" run \"$CASES\" --shard auto --report \"$WORK/out/shard-\$SLURM_ARRAY_TASK_ID.json\"" \
+  --wrap "\"$KCHECK\" run \"$CASES\" --backend reference --shard auto --report \"$WORK/out/shard-\$SLURM_ARRAY_TASK_ID.json\"" \
   || { echo "FAILED: the job array"; cat out/*.log; exit 1; }
 "$KCHECK" merge out/shard-0.json out/shard-1.json out/shard-2.json -o out/merged.json || { echo "FAILED: merge"; exit 1; }
 summary() { grep -o '"summary": {[^}]*}' "$1"; }

@@ -96,7 +96,14 @@
   KC_TRAP(relu_before_bias, kReluBeforeBias, "forward", "y: * elements outside the tolerance", \
           "conv2d same k3, odd kernel") \
   KC_TRAP(relu_grad_at_zero_one, kReluGradAtZeroOne, "backward", "dx: * elements outside the tolerance", \
-          "fused conv2d k3 pad 1, bias written out")
+          "fused conv2d k3 pad 1, bias written out") \
+  /* declared numerics, with an error just outside the allowance (trap_numerics.h) */ \
+  KC_TRAP(winograd_ten_times, kWinogradTenTimes, "forward", "y: * elements outside the tolerance", \
+          "pool2d k2 s2, the classic downsampling") \
+  KC_TRAP(ftz_flushes_normals, kFtzFlushesNormals, "forward", "y: * elements outside the tolerance", \
+          "pool2d k2 s2, the classic downsampling") \
+  KC_TRAP(skip_taps_drops_real, kSkipTapsDropsReal, "forward", "y: * elements outside the tolerance", \
+          "pool2d k2 s2, the classic downsampling")
 // clang-format on
 
 namespace kc::traps {

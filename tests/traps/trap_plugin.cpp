@@ -10,6 +10,7 @@
 #include "support/f32_accumulation.h"
 #include "trap_conv.h"
 #include "trap_list.h"
+#include "trap_numerics.h"
 #include "trap_pool.h"
 
 namespace kc::traps {
@@ -30,9 +31,10 @@ class TrapBackend final : public Backend {
     return ok_status();
   }
 
+  Numerics numerics() const override { return trap_numerics(bug_); }
   Status conv_forward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
                       Tensor& y) override {
-    return trap_conv_forward({bug_, form_}, g, x, w, b, relu, y);
+    return trap_numerics_forward({bug_, form_}, g, x, w, b, relu, y);
   }
   Status conv_backward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
                        const Tensor& dy, Tensor& dx, Tensor& dw, Tensor* db) override {

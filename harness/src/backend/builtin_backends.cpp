@@ -67,9 +67,10 @@ Registry builtin_registry() {
   (void)r.add("onednn.winograd", &onednn::make_onednn_winograd_backend);
 #else
   for (const char* name : {"onednn", "onednn.plain", "onednn.winograd"})
-    (void)r.add(name, missing(name,
-                              "built without oneDNN (libdnnl-dev was not found at configure time, or KC_ENABLE_ONEDNN=OFF "
-                              "was given)"));
+    (void)r.add(name,
+                missing(name,
+                        "built without oneDNN (libdnnl-dev was not found at configure time, or KC_ENABLE_ONEDNN=OFF "
+                        "was given)"));
 #endif
   return r;
 }

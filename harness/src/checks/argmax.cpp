@@ -133,16 +133,17 @@ void check_y(const PoolView& v, const YRules& rules, int64_t w, const WindowMax&
   const bool flushed = rules.flushes && y == 0.0 && std::isfinite(m.value) &&
                        std::abs(m.value) < std::ldexp(1.0, min_normal_exponent(rules.dtype));
   if (m.nan() && !std::isnan(y) && y == m.value) {
-    f.add("nan_strict", "NaN rule: max pool never selects NaN: " + v.window(w) + " holds a NaN at " + v.input(m.nan_at) +
-                     " but y is " + num(y) + ", its largest other element (a strict > never takes NaN); " +
-                     "a window with a NaN must give NaN");
+    f.add("nan_strict", "NaN rule: max pool never selects NaN: " + v.window(w) + " holds a NaN at " +
+                            v.input(m.nan_at) + " but y is " + num(y) +
+                            ", its largest other element (a strict > never takes NaN); " +
+                            "a window with a NaN must give NaN");
   } else if (m.nan() && !std::isnan(y)) {
     f.add("nan", "NaN rule: " + v.window(w) + " holds a NaN at " + v.input(m.nan_at) + " but y is " + num(y) +
                      ": a window with a NaN must give NaN");
   } else if (!m.nan() && m.value == -std::numeric_limits<double>::infinity() && lowest_finite(rules.dtype, y)) {
     f.add("lowest", "window of only -inf gives the lowest finite value: y of " + v.window(w) + " is " + num(y) +
-                     " but every element of the window is -inf (a running maximum that starts at the lowest "
-                     "finite value, not at -inf)");
+                        " but every element of the window is -inf (a running maximum that starts at the lowest "
+                        "finite value, not at -inf)");
   } else if (!m.nan() && !(y == m.value) && !flushed) {
     f.add("max", "y of " + v.window(w) + " is " + num(y) + " but the window maximum is " + num(m.value));
   }
@@ -296,9 +297,11 @@ void check_scatter(const ModeRun& train, const Tensor& dy, const ToleranceSpec& 
   }
   if (narrow_storage && bad_sums > 0 && narrow_sums == bad_sums) {  // every bad sum is a 16-bit one
     f.add("narrow", "dx summed in " + std::string(dtype_name(spec.storage)) +
-                        ", rounding after every add (in window order, its reverse or within what n - 1 such adds lose): dx at input " + at(first_narrow, g.x_shape()) + " is " +
-                        num(t.dx[first_narrow]) + " where the " + num(hits[static_cast<size_t>(first_narrow)]) +
-                        " windows pointing there sum to " + num(want[first_narrow]) + " (" + num(bad_sums) +
+                        ", rounding after every add (in window order, its reverse or within what n - 1 such adds "
+                        "lose): dx at input " +
+                        at(first_narrow, g.x_shape()) + " is " + num(t.dx[first_narrow]) + " where the " +
+                        num(hits[static_cast<size_t>(first_narrow)]) + " windows pointing there sum to " +
+                        num(want[first_narrow]) + " (" + num(bad_sums) +
                         " such elements); accumulate in f32 and round once");
     std::fill(bad.begin(), bad.end(), 0);
   }

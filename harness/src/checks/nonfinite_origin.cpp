@@ -34,8 +34,8 @@ bool window_finite(const ConvGeometry& g, const Tensor& x, const Tensor& w, int6
 
 }  // namespace
 
-std::string nonfinite_origin(const ConvGeometry& g, bool relu, bool transform, const Tensor& x, const Tensor& w, const Tensor& cand,
-                             const Tensor& ref) {
+std::string nonfinite_origin(const ConvGeometry& g, bool relu, bool transform, const Tensor& x, const Tensor& w,
+                             const Tensor& cand, const Tensor& ref) {
   if (cand.shape != ref.shape || ref.shape != g.y_shape()) return {};
   int64_t relu_zero = 0, outside = 0, first_outside = -1;
   for (int64_t i = 0; i < ref.size(); ++i) {
@@ -54,9 +54,9 @@ std::string nonfinite_origin(const ConvGeometry& g, bool relu, bool transform, c
          " outputs whose window and filter hold only finite values, the first y at " + at(first_outside, ref.shape) +
          " = " + num(cand[first_outside]) + "; ";
   } else if (outside > 0) {
-    s += "y: non-finite value from outside the output's window (an out-of-window read?) at " +
-         std::to_string(outside) + " outputs, the first y at " + at(first_outside, ref.shape) + " = " +
-         num(cand[first_outside]) + " where its window and filter hold only finite values; ";
+    s += "y: non-finite value from outside the output's window (an out-of-window read?) at " + std::to_string(outside) +
+         " outputs, the first y at " + at(first_outside, ref.shape) + " = " + num(cand[first_outside]) +
+         " where its window and filter hold only finite values; ";
   }
   return s;
 }

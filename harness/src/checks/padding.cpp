@@ -247,9 +247,8 @@ std::string matching_hypothesis(const CheckContext& ctx) {
 void compare_y(const CheckContext& ctx, const SpatialGeometry& sg, const Tensor& yp, Findings& f, CheckResult& r) {
   const bool pool = pool_geo(ctx) != nullptr;
   int64_t n = 0;
-  const std::vector<char> bad =
-      disagree("y", ctx.cand.y, yp, pool ? nullptr : &ctx.abs.y, tolerance_for(ctx, "y"), r, n,
-               skips_padding_taps(ctx));
+  const std::vector<char> bad = disagree("y", ctx.cand.y, yp, pool ? nullptr : &ctx.abs.y, tolerance_for(ctx, "y"), r,
+                                         n, skips_padding_taps(ctx));
   if (n == 0) return;
   PlaneSet set{sg.out_dims(), std::vector<char>(static_cast<size_t>(sg.out_count()), 0), {}, output_border(sg)};
   bool all_border = true, all_poison = true;

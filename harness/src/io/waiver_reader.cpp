@@ -29,7 +29,8 @@ StatusOr<std::string> text_field(const std::string& path, const YAML::Node& entr
   return s;
 }
 
-StatusOr<Waiver> read_entry(const std::string& path, const YAML::Node& e, size_t i) {
+// One waiver per check the entry names: `check: argmax` or `check: [forward, argmax]`.
+StatusOr<std::vector<Waiver>> read_entry(const std::string& path, const YAML::Node& e, size_t i) {
   if (!e.IsMap()) return bad(path, e, i, "", "must be a map with case, backend, check, reason");
   for (const auto& kv : e) {
     const std::string key = kv.first.Scalar();
@@ -41,19 +42,34 @@ StatusOr<Waiver> read_entry(const std::string& path, const YAML::Node& e, size_t
   Waiver w;
   KC_ASSIGN_OR_RETURN(w.case_glob, text_field(path, e, i, "case", true));
   KC_ASSIGN_OR_RETURN(w.backend_glob, text_field(path, e, i, "backend", true));
-  KC_ASSIGN_OR_RETURN(w.check, text_field(path, e, i, "check", true));
   KC_ASSIGN_OR_RETURN(w.diagnosis, text_field(path, e, i, "diagnosis", false));
   KC_ASSIGN_OR_RETURN(w.reason, text_field(path, e, i, "reason", true));
   KC_ASSIGN_OR_RETURN(w.expires, text_field(path, e, i, "expires", false));
-  if (find_check(w.check) == nullptr) {
-    return bad(path, e["check"], i, "check", "no check is named '" + w.check + "' (see kcheck checks)");
-  }
   static const std::regex kDate("[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])");
   if (!w.expires.empty() && !std::regex_match(w.expires, kDate)) {
     return bad(path, e["expires"], i, "expires", "must be a date YYYY-MM-DD, got '" + w.expires + "'");
   }
   w.source = path + ":" + std::to_string(e.Mark().line + 1);
-  return w;
+  std::vector<std::string> checks;
+  if (const YAML::Node c = e["check"]; c && c.IsSequence()) {
+    if (c.size() == 0) return bad(path, c, i, "check", "must name at least one check");
+    for (const YAML::Node& k : c) {
+      if (!k.IsScalar()) return bad(path, k, i, "check", "must be a check or a list of checks");
+      checks.push_back(k.Scalar());
+    }
+  } else {
+    KC_ASSIGN_OR_RETURN(std::string one, text_field(path, e, i, "check", true));
+    checks.push_back(one);
+  }
+  std::vector<Waiver> out;
+  for (const std::string& check : checks) {
+    if (find_check(check) == nullptr) {
+      return bad(path, e["check"], i, "check", "no check is named '" + check + "' (see kcheck checks)");
+    }
+    out.push_back(w);
+    out.back().check = check;
+  }
+  return out;
 }
 
 }  // namespace
@@ -73,8 +89,8 @@ StatusOr<std::vector<Waiver>> load_waivers(const std::string& path) {
   std::vector<Waiver> out;
   try {
     for (size_t i = 0; i < list.size(); ++i) {
-      KC_ASSIGN_OR_RETURN(Waiver w, read_entry(path, list[i], i));
-      out.push_back(std::move(w));
+      KC_ASSIGN_OR_RETURN(std::vector<Waiver> ws, read_entry(path, list[i], i));
+      out.insert(out.end(), ws.begin(), ws.end());
     }
   } catch (const YAML::Exception& e) {
     return invalid_argument(path + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);

@@ -261,7 +261,8 @@ void compare_tensors(const std::string& tensor, const Tensor& cand, const Tensor
   out.worst.insert(out.worst.end(), bad.begin(), bad.end());
   out.message += tensor + ": " + std::to_string(failures) + " of " + std::to_string(ref.size()) +
                  " elements outside the tolerance";
-  out.message += flushed(spec, failures, bad_all) + nonfinite_changes(bad_all) + not_stored_in(spec, tensor, cand) + "; ";
+  out.message +=
+      flushed(spec, failures, bad_all) + nonfinite_changes(bad_all) + not_stored_in(spec, tensor, cand) + "; ";
 }
 
 }  // namespace kc
