@@ -118,28 +118,28 @@ bool lowest_finite(DType dtype, double y) {
   return std::isfinite(y) && y < 0.0 && std::isinf(round_to(dtype, y * (1.0 + 2.0 * unit_roundoff(dtype))));
 }
 
-// y is the window maximum, NaN when the window holds one; needs no index. The kernels
-// that break these rules compare with a strict `>` from a running maximum: NaN never
-// wins, and a running maximum that starts at the lowest finite value survives a window
-// of only -inf.
 // A backend that declares FTZ may give 0 for a subnormal maximum.
 struct YRules {
   DType dtype;
   bool flushes = false;
 };
 
+// y is the window maximum, NaN when the window holds one; needs no index. The kernels
+// that break these rules compare with a strict `>` from a running maximum: NaN never
+// wins, and a running maximum that starts at the lowest finite value survives a window
+// of only -inf.
 void check_y(const PoolView& v, const YRules& rules, int64_t w, const WindowMax& m, Findings& f) {
   const double y = v.y[w];
   const bool flushed = rules.flushes && y == 0.0 && std::isfinite(m.value) &&
                        std::abs(m.value) < std::ldexp(1.0, min_normal_exponent(rules.dtype));
-  if (m.nan() && !std::isnan(y) && y == m.value) {
-    f.add("nan_strict", "NaN rule: max pool never selects NaN: " + v.window(w) + " holds a NaN at " +
-                            v.input(m.nan_at) + " but y is " + num(y) +
-                            ", its largest other element (a strict > never takes NaN); " +
-                            "a window with a NaN must give NaN");
-  } else if (m.nan() && !std::isnan(y)) {
-    f.add("nan", "NaN rule: " + v.window(w) + " holds a NaN at " + v.input(m.nan_at) + " but y is " + num(y) +
-                     ": a window with a NaN must give NaN");
+  if (m.nan() && !std::isnan(y)) {
+    // Whatever y is, the kernel did not select the NaN; say what it took instead.
+    const std::string took = y == m.value ? ", its largest other element"
+                             : lowest_finite(rules.dtype, y)
+                                 ? ", the lowest finite value (where its running maximum starts)"
+                                 : "";
+    f.add("nan", "NaN rule: max pool never selects NaN: " + v.window(w) + " holds a NaN at " + v.input(m.nan_at) +
+                     " but y is " + num(y) + took + " (a strict > never takes NaN); a window with a NaN must give NaN");
   } else if (!m.nan() && m.value == -std::numeric_limits<double>::infinity() && lowest_finite(rules.dtype, y)) {
     f.add("lowest", "window of only -inf gives the lowest finite value: y of " + v.window(w) + " is " + num(y) +
                         " but every element of the window is -inf (a running maximum that starts at the lowest "

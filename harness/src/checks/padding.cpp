@@ -278,7 +278,8 @@ void compare_y(const CheckContext& ctx, const SpatialGeometry& sg, const Tensor&
 
 // Max pool: the padded run's indices, mapped back to the unpadded plane, select the
 // same elements (any holder of the maximum under tie `any`). Windows whose y differs,
-// or is -inf (an all -inf window may pick a -inf pad in the padded run), are skipped.
+// or is -inf or selects a -inf (an all -inf window may pick a -inf pad in the padded
+// run), are skipped.
 void compare_pool_indices(const CheckContext& ctx, const Padded& pd, const OpOutputs& run, Findings& f) {
   const PoolGeometry& g = *pool_geo(ctx);
   if (!ctx.cand.indices || !run.indices) return;
@@ -298,7 +299,12 @@ void compare_pool_indices(const CheckContext& ctx, const Padded& pd, const OpOut
       continue;
     }
     const double xb = ctx.in.x[(w / out_count) * in_count + back];
-    const bool ok = g.tie == TieRule::kAny ? (xb == y || (std::isnan(xb) && std::isnan(y))) : back == mine;
+    // An element of -inf selected: a window of only -inf (whatever y the kernel gave it,
+    // the argmax check judges that), where the padded run may pick any of its elements.
+    if (xb == -std::numeric_limits<double>::infinity()) continue;
+    // The same element in both runs maps back whatever y is (a declared FTZ may give 0 for a
+    // subnormal maximum); under `any`, another holder of y does too.
+    const bool ok = back == mine || (g.tie == TieRule::kAny && (xb == y || (std::isnan(xb) && std::isnan(y))));
     if (ok) continue;
     f.add("pool-index", "indices do not map back: on the padded input " + win + " selects input " +
                             at(back, g.spatial.in_dims()) + ", on the original input index " + num(mine));
