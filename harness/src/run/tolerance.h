@@ -28,16 +28,16 @@ struct ToleranceSpec {
   Tolerance tolerance;
   DType storage = DType::kF32;
   int64_t n = 1;
-  std::optional<DType> accumulation;  // empty: default_accumulation(storage)
+  std::optional<DType> accumulation{};  // empty: default_accumulation(storage)
   // The candidate's values are not rounded to `storage` (the f64 oracle against golden
   // tensors): a finite one may still round to an expected infinity.
   bool cand_unrounded = false;
   // A declared transform algorithm (run/transform_bound.h): the bound adds
-  // c * transform_growth * gamma(n + transform_terms, u_acc) * abs_sum, abs_sum spread
-  // over the output plane by the caller. 0: direct sums of products.
+  // c * transform_growth * lambda sqrt(n + transform_terms) u_acc * abs_sum, abs_sum
+  // spread over the output plane by the caller. 0: direct sums of products.
   double transform_growth = 0.0;
   int64_t transform_terms = 0;
-  std::string note;  // said once in the check's message when set (why exact was not demanded)
+  std::string note{};  // said once in the check's message when set (why exact was not demanded)
   // A declared flush of subnormals (FTZ): the absolute error a flush may add, one
   // smallest normal number for the result and one per term for inputs flushed on
   // conversion (tolerance_for: 2^emin * (1 + n * the largest input magnitude)). 0: none.
