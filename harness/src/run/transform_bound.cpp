@@ -8,16 +8,18 @@
 namespace kc {
 namespace {
 
-// The largest row of |A^T| (|G| 1 (.) |B^T| 1) for the Winograd F(m, r) matrices of
-// Lavin and Gray (interpolation points 0, +-1, +-2 and infinity), the forms oneDNN and
-// cuDNN use: the most one output of a tile can gather from unit |g| and |d|.
-//   F(2,3): |G| 1 = (1, 1.5, 1.5, 1), |B^T| 1 = (2, 2, 2, 2), |A^T| rows (1 1 1 0),
-//           (0 1 1 1): 8.
-//   F(4,3): |G| 1 = (1/4, 1/2, 1/2, 7/24, 7/24, 1), |B^T| 1 = (10, 10, 10, 6, 6, 10),
-//           A^T's last row (0 1 1 8 8 1): 5 + 5 + 14 + 14 + 10 = 48.
+// The largest row of sqrt(|A^T|^2 (|G|^2 1 (.) |B^T|^2 1)) (squares elementwise) for the
+// Winograd F(m, r) matrices of Lavin and Gray (interpolation points 0, +-1, +-2 and
+// infinity), the forms oneDNN and cuDNN use: the 2-norm of the weights with which the
+// roundings of unit |g| and |d| reach one output of a tile.
+//   F(2,3): |G|^2 1 = (1, 3/4, 3/4, 1), |B^T|^2 1 = (2, 2, 2, 2), A^T's rows (1 1 1 0),
+//           (0 1 -1 -1): sqrt(2 + 3/2 + 3/2) = sqrt(5).
+//   F(4,3): |G|^2 1 = (1/16, 1/12, 1/12, 7/192, 7/192, 1), |B^T|^2 1 = (42, 34, 34, 10,
+//           10, 42), A^T's last row (0 1 -1 8 -8 1): sqrt(17/6 * 2 + 64 * 70/192 * 2 + 42)
+//           = sqrt(283/3).
 double winograd_growth(int m, int r) {
-  if (r == 3 && m == 2) return 8.0;
-  if (r == 3 && m == 4) return 48.0;
+  if (r == 3 && m == 2) return std::sqrt(5.0);
+  if (r == 3 && m == 4) return std::sqrt(283.0 / 3.0);
   return std::numeric_limits<double>::infinity();
 }
 

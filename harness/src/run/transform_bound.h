@@ -2,14 +2,18 @@
 // another transform, kc/numerics.h), which replaces the per-element bound for direct
 // sums of products. Following Barabasz, Anderson, Soodhalter and Gregg, "Error analysis
 // and improving the accuracy of Winograd convolution for deep neural networks" (ACM
-// TOMS 46(4), 2020), the first-order error of F(m, r) over d spatial dims is bounded
-// componentwise by
-//   |y^ - y| <= gamma(K, u) * (|A^T| (|G| |g| (.) |B^T| |d|))      (per dim, Kronecker in d)
-// with K the longest chain of sums (the channel sum plus, per dim, r for G g and twice
-// m + r - 1 for B^T d and A^T). With |g|, |d| at most their largest, the growth per dim
-// is the largest row of |A^T| (|G| 1 (.) |B^T| 1), not the product of the matrices'
-// infinity norms that the paper's normwise form takes (F(4,3): 48 against 190, so
-// 2304 against 36100 in 2-D; oneDNN's F(4x4,3x3) errors sit near 1e-3 of the former).
+// TOMS 46(4), 2020), the first-order error of F(m, r) is a sum of the roundings of its
+// stages (K of them on the longest chain: the channel sum plus, per dim, r for G g and
+// twice m + r - 1 for B^T d and A^T), each weighted by the matrices' entries and the data.
+// The paper bounds it in the worst case (all roundings aligned: gamma(K) times the
+// product of the matrices' infinity norms, 190 per dim for F(4,3)); that came out a
+// million times above oneDNN's errors, wide enough for a kernel writing zeros to pass.
+// Here, as in Higham and Mary's probabilistic analysis ("A new approach to probabilistic
+// rounding error analysis", SISC 41(5), 2019), roundings are independent and of mean zero,
+// so the sum is bounded by lambda u sqrt(K) times the 2-norm of the weights
+// (run/tolerance.cpp), with probability at least 1 - 2 exp(-lambda^2 / 2). Per unit of
+// data that norm is at most the growth below per dim (F(4,3): 9.71, so 94.3 in 2-D); the
+// bound scales it by the largest sum of |w| |x| of the output plane.
 // The error is spread over the tile, so an element's bound takes its magnitude from its
 // whole output plane (normwise per plane), never from its own terms alone: an output
 // whose direct sum is exactly 0 still carries its tile's rounding.
@@ -24,7 +28,7 @@
 
 namespace kc {
 
-// max_i (|A^T| (|G| 1 (.) |B^T| 1))_i^d for the declared algorithm over d spatial
+// max_i sqrt(|A^T|^2 (|G|^2 1 (.) |B^T|^2 1))_i^d for the declared algorithm over d spatial
 // dims; infinity where no bound is known (FFT, other transforms, a Winograd F(m, r)
 // whose matrices are not tabulated): such a backend's results are then unbounded, and
 // the tolerance model says so (MISTRUSTED, never PASSED).
