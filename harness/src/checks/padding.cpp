@@ -12,6 +12,7 @@
 #include "common.h"
 #include "findings.h"
 #include "padding_coverage.h"
+#include "padding_taps.h"
 #include "window.h"
 
 namespace kc::checks {
@@ -165,7 +166,7 @@ std::vector<char> disagree(const std::string& name, const Tensor& got, const Ten
 // A candidate conv with zero padding that declares it never forms its padding taps.
 bool skips_padding_taps(const CheckContext& ctx) {
   const ConvGeometry* g = conv_geo(ctx);
-  return g && g->mode == PaddingMode::kZeros && !ctx.is_reference && ctx.backend.numerics().skips_padding_taps;
+  return g && g->mode == PaddingMode::kZeros && declares_padding_skip(ctx);
 }
 
 std::string mode_rule(const CheckContext& ctx) {

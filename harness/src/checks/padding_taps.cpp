@@ -93,6 +93,10 @@ std::optional<SkippedTaps> dw_without_padding_taps(const CheckContext& ctx, cons
   return SkippedTaps{dw_inside(g, ctx.in.x, dz), dw_inside(g, absolute(ctx.in.x), absolute(dz))};
 }
 
+bool declares_padding_skip(const CheckContext& ctx) {
+  return !ctx.is_reference && ctx.backend.numerics().skips_padding_taps;
+}
+
 void compare_padding_taps(const CheckContext& ctx, const char* tensor, const Tensor& cand, const Tensor& strict,
                           const Tensor& abs, const std::optional<SkippedTaps>& skipped, CheckResult& r) {
   const ToleranceSpec spec = tolerance_for(ctx, tensor);
@@ -110,7 +114,7 @@ void compare_padding_taps(const CheckContext& ctx, const char* tensor, const Ten
   }
   const std::string what = std::string(tensor) + ": NaN*0 at a zero-padding tap not formed (a non-finite " +
                            (std::string(tensor) == "y" ? "weight" : "cotangent") + " meets the padding)";
-  if (!ctx.is_reference && ctx.backend.numerics().skips_padding_taps) {
+  if (declares_padding_skip(ctx)) {
     r = without;
     r.message += what + ", as the backend declares (padding taps skipped); ";
     return;

@@ -29,6 +29,9 @@ std::optional<SkippedTaps> dw_without_padding_taps(const CheckContext& ctx, cons
 
 namespace kc::checks {
 
+// Whether the candidate declares that it skips zero-padding taps (never the oracle).
+bool declares_padding_skip(const CheckContext& ctx);
+
 // Compares one tensor with the oracle's `strict` value into r; where `skipped` (the
 // value without padding taps) is given and explains a failure, a backend that declares
 // skips_padding_taps passes (and the message says so), one that does not fails with the

@@ -93,12 +93,14 @@ std::vector<int> output_quanta(const CheckContext& ctx, const ConvGeometry& g) {
 // absorbed. A tiny element elsewhere (another window, sample or filter) leaves this
 // output exact.
 std::vector<bool> exact_sums(const CheckContext& ctx, const ConvGeometry& g) {
+  const ToleranceSpec spec = tolerance_for(ctx, "y");
+  if (spec.transform_growth > 0.0)
+    return std::vector<bool>(static_cast<size_t>(ctx.abs.y.size()), false);  // a transform rounds exact sums too
   const std::vector<int> q = output_quanta(ctx, g);
-  const DType acc = accumulation_of(tolerance_for(ctx, "y"));
+  const DType acc = accumulation_of(spec);
   const int p = -std::ilogb(unit_roundoff(acc));  // u = 2^-p
   const int normal = min_normal_exponent(acc);
   std::vector<bool> exact(q.size());
-  if (tolerance_for(ctx, "y").transform_growth > 0.0) return exact;  // a transform rounds exact sums too
   for (size_t i = 0; i < q.size(); ++i) {
     const double most = ctx.abs.y[static_cast<int64_t>(i)];
     exact[i] = q[i] == kNoTerm || (q[i] >= normal && std::isfinite(most) && most < std::ldexp(1.0, p + q[i]));
