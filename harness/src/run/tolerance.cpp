@@ -136,6 +136,18 @@ double element_bound(const ToleranceSpec& s, double ref, double abs_sum) {
   return kBoundSafety * ((gamma + transform) * abs_sum + underflow) + u_out * std::abs(ref) + s.flush_atol;
 }
 
+double element_noise(const ToleranceSpec& s, double ref, double abs_sum) {
+  if (s.tolerance.kind == ToleranceKind::kExplicit) return element_bound(s, ref, abs_sum);
+  const DType acc = accumulation_of(s);
+  const double u_acc = unit_roundoff(acc);
+  if (!(gamma_n(s.n, u_acc) < INFINITY)) return INFINITY;
+  const double transform = transform_factor(s);
+  if (!(transform < INFINITY)) return INFINITY;
+  const double underflow = static_cast<double>(s.n) * underflow_unit(acc) + underflow_unit(s.storage);
+  const double sums = std::sqrt(static_cast<double>(s.n) + 1.0) * u_acc;
+  return (sums + transform) * abs_sum + underflow + unit_roundoff(s.storage) * std::abs(ref) + s.flush_atol;
+}
+
 void mark_failed(CheckResult& r) {
   if (r.disposition != Disposition::kFailed) r.worst.clear();
   r.disposition = Disposition::kFailed;

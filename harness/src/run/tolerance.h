@@ -49,6 +49,14 @@ struct ToleranceSpec {
 // (abs_sum = sum_i |a_i b_i|).
 double element_bound(const ToleranceSpec& spec, double ref, double abs_sum);
 
+// The spread (one standard deviation) of a correct kernel's error in one element under
+// the probabilistic model of rounding (Higham and Mary: independent rounding errors of
+// mean zero): sqrt(n + 1) u_acc abs_sum for the products and adds, plus the output's
+// rounding, the underflow and flush terms and a transform's own bound. For sums of many
+// elements' errors (the adjoint's inner products), where worst cases do not add up.
+// explicit: element_bound (the case's own numbers).
+double element_noise(const ToleranceSpec& spec, double ref, double abs_sum);
+
 // cand is the infinity that ref (finite, of its sign, made of a sum whose absolute
 // value is abs_sum) rounds to in spec.storage: the overflow rule of compare_tensors, for
 // checks that compare sums of their own.
