@@ -69,6 +69,34 @@ TEST(WeightShareCheck, SinglePositionLastWriteWins) {
   EXPECT_THAT(r.message, HasSubstr("batch split (sum of 3 batch-1 runs) breaks"));
 }
 
+// A backward that steps w in place (an optimizer fused into it): the runs weight_share
+// compares read other weights (through relu's mask: a plain conv's dw does not read w),
+// which is named first, never a race.
+TEST(WeightShareCheck, AnInputWrittenIsNamedBeforeARace) {
+  PlantedBackward be(
+      [](const ConvGeometry&, const Tensor&, const Tensor& w, const Tensor&, Tensor&, Tensor& dw, Tensor*) {
+        Tensor& wrong = const_cast<Tensor&>(w);
+        for (int64_t i = 0; i < w.size(); ++i) wrong[i] -= 0.25 * dw[i];
+      });
+  const CheckResult r = run_check(fused(share_case()), be, "weight_share");
+  EXPECT_EQ(r.disposition, Disposition::kFailed) << describe(r);
+  EXPECT_THAT(r.message, HasSubstr("the backend wrote into its input w in conv_backward"));
+  EXPECT_THAT(r.message, Not(HasSubstr("race")));
+}
+
+// Two output positions: half the sum is one position's share and a rounding slip alike.
+TEST(WeightShareCheck, TwoPositionsAreTooSmallToClassify) {
+  Case c = seeded(conv_case({.batch = 1, .channels = 2, .out_channels = 2, .spatial = {3}, .kernel = {2}}), 7);
+  PlantedBackward half(
+      [](const ConvGeometry&, const Tensor&, const Tensor&, const Tensor&, Tensor&, Tensor& dw, Tensor*) {
+        for (double& v : dw.data) v *= 0.5;
+      });
+  const CheckResult r = run_check(c, half, "weight_share");
+  EXPECT_EQ(r.disposition, Disposition::kFailed) << describe(r);
+  EXPECT_THAT(r.message, HasSubstr("too small to classify"));
+  EXPECT_THAT(r.message, Not(HasSubstr("last write wins")));
+}
+
 TEST(WeightShareCheck, PartialSumWithoutTheBatch) {
   PlantedBackward be(
       [](const ConvGeometry& g, const Tensor& x, const Tensor&, const Tensor& dy, Tensor&, Tensor& dw, Tensor*) {

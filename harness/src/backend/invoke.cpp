@@ -1,6 +1,8 @@
 // invoke(): the calling contract applied around one forward and backward of a backend.
 #include "backend/invoke.h"
 
+#include <algorithm>
+#include <bit>
 #include <cmath>
 
 #include "kc/ref/conv.h"
@@ -10,12 +12,49 @@
 namespace kc {
 namespace {
 
+thread_local InputWriteWatch* current_watch = nullptr;
+
+// A hash of a tensor's bits: an input the backend changed has another one (whatever the
+// change, up to a collision of 2^-64).
+uint64_t fingerprint(const Tensor& t) {
+  uint64_t h = 0xcbf29ce484222325ULL ^ static_cast<uint64_t>(t.size());
+  for (int64_t i = 0; i < t.size(); ++i) h = (h ^ std::bit_cast<uint64_t>(t[i])) * 0x100000001b3ULL;
+  return h;
+}
+
+// Notes in o.wrote which of the inputs changed during `call`.
+class InputGuard {
+ public:
+  explicit InputGuard(const OpInputs& in) : in_(in), prints_(prints(in)) {}
+  void after(const char* call, OpOutputs& o) {
+    const std::array<uint64_t, 4> now = prints(in_);
+    static const std::array<const char*, 4> names = {"x", "w", "b", "dy"};
+    std::vector<std::string> wrote;
+    for (size_t i = 0; i < now.size(); ++i) {
+      if (now[i] != prints_[i]) wrote.push_back(std::string(names[i]) + " in " + call);
+    }
+    prints_ = now;
+    if (wrote.empty()) return;
+    o.wrote.insert(o.wrote.end(), wrote.begin(), wrote.end());
+    if (current_watch != nullptr) current_watch->add(wrote);
+  }
+
+ private:
+  static std::array<uint64_t, 4> prints(const OpInputs& in) {
+    return {fingerprint(in.x), fingerprint(in.w), fingerprint(in.b), fingerprint(in.dy)};
+  }
+  const OpInputs& in_;
+  std::array<uint64_t, 4> prints_;
+};
+
 OpOutputs invoke_conv(Backend& be, const Case& c, const ConvGeometry& g, const OpInputs& in, Pass pass) {
   OpOutputs o;
+  InputGuard guard(in);
   const Tensor* b = g.bias ? &in.b : nullptr;
   o.y = poisoned(c.dtype, g.y_shape());
   o.handed[0] = o.y.data.data();
   o.forward = be.conv_forward(g, in.x, in.w, b, is_fused(c), o.y);
+  guard.after("conv_forward", o);
   o.backward = failed_precondition("not run");
   if (!o.forward.ok() || pass == Pass::kForward) return o;
   o.dx = poisoned(c.dtype, g.x_shape());
@@ -25,12 +64,14 @@ OpOutputs invoke_conv(Backend& be, const Case& c, const ConvGeometry& g, const O
   o.handed[3] = o.dw.data.data();
   o.handed[4] = o.db.data.data();
   o.backward = be.conv_backward(g, in.x, in.w, b, is_fused(c), in.dy, o.dx, o.dw, g.bias ? &o.db : nullptr);
+  guard.after("conv_backward", o);
   o.ran_backward = true;
   return o;
 }
 
 OpOutputs invoke_pool(Backend& be, const Case& c, const PoolGeometry& g, const OpInputs& in, Pass pass) {
   OpOutputs o;
+  InputGuard guard(in);
   o.y = poisoned(c.dtype, g.y_shape());
   if (g.mode == PoolMode::kTraining) {
     o.indices =
@@ -39,16 +80,33 @@ OpOutputs invoke_pool(Backend& be, const Case& c, const PoolGeometry& g, const O
   o.handed[0] = o.y.data.data();
   if (o.indices) o.handed[1] = o.indices->data.data();
   o.forward = be.maxpool_forward(g, in.x, o.y, o.indices ? &*o.indices : nullptr);
+  guard.after("maxpool_forward", o);
   o.backward = failed_precondition("not run");
   if (!o.forward.ok() || pass == Pass::kForward) return o;
   o.dx = poisoned(c.dtype, g.x_shape());
   o.handed[2] = o.dx.data.data();
   o.backward = be.maxpool_backward(g, in.dy, o.indices ? &*o.indices : nullptr, o.dx);
+  guard.after("maxpool_backward", o);
   o.ran_backward = true;
   return o;
 }
 
 }  // namespace
+
+InputWriteWatch::InputWriteWatch() : outer_(current_watch) { current_watch = this; }
+InputWriteWatch::~InputWriteWatch() {
+  current_watch = outer_;
+  if (outer_ != nullptr) outer_->add(seen_);
+}
+void InputWriteWatch::add(const std::vector<std::string>& wrote) {
+  for (const std::string& w : wrote) {
+    if (std::find(seen_.begin(), seen_.end(), w) == seen_.end()) seen_.push_back(w);
+  }
+}
+
+std::vector<std::string> inputs_written_so_far() {
+  return current_watch != nullptr ? current_watch->seen() : std::vector<std::string>{};
+}
 
 StatusOr<OpGeometry> op_geometry(const Case& c) {
   if (is_stack(c)) {  // one geometry per layer: see stack.h and stack_exec.h

@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <string>
+#include <vector>
 #include <variant>
 
 #include "core/fill.h"
@@ -38,6 +40,8 @@ struct OpOutputs {
   // (null: not handed): integrity names a backend that replaced one instead of writing
   // into it.
   std::array<const void*, 5> handed{};
+  // The inputs this call changed, with the call ("w in conv_backward"); empty: none.
+  std::vector<std::string> wrote;
 };
 
 enum class Pass { kForward, kForwardBackward };
@@ -45,6 +49,26 @@ enum class Pass { kForward, kForwardBackward };
 // Runs the backend. A failed forward leaves the backward not run.
 OpOutputs invoke(Backend& backend, const Case& c, const OpGeometry& g, const OpInputs& in,
                  Pass pass = Pass::kForwardBackward);
+
+// Records, on this thread and while it lives, the inputs every invoke() saw a backend
+// write into (OpOutputs::wrote), so that a check whose reruns compared runs on changed
+// inputs says that first instead of a wrong cause (a race, a partial sum). Scopes nest.
+class InputWriteWatch {
+ public:
+  InputWriteWatch();
+  ~InputWriteWatch();
+  InputWriteWatch(const InputWriteWatch&) = delete;
+  InputWriteWatch& operator=(const InputWriteWatch&) = delete;
+  const std::vector<std::string>& seen() const { return seen_; }
+  void add(const std::vector<std::string>& wrote);
+
+ private:
+  InputWriteWatch* outer_;
+  std::vector<std::string> seen_;
+};
+
+// The writes the innermost watch of this thread has seen (none without a watch).
+std::vector<std::string> inputs_written_so_far();
 
 // The oracle on absolute values: per element the sum of |a_i * b_i| its value is made
 // of (y from |x|, |w|, |b|; dx from |dy|, |w|; dw from |x|, |dy|; db from |dy|; for a

@@ -1,7 +1,9 @@
 // Small helpers shared by the check files.
 #pragma once
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "checks/checks.h"
 #include "kc/shape.h"
@@ -33,6 +35,21 @@ inline bool unsupported(const Status& s) {
 inline CheckResult call_failed(std::string_view check, std::string_view what, const Status& s) {
   return make_result(check, unsupported(s) ? Disposition::kSkipped : Disposition::kFailed,
                      std::string(what) + " returned " + s.to_string());
+}
+
+// The inputs the backend wrote into, in the runner's run and in the runs of the check so
+// far (invoke.h: InputWriteWatch), as "the backend wrote into its input w in
+// conv_backward"; empty when it wrote into none. A check comparing runs says this first:
+// its runs read changed inputs, so any other cause it would name is a guess.
+inline std::string input_writes(const CheckContext& ctx) {
+  std::vector<std::string> all = ctx.cand.wrote;
+  for (const std::string& w : inputs_written_so_far()) {
+    if (std::find(all.begin(), all.end(), w) == all.end()) all.push_back(w);
+  }
+  if (all.empty()) return {};
+  std::string s = "the backend wrote into its input ";
+  for (size_t i = 0; i < all.size(); ++i) s += (i ? ", " : "") + all[i];
+  return s + " (inputs are const)";
 }
 
 }  // namespace kc::checks

@@ -213,24 +213,45 @@ double mismatch(const Tensor& got, const Tensor& hyp, const Tensor& abs, const T
   return worst;
 }
 
-// Which known mistake the backend's dw (db when only db broke) is, from the oracle: of
-// the hypotheses it matches, the nearest (a loose bound may hold several).
+// Which known mistake the backend's dw (db when only db broke) is, from the oracle: the
+// one hypothesis it matches. A case with fewer than kClassifyPositions output positions
+// over the batch, or whose data leaves the backend's result within reach of two
+// different mistakes, is "too small to classify": there, a rounding error looks like one
+// position's share as much as a lost one.
+constexpr int64_t kClassifyPositions = 4;
+
 std::string classify(const CheckContext& ctx, const ConvGeometry& g, bool db) {
   const char* which = db ? "db" : "dw";
   if (ctx.is_reference) return std::string("unclassified (the backend is the oracle: nothing to classify against)");
+  const int64_t positions = g.batch * g.spatial.out_count();
+  if (positions < kClassifyPositions) {
+    return std::string("too small to classify (") + which + " sums " + std::to_string(positions) +
+           " output positions over the batch; the classes need " + std::to_string(kClassifyPositions) + ")";
+  }
   const Tensor &got = db ? ctx.cand.db : ctx.cand.dw, &ref = db ? ctx.ref.db : ctx.ref.dw;
   const Tensor& abs = db ? ctx.abs.db : ctx.abs.dw;
   ToleranceSpec spec = tolerance_for(ctx, which);
   spec.tolerance.kind = ToleranceKind::kBound;
+  std::vector<std::string> matched;
+  std::vector<const Tensor*> seen;
   std::string best;
   double nearest = INFINITY;
-  for (const Hypothesis& h : hypotheses(ctx, g, db)) {
+  const std::vector<Hypothesis> hyps = hypotheses(ctx, g, db);
+  for (const Hypothesis& h : hyps) {
     const bool zero = std::all_of(h.t.data.begin(), h.t.data.end(), [](double v) { return v == 0.0; });
     if (zero || mismatch(ref, h.t, abs, spec) <= 1.0) continue;  // cannot be told apart from the right sum
-    if (const double m = mismatch(got, h.t, abs, spec); m < nearest) {
-      nearest = m;
-      best = std::string(h.cls) + " (" + which + " " + h.detail + ")";
-    }
+    // The same tensor under another name (N = 1: the mean over N*P is the mean over P).
+    if (std::any_of(seen.begin(), seen.end(), [&](const Tensor* t) { return bitwise_equal(*t, h.t); })) continue;
+    seen.push_back(&h.t);
+    const double m = mismatch(got, h.t, abs, spec);
+    if (!(m <= 1.0)) continue;
+    const std::string name = std::string(h.cls) + " (" + which + " " + h.detail + ")";
+    matched.push_back(name);
+    if (m < nearest) nearest = m, best = name;
+  }
+  if (matched.size() > 1) {
+    return "too small to classify (" + std::string(which) + " matches " + matched[0] + " and " + matched[1] +
+           " alike on this data)";
   }
   if (!best.empty()) return best;
   return std::string("unclassified (") + which +
@@ -286,6 +307,7 @@ CheckResult weight_share_run(const CheckContext& ctx) {
     return make_result(kName, Disposition::kFailed,
                        "dw or db does not have the contract's shape (the shape check says more)");
   }
+  InputWriteWatch watch;  // input_writes(): what this check's own runs saw written
   Findings f;
   FusedExpectation fused;
   if (is_fused(ctx.c) && !ctx.is_reference) fused = fused_expectation(ctx, g);
@@ -303,8 +325,12 @@ CheckResult weight_share_run(const CheckContext& ctx) {
   const std::string ratio = " (max error/bound " + num_brief(r.max_error_ratio) + ")";
   if (!f.broken.empty()) {
     r.disposition = Disposition::kFailed;
-    const std::string cls =
-        f.race_fails ? "nondeterministic race (" + f.race + ")" : classify(ctx, g, !f.dw_broken && f.db_broken);
+    // Runs on changed inputs differ for that reason alone: neither a race nor a known
+    // partial sum can be told from it.
+    const std::string wrote = input_writes(ctx);
+    const std::string cls = !wrote.empty() ? wrote + ", so the runs compared here read different inputs"
+                            : f.race_fails ? "nondeterministic race (" + f.race + ")"
+                                           : classify(ctx, g, !f.dw_broken && f.db_broken);
     r.message = cls;  // the report adds the check's name and the max error/bound
     for (const std::string& b : f.broken) r.message += "; " + b;
     return r;

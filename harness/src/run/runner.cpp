@@ -43,6 +43,17 @@ std::optional<CheckResult> failed_call(const CheckDef& def, const CheckContext& 
   return std::nullopt;
 }
 
+// A check that failed or mistrusted while the backend wrote into its inputs (in the
+// runner's run or in the check's own) says that first, and fails: what it compared were
+// runs on different data, so the cause it found may be none.
+void name_input_writes(const CheckContext& ctx, CheckResult& r) {
+  if (r.disposition != Disposition::kFailed && r.disposition != Disposition::kMistrusted) return;
+  const std::string wrote = checks::input_writes(ctx);
+  if (wrote.empty() || r.message.find("wrote into its input") != std::string::npos) return;
+  r.disposition = Disposition::kFailed;
+  r.message = wrote + ", so the runs this check compares read changed inputs; " + r.message;
+}
+
 void run_checks(const CheckContext& ctx, CaseResult& r) {
   for (const CheckDef& def : check_registry()) {
     if (!requested(ctx.c, def.name())) continue;
@@ -52,7 +63,9 @@ void run_checks(const CheckContext& ctx, CaseResult& r) {
     }
     try {
       std::optional<CheckResult> failed = failed_call(def, ctx);
+      InputWriteWatch watch;
       r.checks.push_back(failed ? *failed : def.run(ctx));
+      name_input_writes(ctx, r.checks.back());
     } catch (const std::exception& e) {
       r.checks.push_back(make_result(def.name(), Disposition::kCrashed, std::string("exception: ") + e.what()));
     }
