@@ -26,6 +26,7 @@ KC_DECLARE_SCOPED_CHECK(padding)
 KC_DECLARE_CHECK(determinism)
 KC_DECLARE_CHECK(integrity)
 KC_DECLARE_CHECK(golden)
+KC_DECLARE_CHECK(state)
 KC_DECLARE_CHECK(checkpoint)  // stack/checkpoint.cpp
 KC_DECLARE_CHECK(influence)   // stack/influence.cpp
 KC_DECLARE_CHECK(drift)       // stack/drift.cpp

@@ -27,8 +27,8 @@ struct Binding {
 const Binding kBindings[] = {
     KC_BIND_RUN(shape),       KC_BIND_RUN(forward),   KC_BIND(backward),   KC_BIND(gradcheck),
     KC_BIND(adjoint),         KC_BIND(weight_share),  KC_BIND_RUN(argmax), KC_BIND(padding),
-    KC_BIND_RUN(determinism), KC_BIND_RUN(integrity), KC_BIND_RUN(golden), KC_BIND_RUN(checkpoint),
-    KC_BIND_RUN(influence),   KC_BIND_RUN(drift),
+    KC_BIND_RUN(determinism), KC_BIND_RUN(integrity), KC_BIND_RUN(golden), KC_BIND_RUN(state),
+    KC_BIND_RUN(checkpoint),  KC_BIND_RUN(influence), KC_BIND_RUN(drift),
 };
 #undef KC_BIND
 #undef KC_BIND_RUN

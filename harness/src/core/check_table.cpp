@@ -67,6 +67,8 @@ const std::vector<CheckInfo>& check_table() {
        Judges::kNo, kNeedsForward, nullptr},
       {"golden", "results match the case's expected: tensors", kSingle, true, Judges::kWithExpectedGradients,
        kNeedsForward, &golden_scope},
+      {"state", "results do not depend on earlier calls: forward(A), forward(B), backward(A) equal fresh calls",
+       kSingle, false, Judges::kNo, kNeedsForward, nullptr},
       {"checkpoint", "a stack's gradients are the same with and without recomputation", kOpStack, true, Judges::kNo,
        kNeedsNothing, nullptr},
       {"influence", "every input of a stack within its receptive field receives gradient (no blind borders)", kOpStack,
