@@ -103,6 +103,31 @@
   KC_TRAP(ftz_flushes_normals, kFtzFlushesNormals, "forward", "y: * elements outside the tolerance", \
           "pool2d k2 s2, the classic downsampling") \
   KC_TRAP(skip_taps_drops_real, kSkipTapsDropsReal, "forward", "y: * elements outside the tolerance", \
+          "pool2d k2 s2, the classic downsampling") \
+  /* blind spots: state, thresholds, 16-bit special values, zero data, written inputs (trap_blind_spots.h) */ \
+  KC_TRAP(pool_stale_indices, kPoolStaleIndices, "state", "backward read state left by another call", \
+          "conv2d same k3, odd kernel") \
+  KC_TRAP(relu_stale_mask, kReluStaleMask, "state", "backward read state left by another call", \
+          "pool2d k2 s2, the classic downsampling") \
+  KC_TRAP(batch_tail_dropped, kBatchTailDropped, "forward", "y: * elements outside the tolerance", \
+          "pool2d k2 s2, the classic downsampling") \
+  KC_TRAP(channel_tile_tail, kChannelTileTail, "forward", "y: * elements outside the tolerance", \
+          "pool2d k2 s2, the classic downsampling") \
+  KC_TRAP(out_channel_tile_tail, kOutChannelTileTail, "backward", "dw: * elements outside the tolerance", \
+          "pool2d k2 s2, the classic downsampling") \
+  KC_TRAP(extent_tile_tail, kExtentTileTail, "integrity", "never written", \
+          "pool2d k2 s2, the classic downsampling") \
+  KC_TRAP(pool_window_u8_offset, kPoolWindowU8Offset, "argmax", "*", \
+          "conv2d same k3, odd kernel") \
+  KC_TRAP(bf16_nan_to_inf, kBf16NanToInf, "forward", "NaN became ±inf", \
+          "pool2d k2 s2, the classic downsampling") \
+  KC_TRAP(f16_inf_saturates, kF16InfSaturates, "forward", "±inf became finite", \
+          "pool2d k2 s2, the classic downsampling") \
+  KC_TRAP(zero_sample_skipped, kZeroSampleSkipped, "integrity", "y: * never written", \
+          "pool2d k2 s2, the classic downsampling") \
+  KC_TRAP(zero_dy_early_return, kZeroDyEarlyReturn, "integrity", "dx: * never written", \
+          "conv2d same k3, odd kernel") \
+  KC_TRAP(writes_weights, kWritesWeights, "weight_share", "the backend wrote into its input w", \
           "pool2d k2 s2, the classic downsampling")
 // clang-format on
 

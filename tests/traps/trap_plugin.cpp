@@ -8,6 +8,7 @@
 #include "kc/plugin.h"
 #include "support/counted_runner.h"
 #include "support/f32_accumulation.h"
+#include "trap_blind_spots.h"
 #include "trap_conv.h"
 #include "trap_list.h"
 #include "trap_numerics.h"
@@ -18,7 +19,7 @@ namespace {
 
 class TrapBackend final : public Backend {
  public:
-  TrapBackend(std::string name, Bug bug) : name_(std::move(name)), bug_(bug) {}
+  TrapBackend(std::string name, Bug bug) : name_(std::move(name)), bug_(bug), blind_(bug) {}
 
   std::string name() const override { return name_; }
 
@@ -28,23 +29,28 @@ class TrapBackend final : public Backend {
     form_ = PadKind::kExplicit;
     if (const auto* p = std::get_if<ConvParams>(&c.op)) form_ = p->padding.kind;
     if (const auto* p = std::get_if<ConvBiasReluParams>(&c.op)) form_ = p->conv.padding.kind;
+    blind_.set_form(form_);
     return ok_status();
   }
 
   Numerics numerics() const override { return trap_numerics(bug_); }
   Status conv_forward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
                       Tensor& y) override {
+    if (is_blind_spot_trap(bug_)) return blind_.conv_forward(g, x, w, b, relu, y);
     return trap_numerics_forward({bug_, form_}, g, x, w, b, relu, y);
   }
   Status conv_backward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
                        const Tensor& dy, Tensor& dx, Tensor& dw, Tensor* db) override {
+    if (is_blind_spot_trap(bug_)) return blind_.conv_backward(g, x, w, b, relu, dy, dx, dw, db);
     return trap_conv_backward({bug_, form_}, g, x, w, b, relu, dy, dx, dw, db);
   }
   Status maxpool_forward(const PoolGeometry& g, const Tensor& x, Tensor& y, IndexTensor* indices) override {
+    if (is_blind_spot_trap(bug_)) return blind_.maxpool_forward(g, x, y, indices);
     if (bug_ == Bug::kPoolTieMask) x_ = x;  // its backward recomputes a mask from x
     return trap_pool_forward(bug_, g, x, y, indices);
   }
   Status maxpool_backward(const PoolGeometry& g, const Tensor& dy, const IndexTensor* indices, Tensor& dx) override {
+    if (is_blind_spot_trap(bug_)) return blind_.maxpool_backward(g, dy, indices, dx);
     return trap_pool_backward(bug_, g, dy, indices, &x_, dx);
   }
 
@@ -53,6 +59,7 @@ class TrapBackend final : public Backend {
   Bug bug_;
   mutable PadKind form_ = PadKind::kExplicit;
   Tensor x_;
+  mutable BlindSpotTrap blind_;
 };
 
 // A backend that runs stacks resident in its own memory, as the GPU backends do, with

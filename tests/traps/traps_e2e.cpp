@@ -223,24 +223,51 @@ int check(const std::string& dir, const std::string& name) {
   return 1;
 }
 
+// How many corpus cases a trap fails, and which checks fail it on how many cases.
+struct Margin {
+  int cases = 0;
+  std::map<std::string, int> by_check;
+  std::string checks() const {
+    std::string s;
+    for (const auto& [name, n] : by_check) s += (s.empty() ? "" : ", ") + name + " " + std::to_string(n);
+    return s;
+  }
+};
+
+Margin margin(const Json& report) {
+  Margin m;
+  for (const Json& r : report["results"].items) {
+    if (r["disposition"].text != "FAILED") continue;
+    ++m.cases;
+    for (const Json& c : r["checks"].items) {
+      if (c["disposition"].text == "FAILED") ++m.by_check[c["name"].text];
+    }
+  }
+  return m;
+}
+
+// Every trap is caught (the mutation score) and by at least kMinCases corpus cases, so
+// that no bug class hangs on one case; the checks that catch it are printed beside it.
+constexpr int kMinCases = 3;
+
 int score(const std::string& dir) {
-  int caught = 0, expected = 0;
+  int caught = 0, expected = 0, thin = 0;
   for (const Expectation& e : expectations()) {
     const std::optional<Json> report = load(dir, e.backend());
-    int failed = 0;
-    if (report) {
-      for (const Json& r : (*report)["results"].items) failed += r["disposition"].text == "FAILED";
-    }
+    const Margin m = report ? margin(*report) : Margin{};
     const size_t as_expected = report ? catches(*report, e).size() : 0;
-    caught += failed > 0;
+    caught += m.cases > 0;
     expected += as_expected > 0;
-    std::printf("  %-34s %-7s %3d cases failed; %s: \"%s\" on %zu\n", e.backend().c_str(), failed ? "caught" : "MISSED",
-                failed, e.check.c_str(), e.diagnosis.c_str(), as_expected);
+    thin += m.cases < kMinCases;
+    std::printf("  %-34s %-7s %3d cases failed (%s)%s; %s: \"%s\" on %zu\n", e.backend().c_str(),
+                m.cases ? "caught" : "MISSED", m.cases, m.checks().c_str(),
+                m.cases > 0 && m.cases < kMinCases ? " THIN" : "", e.check.c_str(), e.diagnosis.c_str(), as_expected);
   }
   const size_t n = expectations().size();
-  std::printf("mutation score: %d/%zu traps caught (%.0f%%); %d/%zu by the expected check and diagnosis\n", caught, n,
-              100.0 * caught / static_cast<double>(n), expected, n);
-  return caught == static_cast<int>(n) ? 0 : 1;
+  std::printf("mutation score: %d/%zu traps caught (%.0f%%); %d/%zu by the expected check and diagnosis; %d caught by "
+              "fewer than %d cases\n",
+              caught, n, 100.0 * caught / static_cast<double>(n), expected, n, thin, kMinCases);
+  return caught == static_cast<int>(n) && thin == 0 ? 0 : 1;
 }
 
 int usage() {

@@ -48,15 +48,22 @@ std::string flushed(const ToleranceSpec& spec, int64_t failures, const std::vect
 // Where failing elements are NaN and the oracle's an infinity: a transform (Winograd adds
 // and subtracts a tile's inputs, so one inf meets another as inf - inf) or a reordered
 // sum that met both infinities; and where NaN in the oracle became 0 here.
+// A NaN stored as an infinity (a 16-bit conversion that truncates the mantissa of a NaN
+// whose high bits are 0) and an infinity stored as the largest finite value (a
+// saturating conversion) are named too.
 std::string nonfinite_changes(const std::vector<std::pair<double, double>>& bad) {
-  int64_t inf_nan = 0, nan_zero = 0;
+  int64_t inf_nan = 0, nan_zero = 0, nan_inf = 0, inf_finite = 0;
   for (const auto& [c, r] : bad) {
     inf_nan += std::isinf(r) && std::isnan(c);
     nan_zero += std::isnan(r) && c == 0.0;
+    nan_inf += std::isnan(r) && std::isinf(c);
+    inf_finite += std::isinf(r) && std::isfinite(c);
   }
   std::string s;
   if (inf_nan > 0) s += " (" + std::to_string(inf_nan) + " ±inf became NaN: an inf met another in the sum, inf - inf)";
   if (nan_zero > 0) s += " (" + std::to_string(nan_zero) + " NaN became 0)";
+  if (nan_inf > 0) s += " (" + std::to_string(nan_inf) + " NaN became ±inf: a store that truncates NaN's mantissa?)";
+  if (inf_finite > 0) s += " (" + std::to_string(inf_finite) + " ±inf became finite: a saturating store?)";
   return s;
 }
 
