@@ -99,7 +99,7 @@ TEST(CheckTable, EveryRowIsBoundToItsCodeInTableOrder) {
     EXPECT_NE(registry[i].run, nullptr) << registry[i].name();
     EXPECT_EQ(kc::find_check(registry[i].name()), &check_table()[i]);
   }
-  EXPECT_EQ(kc::find_check("state"), nullptr);
+  EXPECT_EQ(kc::find_check("states"), nullptr);
 }
 
 // A row's op mask says which ops it may apply to; its scope rules must agree: on a case

@@ -40,7 +40,9 @@ void store_badly(Bug bug, Tensor* t) {
 
 // The first index of channel tail: channels past the last whole tile of `tile`, when
 // there are more than `tile` and not a whole number of tiles (none otherwise).
-int64_t tail_start(int64_t count, int64_t tile) { return count > tile && count % tile != 0 ? count / tile * tile : count; }
+int64_t tail_start(int64_t count, int64_t tile) {
+  return count > tile && count % tile != 0 ? count / tile * tile : count;
+}
 
 // Global pool window offsets kept in 8 bits: an index into a window of more than 256
 // taps points to the tap 256 * k before the right one (row-major within the window).
@@ -89,8 +91,8 @@ bool is_blind_spot_trap(Bug bug) {
   }
 }
 
-Status BlindSpotTrap::conv_forward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b,
-                                   bool relu, Tensor& y) {
+Status BlindSpotTrap::conv_forward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
+                                   Tensor& y) {
   Tensor xin = x;
   if (bug_ == Bug::kChannelTileTail) {  // the K loop's tail of input channels is dropped
     const int64_t cpg = g.in_per_group(), from = tail_start(cpg, 32), plane = g.spatial.in_count();

@@ -39,8 +39,8 @@ class BlindSpotTrap {
  private:
   Bug bug_;
   PadKind form_ = PadKind::kExplicit;
-  Tensor mask_;         // relu_stale_mask: the last forward's y
-  IndexTensor kept_;    // pool_stale_indices: the last forward's indices
+  Tensor mask_;       // relu_stale_mask: the last forward's y
+  IndexTensor kept_;  // pool_stale_indices: the last forward's indices
 };
 
 }  // namespace kc::traps

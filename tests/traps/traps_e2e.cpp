@@ -264,9 +264,10 @@ int score(const std::string& dir) {
                 m.cases > 0 && m.cases < kMinCases ? " THIN" : "", e.check.c_str(), e.diagnosis.c_str(), as_expected);
   }
   const size_t n = expectations().size();
-  std::printf("mutation score: %d/%zu traps caught (%.0f%%); %d/%zu by the expected check and diagnosis; %d caught by "
-              "fewer than %d cases\n",
-              caught, n, 100.0 * caught / static_cast<double>(n), expected, n, thin, kMinCases);
+  std::printf(
+      "mutation score: %d/%zu traps caught (%.0f%%); %d/%zu by the expected check and diagnosis; %d caught by "
+      "fewer than %d cases\n",
+      caught, n, 100.0 * caught / static_cast<double>(n), expected, n, thin, kMinCases);
   return caught == static_cast<int>(n) && thin == 0 ? 0 : 1;
 }
 

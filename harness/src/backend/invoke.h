@@ -9,8 +9,8 @@
 #include <limits>
 #include <optional>
 #include <string>
-#include <vector>
 #include <variant>
+#include <vector>
 
 #include "core/fill.h"
 #include "kc/backend.h"

@@ -116,8 +116,8 @@ void compare(const Judge& j, const std::string& call, const char* name, const Te
              Findings& f, CheckResult& r) {
   if ((got.size() == 0 && fresh.size() == 0) || j.same(name, got, fresh)) return;
   const BitDiff d = bit_diff(got.data, fresh.data);
-  std::string msg = call + ": " + name + " differs from a fresh call's at " + num(d.count) + " of " +
-                    num(fresh.size()) + " elements";
+  std::string msg =
+      call + ": " + name + " differs from a fresh call's at " + num(d.count) + " of " + num(fresh.size()) + " elements";
   if (d.first >= 0 && d.first < got.size() && d.first < fresh.size()) {
     msg += " (first at " + at(d.first, fresh.shape) + ": " + num_exact(got[d.first]) + ", fresh " +
            num_exact(fresh[d.first]) + ")";
