@@ -21,6 +21,7 @@
 #include "support/case_builders.h"
 #include "support/delegating_backend.h"
 #include "support/f32_direct.h"
+#include "support/run_check.h"
 
 namespace kc {
 namespace {
@@ -56,6 +57,39 @@ TEST(ForwardCheck, AllZeroReferenceIsMistrustedNotPassed) {
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->disposition, Disposition::kMistrusted);
   EXPECT_NE(f->message.find("all zero"), std::string::npos) << f->message;
+}
+
+// conv_bias_relu on `fill: special` in every dtype: relu turns each -inf pre-activation
+// into 0, whose terms carry no bound; forward judges those outputs as exactly 0, so a
+// right kernel PASSES (not MISTRUSTED) and one that writes anything else there FAILS.
+TEST(ForwardCheck, FusedSpecialFillIsJudgedWhereReluMakesMinusInfinityZero) {
+  for (DType dtype : {DType::kF64, DType::kF32, DType::kF16, DType::kBF16}) {
+    SCOPED_TRACE(std::string(dtype_name(dtype)));
+    Case c = test::conv_case({.batch = 2,
+                              .channels = 2,
+                              .out_channels = 3,
+                              .spatial = {6, 6},
+                              .kernel = {2, 2},
+                              .bias = true,
+                              .dtype = dtype});
+    c.op = ConvBiasReluParams{std::get<ConvParams>(c.op)};
+    c.data = {5, Fill::kSpecial, {}};
+    const OpInputs in = *make_inputs(c);
+    const OpGeometry geo = *op_geometry(c);
+    auto ref = make_reference_backend();
+    const OpOutputs o = invoke(*ref, c, geo, in);
+    const OpOutputs a = absolute_pass(c, geo, in, o);
+    int64_t clipped = -1;
+    for (int64_t i = 0; i < o.y.size() && clipped < 0; ++i) {
+      if (o.y[i] == 0.0 && std::isinf(a.y[i])) clipped = i;
+    }
+    ASSERT_GE(clipped, 0) << "no relu(-inf) in this data";
+    test::DelegatingBackend correct("planted.none");
+    test::expect_check(c, correct, "forward", Disposition::kPassed);
+    test::EditedConvForward nonzero("planted.relu_inf",
+                                    [clipped](const ConvGeometry&, Tensor& y) { y[clipped] = 1.0; });
+    test::expect_check(c, nonzero, "forward", Disposition::kFailed, {"1 of"});
+  }
 }
 
 }  // namespace

@@ -165,6 +165,27 @@ Tensor gen_tensor(const Dims& shape, DType dtype, bool round) {
   return t;
 }
 
+// Up to three `data: zero:` regions within the inputs' shapes, each part present or not.
+void gen_zero_regions(Case* c, const std::map<std::string, Dims>& inputs) {
+  const int count = *gen::inRange(0, 4);
+  for (int i = 0; i < count; ++i) {
+    const std::string name = *gen::elementOf(std::vector<std::string>{"x", "w", "dy"});
+    if (!inputs.count(name)) continue;  // a max pool has no w
+    const Dims& shape = inputs.at(name);
+    ZeroRegion r;
+    r.tensor = name == "x" ? ZeroTensor::kX : name == "w" ? ZeroTensor::kW : ZeroTensor::kDy;
+    if (*gen::arbitrary<bool>()) r.sample = *gen::inRange<int64_t>(0, shape[0]);
+    if (*gen::arbitrary<bool>()) r.channel = *gen::inRange<int64_t>(0, shape[1]);
+    if (*gen::arbitrary<bool>()) {
+      for (size_t d = 2; d < shape.size(); ++d) {
+        const int64_t lo = *gen::inRange<int64_t>(0, shape[d]);
+        r.box.push_back({lo, *gen::inRange<int64_t>(lo + 1, shape[d] + 1)});
+      }
+    }
+    c->data.zero.push_back(std::move(r));
+  }
+}
+
 // Inline tensors and golden outputs with the shapes the (valid) case needs.
 void gen_tensors(Case* c) {
   std::map<std::string, Dims> inputs, outputs;
@@ -187,6 +208,7 @@ void gen_tensors(Case* c) {
   for (const auto& [name, shape] : inputs) {
     if (*gen::inRange(0, 3) == 0) c->tensors[name] = gen_tensor(shape, c->dtype, true);
   }
+  gen_zero_regions(c, inputs);
   for (const auto& [name, shape] : outputs) {
     if (*gen::inRange(0, 4) == 0) c->expected[name] = gen_tensor(shape, c->dtype, false);
   }

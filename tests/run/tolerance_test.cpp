@@ -141,5 +141,37 @@ TEST(Tolerance, ExactDemandsBitwiseEquality) {
   EXPECT_EQ(r.disposition, Disposition::kFailed);
 }
 
+// y of a relu where the pre-activation was -inf (its terms' absolute sum is infinite)
+// and the oracle's y is 0: a correct kernel's relu gives 0 there too, so that element is
+// judged exactly (either sign of zero) instead of allowing any error; elsewhere, or
+// without a relu, such an element stays unbounded.
+TEST(Tolerance, ReluOfMinusInfinityIsJudgedAsZero) {
+  Tensor ref = Tensor::zeros(DType::kF64, {3});
+  ref.data = {0.0, 0.5, 0.0};
+  Tensor abs = ref;
+  abs.data = {INFINITY, 1.0, 2.0};
+  ToleranceSpec relu{{}, DType::kF16, 10};
+  relu.relu_output = true;
+  for (double zero : {0.0, -0.0}) {
+    Tensor cand = ref;
+    cand[0] = zero;
+    CheckResult r;
+    compare_tensors("y", cand, ref, &abs, relu, r);
+    EXPECT_EQ(r.disposition, Disposition::kPassed) << r.message;
+  }
+  for (double wrong : {0x1p-24, -1.0, std::numeric_limits<double>::quiet_NaN(), -double{INFINITY}}) {
+    Tensor cand = ref;
+    cand[0] = wrong;
+    CheckResult r;
+    compare_tensors("y", cand, ref, &abs, relu, r);
+    EXPECT_EQ(r.disposition, Disposition::kFailed) << wrong << ": " << r.message;
+    ASSERT_FALSE(r.worst.empty());
+    EXPECT_EQ(r.worst[0].index, std::vector<int64_t>{0});
+  }
+  CheckResult plain;
+  compare_tensors("y", ref, ref, &abs, ToleranceSpec{{}, DType::kF16, 10}, plain);
+  EXPECT_EQ(plain.disposition, Disposition::kMistrusted) << plain.message;
+}
+
 }  // namespace
 }  // namespace kc

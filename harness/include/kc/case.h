@@ -96,9 +96,26 @@ struct InputSpec {
 
 enum class Fill { kRandom, kNormal, kInteger, kTies, kSpecial };
 
+// A region of a filled input set to exactly 0 after the fill (`data: zero:`). Each of
+// sample, channel and box left out means all of it. For x and dy, sample is the batch
+// index and channel the tensor's channel; for w, sample is the output channel and
+// channel the input channel within its group. box holds one half-open [lo, hi) per
+// spatial dim of that tensor (x: the input, dy: the output, w: the kernel). Inline
+// tensors win: a region never touches a tensor given under `tensors:`.
+enum class ZeroTensor { kX, kW, kDy };
+
+struct ZeroRegion {
+  ZeroTensor tensor = ZeroTensor::kX;
+  std::optional<int64_t> sample;
+  std::optional<int64_t> channel;
+  std::vector<std::array<int64_t, 2>> box;  // empty: the whole plane
+  bool operator==(const ZeroRegion&) const = default;
+};
+
 struct DataSpec {
   uint64_t seed = 0;
   Fill fill = Fill::kRandom;
+  std::vector<ZeroRegion> zero;  // applied in order, after the fill
   bool operator==(const DataSpec&) const = default;
 };
 
@@ -150,5 +167,6 @@ std::string_view padding_mode_name(PaddingMode mode);
 std::string_view pool_mode_name(PoolMode mode);
 std::string_view tie_rule_name(TieRule tie);
 std::string_view fill_name(Fill fill);
+std::string_view zero_tensor_name(ZeroTensor t);  // "x", "w", "dy"
 
 }  // namespace kc

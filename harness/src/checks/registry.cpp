@@ -103,6 +103,7 @@ ToleranceSpec tolerance_for(const CheckContext& ctx, std::string_view tensor) {
     if (tensor == "db") s.transform_growth = 0.0, s.transform_terms = 0;
   }
   if (!ctx.is_reference && ctx.backend.numerics().flushes_subnormals) s.flush_atol = flush_allowance(ctx, s);
+  s.relu_output = tensor == "y" && std::holds_alternative<ConvBiasReluParams>(ctx.c.op);
   return s;
 }
 

@@ -103,4 +103,16 @@ std::string_view fill_name(Fill fill) {
   return "?";
 }
 
+std::string_view zero_tensor_name(ZeroTensor t) {
+  switch (t) {
+    case ZeroTensor::kX:
+      return "x";
+    case ZeroTensor::kW:
+      return "w";
+    case ZeroTensor::kDy:
+      return "dy";
+  }
+  return "?";
+}
+
 }  // namespace kc

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "core/validate.h"
+#include "core/zero_region.h"
 #include "kc/shape.h"
 
 namespace kc {
@@ -124,6 +125,9 @@ StatusOr<OpInputs> make_inputs(const Case& c) {
     value_fill(in.dy, c, kDy);
   }
   for (auto* t : {&in.x, &in.w, &in.b, &in.dy}) t->round_to_dtype(c.dtype);
+  for (const ZeroRegion& r : c.data.zero) {  // regions of the fill; inline data below replaces them
+    apply_zero_region(r.tensor == ZeroTensor::kX ? in.x : r.tensor == ZeroTensor::kW ? in.w : in.dy, r);
+  }
   for (const auto& [name, t] : c.tensors) {  // inline data wins over the fill
     Tensor& dst = name == "x" ? in.x : name == "w" ? in.w : name == "b" ? in.b : in.dy;
     dst = t;

@@ -1,5 +1,6 @@
-// Input data for a case: the fill named by `data.fill`, seeded by `data.seed`, then
-// any inline `tensors:` in place of the filled ones; everything rounded to the dtype.
+// Input data for a case: the fill named by `data.fill`, seeded by `data.seed`, the
+// `data.zero` regions set to 0 in it, then any inline `tensors:` in place of the filled
+// ones (a region never touches inline data); everything rounded to the dtype.
 //   random:  uniform in [-1, 1)
 // More on the method: docs/notes.md, section harness/src/core/fill.h.
 #pragma once

@@ -11,6 +11,7 @@
 #include "core/check_table.h"
 #include "core/format.h"
 #include "core/validate_limits.h"
+#include "core/zero_region.h"
 #include "kc/shape.h"
 #include "stack/stack.h"
 
@@ -268,6 +269,9 @@ Status check_stack_fields(const Case& c, const StackParams& p, const Limits& lim
     return invalid_argument(std::string(c.tensors.empty() ? "expected" : "tensors") +
                             ": inline tensors are not supported for op stack (every layer has its own weights)");
   }
+  if (!c.data.zero.empty()) {
+    return invalid_argument("data.zero: not supported for op stack (a stack fills its own inputs, layer by layer)");
+  }
   KC_RETURN_IF_ERROR(check_conv_fields("stack.layer.conv", p.conv, c.input, limits));
   if (p.pool) KC_RETURN_IF_ERROR(check_pool_fields(*p.pool, c.input, limits));
   return ok_status();
@@ -341,6 +345,7 @@ Status validate(const Case& c, const Limits& limits) {
     KC_RETURN_IF_ERROR(
         check_tensor_shapes(c, {{"y", g.y_shape()}, {"indices", g.y_shape()}, {"dx", g.x_shape()}}, "expected"));
     KC_RETURN_IF_ERROR(check_expected_indices(c, g));
+    KC_RETURN_IF_ERROR(check_zero_regions(c.data.zero, {g.x_shape(), {}, g.y_shape()}, "maxpool"));
     return check_exact_tolerance(c, &g, false);
   }
   const ConvGeometry g = unchecked_conv_geometry(c);
@@ -354,6 +359,7 @@ Status validate(const Case& c, const Limits& limits) {
       c, {{"x", g.x_shape()}, {"w", g.w_shape()}, {"b", g.b_shape()}, {"dy", g.y_shape()}}, "tensors"));
   KC_RETURN_IF_ERROR(check_tensor_shapes(
       c, {{"y", g.y_shape()}, {"dx", g.x_shape()}, {"dw", g.w_shape()}, {"db", g.b_shape()}}, "expected"));
+  KC_RETURN_IF_ERROR(check_zero_regions(c.data.zero, {g.x_shape(), g.w_shape(), g.y_shape()}, op_name(c.op)));
   return check_exact_tolerance(c, nullptr, g.bias);
 }
 

@@ -108,7 +108,7 @@ rc::Gen<DataDraft> data_draft(bool pool, bool fused, const Options& o) {
 }
 
 void apply_data(const DataDraft& d, Case& c) {
-  c.data = DataSpec{d.seed, d.fill};
+  c.data = DataSpec{d.seed, d.fill, {}};
   if (d.fill == Fill::kInteger && d.exact) c.tolerance.kind = ToleranceKind::kExact;
 }
 
@@ -339,7 +339,7 @@ Case realise_stack(const StackDraft& d) {
   p.pool = w.pool;
   p.checkpoint = d.checkpoint;
   c.op = p;
-  c.data = DataSpec{d.seed, d.fill};
+  c.data = DataSpec{d.seed, d.fill, {}};
   return c;
 }
 

@@ -212,7 +212,7 @@ Status read_input(const Value& v, InputSpec* in) {
 }
 
 Status read_data(const Value& v, DataSpec* data) {
-  KC_RETURN_IF_ERROR(v.check_keys({"seed", "fill"}));
+  KC_RETURN_IF_ERROR(v.check_keys({"seed", "fill", "zero"}));
   if (auto f = v.get("seed")) {
     KC_ASSIGN_OR_RETURN(data->seed, read_uint64(*f));
   }
@@ -222,6 +222,9 @@ Status read_data(const Value& v, DataSpec* data) {
                                                          {"integer", Fill::kInteger},
                                                          {"ties", Fill::kTies},
                                                          {"special", Fill::kSpecial}}));
+  }
+  if (auto f = v.get("zero")) {
+    KC_ASSIGN_OR_RETURN(data->zero, read_zero_regions(*f));
   }
   return ok_status();
 }

@@ -139,6 +139,30 @@ std::string tolerance_flow(const Tolerance& t) {
   return "bound";
 }
 
+// `{tensor: x, sample: 1, channel: 0, box: [[0, 8], [8, 16]]}`, the parts left out
+// that the region leaves out.
+std::string zero_flow(const ZeroRegion& r) {
+  Entries e = {{"tensor", std::string(zero_tensor_name(r.tensor))}};
+  if (r.sample) e.emplace_back("sample", std::to_string(*r.sample));
+  if (r.channel) e.emplace_back("channel", std::to_string(*r.channel));
+  if (!r.box.empty()) {
+    std::vector<std::string> pairs;
+    for (const auto& [lo, hi] : r.box) pairs.push_back(dims_flow({lo, hi}));
+    e.emplace_back("box", flow_list(pairs));
+  }
+  return flow_map(e);
+}
+
+std::string data_flow(const DataSpec& d) {
+  Entries e = {{"seed", std::to_string(d.seed)}, {"fill", std::string(fill_name(d.fill))}};
+  if (!d.zero.empty()) {
+    std::vector<std::string> regions;
+    for (const ZeroRegion& r : d.zero) regions.push_back(zero_flow(r));
+    e.emplace_back("zero", flow_list(regions));
+  }
+  return flow_map(e);
+}
+
 // Every field up to and excluding tensors/expected/expect, in file order.
 Entries head_entries(const Case& c) {
   Entries e;
@@ -152,8 +176,7 @@ Entries head_entries(const Case& c) {
   if (const auto* cbr = std::get_if<ConvBiasReluParams>(&c.op)) e.emplace_back("conv", conv_flow(cbr->conv));
   if (const auto* pool = std::get_if<MaxPoolParams>(&c.op)) e.emplace_back("maxpool", maxpool_flow(*pool));
   if (const auto* st = std::get_if<StackParams>(&c.op)) e.emplace_back("stack", stack_flow(*st));
-  e.emplace_back("data",
-                 flow_map({{"seed", std::to_string(c.data.seed)}, {"fill", std::string(fill_name(c.data.fill))}}));
+  e.emplace_back("data", data_flow(c.data));
   if (!c.checks.empty()) e.emplace_back("checks", flow_list(c.checks));
   e.emplace_back("tolerance", tolerance_flow(c.tolerance));
   if (c.accumulation) e.emplace_back("accumulation", std::string(dtype_name(*c.accumulation)));

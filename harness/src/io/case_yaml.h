@@ -105,6 +105,9 @@ StatusOr<T> read_enum(const Value& v, std::initializer_list<std::pair<std::strin
   return v.type_error("one of " + list);
 }
 
+// `data: zero:`, a list of regions (zero_reader.cpp); their ranges are validate()'s.
+StatusOr<std::vector<ZeroRegion>> read_zero_regions(const Value& v);
+
 // Reads the fields of one case from its layered map (case_reader.cpp). *expect is set
 // as soon as `expect` has been read, before any other field can fail. Does not call
 // validate().

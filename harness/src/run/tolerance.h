@@ -42,6 +42,10 @@ struct ToleranceSpec {
   // smallest normal number for the result and one per term for inputs flushed on
   // conversion (tolerance_for: 2^emin * (1 + n * the largest input magnitude)). 0: none.
   double flush_atol = 0.0;
+  // y of a relu (conv_bias_relu): where the oracle's y is 0 and its terms' absolute sum
+  // is infinite, the pre-activation was -inf (an infinite input reached it) and relu
+  // made it 0, which a correct kernel's relu gives exactly too: judged as 0, not unbounded.
+  bool relu_output = false;
 };
 
 // The allowed |cand - ref| of one element: 0 for exact, atol + rtol*|ref| for explicit,
