@@ -62,6 +62,9 @@ struct Caps {
   int64_t wide_percent = 10;
   int64_t wide_channels_per_group = 40;  // with at most 2 groups and a batch of 2
   int64_t wide_extent_factor = 2;        // ranks 1 and 2
+  // A share of conv, conv_bias_relu and max pool cases zero a region of their filled
+  // data (`data: zero:`): a sample, a plane or a channel of x, or a plane or a tile of dy.
+  int64_t zero_percent = 10;
   // op: stack. At most stack_depth layers, fewer where the layer's window would erode
   // every input within stack_extent to nothing (a strided or valid layer shrinks the
   // extent at each layer) or grow some layer's output past twice stack_extent; the
@@ -92,8 +95,10 @@ struct Options {
 // Steered away from cases whose oracle results cannot judge a kernel (MISTRUSTED): a
 // conv window with zeros padding sees the input in every dim; the data seed is the
 // first of a few whose oracle y, dx, dw, db are not all zero, constant or mostly zero
-// (and, for conv, whose <conv(x, w), dy> does not cancel to 0); conv_bias_relu takes no
-// infinities. Integer and ties fills stay at every size, though past the elements
+// (and, for conv, whose <conv(x, w), dy> does not cancel to 0); a zero region is kept
+// whatever weight_share's partial sums make of it (the region is the point of its
+// case); conv_bias_relu takes no infinities. Integer and ties fills stay at every size,
+// though past the elements
 // gradcheck differences one by one its random directions cross their exact relu zeros
 // and ties (gradcheck MISTRUSTED there, while forward, backward and weight_share still
 // judge exact sums and relu'(0)). What the geometry alone makes sparse (a stride that
