@@ -17,6 +17,7 @@
 #include "pick.h"
 #include "stack/stack.h"
 #include "stack/stack_exec.h"
+#include "threshold.h"
 #include "window.h"
 #include "zero_draft.h"
 
@@ -80,11 +81,25 @@ Caps widened(Caps c) {
   return c;
 }
 
-// The options with the usual caps, or (wide_percent of the time) the wide ones.
-rc::Gen<Options> sized(const Options& o) {
-  return rc::gen::map(flag(static_cast<uint64_t>(o.caps.wide_percent)), [o](bool wide) {
-    Options r = o;
-    if (wide) r.caps = widened(o.caps);
+enum class SizeMode { kUsual, kThreshold, kWide };
+
+// The options with the usual caps, the wide ones (wide_percent of the time) or the small
+// ones of a threshold case (threshold_percent, taken from the usual share: a draw that
+// was wide still is, with the same case).
+struct Sized {
+  Options o;
+  bool threshold = false;
+};
+
+rc::Gen<Sized> sized(const Options& o) {
+  const uint64_t wide = static_cast<uint64_t>(o.caps.wide_percent);
+  const uint64_t threshold = static_cast<uint64_t>(o.caps.threshold_percent);
+  const auto mode = pick<SizeMode>(
+      {{100 - wide - threshold, SizeMode::kUsual}, {threshold, SizeMode::kThreshold}, {wide, SizeMode::kWide}});
+  return rc::gen::map(mode, [o](SizeMode m) {
+    Sized r{o, m == SizeMode::kThreshold};
+    if (m == SizeMode::kWide) r.o.caps = widened(o.caps);
+    if (m == SizeMode::kThreshold) r.o.caps = detail::threshold_caps(o.caps);
     return r;
   });
 }
@@ -162,11 +177,27 @@ Case realise_conv(const ConvDraft& d, bool fused) {
   return c;
 }
 
+// A draft realised as a case, through apply_threshold() for a threshold case (whose
+// threshold draft is drawn after the draft, so that the draft draws as it would alone).
+template <class Draft, class Realise>
+rc::Gen<Case> realised(const Sized& s, const rc::Gen<Draft>& draft, Realise realise, unsigned kinds) {
+  const Options o = s.o;
+  if (!s.threshold) {
+    return rc::gen::mapcat(draft,
+                           [o, realise, kinds](const Draft& d) { return finish(realise(d), d.data, kinds, o.steer); });
+  }
+  return rc::gen::mapcat(rc::gen::pair(draft, detail::threshold_draft()),
+                         [o, realise, kinds](const std::pair<Draft, detail::ThresholdDraft>& p) {
+                           const Case c = detail::apply_threshold(realise(p.first), p.second, o.caps);
+                           return finish(c, p.first.data, kinds, o.steer);
+                         });
+}
+
 rc::Gen<Case> conv_like(bool fused, const Options& options) {
-  return rc::gen::mapcat(sized(options), [fused](const Options& o) {
-    return rc::gen::mapcat(conv_draft(fused, o), [fused, o](const ConvDraft& d) {
-      return finish(realise_conv(d, fused), d.data, inline_kinds(fused, o.data), o.steer);
-    });
+  return rc::gen::mapcat(sized(options), [fused](const Sized& s) {
+    return realised(
+        s, conv_draft(fused, s.o), [fused](const ConvDraft& d) { return realise_conv(d, fused); },
+        inline_kinds(fused, s.o.data));
   });
 }
 
@@ -268,10 +299,8 @@ rc::Gen<Case> conv_case(const Options& options) { return conv_like(false, option
 rc::Gen<Case> conv_bias_relu_case(const Options& options) { return conv_like(true, options); }
 
 rc::Gen<Case> maxpool_case(const Options& options) {
-  return rc::gen::mapcat(sized(options), [](const Options& o) {
-    return rc::gen::mapcat(pool_draft(o),
-                           [o](const PoolDraft& d) { return finish(realise_pool(d), d.data, o.data, o.steer); });
-  });
+  return rc::gen::mapcat(sized(options),
+                         [](const Sized& s) { return realised(s, pool_draft(s.o), realise_pool, s.o.data); });
 }
 
 rc::Gen<Case> stack_case(const Options& options) {

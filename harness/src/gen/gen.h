@@ -62,6 +62,13 @@ struct Caps {
   int64_t wide_percent = 10;
   int64_t wide_channels_per_group = 40;  // with at most 2 groups and a batch of 2
   int64_t wide_extent_factor = 2;        // ranks 1 and 2
+  // A few cases are threshold cases: one or two sizes drawn from {2^k - 1, 2^k, 2^k + 1}
+  // where kernels switch paths (batch 7 to 33, channels 31 to 257, an output extent of
+  // 7 to 129, a max pool window past 256 taps), the others small, cut until the case
+  // costs the reference at most threshold_cost units (threshold.h: about a microsecond
+  // each). Taken from the usual cases' share, so that wide cases stay as they were.
+  int64_t threshold_percent = 8;
+  int64_t threshold_cost = 100000;
   // A share of conv, conv_bias_relu and max pool cases zero a region of their filled
   // data (`data: zero:`): a sample, a plane or a channel of x, or a plane or a tile of dy.
   int64_t zero_percent = 10;
