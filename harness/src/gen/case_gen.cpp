@@ -108,17 +108,12 @@ rc::Gen<DType> dtype_gen() {
   return pick<DType>({{1, DType::kF64}, {1, DType::kF32}, {1, DType::kF16}, {1, DType::kBF16}});
 }
 
-// The kinds of inline x values for an op. conv_bias_relu takes no infinities: relu
-// turns a -inf pre-activation into a finite 0 whose absolute sum is infinite, so the
-// tolerance model allows any error there and the forward check is MISTRUSTED on every
-// such case; NaN, signed zeros, subnormals and ties still reach it.
-unsigned inline_kinds(bool fused, unsigned kinds) { return fused ? kinds & ~unsigned{kInfinity} : kinds; }
-
-// `fill: special` (infinities in every case) for conv and max pool only, as above.
-rc::Gen<DataDraft> data_draft(bool pool, bool fused, const Options& o) {
+// `fill: special` (NaN, infinities, signed zeros, subnormals) for every op and dtype:
+// conv_bias_relu's relu(-inf) = 0 is judged as exactly 0 (run/tolerance.h).
+rc::Gen<DataDraft> data_draft(bool pool, const Options& o) {
   std::vector<std::pair<uint64_t, Fill>> fills = {
       {4, Fill::kRandom}, {2, Fill::kNormal}, {3, Fill::kInteger}, {pool ? 3u : 1u, Fill::kTies}};
-  if (!fused && (o.data & (kNaN | kInfinity))) fills.push_back({1, Fill::kSpecial});
+  if (o.data & (kNaN | kInfinity)) fills.push_back({1, Fill::kSpecial});
   return rc::gen::build<DataDraft>(
       set(&DataDraft::fill, pick<Fill>(fills)), set(&DataDraft::seed, rc::gen::arbitrary<uint64_t>()),
       set(&DataDraft::exact, flag(50)), set(&DataDraft::inline_x, o.data != 0 ? flag(pool ? 30 : 12) : just(false)),
@@ -151,7 +146,7 @@ rc::Gen<ConvDraft> conv_draft(bool fused, const Options& o) {
       set(&ConvDraft::in_per_group, inRange<int64_t>(1, k.channels_per_group + 1)),
       set(&ConvDraft::out_per_group, inRange<int64_t>(1, k.channels_per_group + 1)),
       set(&ConvDraft::depthwise, flag(20)), set(&ConvDraft::bias, fused ? just(true) : flag(50)),
-      set(&ConvDraft::dtype, dtype_gen()), set(&ConvDraft::data, data_draft(false, fused, o)));
+      set(&ConvDraft::dtype, dtype_gen()), set(&ConvDraft::data, data_draft(false, o)));
 }
 
 Case realise_conv(const ConvDraft& d, bool fused) {
@@ -180,24 +175,21 @@ Case realise_conv(const ConvDraft& d, bool fused) {
 // A draft realised as a case, through apply_threshold() for a threshold case (whose
 // threshold draft is drawn after the draft, so that the draft draws as it would alone).
 template <class Draft, class Realise>
-rc::Gen<Case> realised(const Sized& s, const rc::Gen<Draft>& draft, Realise realise, unsigned kinds) {
+rc::Gen<Case> realised(const Sized& s, const rc::Gen<Draft>& draft, Realise realise) {
   const Options o = s.o;
   if (!s.threshold) {
-    return rc::gen::mapcat(draft,
-                           [o, realise, kinds](const Draft& d) { return finish(realise(d), d.data, kinds, o.steer); });
+    return rc::gen::mapcat(draft, [o, realise](const Draft& d) { return finish(realise(d), d.data, o.data, o.steer); });
   }
   return rc::gen::mapcat(rc::gen::pair(draft, detail::threshold_draft()),
-                         [o, realise, kinds](const std::pair<Draft, detail::ThresholdDraft>& p) {
+                         [o, realise](const std::pair<Draft, detail::ThresholdDraft>& p) {
                            const Case c = detail::apply_threshold(realise(p.first), p.second, o.caps);
-                           return finish(c, p.first.data, kinds, o.steer);
+                           return finish(c, p.first.data, o.data, o.steer);
                          });
 }
 
 rc::Gen<Case> conv_like(bool fused, const Options& options) {
   return rc::gen::mapcat(sized(options), [fused](const Sized& s) {
-    return realised(
-        s, conv_draft(fused, s.o), [fused](const ConvDraft& d) { return realise_conv(d, fused); },
-        inline_kinds(fused, s.o.data));
+    return realised(s, conv_draft(fused, s.o), [fused](const ConvDraft& d) { return realise_conv(d, fused); });
   });
 }
 
@@ -208,7 +200,7 @@ rc::Gen<PoolDraft> pool_draft(const Options& o) {
       set(&PoolDraft::channels, inRange<int64_t>(1, k.groups + 2)),
       set(&PoolDraft::mode, pick<PoolMode>({{3, PoolMode::kTraining}, {1, PoolMode::kInference}})),
       set(&PoolDraft::tie, pick<TieRule>({{2, TieRule::kFirst}, {1, TieRule::kLast}, {1, TieRule::kAny}})),
-      set(&PoolDraft::dtype, dtype_gen()), set(&PoolDraft::data, data_draft(true, false, o)));
+      set(&PoolDraft::dtype, dtype_gen()), set(&PoolDraft::data, data_draft(true, o)));
 }
 
 Case realise_pool(const PoolDraft& d) {
@@ -299,8 +291,7 @@ rc::Gen<Case> conv_case(const Options& options) { return conv_like(false, option
 rc::Gen<Case> conv_bias_relu_case(const Options& options) { return conv_like(true, options); }
 
 rc::Gen<Case> maxpool_case(const Options& options) {
-  return rc::gen::mapcat(sized(options),
-                         [](const Sized& s) { return realised(s, pool_draft(s.o), realise_pool, s.o.data); });
+  return rc::gen::mapcat(sized(options), [](const Sized& s) { return realised(s, pool_draft(s.o), realise_pool); });
 }
 
 rc::Gen<Case> stack_case(const Options& options) {

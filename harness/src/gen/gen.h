@@ -104,8 +104,8 @@ struct Options {
 // first of a few whose oracle y, dx, dw, db are not all zero, constant or mostly zero
 // (and, for conv, whose <conv(x, w), dy> does not cancel to 0); a zero region is kept
 // whatever weight_share's partial sums make of it (the region is the point of its
-// case); conv_bias_relu takes no infinities. Integer and ties fills stay at every size,
-// though past the elements
+// case). `fill: special` reaches every op and dtype (conv_bias_relu's relu(-inf) = 0 is
+// judged as exactly 0). Integer and ties fills stay at every size, though past the elements
 // gradcheck differences one by one its random directions cross their exact relu zeros
 // and ties (gradcheck MISTRUSTED there, while forward, backward and weight_share still
 // judge exact sums and relu'(0)). What the geometry alone makes sparse (a stride that
