@@ -7,6 +7,7 @@
 #include <rapidcheck/gtest.h>
 
 #include <chrono>
+#include <cmath>
 #include <set>
 
 #include "core/validate.h"
@@ -56,6 +57,14 @@ std::set<std::string> features(const Case& c) {
       f.insert(lo != hi ? "pad.asymmetric" : lo > 0 ? "pad.symmetric" : "pad.zero");
   };
   if (c.tolerance.kind == ToleranceKind::kExact) f.insert("tolerance.exact");
+  if (c.data.fill == Fill::kSpecial) {
+    f.insert("special." + std::string(op_name(c.op)) + "." + std::string(dtype_name(c.dtype)));
+  }
+  if (c.tensors.count("x") && is_fused(c)) {
+    for (double v : c.tensors.at("x").data) {
+      if (std::isinf(v)) f.insert("inline_x.fused.inf");
+    }
+  }
   if (c.tensors.count("x")) f.insert("inline_x");
   if (c.input.channels > 32) f.insert("channels>32");
   if (c.input.batch > 1) f.insert("batch>1");
@@ -118,7 +127,16 @@ TEST(GenValid, CasesCoverEveryParameter) {
                            "bias.0",
                            "bias.1",
                            "depthwise",
-                           "grouped"});
+                           "grouped",
+                           "inline_x.fused.inf"});
+  // NaN, infinities, signed zeros and subnormals reach the convolutions in every dtype
+  // (conv_bias_relu's relu(-inf) = 0 is judged as exactly 0).
+  for (const char* op : {"conv", "conv_bias_relu"}) {
+    for (const char* dtype : {"f64", "f32", "f16", "bf16"}) {
+      EXPECT_TRUE(seen.count("special." + std::string(op) + "." + dtype))
+          << "no fill: special for " << op << " in " << dtype;
+    }
+  }
 }
 
 // Shrinks a generated case against `fails` with a generous deadline.

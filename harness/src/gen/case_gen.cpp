@@ -17,7 +17,9 @@
 #include "pick.h"
 #include "stack/stack.h"
 #include "stack/stack_exec.h"
+#include "threshold.h"
 #include "window.h"
+#include "zero_draft.h"
 
 namespace kc::gen {
 namespace {
@@ -31,8 +33,9 @@ using rc::gen::set;
 struct DataDraft {
   Fill fill = Fill::kRandom;
   uint64_t seed = 0;
-  bool exact = false;     // tolerance: exact (only with fill: integer, where sums are exact)
-  bool inline_x = false;  // inline x from data_tensor (not with fill: integer)
+  bool exact = false;      // tolerance: exact (only with fill: integer, where sums are exact)
+  bool inline_x = false;   // inline x from data_tensor (not with fill: integer)
+  detail::ZeroDraft zero;  // drawn last: the fields above draw as they did before it
 };
 
 struct ConvDraft {
@@ -78,11 +81,25 @@ Caps widened(Caps c) {
   return c;
 }
 
-// The options with the usual caps, or (wide_percent of the time) the wide ones.
-rc::Gen<Options> sized(const Options& o) {
-  return rc::gen::map(flag(static_cast<uint64_t>(o.caps.wide_percent)), [o](bool wide) {
-    Options r = o;
-    if (wide) r.caps = widened(o.caps);
+enum class SizeMode { kUsual, kThreshold, kWide };
+
+// The options with the usual caps, the wide ones (wide_percent of the time) or the small
+// ones of a threshold case (threshold_percent, taken from the usual share: a draw that
+// was wide still is, with the same case).
+struct Sized {
+  Options o;
+  bool threshold = false;
+};
+
+rc::Gen<Sized> sized(const Options& o) {
+  const uint64_t wide = static_cast<uint64_t>(o.caps.wide_percent);
+  const uint64_t threshold = static_cast<uint64_t>(o.caps.threshold_percent);
+  const auto mode = pick<SizeMode>(
+      {{100 - wide - threshold, SizeMode::kUsual}, {threshold, SizeMode::kThreshold}, {wide, SizeMode::kWide}});
+  return rc::gen::map(mode, [o](SizeMode m) {
+    Sized r{o, m == SizeMode::kThreshold};
+    if (m == SizeMode::kWide) r.o.caps = widened(o.caps);
+    if (m == SizeMode::kThreshold) r.o.caps = detail::threshold_caps(o.caps);
     return r;
   });
 }
@@ -91,20 +108,16 @@ rc::Gen<DType> dtype_gen() {
   return pick<DType>({{1, DType::kF64}, {1, DType::kF32}, {1, DType::kF16}, {1, DType::kBF16}});
 }
 
-// The kinds of inline x values for an op. conv_bias_relu takes no infinities: relu
-// turns a -inf pre-activation into a finite 0 whose absolute sum is infinite, so the
-// tolerance model allows any error there and the forward check is MISTRUSTED on every
-// such case; NaN, signed zeros, subnormals and ties still reach it.
-unsigned inline_kinds(bool fused, unsigned kinds) { return fused ? kinds & ~unsigned{kInfinity} : kinds; }
-
-// `fill: special` (infinities in every case) for conv and max pool only, as above.
-rc::Gen<DataDraft> data_draft(bool pool, bool fused, const Options& o) {
+// `fill: special` (NaN, infinities, signed zeros, subnormals) for every op and dtype:
+// conv_bias_relu's relu(-inf) = 0 is judged as exactly 0 (run/tolerance.h).
+rc::Gen<DataDraft> data_draft(bool pool, const Options& o) {
   std::vector<std::pair<uint64_t, Fill>> fills = {
       {4, Fill::kRandom}, {2, Fill::kNormal}, {3, Fill::kInteger}, {pool ? 3u : 1u, Fill::kTies}};
-  if (!fused && (o.data & (kNaN | kInfinity))) fills.push_back({1, Fill::kSpecial});
+  if (o.data & (kNaN | kInfinity)) fills.push_back({1, Fill::kSpecial});
   return rc::gen::build<DataDraft>(
       set(&DataDraft::fill, pick<Fill>(fills)), set(&DataDraft::seed, rc::gen::arbitrary<uint64_t>()),
-      set(&DataDraft::exact, flag(50)), set(&DataDraft::inline_x, o.data != 0 ? flag(pool ? 30 : 12) : just(false)));
+      set(&DataDraft::exact, flag(50)), set(&DataDraft::inline_x, o.data != 0 ? flag(pool ? 30 : 12) : just(false)),
+      set(&DataDraft::zero, detail::zero_draft(static_cast<uint64_t>(o.caps.zero_percent))));
 }
 
 void apply_data(const DataDraft& d, Case& c) {
@@ -112,101 +125,17 @@ void apply_data(const DataDraft& d, Case& c) {
   if (d.fill == Fill::kInteger && d.exact) c.tolerance.kind = ToleranceKind::kExact;
 }
 
-// Whether the oracle's results on the case's data leave a check nothing to judge: y,
-// dx, dw or db all zero, constant or mostly zero (the trust rule, distrust_output(): a
-// max pool's dx only all zero, a conv's dx on the elements windows read), data on which
-// a partial dw or db sum is the right one (partial_sum_blind_spot()), or for
-// conv, <conv(x, w), dy> without bias exactly 0 (the adjoint identity then holds
-// trivially: sparse integer fills cancel); for a stack, the oracle's (f64) dx, which
-// its backward and influence checks need (a relu stack that zeroes every path). Both
-// sides of such a case agree whatever a kernel writes there, so the case is MISTRUSTED
-// instead of checked.
-bool degenerate_stack(const Case& c) {
-  const StatusOr<std::vector<StackLayer>> layers = stack_layers(c);
-  if (!layers.ok()) return false;
-  const StatusOr<StackInputs> in = make_stack_inputs(c, *layers);
-  if (!in.ok()) return false;
-  const std::unique_ptr<Backend> oracle = make_reference_backend();
-  const StackRun ref = run_stack(*oracle, *layers, *in, {CheckpointPolicy{}, DType::kF64, true, false});
-  return ref.status.ok() && !distrust("dx", ref.dx).empty();
-}
-
-bool degenerate_op(const Case& c) {
-  StatusOr<OpGeometry> geo = op_geometry(c);
-  StatusOr<OpInputs> in = make_inputs(c);
-  if (!geo.ok() || !in.ok()) return false;
-  const std::unique_ptr<Backend> oracle = make_reference_backend();
-  const OpOutputs o = invoke(*oracle, c, *geo, *in);
-  if (!o.forward.ok() || !o.backward.ok()) return false;
-  const std::pair<const char*, const Tensor*> outputs[] = {{"y", &o.y}, {"dx", &o.dx}, {"dw", &o.dw}, {"db", &o.db}};
-  for (const auto& [name, t] : outputs) {
-    // What the geometry makes zero is left out, as the checks take it.
-    if (t->size() > 0 && !distrust_output(*geo, name, *t).empty()) return true;
-  }
-  const auto* g = std::get_if<ConvGeometry>(&*geo);
-  if (g == nullptr) return false;
-  // A relu, a sparse dy, x = 0 or cancelling terms that make a partial sum (one sample,
-  // tile or position) the right one: weight_share cannot tell them apart.
-  Tensor dz = in->dy;
-  if (is_fused(c)) {
-    for (int64_t i = 0; i < dz.size(); ++i) dz[i] = o.y[i] > 0.0 ? dz[i] : 0.0;
-  }
-  if (!partial_sum_blind_spot(*g, in->x, dz, o.dw, o.db).empty()) return true;
-  if (is_fused(c)) return false;
-  ConvGeometry linear = *g;
-  linear.bias = false;
-  const Tensor y = ref::conv_forward(linear, in->x, in->w, nullptr);
-  double inner = 0.0;
-  for (int64_t i = 0; i < y.size(); ++i) inner += y[i] * in->dy[i];
-  return inner == 0.0;
-}
-
-enum class Data { kUsable, kDegenerate, kThrew };
-
-// The oracle runs in whatever process steers: kcheck fuzz steers in the worker that
-// then checks the case, so that a crash is that case's CRASHED, not the end of the
-// run. An exception it throws (out of memory) makes steer_seed() keep the drawn seed,
-// and the case's check then reports it.
-Data degenerate_data(const Case& c) {
-  try {
-    return (is_stack(c) ? degenerate_stack(c) : degenerate_op(c)) ? Data::kDegenerate : Data::kUsable;
-  } catch (...) {
-    return Data::kThrew;
-  }
-}
-
-// The case's data seed is the first of seed, seed + 1, ..., seed + kSeedTries - 1
-// whose data is not degenerate (degenerate_data), or the drawn seed where none is:
-// a relu that zeroes every output, a relu stack that zeroes every path, an all-zero
-// cotangent or bias gradient, a sum that cancels, are redrawn rather than checked
-// MISTRUSTED. The fill, the sizes and the sparsity of a fill stay as drawn; what the
-// geometry alone makes degenerate stays too.
-constexpr uint64_t kSeedTries = 6;
-
-}  // namespace
-
-Case steer_seed(Case c, const std::function<void(uint64_t seed)>& trying) {
-  const uint64_t drawn = c.data.seed;
-  for (uint64_t k = 0; k < kSeedTries; ++k) {
-    c.data.seed = drawn + k;
-    if (trying) trying(c.data.seed);
-    const Data d = degenerate_data(c);
-    if (d == Data::kUsable) return c;
-    if (d == Data::kThrew) break;
-  }
-  c.data.seed = drawn;
-  return c;
-}
-
-namespace {
-
 Case steered(Case c) { return steer_seed(std::move(c)); }
 
-// The case, with inline x when the draft asks for it, its data seed steered (steer).
+// The case (its sizes final), with inline x when the draft asks for it, its zero region
+// (none on an inline x) and its data seed steered (steer).
 rc::Gen<Case> finish(Case c, const DataDraft& d, unsigned kinds, bool steer) {
-  if (!d.inline_x || d.fill == Fill::kInteger || kinds == 0) return just(steer ? steered(std::move(c)) : std::move(c));
-  if (!steer) return with_inline_x(c, kinds);
-  return rc::gen::map(with_inline_x(c, kinds), steered);
+  auto complete = [zero = d.zero, steer](Case r) {
+    r.data.zero = detail::realise_zero(zero, r);
+    return steer ? steered(std::move(r)) : r;
+  };
+  if (!d.inline_x || d.fill == Fill::kInteger || kinds == 0) return just(complete(std::move(c)));
+  return rc::gen::map(with_inline_x(c, kinds), complete);
 }
 
 rc::Gen<ConvDraft> conv_draft(bool fused, const Options& o) {
@@ -217,7 +146,7 @@ rc::Gen<ConvDraft> conv_draft(bool fused, const Options& o) {
       set(&ConvDraft::in_per_group, inRange<int64_t>(1, k.channels_per_group + 1)),
       set(&ConvDraft::out_per_group, inRange<int64_t>(1, k.channels_per_group + 1)),
       set(&ConvDraft::depthwise, flag(20)), set(&ConvDraft::bias, fused ? just(true) : flag(50)),
-      set(&ConvDraft::dtype, dtype_gen()), set(&ConvDraft::data, data_draft(false, fused, o)));
+      set(&ConvDraft::dtype, dtype_gen()), set(&ConvDraft::data, data_draft(false, o)));
 }
 
 Case realise_conv(const ConvDraft& d, bool fused) {
@@ -243,11 +172,24 @@ Case realise_conv(const ConvDraft& d, bool fused) {
   return c;
 }
 
+// A draft realised as a case, through apply_threshold() for a threshold case (whose
+// threshold draft is drawn after the draft, so that the draft draws as it would alone).
+template <class Draft, class Realise>
+rc::Gen<Case> realised(const Sized& s, const rc::Gen<Draft>& draft, Realise realise) {
+  const Options o = s.o;
+  if (!s.threshold) {
+    return rc::gen::mapcat(draft, [o, realise](const Draft& d) { return finish(realise(d), d.data, o.data, o.steer); });
+  }
+  return rc::gen::mapcat(rc::gen::pair(draft, detail::threshold_draft()),
+                         [o, realise](const std::pair<Draft, detail::ThresholdDraft>& p) {
+                           const Case c = detail::apply_threshold(realise(p.first), p.second, o.caps);
+                           return finish(c, p.first.data, o.data, o.steer);
+                         });
+}
+
 rc::Gen<Case> conv_like(bool fused, const Options& options) {
-  return rc::gen::mapcat(sized(options), [fused](const Options& o) {
-    return rc::gen::mapcat(conv_draft(fused, o), [fused, o](const ConvDraft& d) {
-      return finish(realise_conv(d, fused), d.data, inline_kinds(fused, o.data), o.steer);
-    });
+  return rc::gen::mapcat(sized(options), [fused](const Sized& s) {
+    return realised(s, conv_draft(fused, s.o), [fused](const ConvDraft& d) { return realise_conv(d, fused); });
   });
 }
 
@@ -258,7 +200,7 @@ rc::Gen<PoolDraft> pool_draft(const Options& o) {
       set(&PoolDraft::channels, inRange<int64_t>(1, k.groups + 2)),
       set(&PoolDraft::mode, pick<PoolMode>({{3, PoolMode::kTraining}, {1, PoolMode::kInference}})),
       set(&PoolDraft::tie, pick<TieRule>({{2, TieRule::kFirst}, {1, TieRule::kLast}, {1, TieRule::kAny}})),
-      set(&PoolDraft::dtype, dtype_gen()), set(&PoolDraft::data, data_draft(true, false, o)));
+      set(&PoolDraft::dtype, dtype_gen()), set(&PoolDraft::data, data_draft(true, o)));
 }
 
 Case realise_pool(const PoolDraft& d) {
@@ -349,10 +291,7 @@ rc::Gen<Case> conv_case(const Options& options) { return conv_like(false, option
 rc::Gen<Case> conv_bias_relu_case(const Options& options) { return conv_like(true, options); }
 
 rc::Gen<Case> maxpool_case(const Options& options) {
-  return rc::gen::mapcat(sized(options), [](const Options& o) {
-    return rc::gen::mapcat(pool_draft(o),
-                           [o](const PoolDraft& d) { return finish(realise_pool(d), d.data, o.data, o.steer); });
-  });
+  return rc::gen::mapcat(sized(options), [](const Sized& s) { return realised(s, pool_draft(s.o), realise_pool); });
 }
 
 rc::Gen<Case> stack_case(const Options& options) {

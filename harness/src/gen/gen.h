@@ -62,6 +62,16 @@ struct Caps {
   int64_t wide_percent = 10;
   int64_t wide_channels_per_group = 40;  // with at most 2 groups and a batch of 2
   int64_t wide_extent_factor = 2;        // ranks 1 and 2
+  // A few cases are threshold cases: one or two sizes drawn from {2^k - 1, 2^k, 2^k + 1}
+  // where kernels switch paths (batch 7 to 33, channels 31 to 257, an output extent of
+  // 7 to 129, a max pool window past 256 taps), the others small, cut until the case
+  // costs the reference at most threshold_cost units (threshold.h: about a microsecond
+  // each). Taken from the usual cases' share, so that wide cases stay as they were.
+  int64_t threshold_percent = 8;
+  int64_t threshold_cost = 100000;
+  // A share of conv, conv_bias_relu and max pool cases zero a region of their filled
+  // data (`data: zero:`): a sample, a plane or a channel of x, or a plane or a tile of dy.
+  int64_t zero_percent = 10;
   // op: stack. At most stack_depth layers, fewer where the layer's window would erode
   // every input within stack_extent to nothing (a strided or valid layer shrinks the
   // extent at each layer) or grow some layer's output past twice stack_extent; the
@@ -92,8 +102,10 @@ struct Options {
 // Steered away from cases whose oracle results cannot judge a kernel (MISTRUSTED): a
 // conv window with zeros padding sees the input in every dim; the data seed is the
 // first of a few whose oracle y, dx, dw, db are not all zero, constant or mostly zero
-// (and, for conv, whose <conv(x, w), dy> does not cancel to 0); conv_bias_relu takes no
-// infinities. Integer and ties fills stay at every size, though past the elements
+// (and, for conv, whose <conv(x, w), dy> does not cancel to 0); a zero region is kept
+// whatever weight_share's partial sums make of it (the region is the point of its
+// case). `fill: special` reaches every op and dtype (conv_bias_relu's relu(-inf) = 0 is
+// judged as exactly 0). Integer and ties fills stay at every size, though past the elements
 // gradcheck differences one by one its random directions cross their exact relu zeros
 // and ties (gradcheck MISTRUSTED there, while forward, backward and weight_share still
 // judge exact sums and relu'(0)). What the geometry alone makes sparse (a stride that
