@@ -47,48 +47,61 @@ class InputGuard {
   std::array<uint64_t, 4> prints_;
 };
 
-OpOutputs invoke_conv(Backend& be, const Case& c, const ConvGeometry& g, const OpInputs& in, Pass pass) {
-  OpOutputs o;
+// Poisons t for a call, in place where it already has the shape: a buffer an earlier call
+// used, handed on as an allocator would.
+void poison(Tensor& t, DType dtype, const Dims& shape) {
+  Tensor p = poisoned(dtype, shape);
+  if (t.shape == shape && t.size() == p.size()) {
+    std::copy(p.data.begin(), p.data.end(), t.data.begin());
+  } else {
+    t = std::move(p);
+  }
+}
+
+void poison_indices(std::optional<IndexTensor>& t, const Dims& shape) {
+  if (!t || t->shape != shape) t = IndexTensor{shape, HostVector<int64_t>(static_cast<size_t>(element_count(shape)))};
+  std::fill(t->data.begin(), t->data.end(), kPoisonIndex);
+}
+
+void conv_forward_into(Backend& be, const Case& c, const ConvGeometry& g, const OpInputs& in, OpOutputs& o) {
   InputGuard guard(in);
-  const Tensor* b = g.bias ? &in.b : nullptr;
-  o.y = poisoned(c.dtype, g.y_shape());
+  poison(o.y, c.dtype, g.y_shape());
   o.handed[0] = o.y.data.data();
-  o.forward = be.conv_forward(g, in.x, in.w, b, is_fused(c), o.y);
+  o.forward = be.conv_forward(g, in.x, in.w, g.bias ? &in.b : nullptr, is_fused(c), o.y);
   guard.after("conv_forward", o);
-  o.backward = failed_precondition("not run");
-  if (!o.forward.ok() || pass == Pass::kForward) return o;
-  o.dx = poisoned(c.dtype, g.x_shape());
-  o.dw = poisoned(c.dtype, g.w_shape());
-  if (g.bias) o.db = poisoned(c.dtype, g.b_shape());
+}
+
+void conv_backward_into(Backend& be, const Case& c, const ConvGeometry& g, const OpInputs& in, OpOutputs& o) {
+  InputGuard guard(in);
+  poison(o.dx, c.dtype, g.x_shape());
+  poison(o.dw, c.dtype, g.w_shape());
+  if (g.bias) poison(o.db, c.dtype, g.b_shape());
   o.handed[2] = o.dx.data.data();
   o.handed[3] = o.dw.data.data();
   o.handed[4] = o.db.data.data();
-  o.backward = be.conv_backward(g, in.x, in.w, b, is_fused(c), in.dy, o.dx, o.dw, g.bias ? &o.db : nullptr);
+  o.backward = be.conv_backward(g, in.x, in.w, g.bias ? &in.b : nullptr, is_fused(c), in.dy, o.dx, o.dw,
+                                g.bias ? &o.db : nullptr);
   guard.after("conv_backward", o);
   o.ran_backward = true;
-  return o;
 }
 
-OpOutputs invoke_pool(Backend& be, const Case& c, const PoolGeometry& g, const OpInputs& in, Pass pass) {
-  OpOutputs o;
+void pool_forward_into(Backend& be, const Case& c, const PoolGeometry& g, const OpInputs& in, OpOutputs& o) {
   InputGuard guard(in);
-  o.y = poisoned(c.dtype, g.y_shape());
-  if (g.mode == PoolMode::kTraining) {
-    o.indices =
-        IndexTensor{g.y_shape(), HostVector<int64_t>(static_cast<size_t>(element_count(g.y_shape())), kPoisonIndex)};
-  }
+  poison(o.y, c.dtype, g.y_shape());
+  if (g.mode == PoolMode::kTraining) poison_indices(o.indices, g.y_shape());
   o.handed[0] = o.y.data.data();
   if (o.indices) o.handed[1] = o.indices->data.data();
   o.forward = be.maxpool_forward(g, in.x, o.y, o.indices ? &*o.indices : nullptr);
   guard.after("maxpool_forward", o);
-  o.backward = failed_precondition("not run");
-  if (!o.forward.ok() || pass == Pass::kForward) return o;
-  o.dx = poisoned(c.dtype, g.x_shape());
+}
+
+void pool_backward_into(Backend& be, const Case& c, const PoolGeometry& g, const OpInputs& in, OpOutputs& o) {
+  InputGuard guard(in);
+  poison(o.dx, c.dtype, g.x_shape());
   o.handed[2] = o.dx.data.data();
   o.backward = be.maxpool_backward(g, in.dy, o.indices ? &*o.indices : nullptr, o.dx);
   guard.after("maxpool_backward", o);
   o.ran_backward = true;
-  return o;
 }
 
 }  // namespace
@@ -123,9 +136,29 @@ StatusOr<OpGeometry> op_geometry(const Case& c) {
 bool is_pool(const Case& c) { return std::holds_alternative<MaxPoolParams>(c.op); }
 bool is_fused(const Case& c) { return std::holds_alternative<ConvBiasReluParams>(c.op); }
 
+void invoke_forward(Backend& backend, const Case& c, const OpGeometry& g, const OpInputs& in, OpOutputs& o) {
+  o.backward = failed_precondition("not run");
+  o.ran_backward = false;
+  if (const auto* cg = std::get_if<ConvGeometry>(&g)) {
+    conv_forward_into(backend, c, *cg, in, o);
+  } else {
+    pool_forward_into(backend, c, std::get<PoolGeometry>(g), in, o);
+  }
+}
+
+void invoke_backward(Backend& backend, const Case& c, const OpGeometry& g, const OpInputs& in, OpOutputs& o) {
+  if (const auto* cg = std::get_if<ConvGeometry>(&g)) {
+    conv_backward_into(backend, c, *cg, in, o);
+  } else {
+    pool_backward_into(backend, c, std::get<PoolGeometry>(g), in, o);
+  }
+}
+
 OpOutputs invoke(Backend& backend, const Case& c, const OpGeometry& g, const OpInputs& in, Pass pass) {
-  if (const auto* cg = std::get_if<ConvGeometry>(&g)) return invoke_conv(backend, c, *cg, in, pass);
-  return invoke_pool(backend, c, std::get<PoolGeometry>(g), in, pass);
+  OpOutputs o;
+  invoke_forward(backend, c, g, in, o);
+  if (o.forward.ok() && pass == Pass::kForwardBackward) invoke_backward(backend, c, g, in, o);
+  return o;
 }
 
 OpOutputs absolute_pass(const Case& c, const OpGeometry& g, const OpInputs& in, const OpOutputs& ref) {

@@ -49,6 +49,13 @@ enum class Pass { kForward, kForwardBackward };
 // Runs the backend. A failed forward leaves the backward not run.
 OpOutputs invoke(Backend& backend, const Case& c, const OpGeometry& g, const OpInputs& in,
                  Pass pass = Pass::kForwardBackward);
+// The two halves of invoke(), for checks that order calls themselves (state): the forward
+// into o.y (and o.indices), which marks o's backward not run; the backward into o.dx,
+// o.dw, o.db with o's own indices.
+// Buffers o already holds with the right shape are poisoned and handed again in place,
+// as an allocator reuses freed memory.
+void invoke_forward(Backend& backend, const Case& c, const OpGeometry& g, const OpInputs& in, OpOutputs& o);
+void invoke_backward(Backend& backend, const Case& c, const OpGeometry& g, const OpInputs& in, OpOutputs& o);
 
 // Records, on this thread and while it lives, the inputs every invoke() saw a backend
 // write into (OpOutputs::wrote), so that a check whose reruns compared runs on changed

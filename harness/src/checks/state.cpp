@@ -22,13 +22,6 @@ namespace {
 
 constexpr const char* kName = "state";
 
-// The outputs of one forward or backward call of the sequence.
-struct Call {
-  Tensor y, dx, dw, db;
-  std::optional<IndexTensor> indices;
-  Status status = ok_status();
-};
-
 // B: the case's data with the next seed, with x and dy negated where that leaves them as
 // they were (inline data), so that max pool picks other elements and relu other signs.
 StatusOr<OpInputs> other_inputs(const CheckContext& ctx) {
@@ -41,47 +34,6 @@ StatusOr<OpInputs> other_inputs(const CheckContext& ctx) {
     for (double& v : t->data) v = -v;
   }
   return b;
-}
-
-// Poisons t for a call, in place where it already has the shape: the buffer of an
-// earlier call handed to the next one.
-void poison(Tensor& t, DType dtype, const Dims& shape) {
-  Tensor p = poisoned(dtype, shape);
-  if (t.shape == shape && t.size() == p.size()) {
-    std::copy(p.data.begin(), p.data.end(), t.data.begin());
-  } else {
-    t = std::move(p);
-  }
-}
-
-void forward(const CheckContext& ctx, const OpInputs& in, Call& out) {
-  if (const ConvGeometry* g = conv_geo(ctx)) {
-    poison(out.y, ctx.c.dtype, g->y_shape());
-    out.status = ctx.backend.conv_forward(*g, in.x, in.w, g->bias ? &in.b : nullptr, is_fused(ctx.c), out.y);
-    return;
-  }
-  const PoolGeometry& g = *pool_geo(ctx);
-  poison(out.y, ctx.c.dtype, g.y_shape());
-  if (g.mode == PoolMode::kTraining) {
-    if (!out.indices) out.indices = IndexTensor{g.y_shape(), HostVector<int64_t>(static_cast<size_t>(out.y.size()))};
-    std::fill(out.indices->data.begin(), out.indices->data.end(), kPoisonIndex);
-  }
-  out.status = ctx.backend.maxpool_forward(g, in.x, out.y, out.indices ? &*out.indices : nullptr);
-}
-
-// The backward of the inputs `in`, whose forward gave `fwd` (its indices for a pool).
-void backward(const CheckContext& ctx, const OpInputs& in, const Call& fwd, Call& out) {
-  if (const ConvGeometry* g = conv_geo(ctx)) {
-    out.dx = poisoned(ctx.c.dtype, g->x_shape());
-    out.dw = poisoned(ctx.c.dtype, g->w_shape());
-    if (g->bias) out.db = poisoned(ctx.c.dtype, g->b_shape());
-    out.status = ctx.backend.conv_backward(*g, in.x, in.w, g->bias ? &in.b : nullptr, is_fused(ctx.c), in.dy, out.dx,
-                                           out.dw, g->bias ? &out.db : nullptr);
-    return;
-  }
-  const PoolGeometry& g = *pool_geo(ctx);
-  out.dx = poisoned(ctx.c.dtype, g.x_shape());
-  out.status = ctx.backend.maxpool_backward(g, in.dy, fwd.indices ? &*fwd.indices : nullptr, out.dx);
 }
 
 bool has_backward(const CheckContext& ctx) {
@@ -127,7 +79,7 @@ void compare(const Judge& j, const std::string& call, const char* name, const Te
   f.add(call + name, msg);
 }
 
-void compare_indices(const std::string& call, const Call& got, const OpOutputs& fresh, Findings& f) {
+void compare_indices(const std::string& call, const OpOutputs& got, const OpOutputs& fresh, Findings& f) {
   if (!got.indices || !fresh.indices || got.indices->data == fresh.indices->data) return;
   f.add(call + "indices", call + ": indices differ from a fresh call's");
 }
@@ -137,18 +89,18 @@ void compare_status(const std::string& call, const Status& got, const Status& fr
   f.add(call + "status", call + " returned " + got.to_string() + " where a fresh call succeeded");
 }
 
-void compare_forward(const Judge& j, const std::string& call, const Call& got, const OpOutputs& fresh, Findings& f,
+void compare_forward(const Judge& j, const std::string& call, const OpOutputs& got, const OpOutputs& fresh, Findings& f,
                      CheckResult& r) {
-  compare_status(call, got.status, fresh.forward, f);
-  if (!got.status.ok() || !fresh.forward.ok()) return;
+  compare_status(call, got.forward, fresh.forward, f);
+  if (!got.forward.ok() || !fresh.forward.ok()) return;
   compare(j, call, "y", got.y, fresh.y, f, r);
   if (j.bitwise) compare_indices(call, got, fresh, f);
 }
 
-void compare_backward(const Judge& j, const std::string& call, const Call& got, const OpOutputs& fresh, Findings& f,
-                      CheckResult& r) {
-  compare_status(call, got.status, fresh.backward, f);
-  if (!got.status.ok() || !fresh.backward.ok()) return;
+void compare_backward(const Judge& j, const std::string& call, const OpOutputs& got, const OpOutputs& fresh,
+                      Findings& f, CheckResult& r) {
+  compare_status(call, got.backward, fresh.backward, f);
+  if (!got.backward.ok() || !fresh.backward.ok()) return;
   compare(j, call, "dx", got.dx, fresh.dx, f, r);
   compare(j, call, "dw", got.dw, fresh.dw, f, r);
   compare(j, call, "db", got.db, fresh.db, f, r);
@@ -177,23 +129,23 @@ CheckResult state_run(const CheckContext& ctx) {
     jb = Judge{&ctx, false, &ref_b, &abs_b};
   }
   const bool bwd = has_backward(ctx);
-  Call fa, fb, ba, bb;
-  forward(ctx, ctx.in, fa);
-  forward(ctx, *b, fb);
+  OpOutputs a, other;  // A's and B's outputs; each backward gets its own forward's indices
+  invoke_forward(ctx.backend, ctx.c, ctx.geo, ctx.in, a);
+  invoke_forward(ctx.backend, ctx.c, ctx.geo, *b, other);
   if (bwd) {
-    backward(ctx, ctx.in, fa, ba);
-    backward(ctx, *b, fb, bb);
+    invoke_backward(ctx.backend, ctx.c, ctx.geo, ctx.in, a);
+    invoke_backward(ctx.backend, ctx.c, ctx.geo, *b, other);
   }
   CheckResult r = make_result(kName, Disposition::kPassed);
   Findings back, fwd;
-  compare_forward(ja, "forward(A)", fa, ctx.cand, fwd, r);
-  compare_forward(jb, "forward(B) after forward(A)", fb, fresh_b, fwd, r);
+  compare_forward(ja, "forward(A)", a, ctx.cand, fwd, r);
+  compare_forward(jb, "forward(B) after forward(A)", other, fresh_b, fwd, r);
   if (bwd) {
-    compare_backward(ja, "backward(A) after forward(B)", ba, ctx.cand, back, r);
-    compare_backward(jb, "backward(B) after backward(A)", bb, fresh_b, back, r);
+    compare_backward(ja, "backward(A) after forward(B)", a, ctx.cand, back, r);
+    compare_backward(jb, "backward(B) after backward(A)", other, fresh_b, back, r);
   }
-  Call again = std::move(fb);  // its buffers, handed to the next call
-  forward(ctx, ctx.in, again);
+  OpOutputs again = std::move(other);  // its buffers, handed to the next call
+  invoke_forward(ctx.backend, ctx.c, ctx.geo, ctx.in, again);
   compare_forward(ja, "forward(A) again, in forward(B)'s buffers", again, ctx.cand, fwd, r);
   const std::string how = ja.bitwise ? "bitwise" : "within twice the tolerance (two fresh calls differ)";
   if (!back.empty()) {
