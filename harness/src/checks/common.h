@@ -40,8 +40,9 @@ inline CheckResult call_failed(std::string_view check, std::string_view what, co
 
 // The inputs the backend wrote into, in the runner's run and in the runs of the check so
 // far (invoke.h: InputWriteWatch), as "the backend wrote into its input w in
-// conv_backward"; empty when it wrote into none. A check comparing runs says this first:
-// its runs read changed inputs, so any other cause it would name is a guess.
+// conv_backward (...), so the runs this check compares read changed inputs"; empty when
+// it wrote into none. A check comparing runs says this first: any other cause it would
+// name is a guess.
 inline std::string input_writes(const CheckContext& ctx) {
   std::vector<std::string> all = ctx.cand.wrote;
   for (const std::string& w : inputs_written_so_far()) {
@@ -50,7 +51,7 @@ inline std::string input_writes(const CheckContext& ctx) {
   if (all.empty()) return {};
   std::string s = "the backend wrote into its input ";
   for (size_t i = 0; i < all.size(); ++i) s += (i ? ", " : "") + all[i];
-  return s + " (inputs are const)";
+  return s + " (inputs are const), so the runs this check compares read changed inputs";
 }
 
 }  // namespace kc::checks

@@ -234,8 +234,6 @@ std::string classify(const CheckContext& ctx, const ConvGeometry& g, bool db) {
   spec.tolerance.kind = ToleranceKind::kBound;
   std::vector<std::string> matched;
   std::vector<const Tensor*> seen;
-  std::string best;
-  double nearest = INFINITY;
   const std::vector<Hypothesis> hyps = hypotheses(ctx, g, db);
   for (const Hypothesis& h : hyps) {
     const bool zero = std::all_of(h.t.data.begin(), h.t.data.end(), [](double v) { return v == 0.0; });
@@ -244,16 +242,13 @@ std::string classify(const CheckContext& ctx, const ConvGeometry& g, bool db) {
     if (std::any_of(seen.begin(), seen.end(), [&](const Tensor* t) { return bitwise_equal(*t, h.t); })) continue;
     seen.push_back(&h.t);
     const double m = mismatch(got, h.t, abs, spec);
-    if (!(m <= 1.0)) continue;
-    const std::string name = std::string(h.cls) + " (" + which + " " + h.detail + ")";
-    matched.push_back(name);
-    if (m < nearest) nearest = m, best = name;
+    if (m <= 1.0) matched.push_back(std::string(h.cls) + " (" + which + " " + h.detail + ")");
   }
   if (matched.size() > 1) {
     return "too small to classify (" + std::string(which) + " matches " + matched[0] + " and " + matched[1] +
            " alike on this data)";
   }
-  if (!best.empty()) return best;
+  if (matched.size() == 1) return matched[0];
   return std::string("unclassified (") + which +
          " matches none of: the oracle's mean, one position, one sample, one tile)";
 }
@@ -328,7 +323,7 @@ CheckResult weight_share_run(const CheckContext& ctx) {
     // Runs on changed inputs differ for that reason alone: neither a race nor a known
     // partial sum can be told from it.
     const std::string wrote = input_writes(ctx);
-    const std::string cls = !wrote.empty() ? wrote + ", so the runs compared here read different inputs"
+    const std::string cls = !wrote.empty() ? wrote
                             : f.race_fails ? "nondeterministic race (" + f.race + ")"
                                            : classify(ctx, g, !f.dw_broken && f.db_broken);
     r.message = cls;  // the report adds the check's name and the max error/bound

@@ -51,7 +51,7 @@ void name_input_writes(const CheckContext& ctx, CheckResult& r) {
   const std::string wrote = checks::input_writes(ctx);
   if (wrote.empty() || r.message.find("wrote into its input") != std::string::npos) return;
   r.disposition = Disposition::kFailed;
-  r.message = wrote + ", so the runs this check compares read changed inputs; " + r.message;
+  r.message = wrote + "; " + r.message;
 }
 
 void run_checks(const CheckContext& ctx, CaseResult& r) {
