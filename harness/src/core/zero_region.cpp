@@ -1,5 +1,5 @@
-// Zero regions (see zero_region.h). The elements are visited plane by plane and, in a
-// plane, row by row of the box's innermost dim, so a region costs what it covers.
+// Zero regions (see zero_region.h): validated against the tensors' shapes, then applied
+// by one pass over the spatial plane (an empty box means the whole plane).
 #include "core/zero_region.h"
 
 #include "core/format.h"
@@ -75,31 +75,17 @@ Status check_zero_regions(const std::vector<ZeroRegion>& zero, const ZeroShapes&
 }
 
 void apply_zero_region(Tensor& t, const ZeroRegion& r) {
-  const size_t rank = t.shape.size() - 2;
-  std::vector<std::array<int64_t, 2>> box = r.box;
-  if (box.empty()) {
-    for (size_t d = 0; d < rank; ++d) box.push_back({0, t.shape[d + 2]});
-  }
-  const int64_t plane = element_count(Dims(t.shape.begin() + 2, t.shape.end()));
+  const Dims dims(t.shape.begin() + 2, t.shape.end());
+  const int64_t plane = element_count(dims);
   const int64_t n0 = r.sample.value_or(0), n1 = r.sample ? *r.sample + 1 : t.shape[0];
   const int64_t c0 = r.channel.value_or(0), c1 = r.channel ? *r.channel + 1 : t.shape[1];
-  // Rows: every combination of the box's outer dims; each row is a run of the innermost.
-  int64_t rows = 1;
-  for (size_t d = 0; d + 1 < rank; ++d) rows *= box[d][1] - box[d][0];
-  for (int64_t n = n0; n < n1; ++n) {
-    for (int64_t c = c0; c < c1; ++c) {
-      const int64_t base = (n * t.shape[1] + c) * plane;
-      for (int64_t row = 0; row < rows; ++row) {
-        int64_t offset = 0, rest = row;
-        for (size_t d = rank - 1; d-- > 0;) {
-          const int64_t span = box[d][1] - box[d][0];
-          int64_t stride = 1;
-          for (size_t e = d + 1; e < rank; ++e) stride *= t.shape[e + 2];
-          offset += (box[d][0] + rest % span) * stride;
-          rest /= span;
-        }
-        for (int64_t i = box[rank - 1][0]; i < box[rank - 1][1]; ++i) t[base + offset + i] = 0.0;
-      }
+  for (int64_t p = 0; p < plane; ++p) {
+    const std::vector<int64_t> coord = unravel(p, dims);
+    bool inside = true;
+    for (size_t d = 0; d < r.box.size(); ++d) inside = inside && coord[d] >= r.box[d][0] && coord[d] < r.box[d][1];
+    if (!inside) continue;
+    for (int64_t n = n0; n < n1; ++n) {
+      for (int64_t c = c0; c < c1; ++c) t[(n * t.shape[1] + c) * plane + p] = 0.0;
     }
   }
 }
