@@ -11,6 +11,7 @@
 
 #include "kc/case.h"
 #include "kc/numerics.h"
+#include "kc/prepared_op.h"
 #include "kc/shape.h"
 #include "kc/status.h"
 #include "kc/tensor.h"
@@ -44,6 +45,18 @@ class Backend {
   // How the backend computes (kc/numerics.h); the default is the strict contract. Last in
   // the class, so that the layout of the calls above stays as it was.
   virtual Numerics numerics() const { return {}; }
+
+  // For `kcheck bench` (kc/prepared_op.h), after the calls above for the same reason.
+  // unimplemented (the default): the bench times the host calls above instead.
+  virtual StatusOr<std::unique_ptr<PreparedOp>> prepare(const Case& c, BenchOp op, const OpInputs& in,
+                                                        const PrepareOptions& options) {
+    (void)c, (void)in, (void)options;
+    return unimplemented(std::string(bench_op_name(op)) + " is not prepared by " + name());
+  }
+  // The ceilings of the device this backend runs on that only it can measure (a GPU's
+  // copy and GEMM, a library's own GEMM); the bench measures the host's triad and Eigen
+  // GEMM itself. Empty by default.
+  virtual StatusOr<std::vector<Ceiling>> measure_ceilings() { return std::vector<Ceiling>{}; }
 };
 
 // The oracle as a backend: kc::ref behind the interface, outputs in f64.

@@ -53,4 +53,12 @@ Tensor absolute(Tensor t);
 // Bitwise equality of shape and values (NaN equals NaN with the same bits).
 bool bitwise_equal(const Tensor& a, const Tensor& b);
 
+// A case's inputs (core/fill.h makes them from its data section).
+struct OpInputs {
+  Tensor x;   // [N, C, in...]
+  Tensor w;   // conv only: [Cout, Cin/G, k...]
+  Tensor b;   // conv with bias: [Cout]
+  Tensor dy;  // the cotangent for the backward pass: [N, Cout or C, out...]
+};
+
 }  // namespace kc

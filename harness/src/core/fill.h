@@ -13,13 +13,6 @@
 
 namespace kc {
 
-struct OpInputs {
-  Tensor x;   // [N, C, in...]
-  Tensor w;   // conv only: [Cout, Cin/G, k...]
-  Tensor b;   // conv with bias: [Cout]
-  Tensor dy;  // the cotangent for the backward pass: [N, Cout or C, out...]
-};
-
 // The case must be valid (validate.h); returns its error otherwise.
 StatusOr<OpInputs> make_inputs(const Case& c);
 
