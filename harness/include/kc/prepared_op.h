@@ -39,14 +39,22 @@ enum class BenchOp {
 // "conv_backward_bias", "pool_inference", "pool_training", "pool_backward".
 constexpr std::string_view bench_op_name(BenchOp op) {
   switch (op) {
-    case BenchOp::kConvForward: return "conv_forward";
-    case BenchOp::kConvBackward: return "conv_backward";
-    case BenchOp::kConvBackwardData: return "conv_backward_data";
-    case BenchOp::kConvBackwardWeight: return "conv_backward_weight";
-    case BenchOp::kConvBackwardBias: return "conv_backward_bias";
-    case BenchOp::kPoolInference: return "pool_inference";
-    case BenchOp::kPoolTraining: return "pool_training";
-    case BenchOp::kPoolBackward: return "pool_backward";
+    case BenchOp::kConvForward:
+      return "conv_forward";
+    case BenchOp::kConvBackward:
+      return "conv_backward";
+    case BenchOp::kConvBackwardData:
+      return "conv_backward_data";
+    case BenchOp::kConvBackwardWeight:
+      return "conv_backward_weight";
+    case BenchOp::kConvBackwardBias:
+      return "conv_backward_bias";
+    case BenchOp::kPoolInference:
+      return "pool_inference";
+    case BenchOp::kPoolTraining:
+      return "pool_training";
+    case BenchOp::kPoolBackward:
+      return "pool_backward";
   }
   return "unknown";
 }
@@ -95,12 +103,12 @@ class PreparedOp {
 // of a copy or triad. The bench takes the best of several runs (a ceiling is the most
 // the hardware gave, not a typical time).
 struct Ceiling {
-  std::string name;               // "eigen gemm f64", "cublas gemm bf16", "d2d copy"
-  std::string device = "cpu";     // as PreparedOp::device
-  bool flops = true;              // FLOP/s; false: bytes/s
-  std::optional<DType> dtype;     // a GEMM's inputs
-  double per_second = 0.0;        // FLOP/s or bytes/s
-  std::string detail;             // the size measured and how ("4096^3, best of 5")
+  std::string name;            // "eigen gemm f64", "cublas gemm bf16", "d2d copy"
+  std::string device = "cpu";  // as PreparedOp::device
+  bool flops = true;           // FLOP/s; false: bytes/s
+  std::optional<DType> dtype;  // a GEMM's inputs
+  double per_second = 0.0;     // FLOP/s or bytes/s
+  std::string detail;          // the size measured and how ("4096^3, best of 5")
 };
 
 }  // namespace kc

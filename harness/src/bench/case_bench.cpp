@@ -1,0 +1,229 @@
+#include "bench/case_bench.h"
+
+#include <algorithm>
+#include <memory>
+
+#include "bench/ceilings.h"
+#include "bench/host_prepared.h"
+#include "bench/op_cost.h"
+#include "bench/recheck.h"
+#include "bench/rss.h"
+#include "bench/stack_step.h"
+#include "core/fill.h"
+
+namespace kc::bench {
+namespace {
+
+struct OpPlan {
+  BenchOp op;
+  std::string label;
+  bool deterministic = true;
+};
+
+// What one case gives every op: its geometry, inputs and the oracle's outputs.
+struct CaseData {
+  const Case& c;
+  const std::string& file;
+  OpGeometry g;
+  OpInputs in;
+  OpOutputs ref;
+};
+
+std::vector<OpPlan> ops_of(const Case& c, const OpGeometry& g) {
+  if (std::holds_alternative<PoolGeometry>(g)) {
+    return {{BenchOp::kPoolInference, "pool_inference"},
+            {BenchOp::kPoolTraining, "pool_training"},
+            {BenchOp::kPoolBackward, "pool_backward"}};
+  }
+  if (is_fused(c)) return {{BenchOp::kConvForward, "fused_forward"}, {BenchOp::kConvBackward, "fused_backward"}};
+  std::vector<OpPlan> ops = {{BenchOp::kConvForward, "conv_forward"},
+                             {BenchOp::kConvBackwardData, "conv_backward_data"},
+                             {BenchOp::kConvBackwardWeight, "conv_backward_weight"}};
+  if (std::get<ConvGeometry>(g).bias) ops.push_back({BenchOp::kConvBackwardBias, "conv_backward_bias"});
+  ops.push_back({BenchOp::kConvBackwardWeight, "conv_backward_weight_atomic", false});
+  return ops;
+}
+
+// BenchEntry::geometry, family, resolution: what the seeds' tables match entries by.
+void describe_geometry(const OpGeometry& g, DType dtype, BenchEntry& e) {
+  const bool pool = std::holds_alternative<PoolGeometry>(g);
+  const SpatialGeometry& s = pool ? std::get<PoolGeometry>(g).spatial : std::get<ConvGeometry>(g).spatial;
+  const Dims x = pool ? std::get<PoolGeometry>(g).x_shape() : std::get<ConvGeometry>(g).x_shape();
+  const Dims y = pool ? std::get<PoolGeometry>(g).y_shape() : std::get<ConvGeometry>(g).y_shape();
+  std::string window;
+  for (const DimGeometry& d : s.dims)
+    window += std::to_string(d.kernel) + "/" + std::to_string(d.stride) + "/" + std::to_string(d.dilation) + "/" +
+              std::to_string(d.pad_lo) + "/" + std::to_string(d.pad_hi) + " ";
+  std::string head = std::string(pool ? "pool " : "conv ") + std::string(dtype_name(dtype)) + " N" +
+                     std::to_string(x[0]) + " C" + std::to_string(x[1]) + " K" + std::to_string(y[1]);
+  if (!pool) {
+    const ConvGeometry& cg = std::get<ConvGeometry>(g);
+    head += " G" + std::to_string(cg.groups) + (cg.bias ? " bias" : "");
+  }
+  e.resolution.clear();
+  for (size_t i = 2; i < x.size(); ++i) e.resolution += (i > 2 ? "x" : "") + std::to_string(x[i]);
+  e.family = head + " window " + window;
+  e.geometry = e.family + " in " + e.resolution;
+  e.spatial_rank = static_cast<int64_t>(x.size()) - 2;
+  e.activation_bytes = static_cast<double>(element_count(x) + element_count(y)) * storage_bytes(dtype);
+  e.y_bytes = static_cast<double>(element_count(y)) * storage_bytes(dtype);
+}
+
+StatusOr<std::unique_ptr<PreparedOp>> prepare_one(Backend& be, const CaseData& d, const OpPlan& p) {
+  StatusOr<std::unique_ptr<PreparedOp>> op = be.prepare(d.c, p.op, d.in, {p.deterministic});
+  if (op.ok() || op.status().code() != StatusCode::kUnimplemented || !p.deterministic) return op;
+  return prepare_host_op(be, d.c, d.g, p.op, d.in);
+}
+
+BenchEntry base_entry(const Backend& be, const CaseData& d, const OpPlan& p, const std::string& mode) {
+  BenchEntry e;
+  e.case_name = d.c.name;
+  e.file = d.file;
+  e.backend = be.name();
+  e.op = p.label;
+  e.mode = mode;
+  e.dtype = d.c.dtype;
+  e.compute = compute_dtype(be, d.c);
+  const OpCost cost = op_cost(d.g, d.c.dtype, p.op);
+  e.flops = cost.flops;
+  e.bytes = cost.bytes;
+  describe_geometry(d.g, d.c.dtype, e);
+  const Numerics n = be.numerics();
+  if (const auto* cg = std::get_if<ConvGeometry>(&d.g); cg && be.name() != "reference" && n.transform()) {
+    e.transform_saving = transform_saving(n, static_cast<int64_t>(cg->spatial.dims.size()));
+    e.transform_unbounded = n.algorithm != Algorithm::kWinograd;
+  }
+  return e;
+}
+
+// Times `ops` (one: warm; several: cold) into e and re-checks each instance's outputs.
+void time_into(Backend& be, const CaseData& d, const OpPlan& p, std::vector<std::unique_ptr<PreparedOp>>& ops,
+               const BenchOptions& o, int64_t rss_before, BenchEntry& e) {
+  std::vector<PreparedOp*> raw;
+  for (auto& op : ops) raw.push_back(op.get());
+  StatusOr<Timing> t = time_runs(raw, o.budget);
+  if (!t.ok()) {
+    e.error = "run: " + t.status().to_string();
+    return;
+  }
+  e.stats = t->stats;
+  if (const int64_t peak = peak_rss_bytes(); peak >= 0 && rss_before >= 0) e.rss_peak_bytes = peak - rss_before;
+  for (PreparedOp* op : raw) {
+    StatusOr<PreparedOutputs> out = op->outputs();
+    Recheck r = out.ok() ? recheck_outputs(be, d.c, d.g, d.in, d.ref, p.op, *out)
+                         : Recheck{"FAILED: outputs: " + out.status().to_string(), true};
+    if (r.failed || e.recheck == "passed") e.recheck = r.text;
+    e.recheck_failed = e.recheck_failed || r.failed;
+  }
+}
+
+// Prepares the instances of one mode (warm: one; cold: enough to exceed twice the
+// cache, within the cap) and times them.
+BenchEntry time_mode(Backend& be, const CaseData& d, const OpPlan& p, std::unique_ptr<PreparedOp> first,
+                     const std::string& mode, const BenchOptions& o, int64_t rss_before) {
+  BenchEntry e = base_entry(be, d, p, mode);
+  const MemoryUse m = first->memory();
+  e.held_bytes = m.held_bytes;
+  e.workspace_bytes = m.workspace_bytes;
+  e.device_peak_bytes = m.device_peak_bytes;
+  e.algorithm = first->algorithm();
+  e.device = first->device();
+  e.cache_bytes = first->cache_bytes() > 0 ? first->cache_bytes() : host_cache_bytes_cached();
+  std::vector<std::unique_ptr<PreparedOp>> ops;
+  ops.push_back(std::move(first));
+  const int64_t each = std::max<int64_t>(1, e.held_bytes + e.workspace_bytes);
+  if (mode == "cold" && each <= e.cache_bytes) {
+    const int64_t want = std::min(2 * e.cache_bytes / each + 1, o.rotation_cap_bytes / each);
+    while (static_cast<int64_t>(ops.size()) < want) {
+      StatusOr<std::unique_ptr<PreparedOp>> more = prepare_one(be, d, p);
+      if (!more.ok()) break;
+      ops.push_back(std::move(*more));
+    }
+  }
+  e.instances = static_cast<int64_t>(ops.size());
+  time_into(be, d, p, ops, o, rss_before, e);
+  return e;
+}
+
+// The entries of one op: warm and or cold as asked; one `cold` entry when its data
+// exceed the cache (there the two are the same). Nothing for an op the backend does not
+// offer (unimplemented).
+std::vector<BenchEntry> bench_op(Backend& be, const CaseData& d, const OpPlan& p, const BenchOptions& o,
+                                 bool& unimplemented_op) {
+  std::vector<BenchEntry> out;
+  for (const char* mode : {"warm", "cold"}) {
+    if ((std::string(mode) == "warm" && !o.warm) || (std::string(mode) == "cold" && !o.cold)) continue;
+    reset_peak_rss();
+    const int64_t rss_before = current_rss_bytes();
+    StatusOr<std::unique_ptr<PreparedOp>> op = prepare_one(be, d, p);
+    if (!op.ok()) {
+      if (op.status().code() == StatusCode::kUnimplemented) {
+        unimplemented_op = true;
+        return out;
+      }
+      BenchEntry e = base_entry(be, d, p, mode);
+      e.error = "prepare: " + op.status().to_string();
+      out.push_back(std::move(e));
+      return out;
+    }
+    const int64_t each = (*op)->memory().held_bytes + (*op)->memory().workspace_bytes;
+    const int64_t cache = (*op)->cache_bytes() > 0 ? (*op)->cache_bytes() : host_cache_bytes_cached();
+    const bool exceeds = each > cache;
+    if (exceeds && std::string(mode) == "warm" && o.cold) continue;  // the cold entry says it
+    out.push_back(time_mode(be, d, p, std::move(*op), exceeds ? "cold" : mode, o, rss_before));
+    if (exceeds) break;
+  }
+  return out;
+}
+
+StatusOr<CaseData> case_data(const Case& c, const std::string& file) {
+  KC_ASSIGN_OR_RETURN(OpGeometry g, op_geometry(c));
+  KC_ASSIGN_OR_RETURN(OpInputs in, make_inputs(c));
+  Case oracle_case = c;  // a pool's oracle in training mode: its indices route every dx
+  if (auto* p = std::get_if<MaxPoolParams>(&oracle_case.op)) p->mode = PoolMode::kTraining;
+  std::unique_ptr<Backend> ref = make_reference_backend();
+  OpOutputs out = invoke(*ref, oracle_case, g, in);
+  if (!out.forward.ok()) return out.forward;
+  if (!out.backward.ok()) return out.backward;
+  return CaseData{c, file, std::move(g), std::move(in), std::move(out)};
+}
+
+}  // namespace
+
+DType compute_dtype(const Backend& backend, const Case& c) {
+  return backend.name() == "reference" ? DType::kF64 : c.dtype;
+}
+
+std::vector<BenchEntry> bench_case(Backend& backend, const Case& c, const std::string& file,
+                                   const BenchOptions& options) {
+  if (is_stack(c)) return bench_stack(backend, c, file, options);
+  auto fail = [&](const std::string& why) {
+    BenchEntry e;
+    e.case_name = c.name;
+    e.file = file;
+    e.backend = backend.name();
+    e.op = "case";
+    e.mode = "-";
+    e.dtype = c.dtype;
+    e.error = why;
+    return std::vector<BenchEntry>{e};
+  };
+  if (Status s = backend.supports(c); !s.ok()) return fail("not supported: " + s.message());
+  StatusOr<CaseData> d = case_data(c, file);
+  if (!d.ok()) return fail("oracle: " + d.status().to_string());
+  std::vector<BenchEntry> out;
+  bool split_missing = false;
+  for (const OpPlan& p : ops_of(c, d->g)) {
+    bool unimpl = false;
+    for (BenchEntry& e : bench_op(backend, *d, p, options, unimpl)) out.push_back(std::move(e));
+    if (unimpl && p.deterministic && p.op != BenchOp::kConvForward) split_missing = true;
+  }
+  if (split_missing) {  // the host interface's one backward call
+    bool unimpl = false;
+    for (BenchEntry& e : bench_op(backend, *d, {BenchOp::kConvBackward, "conv_backward"}, options, unimpl))
+      out.push_back(std::move(e));
+  }
+  return out;
+}
+
+}  // namespace kc::bench

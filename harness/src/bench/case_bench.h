@@ -1,0 +1,32 @@
+// `kcheck bench` on one case and backend (docs/bench.md): every op the case has,
+// prepared by the backend (or through its host calls), timed warm and or cold, its
+// timed outputs re-checked against the oracle. Runs inside a worker process: a backend
+// that crashes ends the worker, not the run.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "bench/entry.h"
+#include "bench/timing.h"
+#include "kc/backend.h"
+
+namespace kc::bench {
+
+struct BenchOptions {
+  TimingBudget budget;
+  bool warm = true, cold = false;
+  int64_t rotation_cap_bytes = int64_t{1} << 30;  // most bytes of instances rotated for cold
+};
+
+// One entry per op and mode; an op that failed is an entry with `error` set. A backend
+// that does not support the case gives a single entry with the reason.
+std::vector<BenchEntry> bench_case(Backend& backend, const Case& c, const std::string& file,
+                                   const BenchOptions& options);
+
+// The dtype the backend's arithmetic runs in for a case: the reference computes in f64;
+// others in the case's dtype (f16 and bf16 storage: their own, as a GEMM in that dtype
+// does; the ceiling then takes the faster of it and f32).
+DType compute_dtype(const Backend& backend, const Case& c);
+
+}  // namespace kc::bench

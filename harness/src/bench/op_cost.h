@@ -1,0 +1,30 @@
+// What one op of a case costs by its definition, for the bench's rates and roofline
+// (docs/bench.md, "Counters"): FLOPs (two per multiply-add of the direct conv; one per
+// comparison or add of a pool and a bias gradient) and compulsory bytes (each input
+// read once, each output written once, in the storage dtype). Argmax indices count as
+// the smallest integer that holds a window offset (1 byte up to 256 taps, else 4), so
+// that the bytes stay a lower bound for any kernel's format and GB/s an honest rate.
+#pragma once
+
+#include <cstdint>
+
+#include "backend/invoke.h"
+#include "kc/numerics.h"
+
+namespace kc::bench {
+
+struct OpCost {
+  double flops = 0.0;
+  double bytes = 0.0;
+};
+
+OpCost op_cost(const OpGeometry& g, DType dtype, BenchOp op);
+
+// The most a transform algorithm saves on multiplications against the direct definition
+// over `rank` spatial dims: Winograd F(m, r) computes m outputs of an r-tap filter with
+// m + r - 1 multiplications instead of m r, per dim. 1 for direct sums; FFT and other
+// transforms have no fixed figure and get 1 (their fraction may then exceed 1 honestly:
+// docs/bench.md says so).
+double transform_saving(const Numerics& n, int64_t rank);
+
+}  // namespace kc::bench
