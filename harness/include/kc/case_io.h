@@ -87,6 +87,11 @@ struct CaseFiles {
 };
 CaseFiles find_case_files(const std::string& path);
 
+// A folder holding a file of this name is left out when a folder above it is scanned
+// (named itself, it is read): cases/bench, the layer set sized for timing, is not part of
+// the corpus `kcheck run cases` checks.
+inline constexpr const char* kScanSkipMarker = "KCHECK_SCAN_SKIP";
+
 // Whether a folder scan reads a file of this name as a case file: .yaml or .yml in any case.
 bool is_case_file_name(const std::string& path);
 

@@ -22,6 +22,7 @@ int explain_command(const Args& args);   // kcheck explain CASE
 int backends_command(const Args& args);  // kcheck backends
 int checks_command(const Args& args);    // kcheck checks [--markdown]
 int merge_command(const Args& args);
+int bench_command(const Args& args);  // kcheck bench PATH... [--backend a,b] [--out F.json]
 
 // A failure reproducer's file name: NNN-CASE.BACKEND.CHECK.yaml (reproducer_files.cpp).
 std::string reproducer_name(int n, const CaseResult& r);

@@ -23,6 +23,9 @@ constexpr const char* kUsage =
     "       [--timeout S] [--max-failures N] [--in-process]\n"
     "      replay cases/regressions and DIR (default cases/regressions), then check generated cases on the backend\n"
     "      (default reference); shrink each kind of failure and save it under DIR\n"
+    "  bench PATH... [--backend a,b] [--plugin lib.so] [--out bench.json] [--cache warm|cold|both]\n"
+    "      time every op of every case on each backend beside the ceilings and peers measured in the\n"
+    "      same run; re-check the timed outputs (kcheck bench --help)\n"
     "  backends [--plugin lib.so]   every backend: available, or unavailable (reason)\n"
     "  checks [--markdown]          every check: what it proves, where it applies\n"
     "  merge R1.json R2.json ... -o R.json [--junit R.xml]   the reports of a run's shards as one\n"
@@ -63,7 +66,7 @@ int main(int argc, char** argv) {
     std::printf("kcheck %s (commit %s)\n", kc::version().c_str(), kc::source_commit().c_str());
     return 0;
   }
-  const bool reads_cases = cmd == "run" || cmd == "explain" || cmd == "gen" || cmd == "fuzz";
+  const bool reads_cases = cmd == "run" || cmd == "explain" || cmd == "gen" || cmd == "fuzz" || cmd == "bench";
   if (reads_cases && !wants_help(args)) {
     if (kc::Status s = kc::limits_environment_problem(); !s.ok()) return usage_error(s.message());
   }
@@ -74,5 +77,6 @@ int main(int argc, char** argv) {
   if (cmd == "merge") return merge_command(args);
   if (cmd == "gen") return gen_command(args);
   if (cmd == "fuzz") return fuzz_command(args);
+  if (cmd == "bench") return bench_command(args);
   return usage_error("unknown command '" + cmd + "'");
 }

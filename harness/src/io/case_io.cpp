@@ -230,7 +230,7 @@ void list_folder(const fs::path& dir, std::vector<fs::path>& todo, CaseFiles& ou
       continue;
     }
     if (fs::is_directory(own)) {
-      todo.push_back(it->path());
+      if (!fs::exists(it->path() / kScanSkipMarker, type_ec)) todo.push_back(it->path());
     } else if (is_case_file_name(it->path()) && !(fs::is_symlink(own) && fs::is_directory(it->path(), type_ec))) {
       out.files.push_back(it->path().string());
     }

@@ -1,0 +1,174 @@
+// kcheck bench PATH... --backend a,b: every op of every case timed on each backend, next
+// to the ceilings and peers measured in the same run (docs/bench.md). Each case x
+// backend runs in a worker process (a crash is an entry, not the end of the run); the
+// workers run one at a time, so that no two timings share the machine.
+#include <Eigen/Core>
+#include <cstdio>
+
+#include "bench/bench_report.h"
+#include "bench/case_bench.h"
+#include "bench/ceilings.h"
+#include "bench/entry_json.h"
+#include "bench_options.h"
+#include "kc/case_io.h"
+#include "kc/plugin.h"
+#include "kc/registry.h"
+#include "kc/report.h"
+#include "run/build_info.h"
+#include "run/isolate.h"
+
+namespace kc::cli {
+namespace {
+
+constexpr const char* kBenchUsage =
+    "usage: kcheck bench PATH... [--backend a,b] [--plugin lib.so] [--out bench.json]\n"
+    "                    [--min-time S] [--min-reps N] [--max-reps N] [--max-time S]\n"
+    "                    [--cache warm|cold|both]\n"
+    "                    [--timeout S] [--no-ceilings] [--in-process]\n"
+    "  times every op of every case under PATH on each backend (default reference): warm-up, runs\n"
+    "  until --min-time (0.2 s) and --min-reps (5), at most --max-reps (1000) or --max-time (5 s,\n"
+    "  one run at least); median and spread. --cache cold rotates instances past the last-level\n"
+    "  cache. Timed outputs are re-checked against the oracle. Ceilings (triad, GEMMs; a GPU's copy\n"
+    "  and cuBLAS GEMMs) and peers (onednn, cudnn) are measured in the same run. --out writes\n"
+    "  Google Benchmark JSON with kc_ fields (docs/bench.md).\n"
+    "exit: 0 measured, 1 a re-check failed, a fraction of a ceiling above 1 or a worker crashed,\n"
+    "      2 bad usage or an invalid case (2 wins)\n";
+
+using bench::BenchEntry;
+
+CaseResult label_for(const LoadedCase& lc, const std::string& backend) {
+  CaseResult r;
+  r.case_name = lc.c.ok() ? lc.c->name : lc.file;
+  r.source = source_of(lc);
+  r.backend = backend;
+  return r;
+}
+
+// The worker's entries travel as one field each.
+CaseResult bench_task(const LoadedCase& lc, const Registry& reg, const std::string& backend,
+                      const bench::BenchOptions& o) {
+  CaseResult r = label_for(lc, backend);
+  std::unique_ptr<Backend> be = reg.make(backend);
+  for (const BenchEntry& e : bench::bench_case(*be, *lc.c, lc.file, o)) r.fields.push_back({"entry", entry_json(e)});
+  return r;
+}
+
+CaseResult ceiling_task(const Registry& reg, const std::string& backend) {
+  CaseResult r;
+  r.case_name = "ceilings";
+  r.backend = backend;
+  std::unique_ptr<Backend> be = reg.make(backend);
+  StatusOr<std::vector<Ceiling>> cs = be->measure_ceilings();
+  if (!cs.ok()) r.message = cs.status().to_string();
+  for (const Ceiling& c : cs.ok() ? *cs : std::vector<Ceiling>{})
+    r.fields.push_back({"ceiling", bench::ceiling_wire(c)});
+  return r;
+}
+
+BenchEntry died(const CaseResult& r) {
+  BenchEntry e;
+  e.case_name = r.case_name;
+  e.file = std::string(source_file_of(r.source));
+  e.backend = r.backend;
+  e.op = "case";
+  e.mode = "-";
+  e.error = std::string(r.disposition == Disposition::kTimeout ? "timeout: " : "crashed: ") + r.message;
+  return e;
+}
+
+struct Collected {
+  std::vector<BenchEntry> entries;
+  std::vector<Ceiling> ceilings;
+  int invalid = 0;
+};
+
+void collect(const std::vector<CaseResult>& results, Collected& c) {
+  for (const CaseResult& r : results) {
+    if (r.disposition == Disposition::kCrashed || r.disposition == Disposition::kTimeout) {
+      if (r.case_name != "ceilings") c.entries.push_back(died(r));
+      continue;
+    }
+    for (const auto& [kind, json] : r.fields) {
+      if (kind == "entry") {
+        if (auto e = bench::parse_entry_json(json); e.ok()) c.entries.push_back(std::move(*e));
+      } else if (kind == "ceiling") {
+        auto ce = bench::parse_ceiling_wire(json);
+        bool dup = false;
+        for (const Ceiling& have : c.ceilings)
+          dup = dup || (ce.ok() && have.name == ce->name && have.device == ce->device);
+        if (ce.ok() && !dup) c.ceilings.push_back(std::move(*ce));
+      }
+    }
+  }
+}
+
+std::vector<LoadedCase> load_cases(const std::vector<std::string>& paths, int& invalid) {
+  std::vector<LoadedCase> out;
+  for (const std::string& p : paths) {
+    CaseFiles found = find_case_files(p);
+    for (LoadedCase& problem : found.problems) {
+      std::fprintf(stderr, "kcheck bench: %s\n", terminal_safe(problem.c.status().message()).c_str());
+      ++invalid;
+    }
+    for (const std::string& f : found.files) {
+      for (LoadedCase& lc : load_case_file(f)) {
+        if (lc.c.ok()) {
+          out.push_back(std::move(lc));
+        } else if (lc.expect.pass) {  // an invalid case meant to be refused is not benched
+          std::fprintf(stderr, "kcheck bench: %s: %s\n", source_of(lc).c_str(),
+                       terminal_safe(lc.c.status().message()).c_str());
+          ++invalid;
+        }
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+int bench_command(const Args& args) {
+  if (wants_help(args)) {
+    std::fputs(kBenchUsage, stdout);
+    return 0;
+  }
+  BenchCliOptions o;
+  if (std::string err = parse_bench_options(args, o); !err.empty()) return usage_error(err);
+  if (!o.out.empty()) {
+    if (std::string why = output_file_problem("--out", o.out); !why.empty()) return usage_error(why);
+  }
+  Registry reg = builtin_registry();
+  for (const std::string& p : o.plugins) {
+    if (Status s = load_plugin(p, reg); !s.ok()) return usage_error(s.message());
+  }
+  for (const std::string& b : o.backends) {
+    if (!reg.contains(b)) return usage_error("--backend: unknown backend '" + b + "' (see kcheck backends)");
+  }
+  bench::BenchRunInfo info = bench::host_run_info();
+  std::vector<std::string> runnable;
+  for (const std::string& b : o.backends) {
+    const Status s = backend_available(reg, b);
+    info.backends.push_back({b, s.ok() ? "" : s.message()});
+    if (s.ok()) runnable.push_back(b);
+  }
+  Collected c;
+  const std::vector<LoadedCase> cases = load_cases(o.paths, c.invalid);
+  if (o.ceilings) c.ceilings = bench::measure_host_ceilings(static_cast<int>(info.num_cpus));
+  const bench::BenchOptions bo{o.budget, o.warm, o.cold};
+  std::vector<IsolatedTask> tasks;
+  for (const std::string& b : runnable) {
+    if (o.ceilings) tasks.push_back({CaseResult{"ceilings", "", b}, [&reg, b] { return ceiling_task(reg, b); }});
+  }
+  for (const LoadedCase& lc : cases) {
+    for (const std::string& b : runnable)
+      tasks.push_back({label_for(lc, b), [&lc, &reg, b, &bo] { return bench_task(lc, reg, b, bo); }});
+  }
+  IsolateOptions iso{1, o.timeout, o.in_process, nullptr, nullptr, nullptr};
+  iso.progress = [](size_t done, size_t total, const CaseResult& r) {
+    std::fprintf(stderr, "[%zu/%zu] %s [%s]\n", done, total, terminal_safe(r.case_name).c_str(), r.backend.c_str());
+  };
+  collect(run_tasks(std::move(tasks), iso), c);
+  return finish_bench(o, info, std::move(c.entries), std::move(c.ceilings), c.invalid);
+}
+
+}  // namespace kc::cli
