@@ -55,7 +55,12 @@ std::string render_html(const std::vector<BenchRun>& runs) {
   std::string h = std::string("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n") +
                   "<title>kernelcheck bench dashboard</title>\n<style>" + kStyle + "</style></head><body>\n" +
                   "<h1>kernelcheck bench dashboard</h1>\n";
-  const std::string first = runs.empty() ? "" : runs.front().date, last = runs.empty() ? "" : runs.back().date;
+  std::string first, last;  // runs given on the command line follow the history: not in date order
+  for (const BenchRun& r : runs) {
+    if (r.date.empty()) continue;
+    if (first.empty() || r.date < first) first = r.date;
+    if (last.empty() || r.date > last) last = r.date;
+  }
   h += format(
       "<p class=\"sub\">%zu run%s on %zu machine%s, %s to %s. Regression: a slowdown beyond the larger "
       "measured spread of the two runs, and at least 5%%.</p>\n",

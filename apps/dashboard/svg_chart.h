@@ -22,7 +22,7 @@ struct ChartSpec {
   std::string y_title;  // with its unit: "GFLOP/s", "median time (ms)"
   std::string x_title = "commit (run date)";
   std::vector<std::string> x_labels;  // commit, short
-  std::vector<std::string> x_notes;   // under each label: the run's date
+  std::vector<std::string> x_notes;   // the run's date (ISO 8601): its month-day follows the label
   std::vector<ChartSeries> series;
 };
 
