@@ -1,47 +1,21 @@
-// Google Benchmark JSON through yaml-cpp (JSON is YAML's flow style); numbers are read
-// with strtod, which also takes the NaN and inf that the library writes.
+// Both formats in one pass over "benchmarks". kcheck-bench: per function name, the median
+// aggregate when repetitions ran (its stddev gives the spread). kcheck bench: one Sample
+// per timed entry, ceilings and errors kept apart.
 #include "bench_json.h"
 
-#include <yaml-cpp/yaml.h>
-
-#include <array>
-#include <cerrno>
-#include <cstdio>
-#include <cstdlib>
 #include <fstream>
-#include <memory>
+#include <map>
 #include <set>
 #include <sstream>
+
+#include "json_fields.h"
+#include "kc_fields.h"
 
 namespace kc::bench {
 namespace {
 
-std::optional<double> number(const YAML::Node& n) {
-  if (!n || !n.IsScalar()) return std::nullopt;
-  const std::string s = n.Scalar();
-  char* end = nullptr;
-  errno = 0;
-  const double v = std::strtod(s.c_str(), &end);
-  if (s.empty() || end != s.c_str() + s.size() || errno == ERANGE) return std::nullopt;
-  return v;
-}
-
-std::string scalar(const YAML::Node& n, const char* key) {
-  const YAML::Node v = n[key];
-  return v && v.IsScalar() ? v.Scalar() : std::string();
-}
-
-// Seconds per unit of Google Benchmark's time_unit.
-std::optional<double> unit_seconds(const std::string& unit) {
-  if (unit == "ns") return 1e-9;
-  if (unit == "us") return 1e-6;
-  if (unit == "ms") return 1e-3;
-  if (unit == "s") return 1.0;
-  return std::nullopt;
-}
-
 // Fields of a benchmark record that are not user counters.
-const std::set<std::string>& record_fields() {
+bool is_record_field(const std::string& key) {
   static const std::set<std::string> f = {"name",
                                           "family_index",
                                           "per_family_instance_index",
@@ -61,10 +35,112 @@ const std::set<std::string>& record_fields() {
                                           "error_message",
                                           "big_o",
                                           "rms"};
-  return f;
+  return f.count(key) > 0 || key.rfind("kc_", 0) == 0;
+}
+
+bool is_kcheck_bench(const YAML::Node& root) {
+  if (root["kc_targets"] || root["kc_tables"] || root["kc_failures"]) return true;
+  for (const auto& b : root["benchmarks"]) {
+    if (b.IsMap() && b["kc_case"]) return true;
+  }
+  return false;
+}
+
+void read_context(const YAML::Node& ctx, BenchRun& run) {
+  if (!ctx || !ctx.IsMap()) return;
+  run.date = json_string(ctx, "date");
+  run.host = json_string(ctx, "host_name");
+  run.commit = json_string(ctx, "kc_commit");
+  run.cpu = json_string(ctx, "kc_cpu");
+  run.gpu = json_string(ctx, "kc_gpu");
+  run.libraries = json_string(ctx, "kc_libraries");
+  run.machine = json_string(ctx, "kc_machine");
+  if (run.machine.empty()) {  // the older app records no key: the host and its CPUs stand for one
+    run.machine = (run.host.empty() ? "unknown host" : run.host) + ", " + json_string(ctx, "num_cpus") + " cpus at " +
+                  json_string(ctx, "mhz_per_cpu") + " MHz";
+  }
+}
+
+// One kcheck-bench record into run.entries (the median wins over single iterations).
+Status read_function_entry(const YAML::Node& b, const std::string& where, BenchRun& run,
+                           std::set<std::string>& from_median, std::map<std::string, double>& stddev) {
+  const std::string type = json_string(b, "run_type");
+  const std::string aggregate = json_string(b, "aggregate_name");
+  std::string name = json_string(b, "run_name");
+  if (name.empty()) name = json_string(b, "name");
+  if (name.empty()) return invalid_argument(where + ".name: missing");
+  name = name.substr(0, name.find('/'));  // the function name, as the bench's own reporter keys it
+  const bool median = type == "aggregate" && aggregate == "median";
+  if (type == "aggregate" && !median && aggregate != "stddev") return ok_status();
+  if (!median && type != "aggregate" && from_median.count(name)) return ok_status();
+  const auto t = json_number(b["real_time"]);
+  if (!t) return invalid_argument(where + ".real_time: missing or not a number");
+  const auto unit = unit_seconds(json_string(b, "time_unit"));
+  if (!unit)
+    return invalid_argument(where + ".time_unit: '" + json_string(b, "time_unit") + "' is not ns, us, ms or s");
+  if (aggregate == "stddev") {
+    stddev[name] = *t * *unit;
+    return ok_status();
+  }
+  Entry e;
+  e.seconds = *t * *unit;
+  for (const auto& kv : b) {
+    const std::string key = kv.first.Scalar();
+    if (is_record_field(key)) continue;
+    if (const auto v = json_number(kv.second)) e.counters[key] = *v;
+  }
+  if (median) from_median.insert(name);
+  run.entries[name] = std::move(e);
+  return ok_status();
+}
+
+// kcheck-bench's entries as Samples, and its targets (targets.h) judged on them.
+void finish_function_entries(BenchRun& run, const std::map<std::string, double>& stddev) {
+  for (const auto& [name, e] : run.entries) {
+    Sample s;
+    s.case_name = name;
+    s.backend = "kcheck-bench";
+    s.seconds = e.seconds;
+    if (auto it = stddev.find(name); it != stddev.end() && e.seconds > 0) s.spread = it->second / e.seconds;
+    if (auto g = e.counters.find("GFLOP/s"); g != e.counters.end()) s.gflops = g->second;
+    run.samples.push_back(std::move(s));
+  }
+  for (const Target& t : targets()) {
+    const auto m = evaluate(t, run.entries);
+    if (!m) continue;
+    run.targets.push_back({std::string(t.key), std::string(t.what), m->goal, m->detail, m->value, m->met});
+  }
+}
+
+// One kcheck bench record: a ceiling or a timed entry.
+Status read_kc_entry(const YAML::Node& b, const std::string& where, BenchRun& run) {
+  const std::string name = json_string(b, "name");
+  if (name.rfind("ceiling/", 0) == 0) {
+    run.ceilings.push_back(read_ceiling(b, name));
+    return ok_status();
+  }
+  const auto t = json_number(b["real_time"]);
+  if (!t) return invalid_argument(where + ".real_time: missing or not a number");
+  const auto unit = unit_seconds(json_string(b, "time_unit"));
+  if (!unit)
+    return invalid_argument(where + ".time_unit: '" + json_string(b, "time_unit") + "' is not ns, us, ms or s");
+  auto s = read_sample(b, *unit, where);
+  if (!s.ok()) return s.status();
+  s->seconds = *t * *unit;
+  run.samples.push_back(std::move(*s));
+  return ok_status();
 }
 
 }  // namespace
+
+bool is_bench_json(std::string_view text) {
+  try {
+    const YAML::Node root = YAML::Load(std::string(text));
+    return root.IsMap() && root["benchmarks"] && root["benchmarks"].IsSequence();
+  } catch (const YAML::Exception&) {
+    return false;
+  }
+}
 
 StatusOr<BenchRun> parse_bench_json(std::string_view text, const std::string& source) {
   YAML::Node root;
@@ -76,45 +152,33 @@ StatusOr<BenchRun> parse_bench_json(std::string_view text, const std::string& so
   if (!root.IsMap()) return invalid_argument(source + ": not Google Benchmark JSON: the top level is not an object");
   const YAML::Node benchmarks = root["benchmarks"];
   if (!benchmarks || !benchmarks.IsSequence()) {
-    return invalid_argument(source +
-                            ": benchmarks: missing or not a list (is this kcheck-bench --benchmark_out JSON?)");
+    return invalid_argument(source + ": benchmarks: missing or not a list (is this bench JSON?)");
   }
   BenchRun run;
   run.source = source;
-  if (const YAML::Node ctx = root["context"]; ctx && ctx.IsMap()) {
-    run.date = scalar(ctx, "date");
-    run.host = scalar(ctx, "host_name");
-    run.commit = scalar(ctx, "kc_commit");
-  }
+  run.format = is_kcheck_bench(root) ? RunFormat::kKcheckBench : RunFormat::kGoogleBenchmark;
+  read_context(root["context"], run);
   std::set<std::string> from_median;
+  std::map<std::string, double> stddev;
   for (size_t i = 0; i < benchmarks.size(); ++i) {
     const YAML::Node b = benchmarks[i];
     const std::string where = source + ": benchmarks[" + std::to_string(i) + "]";
     if (!b.IsMap()) return invalid_argument(where + ": not an object");
-    if (scalar(b, "error_occurred") == "true") continue;
-    const std::string type = scalar(b, "run_type");
-    const bool median = type == "aggregate" && scalar(b, "aggregate_name") == "median";
-    if (type == "aggregate" && !median) continue;
-    std::string name = scalar(b, "run_name");
-    if (name.empty()) name = scalar(b, "name");
-    if (name.empty()) return invalid_argument(where + ".name: missing");
-    name = name.substr(0, name.find('/'));             // the function name, as the bench's own reporter keys it
-    if (!median && from_median.count(name)) continue;  // the median of repetitions wins
-    const auto t = number(b["real_time"]);
-    if (!t) return invalid_argument(where + ".real_time: missing or not a number");
-    const auto unit = unit_seconds(scalar(b, "time_unit"));
-    if (!unit) return invalid_argument(where + ".time_unit: '" + scalar(b, "time_unit") + "' is not ns, us, ms or s");
-    Entry e;
-    e.seconds = *t * *unit;
-    for (const auto& kv : b) {
-      const std::string key = kv.first.Scalar();
-      if (record_fields().count(key)) continue;
-      if (const auto v = number(kv.second)) e.counters[key] = *v;
+    if (json_string(b, "error_occurred") == "true") {
+      run.errors.push_back({json_string(b, "name"), json_string(b, "error_message")});
+      continue;
     }
-    if (median) from_median.insert(name);
-    run.entries[name] = std::move(e);
+    KC_RETURN_IF_ERROR(run.format == RunFormat::kKcheckBench ? read_kc_entry(b, where, run)
+                                                             : read_function_entry(b, where, run, from_median, stddev));
   }
-  if (run.entries.empty()) return invalid_argument(source + ": benchmarks: no entry without an error");
+  if (run.format == RunFormat::kKcheckBench) {
+    KC_RETURN_IF_ERROR(read_run_fields(root, run));
+  } else {
+    finish_function_entries(run, stddev);
+  }
+  if (run.samples.empty() && run.errors.empty() && run.ceilings.empty()) {
+    return invalid_argument(source + ": benchmarks: no entry without an error");
+  }
   return run;
 }
 
@@ -124,46 +188,6 @@ StatusOr<BenchRun> read_bench_json(const std::string& path) {
   std::ostringstream text;
   text << in.rdbuf();
   return parse_bench_json(text.str(), path);
-}
-
-namespace {
-
-// stdout of a shell command, and whether it exited 0.
-std::pair<std::string, bool> capture(const std::string& command) {
-  std::string out;
-  FILE* p = popen((command + " 2>/dev/null").c_str(), "r");
-  if (p == nullptr) return {out, false};
-  std::array<char, 4096> buf{};
-  size_t n = 0;
-  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
-  return {out, pclose(p) == 0};
-}
-
-std::string shell_quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-}  // namespace
-
-StatusOr<std::vector<BenchRun>> read_git_history(const std::string& path) {
-  const std::string rel = path.rfind("./", 0) == 0 || path.rfind('/', 0) == 0 ? path : "./" + path;
-  auto [log, ok] = capture("git log --reverse --format=%H -- " + shell_quote(path));
-  if (!ok) return not_found(path + ": git log failed (not inside a git checkout?)");
-  std::vector<BenchRun> runs;
-  std::istringstream commits(log);
-  for (std::string commit; std::getline(commits, commit);) {
-    if (commit.empty()) continue;
-    auto [text, shown] = capture("git show " + shell_quote(commit + ":" + rel));
-    if (!shown) continue;  // the commit deleted the file
-    auto run = parse_bench_json(text, commit.substr(0, 12) + ":" + path);
-    if (!run.ok()) return run.status();
-    run->recorded = commit;
-    runs.push_back(std::move(*run));
-  }
-  if (runs.empty()) return not_found(path + ": no committed version in git history");
-  return runs;
 }
 
 }  // namespace kc::bench

@@ -1,33 +1,22 @@
-// Reading Google Benchmark JSON (kcheck-bench --benchmark_out=F --benchmark_out_format=json)
-// into the entries its targets are judged on (targets.h), and the runs recorded in git
-// history (each committed version of one report file).
+// Reading a bench run from its JSON: Google Benchmark's format as the older kcheck-bench
+// writes it (--benchmark_out), or with the kc_ fields of `kcheck bench --out`
+// (docs/bench.md). The format is told by the fields, not by the file name.
 #pragma once
 
 #include <string>
 #include <string_view>
-#include <vector>
 
+#include "bench_run.h"
 #include "kc/status.h"
-#include "targets.h"
 
 namespace kc::bench {
-
-struct BenchRun {
-  std::string source;    // the file, or "<commit>:<path>" for a version from git history
-  std::string commit;    // the commit measured (context kc_commit), or "" when not recorded
-  std::string recorded;  // the git commit that recorded the file (history only), else ""
-  std::string date;      // context date (ISO 8601)
-  std::string host;      // context host_name
-  Entries entries;       // by function name: the median aggregate when repetitions ran
-};
 
 // Errors name `source` and the field: "r.json: benchmarks[2].real_time: not a number".
 StatusOr<BenchRun> parse_bench_json(std::string_view text, const std::string& source);
 StatusOr<BenchRun> read_bench_json(const std::string& path);
 
-// Every committed version of `path` (relative to the current directory, inside a git
-// checkout), oldest first, each with `recorded` set to its commit. NotFound when git
-// knows no version of it.
-StatusOr<std::vector<BenchRun>> read_git_history(const std::string& path);
+// Whether `text` is meant as bench JSON at all (an object with a "benchmarks" list), so
+// that a folder of reports can skip the other JSON it holds.
+bool is_bench_json(std::string_view text);
 
 }  // namespace kc::bench
