@@ -3,6 +3,8 @@
 // a backend's own prepared op), and the stack step per checkpoint policy.
 #include "bench/case_bench.h"
 
+#include "bench/judge.h"
+
 #include <gtest/gtest.h>
 
 #include <map>
@@ -162,6 +164,44 @@ TEST(CaseBench, APreparedOpIsRecheckedToo) {
   const auto m = by_op(bench_case(lazy, conv_case(false), "f.yaml", kQuick));
   EXPECT_TRUE(m.at("conv_forward").recheck_failed);
   EXPECT_FALSE(m.at("conv_backward").recheck_failed);  // its host call, through the fallback
+}
+
+// A prepared forward that is right but whose own clock says it took a picosecond: a
+// measurement bug the roofline must catch (a fraction of the ceiling above 1).
+class LyingClock final : public WrongBackend {
+ public:
+  std::string name() const override { return "lying"; }
+  StatusOr<std::unique_ptr<PreparedOp>> prepare(const Case& c, BenchOp op, const OpInputs& in,
+                                                const PrepareOptions&) override {
+    if (op != BenchOp::kConvForward) return unimplemented("only the forward");
+    struct Op final : PreparedOp {
+      Backend* ref;
+      ConvGeometry g;
+      OpInputs in;
+      PreparedOutputs out;
+      Status run() override { return ref->conv_forward(g, in.x, in.w, nullptr, false, out.y); }
+      std::optional<double> last_seconds() const override { return 1e-12; }
+      StatusOr<PreparedOutputs> outputs() const override { return out; }
+    };
+    auto p = std::make_unique<Op>();
+    ref_ = make_reference_backend();
+    p->ref = ref_.get(), p->g = *conv_geometry(c), p->in = in;
+    p->out.y = Tensor::zeros(c.dtype, p->g.y_shape());
+    return std::unique_ptr<PreparedOp>(std::move(p));
+  }
+
+ private:
+  std::unique_ptr<Backend> ref_;
+};
+
+TEST(CaseBench, AClockFasterThanTheHardwareFailsTheRun) {
+  LyingClock lying;
+  std::vector<BenchEntry> v = bench_case(lying, conv_case(false), "f.yaml", kQuick);
+  judge_entries(v, {{"eigen gemm f32", "cpu", true, DType::kF32, 1e12, ""}});
+  const auto m = by_op(v);
+  EXPECT_EQ(m.at("conv_forward").recheck, "passed");
+  EXPECT_TRUE(m.at("conv_forward").fraction_over_one) << m.at("conv_forward").fraction;
+  EXPECT_FALSE(m.at("conv_backward").fraction_over_one);
 }
 
 TEST(CaseBench, UnsupportedCaseIsOneEntryWithTheReason) {

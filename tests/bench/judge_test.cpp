@@ -26,6 +26,7 @@ BenchEntry entry(const std::string& backend, double seconds, double flops, doubl
   e.stats = summarize({seconds});
   e.flops = flops;
   e.bytes = bytes;
+  e.geometry = "conv f32 N1 C1 K1 G1 window";
   return e;
 }
 

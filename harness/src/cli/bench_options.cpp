@@ -34,8 +34,9 @@ std::string value_option(const Args& args, size_t& i, BenchCliOptions& o, std::s
     o.plugins.push_back(v);
   } else if (a == "--out") {
     o.out = v;
-  } else if (a == "--min-time") {
-    err = parse_seconds_option(a, v, o.budget.min_seconds);
+  } else if (a == "--min-time") {  // 0: the count of runs alone decides
+    o.budget.min_seconds = 0.0;
+    if (v != "0") err = parse_seconds_option(a, v, o.budget.min_seconds);
   } else if (a == "--min-reps") {
     err = parse_count_option(a, v, o.budget.min_reps);
   } else if (a == "--max-reps") {
