@@ -20,13 +20,15 @@ struct OpPlan {
   bool deterministic = true;
 };
 
-// What one case gives every op: its geometry, inputs and the oracle's outputs.
+// What one case gives every op: its geometry, inputs, the oracle's outputs, and the
+// oracle on absolute values for the tolerance (for the backend being timed).
 struct CaseData {
   const Case& c;
   const std::string& file;
   OpGeometry g;
   OpInputs in;
   OpOutputs ref;
+  OpOutputs abs;
 };
 
 std::vector<OpPlan> ops_of(const Case& c, const OpGeometry& g) {
@@ -110,7 +112,7 @@ void time_into(Backend& be, const CaseData& d, const OpPlan& p, std::vector<std:
   if (const int64_t peak = peak_rss_bytes(); peak >= 0 && rss_before >= 0) e.rss_peak_bytes = peak - rss_before;
   for (PreparedOp* op : raw) {
     StatusOr<PreparedOutputs> out = op->outputs();
-    Recheck r = out.ok() ? recheck_outputs(be, d.c, d.g, d.in, d.ref, p.op, *out)
+    Recheck r = out.ok() ? recheck_outputs(be, d.c, d.g, d.in, d.ref, d.abs, p.op, *out)
                          : Recheck{"FAILED: outputs: " + out.status().to_string(), true};
     if (r.failed || e.recheck == "passed") e.recheck = r.text;
     e.recheck_failed = e.recheck_failed || r.failed;
@@ -185,7 +187,42 @@ StatusOr<CaseData> case_data(const Case& c, const std::string& file) {
   OpOutputs out = invoke(*ref, oracle_case, g, in);
   if (!out.forward.ok()) return out.forward;
   if (!out.backward.ok()) return out.backward;
-  return CaseData{c, file, std::move(g), std::move(in), std::move(out)};
+  OpOutputs abs = absolute_pass(c, g, in, out);
+  return CaseData{c, file, std::move(g), std::move(in), std::move(out), std::move(abs)};
+}
+
+std::vector<BenchEntry> refused(const Backend& backend, const Case& c, const std::string& file,
+                                const std::string& why) {
+  BenchEntry e;
+  e.case_name = c.name;
+  e.file = file;
+  e.backend = backend.name();
+  e.op = "case";
+  e.mode = "-";
+  e.dtype = c.dtype;
+  e.error = why;
+  return {e};
+}
+
+std::vector<BenchEntry> bench_with(Backend& backend, CaseData& d, const OpOutputs& plain_abs,
+                                   const BenchOptions& options) {
+  // A transform's rounding spreads over its tiles: its own absolute pass (invoke.h).
+  const bool own_abs =
+      backend.name() != "reference" && std::holds_alternative<ConvGeometry>(d.g) && backend.numerics().transform();
+  d.abs = own_abs ? absolute_pass_for(backend, d.c, d.g, d.in, d.ref) : plain_abs;
+  std::vector<BenchEntry> out;
+  bool split_missing = false;
+  for (const OpPlan& p : ops_of(d.c, d.g)) {
+    bool unimpl = false;
+    for (BenchEntry& e : bench_op(backend, d, p, options, unimpl)) out.push_back(std::move(e));
+    if (unimpl && p.deterministic && p.op != BenchOp::kConvForward) split_missing = true;
+  }
+  if (split_missing) {  // the host interface's one backward call
+    bool unimpl = false;
+    for (BenchEntry& e : bench_op(backend, d, {BenchOp::kConvBackward, "conv_backward"}, options, unimpl))
+      out.push_back(std::move(e));
+  }
+  return out;
 }
 
 }  // namespace
@@ -196,32 +233,35 @@ DType compute_dtype(const Backend& backend, const Case& c) {
 
 std::vector<BenchEntry> bench_case(Backend& backend, const Case& c, const std::string& file,
                                    const BenchOptions& options) {
-  if (is_stack(c)) return bench_stack(backend, c, file, options);
-  auto fail = [&](const std::string& why) {
-    BenchEntry e;
-    e.case_name = c.name;
-    e.file = file;
-    e.backend = backend.name();
-    e.op = "case";
-    e.mode = "-";
-    e.dtype = c.dtype;
-    e.error = why;
-    return std::vector<BenchEntry>{e};
-  };
-  if (Status s = backend.supports(c); !s.ok()) return fail("not supported: " + s.message());
-  StatusOr<CaseData> d = case_data(c, file);
-  if (!d.ok()) return fail("oracle: " + d.status().to_string());
+  return bench_case_on({&backend}, c, file, options);
+}
+
+std::vector<BenchEntry> bench_case_on(const std::vector<Backend*>& backends, const Case& c, const std::string& file,
+                                      const BenchOptions& options) {
   std::vector<BenchEntry> out;
-  bool split_missing = false;
-  for (const OpPlan& p : ops_of(c, d->g)) {
-    bool unimpl = false;
-    for (BenchEntry& e : bench_op(backend, *d, p, options, unimpl)) out.push_back(std::move(e));
-    if (unimpl && p.deterministic && p.op != BenchOp::kConvForward) split_missing = true;
+  auto add = [&out](std::vector<BenchEntry> v) {
+    for (BenchEntry& e : v) out.push_back(std::move(e));
+  };
+  std::vector<Backend*> willing;
+  for (Backend* b : backends) {
+    if (Status s = b->supports(c); !s.ok()) {
+      add(refused(*b, c, file, "not supported: " + s.message()));
+    } else if (is_stack(c)) {
+      add(bench_stack(*b, c, file, options));
+    } else {
+      willing.push_back(b);
+    }
   }
-  if (split_missing) {  // the host interface's one backward call
-    bool unimpl = false;
-    for (BenchEntry& e : bench_op(backend, *d, {BenchOp::kConvBackward, "conv_backward"}, options, unimpl))
-      out.push_back(std::move(e));
+  if (willing.empty()) return out;
+  StatusOr<CaseData> d = case_data(c, file);  // once for every backend: it costs the most
+  for (Backend* b : willing) {
+    if (!d.ok()) {
+      add(refused(*b, c, file, "oracle: " + d.status().to_string()));
+      continue;
+    }
+    const OpOutputs plain_abs = d->abs;
+    add(bench_with(*b, *d, plain_abs, options));
+    d->abs = plain_abs;
   }
   return out;
 }

@@ -23,6 +23,9 @@ struct BenchOptions {
 // that does not support the case gives a single entry with the reason.
 std::vector<BenchEntry> bench_case(Backend& backend, const Case& c, const std::string& file,
                                    const BenchOptions& options);
+// The same on several backends, in order, the oracle computed once for them all.
+std::vector<BenchEntry> bench_case_on(const std::vector<Backend*>& backends, const Case& c, const std::string& file,
+                                      const BenchOptions& options);
 
 // The dtype the backend's arithmetic runs in for a case: the reference computes in f64;
 // others in the case's dtype (f16 and bf16 storage: their own, as a GEMM in that dtype

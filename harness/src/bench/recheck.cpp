@@ -31,10 +31,9 @@ OpOutputs candidate(const OpOutputs& ref, BenchOp op, const PreparedOutputs& got
 }  // namespace
 
 Recheck recheck_outputs(Backend& backend, const Case& c, const OpGeometry& g, const OpInputs& in, const OpOutputs& ref,
-                        BenchOp op, const PreparedOutputs& got) {
+                        const OpOutputs& abs, BenchOp op, const PreparedOutputs& got) {
   OpOutputs oracle = ref;
   if (op == BenchOp::kPoolInference) oracle.indices.reset();  // the op keeps none
-  const OpOutputs abs = absolute_pass_for(backend, c, g, in, oracle);
   const OpOutputs cand = candidate(oracle, op, got);
   const bool is_reference = backend.name() == "reference";
   const CheckContext ctx{c, g, in, backend, is_reference, oracle, abs, cand};

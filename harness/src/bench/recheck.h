@@ -18,8 +18,9 @@ struct Recheck {
 };
 
 // ref: the oracle's outputs on `in` (invoke() on the reference backend, forward and
-// backward).
+// backward); abs: absolute_pass_for(backend, ...) on them, made once per case and
+// backend (it costs as much as the oracle).
 Recheck recheck_outputs(Backend& backend, const Case& c, const OpGeometry& g, const OpInputs& in, const OpOutputs& ref,
-                        BenchOp op, const PreparedOutputs& got);
+                        const OpOutputs& abs, BenchOp op, const PreparedOutputs& got);
 
 }  // namespace kc::bench

@@ -4,6 +4,7 @@
 // workers run one at a time, so that no two timings share the machine.
 #include <Eigen/Core>
 #include <cstdio>
+#include <sstream>
 
 #include "bench/bench_report.h"
 #include "bench/case_bench.h"
@@ -44,12 +45,21 @@ CaseResult label_for(const LoadedCase& lc, const std::string& backend) {
   return r;
 }
 
-// The worker's entries travel as one field each.
-CaseResult bench_task(const LoadedCase& lc, const Registry& reg, const std::string& backend,
+std::string joined(const std::vector<std::string>& names) {
+  std::string s;
+  for (const std::string& n : names) s += (s.empty() ? "" : ",") + n;
+  return s;
+}
+
+// One worker per case for every backend, so that the oracle, which costs the most, is
+// computed once; the worker's entries travel as one field each.
+CaseResult bench_task(const LoadedCase& lc, const Registry& reg, const std::vector<std::string>& backends,
                       const bench::BenchOptions& o) {
-  CaseResult r = label_for(lc, backend);
-  std::unique_ptr<Backend> be = reg.make(backend);
-  for (const BenchEntry& e : bench::bench_case(*be, *lc.c, lc.file, o)) r.fields.push_back({"entry", entry_json(e)});
+  CaseResult r = label_for(lc, joined(backends));
+  std::vector<std::unique_ptr<Backend>> owned;
+  std::vector<Backend*> raw;
+  for (const std::string& b : backends) raw.push_back(owned.emplace_back(reg.make(b)).get());
+  for (const BenchEntry& e : bench::bench_case_on(raw, *lc.c, lc.file, o)) r.fields.push_back({"entry", entry_json(e)});
   return r;
 }
 
@@ -65,15 +75,19 @@ CaseResult ceiling_task(const Registry& reg, const std::string& backend) {
   return r;
 }
 
-BenchEntry died(const CaseResult& r) {
-  BenchEntry e;
-  e.case_name = r.case_name;
-  e.file = std::string(source_file_of(r.source));
-  e.backend = r.backend;
-  e.op = "case";
-  e.mode = "-";
-  e.error = std::string(r.disposition == Disposition::kTimeout ? "timeout: " : "crashed: ") + r.message;
-  return e;
+// A worker that died: an error entry for each of its backends (label "a,b").
+void died(const CaseResult& r, std::vector<BenchEntry>& out) {
+  std::stringstream names(r.backend);
+  for (std::string b; std::getline(names, b, ',');) {
+    BenchEntry e;
+    e.case_name = r.case_name;
+    e.file = std::string(source_file_of(r.source));
+    e.backend = b;
+    e.op = "case";
+    e.mode = "-";
+    e.error = std::string(r.disposition == Disposition::kTimeout ? "timeout: " : "crashed: ") + r.message;
+    out.push_back(std::move(e));
+  }
 }
 
 struct Collected {
@@ -85,7 +99,7 @@ struct Collected {
 void collect(const std::vector<CaseResult>& results, Collected& c) {
   for (const CaseResult& r : results) {
     if (r.disposition == Disposition::kCrashed || r.disposition == Disposition::kTimeout) {
-      if (r.case_name != "ceilings") c.entries.push_back(died(r));
+      if (r.case_name != "ceilings") died(r, c.entries);
       continue;
     }
     for (const auto& [kind, json] : r.fields) {
@@ -160,8 +174,9 @@ int bench_command(const Args& args) {
     if (o.ceilings) tasks.push_back({CaseResult{"ceilings", "", b}, [&reg, b] { return ceiling_task(reg, b); }});
   }
   for (const LoadedCase& lc : cases) {
-    for (const std::string& b : runnable)
-      tasks.push_back({label_for(lc, b), [&lc, &reg, b, &bo] { return bench_task(lc, reg, b, bo); }});
+    if (!runnable.empty())
+      tasks.push_back(
+          {label_for(lc, joined(runnable)), [&lc, &reg, &runnable, &bo] { return bench_task(lc, reg, runnable, bo); }});
   }
   IsolateOptions iso{1, o.timeout, o.in_process, nullptr, nullptr, nullptr};
   iso.progress = [](size_t done, size_t total, const CaseResult& r) {
