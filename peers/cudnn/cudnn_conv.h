@@ -39,6 +39,7 @@ struct AlgoChoice {
   int algo = 0;
   cudnnMathType_t math = CUDNN_DEFAULT_MATH;
   size_t workspace_bytes = 0;  // as asked under `math` when it was chosen
+  std::string name;            // "conv forward: IMPLICIT_GEMM, tensor ops", for the bench report
 };
 using AlgoCache = std::map<std::string, AlgoChoice>;
 
@@ -49,6 +50,9 @@ struct CudnnCall {
   bool deterministic;
   DeviceBuffer& workspace;
   AlgoCache& chosen;
+  // Candidates ordered by cuDNN's Find (each timed on the device) instead of by its
+  // heuristics: the bench's peer is cuDNN's best, under the same exclusions.
+  bool find = false;
 };
 
 // y = conv(x, w); or, with init_y, y = conv(x, w) + (what init_y writes into y), the sum
