@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <mutex>
 #include <string>
 
 namespace kc::gpu {
@@ -91,6 +92,25 @@ bool usable(const CudnnCall& call, const Perf& p, int forced, int excluded) {
   return !call.deterministic || p.determinism == CUDNN_DETERMINISTIC;
 }
 
+// What cuDNN's Find chose per problem, for the whole process: the bench prepares many
+// instances of one op (its cold mode rotates them), each on its own engine, and timing
+// every algorithm again for each would cost more than the runs measured.
+std::mutex g_found_mutex;
+AlgoCache g_found;
+
+// Copies Find's earlier choice for `key` into the call's cache (where it has none).
+void recall_found(const CudnnCall& call, const std::string& key) {
+  if (!call.find || call.chosen.count(key) > 0) return;
+  std::lock_guard<std::mutex> lock(g_found_mutex);
+  if (auto it = g_found.find(key); it != g_found.end()) call.chosen[key] = it->second;
+}
+
+void remember_found(const CudnnCall& call, const std::string& key) {
+  if (!call.find) return;
+  std::lock_guard<std::mutex> lock(g_found_mutex);
+  g_found[key] = call.chosen[key];
+}
+
 // Runs run(algo, workspace, bytes) with the algorithm chosen before for this problem,
 // else the heuristics' candidates in order until one succeeds, and remembers it. Perf is
 // cudnnConvolution{Fwd,BwdData,BwdFilter}AlgoPerf_t; size(algo, &bytes) asks the
@@ -117,6 +137,7 @@ Status with_algorithms(const CudnnCall& call, const ConvDescs& d, const char* wh
     KC_RETURN_IF_ERROR(ensure_size(call.workspace, static_cast<int64_t>(bytes), "cudnn workspace"));
     return run(algo, call.workspace.data(), bytes);
   };
+  recall_found(call, key);
   if (auto it = call.chosen.find(key); it != call.chosen.end()) {
     const AlgoChoice c = it->second;
     if (attempt(static_cast<Algo>(c.algo), c.math, &c.workspace_bytes).ok()) return ok_status();
@@ -146,6 +167,7 @@ Status with_algorithms(const CudnnCall& call, const ConvDescs& d, const char* wh
                                std::to_string(static_cast<int>(p.algo)) +
                                (math == CUDNN_TENSOR_OP_MATH ? "), tensor ops" : ")") + (call.find ? ", by Find" : "");
       call.chosen[key] = AlgoChoice{static_cast<int>(p.algo), math, bytes, name};
+      remember_found(call, key);
       return s;
     }
     last = s;
