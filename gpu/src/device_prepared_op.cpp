@@ -72,12 +72,12 @@ class DevicePreparedOp final : public PreparedOp {
   std::vector<const DeviceBuffer*> buffers() const { return {&x_, &w_, &b_, &dy_, &y_, &dx_, &dw_, &db_, &offsets_}; }
   Status pool_outputs(const PoolGeometry& g, PreparedOutputs& o) const;
 
+  DeviceStream stream_;  // declared first: outlives the engine whose library handle is bound to it
   std::unique_ptr<Engine> engine_;
   BenchOp op_;
   DType dtype_ = DType::kF32;
   bool relu_ = false;
   std::variant<ConvGeometry, PoolGeometry> geometry_;
-  DeviceStream stream_;
   DeviceBuffer x_, w_, b_, dy_, y_, dx_, dw_, db_, offsets_;
   EventTimer timer_;
   bool timed_ = false;

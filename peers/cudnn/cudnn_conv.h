@@ -1,6 +1,7 @@
 // cuDNN convolution calls for the cudnn engine: descriptors of one problem, and forward,
 // backward-data and backward-filter through the legacy API with algorithm choice by
-// cuDNN's heuristics (_v7). The first algorithm that reports success is run, provided it
+// cuDNN's heuristics (_v7), or by its Find (each candidate timed) for the bench's
+// prepared ops (CudnnCall::find). The first algorithm that reports success is run, provided it
 // is deterministic when asked, does not use tensor cores for f32 (TF32 would break the
 // f32 tolerance model), and is neither FFT nor Winograd (their rounding is not bounded
 // per output, as the tolerance model assumes; the peer's speed is therefore that of

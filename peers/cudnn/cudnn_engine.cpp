@@ -2,7 +2,8 @@
 //   conv forward:  bias broadcast into y (cudnnAddTensor), + cuDNN convolution (beta = 1:
 //                  one rounding of conv + bias), + relu (fused op)
 //   conv backward: [fused: z recomputed, dz = relu'(z) dy by cudnnActivationBackward]
-//                  backward-data, backward-filter, backward-bias
+//                  backward-data, backward-filter, backward-bias (each also alone, for
+//                  the bench's split ops of an unfused conv)
 //   max pool:      inference forward only (cuDNN keeps no argmax indices; its backward
 //                  needs x and y, which the backend interface does not pass)
 // More on the method: docs/notes.md, section peers/cudnn/cudnn_engine.cpp.
