@@ -18,11 +18,14 @@
 namespace kc {
 namespace {
 
-std::vector<BenchOp> ops_of(const Case& c) {
+// The ops the bench times for the case (docs/bench.md): conv_backward_bias with a bias.
+std::vector<BenchOp> ops_of(const Case& c, const OpGeometry& g) {
   if (is_pool(c)) return {BenchOp::kPoolInference, BenchOp::kPoolTraining, BenchOp::kPoolBackward};
   if (is_fused(c)) return {BenchOp::kConvForward, BenchOp::kConvBackward};
-  return {BenchOp::kConvForward, BenchOp::kConvBackward, BenchOp::kConvBackwardData, BenchOp::kConvBackwardWeight,
-          BenchOp::kConvBackwardBias};
+  std::vector<BenchOp> ops = {BenchOp::kConvForward, BenchOp::kConvBackward, BenchOp::kConvBackwardData,
+                              BenchOp::kConvBackwardWeight};
+  if (std::get<ConvGeometry>(g).bias) ops.push_back(BenchOp::kConvBackwardBias);
+  return ops;
 }
 
 // bitwise, or |a - b| <= tol * (1 + max |b|) everywhere (NaN only where both are).
@@ -84,7 +87,7 @@ void check_ops(Backend& backend, const std::vector<Case>& cases, double tol, int
     if (!in.ok() || !g.ok()) ADD_FAILURE() << c.name << ": inputs or geometry";
     if (!in.ok() || !g.ok()) continue;
     const OpOutputs host = invoke(backend, c, *g, *in, Pass::kForwardBackward);
-    for (BenchOp op : ops_of(c)) {
+    for (BenchOp op : ops_of(c, *g)) {
       // An inference-mode pool keeps no indices on the host side: nothing to compare with.
       const bool routed = op == BenchOp::kPoolTraining || op == BenchOp::kPoolBackward;
       if (routed && !host.indices) continue;
