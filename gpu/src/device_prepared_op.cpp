@@ -1,14 +1,12 @@
-// DevicePreparedOp (device_prepared_op.h). Which buffers an op holds:
-//   conv_forward: x w [b] -> y          conv_backward: x w [b] dy -> dx dw [db]
-//   backward_data: w dy -> dx           backward_weight: x dy -> dw     backward_bias: dy -> db
-//   pool_inference: x -> y              pool_training: x -> y offsets
-//   pool_backward: dy offsets -> dx (offsets and y from one training forward in prepare)
-// Device peak (MemoryUse::device_peak_bytes) is measured over prepare(), whose warm-up
-// allocates every scratch buffer the runs use (they are grow-only): the larger of the
-// growth of the device's used memory (cudaMemGetInfo: catches the library's own
-// allocations, a cuDNN handle's included) and of our DeviceBuffer bookkeeping's peak
-// (catches transient buffers freed before the end). Not sampled during runs, since the
-// bench's cold mode prepares other instances between them.
+// DevicePreparedOp (device_prepared_op.h). Buffers per op: conv_forward x w [b] -> y;
+// conv_backward x w [b] dy -> dx dw [db]; backward_data w dy -> dx; backward_weight
+// x dy -> dw; backward_bias dy -> db; pool_inference x -> y; pool_training x -> y
+// offsets; pool_backward dy offsets -> dx (offsets from one training forward).
+// device_peak_bytes is measured over prepare(), whose warm-up allocates all the (grow-
+// only) scratch the runs use: the larger growth of the device's used memory
+// (cudaMemGetInfo: the library's own allocations too) and of the DeviceBuffer
+// bookkeeping's peak (transient buffers too). Not sampled in runs: the bench's cold
+// mode prepares other instances between them.
 #include "device_prepared_op.h"
 
 #include <algorithm>
