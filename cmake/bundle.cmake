@@ -14,6 +14,7 @@ if(NOT KC_HAVE_CUDA OR KC_PORTABLE)
 endif()
 
 option(KC_BUNDLE_CUDNN "Copy libcudnn*.so* (about 500 MB) into the bundle's lib/" OFF)
+option(KC_BUNDLE_CUBLAS "Copy libcublas*.so* (about 600 MB; the GPU GEMM ceilings) into the bundle's lib/" OFF)
 set(kc_bundle_build "${PROJECT_BINARY_DIR}/bundle-build")
 get_filename_component(kc_cuda_root "${CMAKE_CUDA_COMPILER}" DIRECTORY)  # .../bin
 get_filename_component(kc_cuda_root "${kc_cuda_root}" DIRECTORY)
@@ -26,7 +27,7 @@ foreach(var CMAKE_CXX_COMPILER CMAKE_CXX_COMPILER_LAUNCHER CMAKE_CUDA_COMPILER_L
     list(APPEND kc_bundle_args "-D${var}=${${var}}")
   endif()
 endforeach()
-set(kc_bundle_targets kcheck gpu_host_test gpu_device_test)
+set(kc_bundle_targets kcheck kcheck-dashboard gpu_host_test gpu_device_test)
 if(KC_BUILD_BENCH)
   list(APPEND kc_bundle_targets kcheck-bench)
 endif()
@@ -36,6 +37,6 @@ add_custom_target(kc_bundle
   COMMAND "${CMAKE_COMMAND}" --build "${kc_bundle_build}" --target ${kc_bundle_targets}
   COMMAND "${CMAKE_COMMAND}" "-DSOURCE=${PROJECT_SOURCE_DIR}" "-DBUILD=${kc_bundle_build}"
           "-DOUT=${PROJECT_BINARY_DIR}/bundle" "-DCUDA_LIB=${kc_cuda_root}/lib64"
-          "-DCOPY_CUDNN=${KC_BUNDLE_CUDNN}" -P "${PROJECT_SOURCE_DIR}/gpu/bundle/assemble.cmake"
+          "-DCOPY_CUDNN=${KC_BUNDLE_CUDNN}" "-DCOPY_CUBLAS=${KC_BUNDLE_CUBLAS}" -P "${PROJECT_SOURCE_DIR}/gpu/bundle/assemble.cmake"
   COMMENT "Building the portable GPU bundle in ${PROJECT_BINARY_DIR}/bundle"
   USES_TERMINAL VERBATIM)

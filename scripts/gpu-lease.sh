@@ -8,10 +8,11 @@
 # less than 5 s left or runs past it, so set the command's limit a little above),
 # KC_T_DEVICE (gpu tests, 90), KC_T_CORPUS (corpus on cuda and cudnn, 150), KC_T_DIAG
 # (each cudnn diagnosis run, 40), KC_T_SANITIZE (each compute-sanitizer run, 40),
-# KC_FUZZ_TIME (each fuzz phase, 30; 0 skips fuzz), KC_T_BENCH (kcheck-bench, 0 skips).
+# KC_FUZZ_TIME (each fuzz phase, 30; 0 skips fuzz), KC_T_BENCH (kcheck-bench, 0 skips),
+# KC_T_GPU_BENCH (scripts/gpu-bench.sh, `kcheck bench` of the GPU layer set; 0 skips).
 # Steps in order of what matters: gpu tests, corpus, cudnn diagnosis (KC_CUDNN_DIAG),
 # memcheck (KC_MEMCHECK_CASES), fuzz, racecheck (KC_RACECHECK_CASES; either list set
-# empty skips that tool), bench. Each step's exit status is in lease.txt; the script
+# empty skips that tool), bench, gpu bench (only when at least 60 s remain). Each step's exit status is in lease.txt; the script
 # itself exits 0 once the archive is written, 2 on bad arguments.
 set -u
 [ $# -eq 2 ] || { echo "usage: scripts/gpu-lease.sh BUNDLE OUT" >&2; exit 2; }
@@ -96,6 +97,18 @@ if [ "${KC_T_BENCH:-0}" -gt 0 ] && [ -x "$BUNDLE/bin/kcheck-bench" ]; then
   LD_LIBRARY_PATH="$BUNDLE/lib" within "$KC_T_BENCH" "$BUNDLE/bin/kcheck-bench" ${KC_BENCH_ARGS:-} \
     --benchmark_out="$R/bench.json" --benchmark_out_format=json >"$R/bench.log" 2>&1
   log "bench -> $?"
+fi
+
+if [ "${KC_T_GPU_BENCH:-0}" -gt 0 ]; then
+  b=$(budget "$KC_T_GPU_BENCH")
+  if [ "$b" -ge 60 ]; then
+    log "gpu bench (${b} s)"
+    # Its own deadline, inside ours: it packs its results before we pack ours.
+    KC_DEADLINE="$b" within "$b" "$(dirname "$0")/gpu-bench.sh" "$BUNDLE" "$R/gpu-bench" >"$R/gpu-bench.log" 2>&1
+    log "gpu bench -> $?"
+  else
+    log "gpu bench skipped: ${b} s left"
+  fi
 fi
 
 log "done"

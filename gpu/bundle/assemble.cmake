@@ -1,8 +1,9 @@
 # Assembles the portable GPU bundle (README.md beside this) from a KC_PORTABLE build.
 #   cmake -DSOURCE=<repo> -DBUILD=<portable build> -DOUT=<bundle dir> -DCUDA_LIB=<dir>
-#         [-DCOPY_CUDNN=ON] -P assemble.cmake
+#         [-DCOPY_CUDNN=ON] [-DCOPY_CUBLAS=ON] -P assemble.cmake
 # Copies the binaries, every shared library they need that is not glibc, libstdc++ or
-# libgcc (today: Google Benchmark's), the corpus, run.sh and a manifest; then checks
+# libgcc (today: Google Benchmark's), the corpus (cases/bench included), run.sh,
+# gpu-bench.sh and a manifest; then checks
 # with ldd that every dependency resolves into lib/ or to one of those system libraries,
 # and fails the build otherwise.
 cmake_minimum_required(VERSION 3.22)
@@ -13,7 +14,7 @@ file(REMOVE_RECURSE "${OUT}")
 file(MAKE_DIRECTORY "${OUT}/bin" "${OUT}/lib")
 
 set(kc_bins "")
-foreach(rel harness/kcheck tests/gpu_host_test tests/gpu_device_test apps/kcheck-bench)
+foreach(rel harness/kcheck apps/kcheck-dashboard tests/gpu_host_test tests/gpu_device_test apps/kcheck-bench)
   if(EXISTS "${BUILD}/${rel}")
     file(COPY "${BUILD}/${rel}" DESTINATION "${OUT}/bin")
     get_filename_component(name "${rel}" NAME)
@@ -33,15 +34,23 @@ foreach(lib IN LISTS kc_resolved)
     file(COPY "${lib}" DESTINATION "${OUT}/lib" FOLLOW_SYMLINK_CHAIN)
   endif()
 endforeach()
-if(COPY_CUDNN)
-  file(GLOB kc_cudnn "${CUDA_LIB}/libcudnn*.so.*")
-  foreach(lib IN LISTS kc_cudnn)
-    file(COPY "${lib}" DESTINATION "${OUT}/lib" FOLLOW_SYMLINK_CHAIN)
-  endforeach()
-endif()
+# cuDNN and cuBLAS are dlopen'ed at run time (not in ldd's list): carried only on request,
+# since the node usually has them (CUDA install, a pip wheel; run.sh searches both).
+# cuBLAS is libcublas.so.N and the libcublasLt.so.N it loads.
+foreach(kc_pair "COPY_CUDNN;libcudnn" "COPY_CUBLAS;libcublas")
+  list(GET kc_pair 0 kc_flag)
+  list(GET kc_pair 1 kc_prefix)
+  if(${kc_flag})
+    file(GLOB kc_dlopened "${CUDA_LIB}/${kc_prefix}*.so.*")
+    foreach(lib IN LISTS kc_dlopened)
+      file(COPY "${lib}" DESTINATION "${OUT}/lib" FOLLOW_SYMLINK_CHAIN)
+    endforeach()
+  endif()
+endforeach()
 
 file(COPY "${SOURCE}/cases" DESTINATION "${OUT}")
-file(COPY "${SOURCE}/gpu/bundle/run.sh" "${SOURCE}/gpu/bundle/README.md" DESTINATION "${OUT}"
+file(COPY "${SOURCE}/gpu/bundle/run.sh" "${SOURCE}/gpu/bundle/README.md" "${SOURCE}/scripts/gpu-bench.sh"
+     DESTINATION "${OUT}"
      FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
 
 # Manifest: what was built from where.

@@ -9,6 +9,8 @@
 #             every launch); exit 3 on any error it reports
 #   fuzz      generated single-op cases, then stacks, on cuda for KC_FUZZ_TIME
 #             seconds each (default 120); failures shrunk and saved under OUT/fuzz*
+#   bench     `kcheck bench` of cases/bench/gpu (KC_BENCH_CASES) on cuda and cudnn with
+#             the GPU ceilings -> OUT/bench.json, then kcheck-dashboard -> OUT/dashboard.html
 # Exit status: 0 when every step passed, else the largest step status (kcheck: 1 for a
 # failure, 2 for bad usage or `--require cuda` unmet, i.e. no usable GPU).
 set -u
@@ -18,12 +20,15 @@ OUT=${1:-$PWD/kc-out}
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)  # absolute: the fuzz steps run from the bundle's folder
 
-# cuDNN is loaded at run time: the bundle's lib/ (if it was built with KC_BUNDLE_CUDNN),
-# then the CUDA install, then a pip wheel's copy (PyTorch ships nvidia-cudnn).
+# cuDNN and cuBLAS are loaded at run time: the bundle's lib/ (if it was built with
+# KC_BUNDLE_CUDNN / KC_BUNDLE_CUBLAS), then the CUDA install, then a pip wheel's copy
+# (PyTorch ships nvidia-cudnn and nvidia-cublas).
 CUDNN_DIRS="$HERE/lib:/usr/local/cuda/lib64"
-for py in python3 python; do
-  d=$($py -c 'import os, nvidia.cudnn as m; print(os.path.join(list(m.__path__)[0], "lib"))' 2>/dev/null) && {
-    CUDNN_DIRS="$CUDNN_DIRS:$d"; break; }
+for mod in cudnn cublas; do
+  for py in python3 python; do
+    d=$($py -c "import os, nvidia.$mod as m; print(os.path.join(list(m.__path__)[0], 'lib'))" 2>/dev/null) && {
+      CUDNN_DIRS="$CUDNN_DIRS:$d"; break; }
+  done
 done
 export LD_LIBRARY_PATH="$CUDNN_DIRS${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export NVIDIA_TF32_OVERRIDE=0   # belt and braces: f32 peers must not use TF32
@@ -104,6 +109,12 @@ if want fuzz; then
     --report "$OUT/fuzz_ops.json"
   step fuzz_stack "$KCHECK" fuzz --op stack --backend cuda --time "${KC_FUZZ_TIME:-120}" --jobs "$JOBS" \
     --save "$OUT/fuzz_stack" --report "$OUT/fuzz_stack.json"
+fi
+if want bench; then
+  # Timing, not checking: one op at a time on the GPU, so no --jobs.
+  step bench "$KCHECK" bench "${KC_BENCH_CASES:-$HERE/cases/bench/gpu}" --backend cuda,cudnn --out "$OUT/bench.json"
+  [ -f "$OUT/bench.json" ] &&
+    step dashboard "$HERE/bin/kcheck-dashboard" "$OUT/bench.json" -o "$OUT/dashboard.html"
 fi
 echo "reports in $OUT (summary.txt, report.json, junit.xml, failures/, *.log); exit $STATUS"
 exit $STATUS

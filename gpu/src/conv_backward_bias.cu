@@ -37,7 +37,7 @@ __global__ void __launch_bounds__(kThreads)
 Status launch_conv_backward_bias(DType dtype, const ConvShape& s, const void* dy, void* db) {
   return detail::dispatch_dtype(dtype, "conv backward-bias", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    bias_grad_kernel<T><<<static_cast<unsigned>(s.out_channels), kThreads>>>(
+    bias_grad_kernel<T><<<static_cast<unsigned>(s.out_channels), kThreads, 0, detail::launch_stream()>>>(
         static_cast<const T*>(dy), s.batch, s.out_channels, s.out_count(), static_cast<T*>(db));
     return detail::launch_status("conv backward-bias");
   });

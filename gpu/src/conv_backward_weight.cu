@@ -51,15 +51,17 @@ Status launch_conv_backward_weight(DType dtype, const ConvShape& s, const void* 
   return detail::dispatch_dtype(dtype, "conv backward-weight", [&](auto tag) -> Status {
     using T = typename decltype(tag)::type;
     if (atomic) {
-      KC_RETURN_IF_ERROR(detail::cuda_status(cudaMemsetAsync(workspace, 0, w_size * sizeof(float)),
-                                             "conv backward-weight: zero the accumulator"));
+      KC_RETURN_IF_ERROR(
+          detail::cuda_status(cudaMemsetAsync(workspace, 0, w_size * sizeof(float), detail::launch_stream()),
+                              "conv backward-weight: zero the accumulator"));
     }
     const BackwardWeightMap map{s};
     const BackwardWeightEpilogue epi{map, workspace, w_size, atomic};
     KC_RETURN_IF_ERROR(
         detail::run_igemm(map, static_cast<const T*>(dy), static_cast<const T*>(x), epi, plan, "conv backward-weight"));
     const int parts = atomic ? 1 : plan.splits;  // every split wrote every weight once
-    reduce_partials_kernel<T><<<detail::blocks_for(w_size, 256), 256>>>(workspace, parts, w_size, static_cast<T*>(dw));
+    reduce_partials_kernel<T><<<detail::blocks_for(w_size, 256), 256, 0, detail::launch_stream()>>>(
+        workspace, parts, w_size, static_cast<T*>(dw));
     return detail::launch_status("conv backward-weight reduction");
   });
 }

@@ -31,6 +31,11 @@ class CudaEngine final : public Engine {
   Status conv_backward(const ConvGeometry& g, DType dtype, bool relu, const ConvIO& io) override;
   Status pool_forward(const PoolGeometry& g, DType dtype, const PoolIO& io) override;
   Status pool_backward(const PoolGeometry& g, DType dtype, const PoolIO& io) override;
+  Status conv_backward_data(const ConvGeometry& g, DType dtype, const ConvIO& io) override;
+  Status conv_backward_weight(const ConvGeometry& g, DType dtype, const ConvIO& io) override;
+  Status conv_backward_bias(const ConvGeometry& g, DType dtype, const ConvIO& io) override;
+  std::string algorithm() const override { return algorithm_; }
+  bool has_atomic_weight_gradient() const override { return true; }
   Status check_guards() const override {
     for (const DeviceBuffer* b : {&xp_, &dym_, &dxp_, &workspace_}) KC_RETURN_IF_ERROR(b->check_guards());
     return ok_status();
@@ -38,13 +43,33 @@ class CudaEngine final : public Engine {
   void release_scratch() override {
     for (DeviceBuffer* b : {&xp_, &dym_, &dxp_, &workspace_}) *b = DeviceBuffer{};
   }
+  int64_t scratch_bytes() const override {
+    int64_t n = 0;
+    for (const DeviceBuffer* b : {&xp_, &dym_, &dxp_, &workspace_}) n += b->bytes();
+    return n;
+  }
 
  private:
   // For a non-zero padding mode, builds xp and points *x at it.
   Status prepad(const ConvGeometry& g, DType dtype, const void** x);
+  // The three gradients from dy (already masked by relu' for the fused op); x as the
+  // kernels read it (pre-padded for a non-zero padding mode).
+  Status data_grad(const ConvGeometry& g, DType dtype, const void* dy, const void* w, void* dx);
+  Status weight_grad(const ConvGeometry& g, DType dtype, const void* x, const void* dy, void* dw);
+  Status bias_grad(const ConvGeometry& g, DType dtype, const void* dy, void* db);
+  void note(const std::string& kernel) {
+    if (algorithm_.find(kernel) == std::string::npos) algorithm_ += (algorithm_.empty() ? "" : "; ") + kernel;
+  }
 
   DeviceBuffer xp_, dym_, dxp_, workspace_;
+  std::string algorithm_;  // the kernels run so far, for the bench report
 };
+
+// "64x64x32 tile, FFMA" (f32) or "..., WMMA" (f16, bf16): the tile of gemm_plan.h.
+std::string gemm_tile_name(DType dtype) {
+  return std::to_string(kTileM) + "x" + std::to_string(kTileN) + "x" + std::to_string(kTileK) + " tile, " +
+         (dtype == DType::kF32 ? "FFMA" : "WMMA");
+}
 
 Status conv_limits(const ConvGeometry& g) {
   constexpr int64_t kMaxN = static_cast<int64_t>(kMaxGridY) * kTileN;  // N tiles on grid.y
@@ -85,44 +110,75 @@ Status CudaEngine::conv_forward(const ConvGeometry& g, DType dtype, bool relu, c
   const void* x = io.x;
   KC_RETURN_IF_ERROR(prepad(g, dtype, &x));
   const ConvShape s = conv_shape(g, g.mode != PaddingMode::kZeros);
+  note(std::string("igemm forward ") + gemm_tile_name(dtype) + (relu ? " + bias + relu epilogue" : ""));
   return launch_conv_forward(dtype, s, x, io.w, io.b, relu ? ConvEpilogue::kStoreRelu : ConvEpilogue::kStore, nullptr,
                              io.y);
 }
 
 Status CudaEngine::conv_backward(const ConvGeometry& g, DType dtype, bool relu, const ConvIO& io) {
-  const bool padded = g.mode != PaddingMode::kZeros;
   const void* x = io.x;
   KC_RETURN_IF_ERROR(prepad(g, dtype, &x));
-  const ConvShape s = conv_shape(g, padded);
+  const ConvShape s = conv_shape(g, g.mode != PaddingMode::kZeros);
   const void* dy = io.dy;
   if (relu) {  // dy through relu'(z), z recomputed: no mask was stored by the forward
     KC_RETURN_IF_ERROR(ensure_size(dym_, static_cast<int64_t>(s.y_size()) * device_bytes(dtype), "dz (masked dy)"));
     KC_RETURN_IF_ERROR(launch_conv_forward(dtype, s, x, io.w, io.b, ConvEpilogue::kReluMaskGrad, io.dy, dym_.data()));
     dy = dym_.data();
   }
-  if (padded) {  // the gradient of xp, then folded onto the elements each position copies
-    const PadShape p = pad_shape(g);
-    KC_RETURN_IF_ERROR(ensure_size(dxp_, static_cast<int64_t>(p.planes) * p.padded_count() * 4, "dxp (f32)"));
-    KC_RETURN_IF_ERROR(launch_conv_backward_data(dtype, s, dy, io.w, dxp_.data(), true));
-    KC_RETURN_IF_ERROR(launch_pad_fold(dtype, p, static_cast<const float*>(dxp_.data()), io.dx));
-  } else {
-    KC_RETURN_IF_ERROR(launch_conv_backward_data(dtype, s, dy, io.w, io.dx, false));
-  }
+  KC_RETURN_IF_ERROR(data_grad(g, dtype, dy, io.w, io.dx));
+  KC_RETURN_IF_ERROR(weight_grad(g, dtype, x, dy, io.dw));
+  return io.db != nullptr ? bias_grad(g, dtype, dy, io.db) : ok_status();
+}
+
+Status CudaEngine::data_grad(const ConvGeometry& g, DType dtype, const void* dy, const void* w, void* dx) {
+  const bool padded = g.mode != PaddingMode::kZeros;
+  const ConvShape s = conv_shape(g, padded);
+  note(std::string("igemm backward-data ") + gemm_tile_name(dtype));
+  if (!padded) return launch_conv_backward_data(dtype, s, dy, w, dx, false);
+  // The gradient of xp, then folded onto the elements each position copies.
+  const PadShape p = pad_shape(g);
+  KC_RETURN_IF_ERROR(ensure_size(dxp_, static_cast<int64_t>(p.planes) * p.padded_count() * 4, "dxp (f32)"));
+  KC_RETURN_IF_ERROR(launch_conv_backward_data(dtype, s, dy, w, dxp_.data(), true));
+  return launch_pad_fold(dtype, p, static_cast<const float*>(dxp_.data()), dx);
+}
+
+Status CudaEngine::weight_grad(const ConvGeometry& g, DType dtype, const void* x, const void* dy, void* dw) {
+  const ConvShape s = conv_shape(g, g.mode != PaddingMode::kZeros);
+  note(std::string("igemm backward-weight ") + gemm_tile_name(dtype) + ", split-K " +
+       (deterministic() ? "partials in order" : "f32 atomics"));
   KC_RETURN_IF_ERROR(ensure_size(workspace_, wgrad_workspace_floats(s, deterministic()) * 4, "dw partials (f32)"));
-  KC_RETURN_IF_ERROR(
-      launch_conv_backward_weight(dtype, s, x, dy, deterministic(), static_cast<float*>(workspace_.data()), io.dw));
-  if (io.db != nullptr) KC_RETURN_IF_ERROR(launch_conv_backward_bias(dtype, s, dy, io.db));
-  return ok_status();
+  return launch_conv_backward_weight(dtype, s, x, dy, deterministic(), static_cast<float*>(workspace_.data()), dw);
+}
+
+Status CudaEngine::bias_grad(const ConvGeometry& g, DType dtype, const void* dy, void* db) {
+  note("bias reduction (tree per channel)");
+  return launch_conv_backward_bias(dtype, conv_shape(g, g.mode != PaddingMode::kZeros), dy, db);
+}
+
+Status CudaEngine::conv_backward_data(const ConvGeometry& g, DType dtype, const ConvIO& io) {
+  return data_grad(g, dtype, io.dy, io.w, io.dx);
+}
+
+Status CudaEngine::conv_backward_weight(const ConvGeometry& g, DType dtype, const ConvIO& io) {
+  const void* x = io.x;
+  KC_RETURN_IF_ERROR(prepad(g, dtype, &x));
+  return weight_grad(g, dtype, x, io.dy, io.dw);
+}
+
+Status CudaEngine::conv_backward_bias(const ConvGeometry& g, DType dtype, const ConvIO& io) {
+  return bias_grad(g, dtype, io.dy, io.db);
 }
 
 Status CudaEngine::pool_forward(const PoolGeometry& g, DType dtype, const PoolIO& io) {
   const PoolShape s = pool_shape(g);
+  note(io.offsets != nullptr ? "max-pool forward, compact argmax offsets" : "max-pool forward");
   return launch_maxpool_forward(dtype, s, g.tie == TieRule::kLast, io.x, io.y, io.offsets,
                                 offset_bytes_for(s.kernel_count()));
 }
 
 Status CudaEngine::pool_backward(const PoolGeometry& g, DType dtype, const PoolIO& io) {
   const PoolShape s = pool_shape(g);
+  note("max-pool backward gather");
   return launch_maxpool_backward(dtype, s, io.dy, io.offsets, offset_bytes_for(s.kernel_count()), io.dx);
 }
 

@@ -2,10 +2,14 @@
 // case's storage dtype, allocate outputs poisoned with NaN (0xFF bytes are NaN in f32,
 // f16 and bf16; an all-ones offset is the "never written" sentinel), run, wait, check
 // every buffer's guard bands, download. Inputs are copies, so they cannot change. A
-// stack runs whole on the device instead (device_stack.h).
+// stack runs whole on the device instead (device_stack.h); the bench's ops are prepared
+// on a fresh engine of the same kind (device_prepared_op.h), the ceilings measured by
+// gpu_ceilings.h.
+#include "device_prepared_op.h"
 #include "device_stack.h"
 #include "engine.h"
 #include "kc/gpu/backends.h"
+#include "kc/gpu/ceilings.h"
 #include "kc/gpu/device_buffer.h"
 #include "kc/gpu/host_convert.h"
 #include "kc/gpu/kernels.h"
@@ -32,6 +36,18 @@ class DeviceBackend final : public Backend, public ResidentStackRunner {
                        const Tensor& dy, Tensor& dx, Tensor& dw, Tensor* db) override;
   Status maxpool_forward(const PoolGeometry& g, const Tensor& x, Tensor& y, IndexTensor* indices) override;
   Status maxpool_backward(const PoolGeometry& g, const Tensor& dy, const IndexTensor* indices, Tensor& dx) override;
+
+  StatusOr<std::unique_ptr<PreparedOp>> prepare(const Case& c, BenchOp op, const OpInputs& in,
+                                                const PrepareOptions& options) override {
+    KC_RETURN_IF_ERROR(ready(c.dtype));
+    KC_RETURN_IF_ERROR(engine_->supports(c));
+    KC_ASSIGN_OR_RETURN(std::unique_ptr<Engine> fresh, make_engine(engine_->name()));
+    return prepare_device_op(std::move(fresh), c, op, in, options);
+  }
+  StatusOr<std::vector<Ceiling>> measure_ceilings() override {
+    KC_RETURN_IF_ERROR(engine_->available());
+    return measure_gpu_ceilings();
+  }
 
   // The stack's step on the device (device_stack.h), its device memory measured.
   StackRun run_stack_resident(const std::vector<StackLayer>& layers, const StackInputs& in,

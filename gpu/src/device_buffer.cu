@@ -137,14 +137,16 @@ EventTimer::~EventTimer() {
   if (events_->stop) cudaEventDestroy(events_->stop);
 }
 
-Status EventTimer::start() {
+Status EventTimer::start(void* stream) {
   note_cuda_initialised();
   if (!events_->start) KC_RETURN_IF_ERROR(detail::cuda_status(cudaEventCreate(&events_->start), "event"));
   if (!events_->stop) KC_RETURN_IF_ERROR(detail::cuda_status(cudaEventCreate(&events_->stop), "event"));
-  return detail::cuda_status(cudaEventRecord(events_->start), "record start event");
+  return detail::cuda_status(cudaEventRecord(events_->start, static_cast<cudaStream_t>(stream)), "record start event");
 }
 
-Status EventTimer::stop() { return detail::cuda_status(cudaEventRecord(events_->stop), "record stop event"); }
+Status EventTimer::stop(void* stream) {
+  return detail::cuda_status(cudaEventRecord(events_->stop, static_cast<cudaStream_t>(stream)), "record stop event");
+}
 
 StatusOr<double> EventTimer::seconds() const {
   KC_RETURN_IF_ERROR(detail::cuda_status(cudaEventSynchronize(events_->stop), "wait for stop event"));

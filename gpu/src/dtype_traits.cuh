@@ -61,6 +61,10 @@ inline Status cuda_status(cudaError_t e, const std::string& what) {
   return e == cudaErrorMemoryAllocation ? resource_exhausted(msg) : internal_error(msg);
 }
 
+// The stream every launch wrapper queues on: the innermost StreamScope's of this
+// thread (stream.h), else the default stream.
+cudaStream_t launch_stream();
+
 // After a <<<...>>> launch: a bad configuration or an earlier asynchronous fault.
 inline Status launch_status(const char* kernel) {
   return cuda_status(cudaGetLastError(), std::string(kernel) + " launch");

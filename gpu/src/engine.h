@@ -1,7 +1,7 @@
 // Engine: the device side of a GPU backend, on device pointers. The `cuda` engine runs
 // our kernels, the `cudnn` engine runs cuDNN; both sit behind the same host adapter
 // (device_backend.cpp: upload, poison, call, check guards, download) and the same
-// PreparedRun (data kept on the device). Internal to kc_gpu.
+// prepared op (device_prepared_op.h: data kept on the device). Internal to kc_gpu.
 //
 // Pointers are device memory in the case dtype's storage (host_convert.h); outputs are
 // written completely (the adapter poisons them first and the integrity check looks).
@@ -51,11 +51,35 @@ class Engine {
   virtual Status pool_forward(const PoolGeometry& g, DType dtype, const PoolIO& io) = 0;
   virtual Status pool_backward(const PoolGeometry& g, DType dtype, const PoolIO& io) = 0;
 
+  // The backward split for the bench (unfused convs only): dx, dw or db alone, reading
+  // what each needs of io. unimplemented where the engine cannot split.
+  virtual Status conv_backward_data(const ConvGeometry& g, DType dtype, const ConvIO& io);
+  virtual Status conv_backward_weight(const ConvGeometry& g, DType dtype, const ConvIO& io);
+  virtual Status conv_backward_bias(const ConvGeometry& g, DType dtype, const ConvIO& io);
+
+  // Queue every later call on `stream` (a cudaStream_t). Our kernels follow the
+  // StreamScope of the caller (stream.h); a library with its own handle binds it here.
+  virtual Status bind_stream(void* stream) {
+    (void)stream;
+    return ok_status();
+  }
+  // What the engine ran since it was made, for the bench report: kernel and tile, or the
+  // library's algorithms by name.
+  virtual std::string algorithm() const { return {}; }
+  // Whether the weight gradient has a variant with float atomics (set_deterministic(false)).
+  virtual bool has_atomic_weight_gradient() const { return false; }
+  // Choose algorithms by timing them on the device (cuDNN's Find) instead of by
+  // heuristics: what the bench's peer does, as a framework's benchmark mode would.
+  void set_find_algorithms(bool on) { find_algorithms_ = on; }
+  bool find_algorithms() const { return find_algorithms_; }
+
   // The guard bands of the engine's own scratch buffers (device_buffer.h).
   virtual Status check_guards() const { return ok_status(); }
   // Frees the scratch buffers (they grow back on demand), so that a measured run
   // counts the workspace it needs whatever ran before it.
   virtual void release_scratch() {}
+  // The bytes of those scratch buffers now (the bench's workspace).
+  virtual int64_t scratch_bytes() const { return 0; }
 
   // Weight gradient without float atomics (bitwise repeatable). Default: on.
   void set_deterministic(bool on) { deterministic_ = on; }
@@ -63,12 +87,15 @@ class Engine {
 
  private:
   bool deterministic_ = true;
+  bool find_algorithms_ = false;
 };
 
 std::unique_ptr<Engine> make_cuda_engine();
 #ifdef KC_HAVE_CUDNN
 std::unique_ptr<Engine> make_cudnn_engine();
 #endif
+// By name ("cuda", "cudnn"); not_found for a name this build lacks.
+StatusOr<std::unique_ptr<Engine>> make_engine(const std::string& name);
 
 // Refusals both engines share: f64, tensors of 2^31 elements or more. ok for a case
 // whose geometry does not resolve (invalid: not ours to refuse).

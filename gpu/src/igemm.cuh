@@ -104,8 +104,8 @@ template <class T, class Map, class Epilogue>
 Status run_igemm(const Map& map, const T* a, const T* b, const Epilogue& epi, const GemmPlan& plan, const char* name) {
   for (const GemmLaunch& l : plan.launches) {
     const dim3 grid(static_cast<unsigned>(l.grid_x), static_cast<unsigned>(l.grid_y), static_cast<unsigned>(l.grid_z));
-    igemm_kernel<T, Map, Epilogue>
-        <<<grid, kGemmThreads>>>(map, a, b, epi, GemmArgs{l.group_base, plan.splits, plan.k_per_split});
+    igemm_kernel<T, Map, Epilogue><<<grid, kGemmThreads, 0, detail::launch_stream()>>>(
+        map, a, b, epi, GemmArgs{l.group_base, plan.splits, plan.k_per_split});
     KC_RETURN_IF_ERROR(launch_status(name));
   }
   return ok_status();

@@ -52,8 +52,8 @@ Status launch_maxpool_backward(DType dtype, const PoolShape& s, const void* dy, 
   return detail::dispatch_dtype(dtype, "maxpool backward", [&](auto tag) {
     using T = typename decltype(tag)::type;
     const long long total = static_cast<long long>(s.planes) * s.in_count();
-    maxpool_backward_kernel<T><<<detail::blocks_for(total, kThreads), kThreads>>>(s, static_cast<const T*>(dy), offsets,
-                                                                                  offset_bytes, static_cast<T*>(dx));
+    maxpool_backward_kernel<T><<<detail::blocks_for(total, kThreads), kThreads, 0, detail::launch_stream()>>>(
+        s, static_cast<const T*>(dy), offsets, offset_bytes, static_cast<T*>(dx));
     return detail::launch_status("maxpool backward");
   });
 }

@@ -69,7 +69,7 @@ Status launch_maxpool_forward(DType dtype, const PoolShape& s, bool tie_last, co
   return detail::dispatch_dtype(dtype, "maxpool forward", [&](auto tag) {
     using T = typename decltype(tag)::type;
     const long long total = static_cast<long long>(s.planes) * s.out_count();
-    maxpool_forward_kernel<T><<<detail::blocks_for(total, kThreads), kThreads>>>(
+    maxpool_forward_kernel<T><<<detail::blocks_for(total, kThreads), kThreads, 0, detail::launch_stream()>>>(
         s, tie_last, static_cast<const T*>(x), static_cast<T*>(y), offsets, offset_bytes);
     return detail::launch_status("maxpool forward");
   });

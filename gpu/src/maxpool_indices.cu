@@ -47,7 +47,8 @@ __global__ void compress_kernel(PoolShape s, const int64_t* __restrict__ indices
 
 Status launch_maxpool_expand_indices(const PoolShape& s, const void* offsets, int offset_bytes, int64_t* indices) {
   const long long total = static_cast<long long>(s.planes) * s.out_count();
-  expand_kernel<<<detail::blocks_for(total, kThreads), kThreads>>>(s, offsets, offset_bytes, indices);
+  expand_kernel<<<detail::blocks_for(total, kThreads), kThreads, 0, detail::launch_stream()>>>(s, offsets, offset_bytes,
+                                                                                               indices);
   return detail::launch_status("maxpool expand indices");
 }
 
@@ -59,7 +60,8 @@ Status launch_maxpool_compress_indices(const PoolShape& s, const int64_t* indice
   unsigned long long bad = none;
   KC_RETURN_IF_ERROR(flag.upload(&none, sizeof(none)));
   auto* first_bad = static_cast<unsigned long long*>(flag.data());
-  compress_kernel<<<detail::blocks_for(total, kThreads), kThreads>>>(s, indices, offsets, offset_bytes, first_bad);
+  compress_kernel<<<detail::blocks_for(total, kThreads), kThreads, 0, detail::launch_stream()>>>(
+      s, indices, offsets, offset_bytes, first_bad);
   KC_RETURN_IF_ERROR(detail::launch_status("maxpool compress indices"));
   KC_RETURN_IF_ERROR(flag.download(&bad, sizeof(bad)));
   KC_RETURN_IF_ERROR(flag.check_guards());

@@ -60,7 +60,8 @@ Status launch_pad(DType dtype, const PadShape& p, const void* x, void* xp) {
   return detail::dispatch_dtype(dtype, "pad", [&](auto tag) {
     using T = typename decltype(tag)::type;
     const long long total = static_cast<long long>(p.planes) * p.padded_count();
-    pad_kernel<T><<<detail::blocks_for(total, kThreads), kThreads>>>(p, static_cast<const T*>(x), static_cast<T*>(xp));
+    pad_kernel<T><<<detail::blocks_for(total, kThreads), kThreads, 0, detail::launch_stream()>>>(
+        p, static_cast<const T*>(x), static_cast<T*>(xp));
     return detail::launch_status("pad");
   });
 }
@@ -69,7 +70,8 @@ Status launch_pad_fold(DType dtype, const PadShape& p, const float* dxp, void* d
   return detail::dispatch_dtype(dtype, "pad fold", [&](auto tag) {
     using T = typename decltype(tag)::type;
     const long long total = static_cast<long long>(p.planes) * p.in_count();
-    fold_kernel<T><<<detail::blocks_for(total, kThreads), kThreads>>>(p, dxp, static_cast<T*>(dx));
+    fold_kernel<T>
+        <<<detail::blocks_for(total, kThreads), kThreads, 0, detail::launch_stream()>>>(p, dxp, static_cast<T*>(dx));
     return detail::launch_status("pad fold");
   });
 }

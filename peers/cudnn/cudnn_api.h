@@ -16,6 +16,10 @@
   X(cudnnGetVersion)                                \
   X(cudnnGetErrorString)                            \
   X(cudnnCreate)                                    \
+  X(cudnnSetStream)                                 \
+  X(cudnnFindConvolutionForwardAlgorithm)           \
+  X(cudnnFindConvolutionBackwardDataAlgorithm)      \
+  X(cudnnFindConvolutionBackwardFilterAlgorithm)    \
   X(cudnnDestroy)                                   \
   X(cudnnCreateTensorDescriptor)                    \
   X(cudnnDestroyTensorDescriptor)                   \

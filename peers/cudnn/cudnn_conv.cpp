@@ -1,8 +1,10 @@
-// cuDNN convolution calls with heuristic algorithm choice (cudnn_conv.h).
+// cuDNN convolution calls with heuristic (or, for the bench, Find-timed) algorithm
+// choice (cudnn_conv.h).
 #include "cudnn_conv.h"
 
 #include <cstdio>
 #include <cstdlib>
+#include <mutex>
 #include <string>
 
 namespace kc::gpu {
@@ -30,6 +32,24 @@ bool within_tolerance_model(cudnnConvolutionBwdDataAlgo_t a) {
 bool within_tolerance_model(cudnnConvolutionBwdFilterAlgo_t a) {
   return a != CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT && a != CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT_TILING &&
          a != CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD && a != CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD_NONFUSED;
+}
+
+const char* algo_name(cudnnConvolutionFwdAlgo_t a) {
+  static const char* const kNames[] = {"IMPLICIT_GEMM", "IMPLICIT_PRECOMP_GEMM", "GEMM", "DIRECT", "FFT", "FFT_TILING",
+                                       "WINOGRAD",      "WINOGRAD_NONFUSED"};
+  const int i = static_cast<int>(a);
+  return i >= 0 && i < 8 ? kNames[i] : "?";
+}
+const char* algo_name(cudnnConvolutionBwdDataAlgo_t a) {
+  static const char* const kNames[] = {"ALGO_0", "ALGO_1", "FFT", "FFT_TILING", "WINOGRAD", "WINOGRAD_NONFUSED"};
+  const int i = static_cast<int>(a);
+  return i >= 0 && i < 6 ? kNames[i] : "?";
+}
+const char* algo_name(cudnnConvolutionBwdFilterAlgo_t a) {
+  static const char* const kNames[] = {"ALGO_0",    "ALGO_1", "FFT", "ALGO_3", "WINOGRAD", "WINOGRAD_NONFUSED",
+                                       "FFT_TILING"};
+  const int i = static_cast<int>(a);
+  return i >= 0 && i < 7 ? kNames[i] : "?";
 }
 
 // Diagnostics (environment): KC_CUDNN_TRACE=1 prints each algorithm chosen to stderr;
@@ -72,6 +92,25 @@ bool usable(const CudnnCall& call, const Perf& p, int forced, int excluded) {
   return !call.deterministic || p.determinism == CUDNN_DETERMINISTIC;
 }
 
+// What cuDNN's Find chose per problem, for the whole process: the bench prepares many
+// instances of one op (its cold mode rotates them), each on its own engine, and timing
+// every algorithm again for each would cost more than the runs measured.
+std::mutex g_found_mutex;
+AlgoCache g_found;
+
+// Copies Find's earlier choice for `key` into the call's cache (where it has none).
+void recall_found(const CudnnCall& call, const std::string& key) {
+  if (!call.find || call.chosen.count(key) > 0) return;
+  std::lock_guard<std::mutex> lock(g_found_mutex);
+  if (auto it = g_found.find(key); it != g_found.end()) call.chosen[key] = it->second;
+}
+
+void remember_found(const CudnnCall& call, const std::string& key) {
+  if (!call.find) return;
+  std::lock_guard<std::mutex> lock(g_found_mutex);
+  g_found[key] = call.chosen[key];
+}
+
 // Runs run(algo, workspace, bytes) with the algorithm chosen before for this problem,
 // else the heuristics' candidates in order until one succeeds, and remembers it. Perf is
 // cudnnConvolution{Fwd,BwdData,BwdFilter}AlgoPerf_t; size(algo, &bytes) asks the
@@ -98,6 +137,7 @@ Status with_algorithms(const CudnnCall& call, const ConvDescs& d, const char* wh
     KC_RETURN_IF_ERROR(ensure_size(call.workspace, static_cast<int64_t>(bytes), "cudnn workspace"));
     return run(algo, call.workspace.data(), bytes);
   };
+  recall_found(call, key);
   if (auto it = call.chosen.find(key); it != call.chosen.end()) {
     const AlgoChoice c = it->second;
     if (attempt(static_cast<Algo>(c.algo), c.math, &c.workspace_bytes).ok()) return ok_status();
@@ -123,7 +163,11 @@ Status with_algorithms(const CudnnCall& call, const ConvDescs& d, const char* wh
         std::fprintf(stderr, "cudnn: %s %s: algorithm %d, math type %d, workspace %zu bytes\n", what, key.c_str(),
                      static_cast<int>(p.algo), static_cast<int>(math), bytes);
       }
-      call.chosen[key] = AlgoChoice{static_cast<int>(p.algo), math, bytes};
+      const std::string name = std::string(what) + ": " + algo_name(p.algo) + " (" +
+                               std::to_string(static_cast<int>(p.algo)) +
+                               (math == CUDNN_TENSOR_OP_MATH ? "), tensor ops" : ")") + (call.find ? ", by Find" : "");
+      call.chosen[key] = AlgoChoice{static_cast<int>(p.algo), math, bytes, name};
+      remember_found(call, key);
       return s;
     }
     last = s;
@@ -175,8 +219,8 @@ Status cudnn_conv_forward(const CudnnCall& call, const ConvDescs& d, const void*
                           const std::function<Status()>& init_y) {
   const CudnnApi& api = call.api;
   auto query = [&](cudnnConvolutionFwdAlgoPerf_t* perfs, int* count) {
-    return api.cudnnGetConvolutionForwardAlgorithm_v7(call.handle, d.x.get(), d.w.get(), d.conv.get(), d.y.get(),
-                                                      kMaxAlgos, count, perfs);
+    const auto ask = call.find ? api.cudnnFindConvolutionForwardAlgorithm : api.cudnnGetConvolutionForwardAlgorithm_v7;
+    return ask(call.handle, d.x.get(), d.w.get(), d.conv.get(), d.y.get(), kMaxAlgos, count, perfs);
   };
   auto run = [&](cudnnConvolutionFwdAlgo_t algo, void* ws, size_t bytes) -> Status {
     if (init_y) KC_RETURN_IF_ERROR(init_y());
@@ -201,8 +245,9 @@ Status cudnn_conv_forward(const CudnnCall& call, const ConvDescs& d, const void*
 Status cudnn_conv_backward_data(const CudnnCall& call, const ConvDescs& d, const void* dy, const void* w, void* dx) {
   const CudnnApi& api = call.api;
   auto query = [&](cudnnConvolutionBwdDataAlgoPerf_t* perfs, int* count) {
-    return api.cudnnGetConvolutionBackwardDataAlgorithm_v7(call.handle, d.w.get(), d.y.get(), d.conv.get(), d.x.get(),
-                                                           kMaxAlgos, count, perfs);
+    const auto ask =
+        call.find ? api.cudnnFindConvolutionBackwardDataAlgorithm : api.cudnnGetConvolutionBackwardDataAlgorithm_v7;
+    return ask(call.handle, d.w.get(), d.y.get(), d.conv.get(), d.x.get(), kMaxAlgos, count, perfs);
   };
   auto run = [&](cudnnConvolutionBwdDataAlgo_t algo, void* ws, size_t bytes) {
     return cudnn_status(api,
@@ -220,8 +265,9 @@ Status cudnn_conv_backward_data(const CudnnCall& call, const ConvDescs& d, const
 Status cudnn_conv_backward_filter(const CudnnCall& call, const ConvDescs& d, const void* x, const void* dy, void* dw) {
   const CudnnApi& api = call.api;
   auto query = [&](cudnnConvolutionBwdFilterAlgoPerf_t* perfs, int* count) {
-    return api.cudnnGetConvolutionBackwardFilterAlgorithm_v7(call.handle, d.x.get(), d.y.get(), d.conv.get(), d.w.get(),
-                                                             kMaxAlgos, count, perfs);
+    const auto ask =
+        call.find ? api.cudnnFindConvolutionBackwardFilterAlgorithm : api.cudnnGetConvolutionBackwardFilterAlgorithm_v7;
+    return ask(call.handle, d.x.get(), d.y.get(), d.conv.get(), d.w.get(), kMaxAlgos, count, perfs);
   };
   auto run = [&](cudnnConvolutionBwdFilterAlgo_t algo, void* ws, size_t bytes) {
     return cudnn_status(api,

@@ -1,6 +1,7 @@
 // cuDNN convolution calls for the cudnn engine: descriptors of one problem, and forward,
 // backward-data and backward-filter through the legacy API with algorithm choice by
-// cuDNN's heuristics (_v7). The first algorithm that reports success is run, provided it
+// cuDNN's heuristics (_v7), or by its Find (each candidate timed) for the bench's
+// prepared ops (CudnnCall::find). The first algorithm that reports success is run, provided it
 // is deterministic when asked, does not use tensor cores for f32 (TF32 would break the
 // f32 tolerance model), and is neither FFT nor Winograd (their rounding is not bounded
 // per output, as the tolerance model assumes; the peer's speed is therefore that of
@@ -39,6 +40,7 @@ struct AlgoChoice {
   int algo = 0;
   cudnnMathType_t math = CUDNN_DEFAULT_MATH;
   size_t workspace_bytes = 0;  // as asked under `math` when it was chosen
+  std::string name;            // "conv forward: IMPLICIT_GEMM, tensor ops", for the bench report
 };
 using AlgoCache = std::map<std::string, AlgoChoice>;
 
@@ -49,6 +51,9 @@ struct CudnnCall {
   bool deterministic;
   DeviceBuffer& workspace;
   AlgoCache& chosen;
+  // Candidates ordered by cuDNN's Find (each timed on the device) instead of by its
+  // heuristics: the bench's peer is cuDNN's best, under the same exclusions.
+  bool find = false;
 };
 
 // y = conv(x, w); or, with init_y, y = conv(x, w) + (what init_y writes into y), the sum

@@ -2,7 +2,8 @@
 //   conv forward:  bias broadcast into y (cudnnAddTensor), + cuDNN convolution (beta = 1:
 //                  one rounding of conv + bias), + relu (fused op)
 //   conv backward: [fused: z recomputed, dz = relu'(z) dy by cudnnActivationBackward]
-//                  backward-data, backward-filter, backward-bias
+//                  backward-data, backward-filter, backward-bias (each also alone, for
+//                  the bench's split ops of an unfused conv)
 //   max pool:      inference forward only (cuDNN keeps no argmax indices; its backward
 //                  needs x and y, which the backend interface does not pass)
 // More on the method: docs/notes.md, section peers/cudnn/cudnn_engine.cpp.
@@ -58,6 +59,21 @@ class CudnnEngine final : public Engine {
         "cudnn max-pool backward: cuDNN recomputes the argmax from x and y, which the backend "
         "interface does not pass (the peer runs inference pooling only)");
   }
+  Status conv_backward_data(const ConvGeometry& g, DType dtype, const ConvIO& io) override;
+  Status conv_backward_weight(const ConvGeometry& g, DType dtype, const ConvIO& io) override;
+  Status conv_backward_bias(const ConvGeometry& g, DType dtype, const ConvIO& io) override;
+  Status bind_stream(void* stream) override {
+    KC_RETURN_IF_ERROR(ready());
+    return cudnn_status(*api_, api_->cudnnSetStream(handle_, static_cast<cudaStream_t>(stream)), "cudnnSetStream");
+  }
+  std::string algorithm() const override;
+  // deterministic: false admits cuDNN's non-deterministic algorithms (atomics).
+  bool has_atomic_weight_gradient() const override { return true; }
+  int64_t scratch_bytes() const override {
+    int64_t n = 0;
+    for (const DeviceBuffer* b : {&workspace_, &xp_, &dxp_, &z_, &r_, &dz_}) n += b->bytes();
+    return n;
+  }
   Status check_guards() const override {
     for (const DeviceBuffer* b : {&workspace_, &xp_, &dxp_, &z_, &r_, &dz_}) KC_RETURN_IF_ERROR(b->check_guards());
     return ok_status();
@@ -68,7 +84,16 @@ class CudnnEngine final : public Engine {
 
  private:
   Status ready();
-  CudnnCall call(DType dtype) { return CudnnCall{*api_, handle_, dtype, deterministic(), workspace_, chosen_}; }
+  CudnnCall call(DType dtype) {
+    return CudnnCall{*api_, handle_, dtype, deterministic(), workspace_, chosen_, find_algorithms()};
+  }
+  // The problem's input and descriptors, made once per problem.
+  struct Problem {
+    Input in;
+    const ConvDescs* d = nullptr;
+  };
+  StatusOr<Problem> problem(const ConvGeometry& g, DType dtype, const void* x);
+  Status data_grad(const ConvGeometry& g, DType dtype, const Problem& p, const void* dy, const void* w, void* dx);
   // Copies x into the interior of a buffer filled with `fill` (cuDNN order extents).
   Status prepad(DType dtype, int n, int c, const std::vector<int>& in, const std::vector<int>& padded,
                 const std::vector<int>& lo, const TypedValue& fill, const void* x, DeviceBuffer& out);
@@ -201,10 +226,12 @@ StatusOr<Input> CudnnEngine::conv_input(const ConvGeometry& g, DType dtype, cons
   r.lo = cudnn_spatial(lo, 0);
   r.pad.assign(r.lo.size(), 0);
   const std::vector<int> padded = padded_extents(g.spatial, std::vector<int64_t>(lo.size(), 0));
-  KC_RETURN_IF_ERROR(prepad(dtype, static_cast<int>(g.batch), static_cast<int>(g.in_channels), r.spatial, padded, r.lo,
+  const std::vector<int> unpadded = r.spatial;
+  r.spatial = padded;
+  if (x == nullptr) return r;  // descriptors only: an op that does not read x (dx, db alone)
+  KC_RETURN_IF_ERROR(prepad(dtype, static_cast<int>(g.batch), static_cast<int>(g.in_channels), unpadded, padded, r.lo,
                             TypedValue{}, x, xp_));
   r.x = xp_.data();
-  r.spatial = padded;
   return r;
 }
 
@@ -256,39 +283,73 @@ Status CudnnEngine::fused_grad(const ConvGeometry& g, DType dtype, const ConvDes
                       "cudnnActivationBackward (relu)");
 }
 
-Status CudnnEngine::conv_backward(const ConvGeometry& g, DType dtype, bool relu, const ConvIO& io) {
+StatusOr<CudnnEngine::Problem> CudnnEngine::problem(const ConvGeometry& g, DType dtype, const void* x) {
   KC_RETURN_IF_ERROR(ready());
-  KC_ASSIGN_OR_RETURN(Input in, conv_input(g, dtype, io.x));
-  KC_ASSIGN_OR_RETURN(const ConvDescs* descs, cached_conv_descs(*api_, descs_, dtype, g, in.spatial, in.pad));
-  const ConvDescs& d = *descs;
+  Problem p;
+  KC_ASSIGN_OR_RETURN(p.in, conv_input(g, dtype, x));
+  KC_ASSIGN_OR_RETURN(p.d, cached_conv_descs(*api_, descs_, dtype, g, p.in.spatial, p.in.pad));
+  return p;
+}
+
+Status CudnnEngine::data_grad(const ConvGeometry& g, DType dtype, const Problem& p, const void* dy, const void* w,
+                              void* dx) {
+  const ConvDescs& d = *p.d;
+  if (!p.in.prepadded) return cudnn_conv_backward_data(call(dtype), d, dy, w, dx);
+  // The padded gradient, then its interior is dx.
+  int64_t count = g.batch * g.in_channels;
+  for (int e : p.in.spatial) count *= e;
+  KC_RETURN_IF_ERROR(ensure_size(dxp_, count * device_bytes(dtype), "cudnn padded dx"));
+  KC_RETURN_IF_ERROR(cudnn_conv_backward_data(call(dtype), d, dy, w, dxp_.data()));
+  const int n = static_cast<int>(g.batch), c = static_cast<int>(g.in_channels);
+  const std::vector<int> unpadded = cudnn_spatial(g.spatial.in_dims(), 1);
+  int64_t offset = 0;
+  KC_ASSIGN_OR_RETURN(TensorDesc inner, interior(dtype, n, c, unpadded, p.in.spatial, p.in.lo, &offset));
+  KC_ASSIGN_OR_RETURN(TensorDesc dst, make_tensor(*api_, dtype, n, c, unpadded));
+  return cudnn_status(
+      *api_,
+      api_->cudnnTransformTensor(handle_, &kOne, inner.get(), static_cast<unsigned char*>(dxp_.data()) + offset, &kZero,
+                                 dst.get(), dx),
+      "cudnnTransformTensor (crop dx)");
+}
+
+Status CudnnEngine::conv_backward(const ConvGeometry& g, DType dtype, bool relu, const ConvIO& io) {
+  KC_ASSIGN_OR_RETURN(Problem p, problem(g, dtype, io.x));
+  const ConvDescs& d = *p.d;
   const void* dy = io.dy;
   if (relu) {
-    KC_RETURN_IF_ERROR(fused_grad(g, dtype, d, in, io));
+    KC_RETURN_IF_ERROR(fused_grad(g, dtype, d, p.in, io));
     dy = dz_.data();
   }
-  if (in.prepadded) {  // the padded gradient, then its interior is dx
-    int64_t count = g.batch * g.in_channels;
-    for (int e : in.spatial) count *= e;
-    KC_RETURN_IF_ERROR(ensure_size(dxp_, count * device_bytes(dtype), "cudnn padded dx"));
-    KC_RETURN_IF_ERROR(cudnn_conv_backward_data(call(dtype), d, dy, io.w, dxp_.data()));
-    const int n = static_cast<int>(g.batch), c = static_cast<int>(g.in_channels);
-    const std::vector<int> unpadded = cudnn_spatial(g.spatial.in_dims(), 1);
-    int64_t offset = 0;
-    KC_ASSIGN_OR_RETURN(TensorDesc inner, interior(dtype, n, c, unpadded, in.spatial, in.lo, &offset));
-    KC_ASSIGN_OR_RETURN(TensorDesc dst, make_tensor(*api_, dtype, n, c, unpadded));
-    KC_RETURN_IF_ERROR(cudnn_status(
-        *api_,
-        api_->cudnnTransformTensor(handle_, &kOne, inner.get(), static_cast<unsigned char*>(dxp_.data()) + offset,
-                                   &kZero, dst.get(), io.dx),
-        "cudnnTransformTensor (crop dx)"));
-  } else {
-    KC_RETURN_IF_ERROR(cudnn_conv_backward_data(call(dtype), d, dy, io.w, io.dx));
-  }
-  KC_RETURN_IF_ERROR(cudnn_conv_backward_filter(call(dtype), d, in.x, dy, io.dw));
+  KC_RETURN_IF_ERROR(data_grad(g, dtype, p, dy, io.w, io.dx));
+  KC_RETURN_IF_ERROR(cudnn_conv_backward_filter(call(dtype), d, p.in.x, dy, io.dw));
   if (io.db == nullptr) return ok_status();
   return cudnn_status(*api_,
                       api_->cudnnConvolutionBackwardBias(handle_, &kOne, d.y.get(), dy, &kZero, d.b.get(), io.db),
                       "cudnnConvolutionBackwardBias");
+}
+
+Status CudnnEngine::conv_backward_data(const ConvGeometry& g, DType dtype, const ConvIO& io) {
+  KC_ASSIGN_OR_RETURN(Problem p, problem(g, dtype, io.x));
+  return data_grad(g, dtype, p, io.dy, io.w, io.dx);
+}
+
+Status CudnnEngine::conv_backward_weight(const ConvGeometry& g, DType dtype, const ConvIO& io) {
+  KC_ASSIGN_OR_RETURN(Problem p, problem(g, dtype, io.x));
+  return cudnn_conv_backward_filter(call(dtype), *p.d, p.in.x, io.dy, io.dw);
+}
+
+Status CudnnEngine::conv_backward_bias(const ConvGeometry& g, DType dtype, const ConvIO& io) {
+  KC_ASSIGN_OR_RETURN(Problem p, problem(g, dtype, io.x));
+  const ConvDescs& d = *p.d;
+  return cudnn_status(*api_,
+                      api_->cudnnConvolutionBackwardBias(handle_, &kOne, d.y.get(), io.dy, &kZero, d.b.get(), io.db),
+                      "cudnnConvolutionBackwardBias");
+}
+
+std::string CudnnEngine::algorithm() const {
+  std::string names;
+  for (const auto& [key, choice] : chosen_) names += (names.empty() ? "" : "; ") + choice.name;
+  return names;
 }
 
 Status CudnnEngine::pool_forward(const PoolGeometry& g, DType dtype, const PoolIO& io) {

@@ -62,15 +62,16 @@ void reset_device_memory_peak();  // peak := current
 // Waits for the device; reports an asynchronous fault of earlier launches as `what`.
 Status device_synchronize(const std::string& what);
 
-// Elapsed device time between start() and stop() through CUDA events (default stream).
+// Elapsed device time between start() and stop() through CUDA events recorded on
+// `stream` (a cudaStream_t; null: the default stream).
 class EventTimer {
  public:
   EventTimer();
   ~EventTimer();
   EventTimer(const EventTimer&) = delete;
   EventTimer& operator=(const EventTimer&) = delete;
-  Status start();
-  Status stop();
+  Status start(void* stream = nullptr);
+  Status stop(void* stream = nullptr);
   StatusOr<double> seconds() const;  // waits for the stop event
 
  private:

@@ -1,7 +1,8 @@
 // Launch wrappers: the host-callable face of the CUDA kernels, one op per .cu file.
 // Pointers are device pointers in the storage dtype (f32, f16 or bf16), layout
 // N C D H W, sizes as the shape structs say; no CUDA type appears here. Launches go to
-// the default stream and return as soon as they are queued; a Status that is not ok is
+// the caller's StreamScope (stream.h; else the default stream) and return as soon as
+// they are queued; a Status that is not ok is
 // a launch error (or an earlier asynchronous fault surfacing), never a numerical one.
 // f64 has no kernels: every wrapper refuses it with unimplemented.
 #pragma once
@@ -63,5 +64,8 @@ Status launch_maxpool_backward(DType dtype, const PoolShape& s, const void* dy, 
 // it returns out_of_range naming the first index that is no tap of its window.
 Status launch_maxpool_expand_indices(const PoolShape& s, const void* offsets, int offset_bytes, int64_t* indices);
 Status launch_maxpool_compress_indices(const PoolShape& s, const int64_t* indices, void* offsets, int offset_bytes);
+
+// device_copy.cu: `bytes` from src to dst on the device (the bandwidth ceiling's copy).
+Status launch_device_copy(void* dst, const void* src, int64_t bytes);
 
 }  // namespace kc::gpu

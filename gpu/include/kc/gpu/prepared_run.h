@@ -1,10 +1,10 @@
-// PreparedRun: a case's op with its data kept on the device, for benchmarks (DESIGN
-// section 8). prepare() makes the case's inputs (its fill and seed), uploads them once,
-// allocates outputs and scratch and runs the pass once untimed (warm-up; for a pool
-// backward, the training forward that leaves the argmax offsets on the device). Each
-// run() then launches only the pass's kernels between two CUDA events; seconds() is
-// that device time. outputs() downloads the current results, so a benchmark re-checks
-// correctness after its timing loop.
+// PreparedRun: a case's op with its data kept on the device, made from the case alone
+// (its fill and seed) for tests and tools that have no OpInputs of their own. It is a
+// thin form of the bench's prepared op (kc/prepared_op.h, which the cuda and cudnn
+// backends' prepare() return): prepare() makes the inputs and prepares the pass's
+// BenchOp (forward: conv_forward, pool_training or pool_inference by the case's mode;
+// backward: conv_backward, or pool_backward, which needs maxpool.mode: training); run()
+// launches only the op's kernels between two CUDA events on the op's own stream.
 // More on the method: docs/notes.md, section gpu/include/kc/gpu/prepared_run.h.
 #pragma once
 
@@ -12,8 +12,8 @@
 #include <optional>
 #include <string>
 
-#include "core/fill.h"
 #include "kc/case.h"
+#include "kc/prepared_op.h"
 #include "kc/status.h"
 #include "kc/tensor.h"
 
@@ -27,11 +27,11 @@ struct PreparedOptions {
   bool deterministic = true;  // weight gradient without float atomics
 };
 
-struct PreparedOutputs {
-  Tensor y;                            // forward
-  std::optional<IndexTensor> indices;  // forward of a training-mode pool
-  Tensor dx, dw, db;                   // backward (dw, db: conv; db with a bias)
-};
+using PreparedOutputs = kc::PreparedOutputs;
+
+// The BenchOp of a pass on a case (failed_precondition: a pool backward of an
+// inference-mode case, which keeps no argmax).
+StatusOr<BenchOp> bench_op_for(const Case& c, PreparedPass pass);
 
 class PreparedRun {
  public:
@@ -41,11 +41,12 @@ class PreparedRun {
   PreparedRun& operator=(PreparedRun&&) noexcept;
 
   Status prepare(const Case& c, const PreparedOptions& options = {});
-  Status run();
-  double seconds() const;
-  int64_t peak_device_bytes() const;
+  Status run();                       // launches and waits: seconds() is this run's
+  double seconds() const;             // device time of the last run()
+  int64_t peak_device_bytes() const;  // MemoryUse::device_peak_bytes of the op
   StatusOr<PreparedOutputs> outputs() const;
   const OpInputs& inputs() const;
+  const PreparedOp* op() const;  // null before a successful prepare
 
  private:
   struct State;
