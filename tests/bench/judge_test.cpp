@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <tuple>
+
 namespace kc::bench {
 namespace {
 
@@ -96,6 +99,34 @@ TEST(Judge, TargetsReportMissesAndFailures) {
   EXPECT_FALSE(find("onednn_conv_vs_gemm").met);
   EXPECT_FALSE(find("rechecked").met);
   EXPECT_FALSE(find("ceiling_fraction").met);
+}
+
+TEST(Judge, GpuTargetsCompareCudaWithItsTwinsAndPeers) {
+  std::vector<BenchEntry> v;
+  for (auto [backend, op, seconds] : {std::tuple{"cuda", "conv_forward", 0.01},
+                                      {"cudnn", "conv_forward", 0.002},
+                                      {"cuda", "fused_forward", 0.0102},
+                                      {"cuda", "pool_inference", 0.001},
+                                      {"cuda", "pool_training", 0.0013}}) {
+    BenchEntry e = entry(backend, seconds, 1e9, 1e9, "warm");
+    e.op = op, e.device = "gpu", e.dtype = e.compute = DType::kBF16;
+    e.file = "cases/bench/gpu/resnet50_3x3.yaml";
+    v.push_back(e);
+  }
+  std::vector<Ceiling> cs = {{"d2d copy", "gpu", false, std::nullopt, 2000e9, ""}};
+  judge_entries(v, cs);
+  std::vector<TargetResult> t;
+  gpu_targets(v, cs, t);
+  std::map<std::string, TargetResult> by;
+  for (const TargetResult& r : t) by[r.key] = r;
+  EXPECT_NEAR(by.at("cuda_conv_forward_vs_cudnn").value, 0.2, 1e-12);
+  EXPECT_FALSE(by.at("cuda_conv_forward_vs_cudnn").met);
+  EXPECT_NEAR(by.at("cuda_fused_over_conv").value, 1.02, 1e-12);
+  EXPECT_TRUE(by.at("cuda_fused_over_conv").met);
+  EXPECT_NEAR(by.at("cuda_pool_training_over_inference").value, 1.3, 1e-12);
+  EXPECT_FALSE(by.at("cuda_pool_training_over_inference").met);
+  EXPECT_NEAR(by.at("cuda_pool_forward_vs_copy").value, 0.5, 1e-12);  // 1 TB/s of 2
+  EXPECT_FALSE(by.count("cuda_bias_gradient_vs_copy"));               // no such entry in the run
 }
 
 }  // namespace

@@ -117,6 +117,7 @@ std::vector<TargetResult> judge_targets(const std::vector<BenchEntry>& entries, 
   gemm_ratio("onednn_conv_vs_gemm", "onednn conv forward / its GEMM ceiling", "onednn", "onednn gemm", 0.5);
   gemm_ratio("reference_conv_vs_eigen", "reference conv forward / Eigen GEMM (f64, one thread)", "reference",
              "eigen gemm", 0.40);
+  gpu_targets(entries, ceilings, out);
   int64_t timed = 0, failed = 0, over = 0;
   for (const BenchEntry& e : entries) {
     if (!e.error.empty()) continue;

@@ -27,6 +27,10 @@ struct TargetResult {
 // The targets whose entries this run has (none when it has none of them).
 std::vector<TargetResult> judge_targets(const std::vector<BenchEntry>& entries, const std::vector<Ceiling>& ceilings);
 
+// The GPU tuning targets of the cuda kernels (gpu_targets.cpp), appended to `out`.
+void gpu_targets(const std::vector<BenchEntry>& entries, const std::vector<Ceiling>& ceilings,
+                 std::vector<TargetResult>& out);
+
 // The best ceiling of a device by name prefix and dtype (nullptr: none measured).
 const Ceiling* best_ceiling(const std::vector<Ceiling>& ceilings, const std::string& device, bool flops,
                             std::optional<DType> dtype, const std::string& name_prefix = "");
