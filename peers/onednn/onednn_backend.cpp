@@ -2,11 +2,12 @@
 // made once per problem and kept, as a framework keeps them; oneDNN's own primitive
 // cache keeps the compiled kernels. Every call is guarded: a dnnl::error becomes a Status.
 // For `kcheck bench`, prepare() makes an op's primitives and memories of its own
-// (prepare_case.h).
+// (prepare_case.h) and the GEMM ceilings are measured once for the three (gemm_ceilings.h).
 #include <map>
 #include <optional>
 #include <sstream>
 
+#include "gemm_ceilings.h"
 #include "kc/onednn/backends.h"
 #include "onednn_conv.h"
 #include "onednn_memory.h"
@@ -94,6 +95,7 @@ class OnednnBackend final : public Backend {
     KC_RETURN_IF_ERROR(supports(c));
     return prepare_case(c, flavor_, op, in);
   }
+  StatusOr<std::vector<Ceiling>> measure_ceilings() override { return gemm_ceilings(); }
 
  private:
   Status ready() {
