@@ -10,26 +10,30 @@
 namespace kc::onednn {
 namespace {
 
+struct Converted {
+  const Tensor* source;
+  memory m;
+};
+
 struct ConvBuild {
   const ConvPlan& plan;
   const ConvGeometry& g;
   DType dtype;
   const OpInputs& in;
   PreparedBuilder* b;
-  std::vector<memory> dy_copies = {};  // dy in each layout asked, converted once
+  std::vector<Converted> inputs = {};  // each input in each layout asked, converted once
 };
 
-memory input(PreparedBuilder& b, const Tensor& t, const memory::dims& dims, const memory::desc& want) {
-  return b.hold(from_tensor(b.context(), t, dims, want));
+// t (one of c.in) as dims in the layout want, converted here once per layout.
+memory input(ConvBuild& c, const Tensor& t, const memory::dims& dims, const memory::desc& want) {
+  for (const Converted& k : c.inputs) {
+    if (k.source == &t && k.m.get_desc() == want) return k.m;
+  }
+  c.inputs.push_back({&t, c.b->hold(from_tensor(c.b->context(), t, dims, want))});
+  return c.inputs.back().m;
 }
 
-memory dy_in(ConvBuild& c, const memory::desc& want) {
-  for (const memory& m : c.dy_copies) {
-    if (m.get_desc() == want) return m;
-  }
-  c.dy_copies.push_back(input(*c.b, c.in.dy, c.plan.y_dims, want));
-  return c.dy_copies.back();
-}
+memory dy_in(ConvBuild& c, const memory::desc& want) { return input(c, c.in.dy, c.plan.y_dims, want); }
 
 // m in the layout want: m itself, or a copy reordered inside the run.
 memory in_layout(PreparedBuilder& b, const memory& m, const memory::desc& want) {
@@ -41,10 +45,10 @@ memory in_layout(PreparedBuilder& b, const memory& m, const memory::desc& want) 
 
 memory add_forward(ConvBuild& c, const dnnl::convolution_forward::primitive_desc& pd, const std::string& label) {
   const memory y = c.b->make(pd.dst_desc());
-  std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, input(*c.b, c.in.x, c.plan.x_dims, pd.src_desc())},
-                                          {DNNL_ARG_WEIGHTS, input(*c.b, c.in.w, c.plan.w_dims, pd.weights_desc())},
+  std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, input(c, c.in.x, c.plan.x_dims, pd.src_desc())},
+                                          {DNNL_ARG_WEIGHTS, input(c, c.in.w, c.plan.w_dims, pd.weights_desc())},
                                           {DNNL_ARG_DST, y}};
-  if (c.g.bias) args[DNNL_ARG_BIAS] = input(*c.b, c.in.b, c.plan.b_dims, pd.bias_desc());
+  if (c.g.bias) args[DNNL_ARG_BIAS] = input(c, c.in.b, c.plan.b_dims, pd.bias_desc());
   c.b->add(label, pd, dnnl::convolution_forward(pd), std::move(args));
   return y;
 }
@@ -75,7 +79,7 @@ memory add_backward_data(ConvBuild& c, const memory& dz) {
   const memory dx = c.b->make(pd.diff_src_desc());
   c.b->add("bwd_d", pd, dnnl::convolution_backward_data(pd),
            {{DNNL_ARG_DIFF_DST, dz},
-            {DNNL_ARG_WEIGHTS, input(*c.b, c.in.w, c.plan.w_dims, pd.weights_desc())},
+            {DNNL_ARG_WEIGHTS, input(c, c.in.w, c.plan.w_dims, pd.weights_desc())},
             {DNNL_ARG_DIFF_SRC, dx}});
   return dx;
 }
@@ -88,7 +92,7 @@ struct WeightGrads {
 WeightGrads add_backward_weights(ConvBuild& c, const memory& dz) {
   const auto& pd = c.plan.bwd_weights;
   WeightGrads out{c.b->make(pd.diff_weights_desc()), std::nullopt};
-  std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, input(*c.b, c.in.x, c.plan.x_dims, pd.src_desc())},
+  std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, input(c, c.in.x, c.plan.x_dims, pd.src_desc())},
                                           {DNNL_ARG_DIFF_DST, dz},
                                           {DNNL_ARG_DIFF_WEIGHTS, out.dw}};
   if (c.g.bias) args[DNNL_ARG_DIFF_BIAS] = *(out.db = c.b->make(pd.diff_bias_desc()));

@@ -112,6 +112,9 @@ void expect_prepared_matches(Backend& backend, const Case& c, BenchOp op, std::v
   EXPECT_EQ(prepared.device(), "cpu");
   EXPECT_FALSE(prepared.algorithm().empty()) << what;
   EXPECT_GT(prepared.memory().held_bytes, 0) << what;
+  if (op == BenchOp::kPoolTraining || op == BenchOp::kPoolBackward) {
+    EXPECT_GT(prepared.memory().workspace_bytes, 0) << what << ": the pool's workspace";
+  }
   for (int run = 0; run < 2; ++run) {
     ASSERT_TRUE(prepared.run().ok()) << what;
     ASSERT_TRUE(prepared.synchronize().ok()) << what;
