@@ -2,7 +2,7 @@
 // n by the cube root of the time ratio (rounded to 256, at most 4096 so that the three
 // matrices stay under 200 MiB in f32); the inputs hold 0.5 in every element, a value
 // every dtype represents exactly (no subnormal slows a multiply); B, all 0.5 in every
-// layout, needs no reorder.
+// layout, needs no reorder. The OpenMP threads are released after (openmp_threads.h).
 #include "gemm_ceilings.h"
 
 #include <algorithm>
@@ -15,6 +15,7 @@
 
 #include "onednn_memory.h"
 #include "onednn_status.h"
+#include "openmp_threads.h"
 
 namespace kc::onednn {
 namespace {
@@ -109,6 +110,7 @@ StatusOr<std::vector<Ceiling>> gemm_ceilings() {
   static std::once_flag once;
   static std::optional<StatusOr<std::vector<Ceiling>>> result;
   std::call_once(once, [] { result.emplace(measure_all()); });
+  release_cpu_threads();  // the caller may fork workers next (kcheck bench does)
   return *result;
 }
 

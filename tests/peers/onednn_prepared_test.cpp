@@ -4,7 +4,10 @@
 // same again on a second run; what is refused; the GEMM ceilings.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cmath>
+#include <cstdlib>
 
 #include "core/fill.h"
 #include "kc/onednn/backends.h"
@@ -206,6 +209,25 @@ TEST(OnednnPrepared, GemmCeilingsArePositiveAndFinite) {
     EXPECT_TRUE(c.flops);
     EXPECT_NE(c.detail.find("M=N=K="), std::string::npos) << c.detail;
   }
+}
+
+// kcheck bench measures the ceilings in its parent and forks its workers after: oneDNN
+// must leave no OpenMP threads behind, or a forked child stalls on every primitive.
+TEST(OnednnPrepared, AChildForkedAfterTheCeilingsRunsItsOps) {
+  auto backend = onednn::make_onednn_backend();
+  const Case c = pool();
+  const OpInputs in = *make_inputs(c);
+  ASSERT_TRUE((*backend->prepare(c, BenchOp::kPoolInference, in, {}))->run().ok());  // the runtime's threads exist
+  ASSERT_TRUE(backend->measure_ceilings().ok());
+  EXPECT_EXIT(
+      {
+        alarm(30);  // a stalled runtime ends the child by SIGALRM
+        auto p = backend->prepare(c, BenchOp::kPoolTraining, in, {});
+        bool ok = p.ok();
+        for (int run = 0; ok && run < 100; ++run) ok = (*p)->run().ok();
+        std::exit(ok ? 0 : 1);
+      },
+      ::testing::ExitedWithCode(0), "");
 }
 
 }  // namespace
