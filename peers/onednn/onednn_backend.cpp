@@ -1,16 +1,20 @@
 // The three oneDNN peers behind the Backend interface. Plans (primitive descriptors) are
 // made once per problem and kept, as a framework keeps them; oneDNN's own primitive
 // cache keeps the compiled kernels. Every call is guarded: a dnnl::error becomes a Status.
+// For `kcheck bench`, prepare() makes an op's primitives and memories of its own
+// (prepare_case.h) and the GEMM ceilings are measured once for the three (gemm_ceilings.h).
 #include <map>
 #include <optional>
 #include <sstream>
 
+#include "gemm_ceilings.h"
 #include "kc/onednn/backends.h"
 #include "onednn_conv.h"
 #include "onednn_memory.h"
 #include "onednn_pool.h"
 #include "onednn_status.h"
 #include "onednn_supports.h"
+#include "prepare_case.h"
 
 namespace kc::onednn {
 namespace {
@@ -80,6 +84,18 @@ class OnednnBackend final : public Backend {
       return run_pool_backward(*ctx_, *plan, g, dy, *indices, dx);
     });
   }
+
+  StatusOr<std::unique_ptr<PreparedOp>> prepare(const Case& c, BenchOp op, const OpInputs& in,
+                                                const PrepareOptions& options) override {
+    if (!options.deterministic) {
+      return unimplemented(
+          "non-deterministic: oneDNN's CPU primitives are deterministic, there is no faster variant with float "
+          "atomics to time");
+    }
+    KC_RETURN_IF_ERROR(supports(c));
+    return prepare_case(c, flavor_, op, in);
+  }
+  StatusOr<std::vector<Ceiling>> measure_ceilings() override { return gemm_ceilings(); }
 
  private:
   Status ready() {

@@ -77,7 +77,7 @@ memory gradient_of_z(Context& ctx, const ConvPlan& plan, const Tensor& x, const 
 }  // namespace
 
 ConvPlan make_conv_plan(const dnnl::engine& engine, const ConvGeometry& g, memory::data_type type, Flavor flavor,
-                        bool relu) {
+                        bool relu, dnnl::scratchpad_mode scratchpad) {
   ConvPlan p;
   p.x_dims = to_dims(g.x_shape());
   p.w_dims = weight_dims(g);
@@ -94,23 +94,26 @@ ConvPlan make_conv_plan(const dnnl::engine& engine, const ConvGeometry& g, memor
     return dnnl::convolution_forward::desc(prop_kind::forward_training, alg, x, w, b, y, win.strides, win.dilates,
                                            win.pad_l, win.pad_r);
   };
-  p.fwd = {fwd_desc(), engine};
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(scratchpad);
+  p.fwd = {fwd_desc(), attr, engine};
   if (relu) {
     dnnl::post_ops ops;
     ops.append_eltwise(1.0f, algorithm::eltwise_relu, 0.0f, 0.0f);
-    dnnl::primitive_attr attr;
-    attr.set_post_ops(ops);
-    p.fwd_relu.emplace(fwd_desc(), attr, engine);
+    dnnl::primitive_attr relu_attr;  // a copy of attr would share its handle (and post-ops)
+    relu_attr.set_scratchpad_mode(scratchpad);
+    relu_attr.set_post_ops(ops);
+    p.fwd_relu.emplace(fwd_desc(), relu_attr, engine);
     const memory::desc z = p.fwd.dst_desc();
     const dnnl::eltwise_forward::primitive_desc hint({prop_kind::forward_training, algorithm::eltwise_relu, z, 0.0f},
                                                      engine);
-    p.relu_bwd.emplace(dnnl::eltwise_backward::desc(algorithm::eltwise_relu, z, z, 0.0f), engine, hint);
+    p.relu_bwd.emplace(dnnl::eltwise_backward::desc(algorithm::eltwise_relu, z, z, 0.0f), attr, engine, hint);
   }
-  p.bwd_data = {{alg, x, w, y, win.strides, win.dilates, win.pad_l, win.pad_r}, engine, p.fwd};
+  p.bwd_data = {{alg, x, w, y, win.strides, win.dilates, win.pad_l, win.pad_r}, attr, engine, p.fwd};
   if (g.bias) {
-    p.bwd_weights = {{alg, x, w, b, y, win.strides, win.dilates, win.pad_l, win.pad_r}, engine, p.fwd};
+    p.bwd_weights = {{alg, x, w, b, y, win.strides, win.dilates, win.pad_l, win.pad_r}, attr, engine, p.fwd};
   } else {
-    p.bwd_weights = {{alg, x, w, y, win.strides, win.dilates, win.pad_l, win.pad_r}, engine, p.fwd};
+    p.bwd_weights = {{alg, x, w, y, win.strides, win.dilates, win.pad_l, win.pad_r}, attr, engine, p.fwd};
   }
   return p;
 }

@@ -31,8 +31,10 @@ struct ConvPlan {
   std::optional<dnnl::eltwise_backward::primitive_desc> relu_bwd;  // dz = relu'(z) dy, on z's layout
 };
 
+// scratchpad user: every primitive takes its scratchpad as an argument (a prepared op
+// holds it, so that it is counted and allocated once); library: oneDNN keeps it.
 ConvPlan make_conv_plan(const dnnl::engine& engine, const ConvGeometry& g, memory::data_type type, Flavor flavor,
-                        bool relu);
+                        bool relu, dnnl::scratchpad_mode scratchpad = dnnl::scratchpad_mode::library);
 
 // "fwd jit_wino_4x3:avx512_core, bwd_d ..., bwd_w ...": the implementations that run.
 std::string implementations(const ConvPlan& plan);

@@ -50,21 +50,6 @@ memory::desc conv_output_layout(const dnnl::engine& engine, const memory::dims& 
   return pd.dst_desc();
 }
 
-std::vector<int64_t> read_offsets(Context& ctx, const memory& ws) {
-  const memory plain = to_plain(ctx, ws);
-  const memory::desc d = plain.get_desc();
-  const size_t n = d.get_size() / memory::data_type_size(d.data_type());
-  std::vector<int64_t> out(n);
-  if (d.data_type() == memory::data_type::u8) {
-    const auto* p = static_cast<const uint8_t*>(plain.get_data_handle());
-    for (size_t i = 0; i < n; ++i) out[i] = p[i];
-  } else {
-    const auto* p = static_cast<const int32_t*>(plain.get_data_handle());
-    for (size_t i = 0; i < n; ++i) out[i] = p[i];
-  }
-  return out;
-}
-
 memory write_offsets(Context& ctx, const std::vector<int64_t>& offsets, const memory::desc& ws) {
   memory plain(plain_desc(ws.dims(), ws.data_type()), ctx.engine);
   if (ws.data_type() == memory::data_type::u8) {
@@ -84,8 +69,23 @@ void execute(Context& ctx, const dnnl::primitive& p, const std::unordered_map<in
 
 }  // namespace
 
+std::vector<int64_t> read_offsets(Context& ctx, const memory& ws) {
+  const memory plain = to_plain(ctx, ws);
+  const memory::desc d = plain.get_desc();
+  const size_t n = d.get_size() / memory::data_type_size(d.data_type());
+  std::vector<int64_t> out(n);
+  if (d.data_type() == memory::data_type::u8) {
+    const auto* p = static_cast<const uint8_t*>(plain.get_data_handle());
+    for (size_t i = 0; i < n; ++i) out[i] = p[i];
+  } else {
+    const auto* p = static_cast<const int32_t*>(plain.get_data_handle());
+    for (size_t i = 0; i < n; ++i) out[i] = p[i];
+  }
+  return out;
+}
+
 PoolPlan make_pool_plan(const dnnl::engine& engine, const PoolGeometry& g, memory::data_type type, Flavor flavor,
-                        bool training) {
+                        bool training, dnnl::scratchpad_mode scratchpad) {
   PoolPlan p;
   p.x_dims = to_dims(g.x_shape());
   p.y_dims = to_dims(g.y_shape());
@@ -95,11 +95,13 @@ PoolPlan make_pool_plan(const dnnl::engine& engine, const PoolGeometry& g, memor
   const memory::desc y =
       flavor == Flavor::kPlain ? plain_desc(p.y_dims, type) : memory::desc(p.y_dims, type, memory::format_tag::any);
   const prop_kind kind = training ? prop_kind::forward_training : prop_kind::forward_inference;
-  p.fwd = {{kind, algorithm::pooling_max, x, y, w.strides, w.kernel, w.dilation, w.pad_l, w.pad_r}, engine};
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(scratchpad);
+  p.fwd = {{kind, algorithm::pooling_max, x, y, w.strides, w.kernel, w.dilation, w.pad_l, w.pad_r}, attr, engine};
   if (training) {
     p.bwd.emplace(dnnl::pooling_v2_backward::desc(algorithm::pooling_max, p.fwd.src_desc(), p.fwd.dst_desc(), w.strides,
                                                   w.kernel, w.dilation, w.pad_l, w.pad_r),
-                  engine, p.fwd);
+                  attr, engine, p.fwd);
   }
   return p;
 }

@@ -8,6 +8,7 @@
 #include <oneapi/dnnl/dnnl.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "kc/shape.h"
 #include "kc/tensor.h"
@@ -23,10 +24,15 @@ struct PoolPlan {
 };
 
 // Throws dnnl::error (status unimplemented) when oneDNN cannot run the problem.
+// scratchpad: as make_conv_plan's.
 PoolPlan make_pool_plan(const dnnl::engine& engine, const PoolGeometry& g, memory::data_type type, Flavor flavor,
-                        bool training);
+                        bool training, dnnl::scratchpad_mode scratchpad = dnnl::scratchpad_mode::library);
 
 std::string implementations(const PoolPlan& plan);
+
+// The window offsets a forward_training left in its workspace, plain order
+// (pool_workspace.h decodes them into the contract's indices).
+std::vector<int64_t> read_offsets(Context& ctx, const memory& ws);
 
 // indices null: inference. x's dtype is the case's.
 void run_pool_forward(Context& ctx, const PoolPlan& plan, const PoolGeometry& g, const Tensor& x, Tensor& y,
