@@ -7,6 +7,11 @@
 namespace kc::bench {
 namespace {
 
+// How far a median may pass the best run of a ceiling before it is a measurement bug
+// and not the clock: a shared machine's run-to-run variation of a GEMM's best, as seen
+// between runs of one ceiling here (docs/bench.md).
+constexpr double kCeilingNoise = 0.10;
+
 bool half(DType d) { return d == DType::kF16 || d == DType::kBF16; }
 
 // The fastest GEMM an op in `compute` could be measured against: its own dtype's, and
@@ -29,7 +34,7 @@ void roofline(BenchEntry& e, const std::vector<Ceiling>& ceilings) {
   if (f == nullptr && b == nullptr) return;
   e.ceiling = t_bytes > t_flops ? b->name : f->name;
   e.fraction = std::max(t_flops, t_bytes) / e.stats.median;
-  e.fraction_over_one = e.fraction > 1.0 && !e.transform_unbounded;
+  e.fraction_over_one = e.fraction > 1.0 + kCeilingNoise && !e.transform_unbounded;
 }
 
 // The reference computes in f64 on one thread: the Eigen GEMM on one thread, else the
@@ -130,8 +135,8 @@ std::vector<TargetResult> judge_targets(const std::vector<BenchEntry>& entries, 
                    text("%lld of %lld entries failed", (long long)failed, (long long)timed),
                    static_cast<double>(failed), failed == 0});
     out.push_back({"ceiling_fraction", "entries above their ceiling (a measurement bug)", "0",
-                   text("%lld of %lld entries above 1.0", (long long)over, (long long)timed), static_cast<double>(over),
-                   over == 0});
+                   text("%lld of %lld entries above 1.10 (1.0 and the clock's 10%)", (long long)over, (long long)timed),
+                   static_cast<double>(over), over == 0});
   }
   return out;
 }
