@@ -90,8 +90,16 @@ std::string bench_report_json(const BenchResults& r, const BenchRunInfo& info) {
   std::string out = "{\n  \"context\": " + context_json(info) + ",\n  \"benchmarks\": [\n";
   bool first = true;
   for (const Ceiling& c : r.ceilings) out += std::string(first ? "" : ",\n") + "    " + ceiling_json(c), first = false;
-  for (const BenchEntry& e : r.entries) out += std::string(first ? "" : ",\n") + "    " + entry_json(e), first = false;
-  out += "\n  ],\n  \"kc_tables\": [\n";
+  std::string skipped;
+  for (const BenchEntry& e : r.entries) {
+    if (!e.skipped.empty()) {  // not timed, not failed: listed apart so no chart or banner takes them
+      skipped += std::string(skipped.empty() ? "" : ",\n") + "    {\"name\": " + json_string(e.name()) +
+                 ", \"reason\": " + json_string(e.skipped) + "}";
+      continue;
+    }
+    out += std::string(first ? "" : ",\n") + "    " + entry_json(e), first = false;
+  }
+  out += "\n  ],\n  \"kc_skipped\": [\n" + skipped + "\n  ],\n  \"kc_tables\": [\n";
   for (size_t i = 0; i < r.tables.size(); ++i) out += (i ? ",\n    " : "    ") + table_json(r.tables[i]);
   out += "\n  ],\n  \"kc_targets\": [\n";
   for (size_t i = 0; i < r.targets.size(); ++i) out += (i ? ",\n    " : "    ") + target_json(r.targets[i]);

@@ -17,6 +17,7 @@ struct BenchOptions {
   TimingBudget budget;
   bool warm = true, cold = false;
   int64_t rotation_cap_bytes = int64_t{1} << 30;  // most bytes of instances rotated for cold
+  int64_t rotation_cap_instances = 64;            // and most instances
 };
 
 // One entry per op and mode; an op that failed is an entry with `error` set. A backend

@@ -1,5 +1,7 @@
 #include "bench/ceilings.h"
 
+#include "bench/fma_peak.h"
+
 #include <unistd.h>
 
 #include <Eigen/Core>
@@ -107,6 +109,9 @@ std::vector<Ceiling> measure_host_ceilings(int threads) {
   out.push_back(measure_triad(elements, 5, threads));
   for (DType d : {DType::kF64, DType::kF32}) {
     if (StatusOr<Ceiling> g = best_eigen_gemm(d, threads); g.ok()) out.push_back(*g);
+  }
+  for (DType d : {DType::kF64, DType::kF32}) {
+    if (StatusOr<Ceiling> f = measure_fma_peak(d, threads); f.ok()) out.push_back(*f);
   }
   // The reference runs on one thread: its own yardstick is the GEMM on one.
   if (threads > 1) {

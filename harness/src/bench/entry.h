@@ -19,7 +19,8 @@ struct BenchEntry {
   DType compute = DType::kF32;  // the dtype its arithmetic runs in (the reference: f64)
   std::string device = "cpu";
   std::string algorithm, error;
-  SampleStats stats;  // seconds
+  std::string skipped;  // why the backend does not run the case (not a failure; nothing timed)
+  SampleStats stats;    // seconds
   double flops = 0.0, bytes = 0.0;
   double transform_saving = 1.0;     // bench/op_cost.h
   bool transform_unbounded = false;  // a transform with no fixed saving (FFT, other)

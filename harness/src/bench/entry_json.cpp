@@ -94,6 +94,7 @@ std::string entry_json(const BenchEntry& e) {
     f.add("error_occurred", "true");
     f.str("error_message", e.error);
   }
+  if (!e.skipped.empty()) f.str("kc_skipped", e.skipped);
   write_stats(f, e);
   write_rates(f, e);
   write_kc(f, e);

@@ -37,6 +37,7 @@ void read_fields(const YAML::Node& n, BenchEntry& e) {
   e.case_name = text(n, "kc_case"), e.file = text(n, "kc_file"), e.backend = text(n, "kc_backend");
   e.op = text(n, "kc_op"), e.mode = text(n, "kc_mode"), e.device = text(n, "kc_device");
   e.algorithm = text(n, "kc_algorithm"), e.recheck = text(n, "kc_recheck"), e.error = text(n, "error_message");
+  e.skipped = text(n, "kc_skipped");
   e.geometry = text(n, "kc_geometry"), e.family = text(n, "kc_family"), e.resolution = text(n, "kc_resolution");
   e.dtype = dtype(n, "kc_dtype"), e.compute = dtype(n, "kc_compute");
   e.recheck_failed = number(n, "kc_recheck_failed") != 0;

@@ -125,7 +125,7 @@ std::vector<TargetResult> judge_targets(const std::vector<BenchEntry>& entries, 
   gpu_targets(entries, ceilings, out);
   int64_t timed = 0, failed = 0, over = 0;
   for (const BenchEntry& e : entries) {
-    if (!e.error.empty()) continue;
+    if (!e.error.empty() || !e.skipped.empty()) continue;
     ++timed;
     failed += e.recheck_failed;
     over += e.fraction_over_one;

@@ -71,6 +71,12 @@ std::vector<BenchEntry> bench_stack(Backend& backend, const Case& c, const std::
     base.error = "inputs: " + in.status().to_string();
     return {base};
   }
+  if (Status s = stack_supports(backend, *layers); !s.ok()) {
+    base.op = "stack_step";
+    base.mode = "-";
+    base.skipped = s.message();
+    return {base};
+  }
   const int64_t depth = static_cast<int64_t>(layers->size());
   const auto& sp = std::get<StackParams>(c.op);
   const int64_t k = sp.checkpoint.kind == CheckpointKind::kEvery ? sp.checkpoint.every : std::min<int64_t>(2, depth);

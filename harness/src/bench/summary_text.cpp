@@ -21,6 +21,7 @@ std::string entry_line(const BenchEntry& e) {
   const std::string tail = "/" + e.backend + "/" + e.op + "/" + e.mode;
   const size_t room = tail.size() >= 66 ? 4 : 70 - tail.size();
   const std::string name = (e.case_name.size() > room ? e.case_name.substr(0, room - 3) + "..." : e.case_name) + tail;
+  if (!e.skipped.empty()) return fmt("  %-70s  SKIPPED %s\n", name.c_str(), e.skipped.c_str());
   if (!e.error.empty()) return fmt("  %-70s  ERROR %s\n", name.c_str(), e.error.c_str());
   const double s = e.stats.median;
   return fmt("  %-70s %10.3f %6.1f%% %9s %8s %7s %7s %9.2f  %s\n", name.c_str(), s * 1e3, 100 * e.stats.spread(),

@@ -51,7 +51,7 @@ int finish_bench(const BenchCliOptions& o, bench::BenchRunInfo& info, std::vecto
   }
   if (invalid > 0) return 2;
   int64_t timed = 0;
-  for (const bench::BenchEntry& e : r.entries) timed += e.error.empty();
+  for (const bench::BenchEntry& e : r.entries) timed += e.error.empty() && e.skipped.empty();
   if (timed == 0) {
     std::fprintf(stderr, "kcheck bench: nothing was timed\n");
     return 1;
