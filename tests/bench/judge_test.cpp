@@ -42,13 +42,17 @@ TEST(Judge, ComputeBoundFractionIsTheGemmShare) {
 }
 
 TEST(Judge, MemoryCeilingBoundsColdEntriesOnly) {
-  std::vector<BenchEntry> v = {entry("x", 0.05, 1e6, 1e9, "cold"), entry("x", 0.05, 1e6, 1e9, "warm")};
+  std::vector<BenchEntry> v = {entry("x", 0.05, 1e6, 1e9, "cold"), entry("x", 0.05, 1e6, 1e9, "warm"),
+                               entry("x", 0.05, 1e6, 1e9, "cold")};
+  for (BenchEntry& e : v) e.cache_bytes = 1 << 20, e.held_bytes = 1 << 19, e.instances = 5;
   v[1].case_name = "other";
+  v[2].case_name = "few", v[2].instances = 3;  // 1.5 MiB rotated: may still hit the 1 MiB cache
   judge_entries(v, ceilings());
   EXPECT_NEAR(v[0].fraction, 2.0, 1e-9);  // 1 GB in 50 ms is 20 GB/s against a 10 GB/s triad
   EXPECT_TRUE(v[0].fraction_over_one);
   EXPECT_EQ(v[0].ceiling, "host triad");
   EXPECT_FALSE(v[1].fraction_over_one);  // in cache: no memory ceiling we measure
+  EXPECT_FALSE(v[2].fraction_over_one);
 }
 
 TEST(Judge, FasterThanTheGemmFailsUnlessATransformExplainsIt) {

@@ -25,10 +25,19 @@ const Ceiling* flops_ceiling(const std::vector<Ceiling>& ceilings, const BenchEn
   return best;
 }
 
+// Whether the op's data came from memory: one instance larger than the cache, or cold
+// rotated instances whose bytes exceed twice the cache. Fewer (the caps on instances) may
+// still hit in a large cache, where no bandwidth we measure bounds them.
+bool from_memory(const BenchEntry& e) {
+  const int64_t each = e.held_bytes + e.workspace_bytes;
+  if (e.cache_bytes <= 0 || e.mode != "cold") return false;
+  return each > e.cache_bytes || each * e.instances > 2 * e.cache_bytes;
+}
+
 void roofline(BenchEntry& e, const std::vector<Ceiling>& ceilings) {
   if (!e.error.empty() || e.stats.median <= 0.0) return;
   const Ceiling* f = flops_ceiling(ceilings, e);
-  const Ceiling* b = e.mode == "cold" ? best_ceiling(ceilings, e.device, false, std::nullopt) : nullptr;
+  const Ceiling* b = from_memory(e) ? best_ceiling(ceilings, e.device, false, std::nullopt) : nullptr;
   const double t_flops = f != nullptr ? e.flops / e.transform_saving / f->per_second : 0.0;
   const double t_bytes = b != nullptr ? e.bytes / b->per_second : 0.0;
   if (f == nullptr && b == nullptr) return;
