@@ -88,10 +88,10 @@ StatusOr<Ceiling> measure_fma_peak(DType dtype, int threads) {
   const bool f64 = dtype == DType::kF64;
   const Kind k = best_kind();
   const int lanes = std::max(1, f64 ? k.lanes_f32 / 2 : k.lanes_f32);
-  const int64_t iters = int64_t{4} << 20;
+  const int64_t iters = int64_t{16} << 20;  // about 0.1 s a run: long enough for the clock to settle
   double best = 1e300;
   std::vector<double> sinks(static_cast<size_t>(threads));
-  for (int r = 0; r < 4; ++r) {  // r == 0: warm-up (clocks up, code in)
+  for (int r = 0; r < 6; ++r) {  // r == 0: warm-up (clocks up, code in)
     const auto start = std::chrono::steady_clock::now();
     std::vector<std::thread> pool;
     for (int t = 1; t < threads; ++t) pool.emplace_back([&, t] { sinks[t] = k.run(iters, f64); });
@@ -105,7 +105,7 @@ StatusOr<Ceiling> measure_fma_peak(DType dtype, int threads) {
   c.dtype = dtype;
   c.per_second = 2.0 * static_cast<double>(iters) * kChains * lanes * threads / best;
   c.detail = std::string(k.isa) + ", " + std::to_string(kChains) + " register chains, " + std::to_string(threads) +
-             " threads, best of 3";
+             " threads, best of 5";
   return c;
 }
 
