@@ -4,6 +4,7 @@
 #include "bench/case_bench.h"
 
 #include "bench/judge.h"
+#include "support/delegating_backend.h"
 
 #include <gtest/gtest.h>
 
@@ -52,33 +53,22 @@ std::map<std::string, BenchEntry> by_op(const std::vector<BenchEntry>& v) {
   return m;
 }
 
-// The reference under another name, with one output perturbed after each call: a kernel
-// whose speed would mean nothing.
-class WrongBackend : public Backend {
+// The reference with one output perturbed after each call: a kernel whose speed would
+// mean nothing.
+class WrongBackend : public test::DelegatingBackend {
  public:
-  WrongBackend() : ref_(make_reference_backend()) {}
-  std::string name() const override { return "wrong"; }
+  WrongBackend() : DelegatingBackend("wrong") {}
   Status conv_forward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
                       Tensor& y) override {
-    KC_RETURN_IF_ERROR(ref_->conv_forward(g, x, w, b, relu, y));
+    KC_RETURN_IF_ERROR(reference().conv_forward(g, x, w, b, relu, y));
     y[y.size() / 2] += 0.5;
     return ok_status();
   }
-  Status conv_backward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
-                       const Tensor& dy, Tensor& dx, Tensor& dw, Tensor* db) override {
-    return ref_->conv_backward(g, x, w, b, relu, dy, dx, dw, db);
-  }
-  Status maxpool_forward(const PoolGeometry& g, const Tensor& x, Tensor& y, IndexTensor* indices) override {
-    return ref_->maxpool_forward(g, x, y, indices);
-  }
   Status maxpool_backward(const PoolGeometry& g, const Tensor& dy, const IndexTensor* indices, Tensor& dx) override {
-    KC_RETURN_IF_ERROR(ref_->maxpool_backward(g, dy, indices, dx));
+    KC_RETURN_IF_ERROR(reference().maxpool_backward(g, dy, indices, dx));
     dx[0] += 1.0;
     return ok_status();
   }
-
- private:
-  std::unique_ptr<Backend> ref_;
 };
 
 TEST(CaseBench, HostCallsTimeForwardAndTheOneBackwardCall) {
@@ -124,24 +114,9 @@ TEST(CaseBench, FastBecauseWrongFailsTheRecheck) {
 }
 
 // A backend with its own prepared forward whose timed runs never write y.
-class LazyPrepared final : public Backend {
+class LazyPrepared final : public test::DelegatingBackend {
  public:
-  LazyPrepared() : ref_(make_reference_backend()) {}
-  std::string name() const override { return "lazy"; }
-  Status conv_forward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool r,
-                      Tensor& y) override {
-    return ref_->conv_forward(g, x, w, b, r, y);
-  }
-  Status conv_backward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool r,
-                       const Tensor& dy, Tensor& dx, Tensor& dw, Tensor* db) override {
-    return ref_->conv_backward(g, x, w, b, r, dy, dx, dw, db);
-  }
-  Status maxpool_forward(const PoolGeometry& g, const Tensor& x, Tensor& y, IndexTensor* i) override {
-    return ref_->maxpool_forward(g, x, y, i);
-  }
-  Status maxpool_backward(const PoolGeometry& g, const Tensor& dy, const IndexTensor* i, Tensor& dx) override {
-    return ref_->maxpool_backward(g, dy, i, dx);
-  }
+  LazyPrepared() : DelegatingBackend("lazy") {}
   StatusOr<std::unique_ptr<PreparedOp>> prepare(const Case& c, BenchOp op, const OpInputs&,
                                                 const PrepareOptions&) override {
     if (op != BenchOp::kConvForward) return unimplemented("only the forward");
@@ -154,9 +129,6 @@ class LazyPrepared final : public Backend {
     p->out.y = Tensor::zeros(c.dtype, conv_geometry(c)->y_shape());
     return std::unique_ptr<PreparedOp>(std::move(p));
   }
-
- private:
-  std::unique_ptr<Backend> ref_;
 };
 
 TEST(CaseBench, APreparedOpIsRecheckedToo) {
@@ -168,9 +140,9 @@ TEST(CaseBench, APreparedOpIsRecheckedToo) {
 
 // A prepared forward that is right but whose own clock says it took a picosecond: a
 // measurement bug the roofline must catch (a fraction of the ceiling above 1).
-class LyingClock final : public WrongBackend {
+class LyingClock final : public test::DelegatingBackend {
  public:
-  std::string name() const override { return "lying"; }
+  LyingClock() : DelegatingBackend("lying") {}
   StatusOr<std::unique_ptr<PreparedOp>> prepare(const Case& c, BenchOp op, const OpInputs& in,
                                                 const PrepareOptions&) override {
     if (op != BenchOp::kConvForward) return unimplemented("only the forward");
@@ -184,14 +156,10 @@ class LyingClock final : public WrongBackend {
       StatusOr<PreparedOutputs> outputs() const override { return out; }
     };
     auto p = std::make_unique<Op>();
-    ref_ = make_reference_backend();
-    p->ref = ref_.get(), p->g = *conv_geometry(c), p->in = in;
+    p->ref = &reference(), p->g = *conv_geometry(c), p->in = in;
     p->out.y = Tensor::zeros(c.dtype, p->g.y_shape());
     return std::unique_ptr<PreparedOp>(std::move(p));
   }
-
- private:
-  std::unique_ptr<Backend> ref_;
 };
 
 TEST(CaseBench, AClockFasterThanTheHardwareFailsTheRun) {
@@ -205,8 +173,8 @@ TEST(CaseBench, AClockFasterThanTheHardwareFailsTheRun) {
 }
 
 TEST(CaseBench, UnsupportedCaseIsOneEntryWithTheReason) {
-  struct Refuses final : WrongBackend {
-    std::string name() const override { return "refuses"; }
+  struct Refuses final : test::DelegatingBackend {
+    Refuses() : DelegatingBackend("refuses") {}
     Status supports(const Case&) const override { return unimplemented("no pools here"); }
   } refuses;
   const std::vector<BenchEntry> v = bench_case(refuses, pool_case(), "f.yaml", kQuick);
