@@ -75,6 +75,14 @@ Registry builtin_registry() {
   return r;
 }
 
+std::string peer_library_versions() {
+#ifdef KC_HAVE_ONEDNN
+  return onednn::library_version();
+#else
+  return {};
+#endif
+}
+
 std::string gpu_device_description() {
 #ifdef KC_HAVE_CUDA
   auto d = gpu::probe_device();

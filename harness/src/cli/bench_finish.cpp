@@ -21,8 +21,10 @@ void add_context(const BenchCliOptions& o, bench::BenchRunInfo& info) {
   info.context["kc_commit"] = run.extra["kc_commit"];
   const std::string gpu = run.extra.count("device") ? run.extra["device"] : "";
   if (!gpu.empty()) info.context["kc_gpu"] = gpu;
-  info.context["kc_libraries"] = "eigen " + std::to_string(EIGEN_WORLD_VERSION) + "." +
-                                 std::to_string(EIGEN_MAJOR_VERSION) + "." + std::to_string(EIGEN_MINOR_VERSION);
+  const std::string peers = peer_library_versions();
+  info.context["kc_libraries"] = "Eigen " + std::to_string(EIGEN_WORLD_VERSION) + "." +
+                                 std::to_string(EIGEN_MAJOR_VERSION) + "." + std::to_string(EIGEN_MINOR_VERSION) +
+                                 (peers.empty() ? "" : ", " + peers);
   info.context["kc_machine"] = info.context["kc_cpu"] + " x" + std::to_string(info.num_cpus) +
                                (gpu.empty() || gpu.rfind("none", 0) == 0 ? "" : " + " + gpu);
   std::string command = "kcheck bench";

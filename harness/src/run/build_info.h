@@ -20,4 +20,8 @@ std::string source_commit();
 // Defined in kc_backends (builtin_backends.cpp), the library that links the GPU code.
 std::string gpu_device_description();
 
+// The versions of the peer libraries built in ("oneDNN 2.6.3"); empty when none is
+// (kc_backends defines it too).
+std::string peer_library_versions();
+
 }  // namespace kc
