@@ -7,6 +7,9 @@
 
 #if defined(__x86_64__)
 #include <immintrin.h>
+// GCC 12's own _mm512_set1_* and _mm256_set1_* initialise a vector from itself
+// (`__m512d __Y = __Y;`), which -Wmaybe-uninitialized reports at every use.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
 
 namespace kc::bench {
