@@ -82,6 +82,9 @@ std::vector<std::string> case_paths(const std::filesystem::path& root, const std
       if (e.extension() == ".yaml" || e.extension() == ".yml") paths.push_back(e.string());
       continue;
     }
+    // A folder kcheck's scan leaves out (kc/case_io.h: kScanSkipMarker, the bench layer
+    // set) stays out here too, where it would otherwise be named and so read.
+    if (fs::exists(e / "KCHECK_SCAN_SKIP")) continue;
     for (std::string& p : case_paths(e, out)) paths.push_back(std::move(p));
   }
   return paths;
