@@ -181,7 +181,10 @@ int bench_command(const Args& args) {
   std::vector<IsolatedTask> tasks;
   auto ceiling_tasks = [&] {
     for (const std::string& b : runnable) {
-      if (o.ceilings) tasks.push_back({CaseResult{"ceilings", "", b}, [&reg, b] { return ceiling_task(reg, b); }});
+      CaseResult label;
+      label.case_name = "ceilings";
+      label.backend = b;
+      if (o.ceilings) tasks.push_back({label, [&reg, b] { return ceiling_task(reg, b); }});
     }
   };
   ceiling_tasks();
