@@ -2,6 +2,8 @@
 // back; and the written object is Google Benchmark's (name, run_type, real_time, unit).
 #include "bench/entry_json.h"
 
+#include "bench/bench_report.h"
+
 #include <gtest/gtest.h>
 
 namespace kc::bench {
@@ -71,6 +73,22 @@ TEST(EntryJson, CeilingRoundTrip) {
   EXPECT_TRUE(back->flops);
   EXPECT_EQ(back->dtype, DType::kBF16);
   EXPECT_NEAR(back->per_second, c.per_second, 1.0);
+}
+
+TEST(EntryJson, ReportCountsErrorsAsFailuresAndListsSkipsApart) {
+  BenchResults r;
+  BenchEntry ok, failed, skipped;
+  ok.case_name = "ok", ok.backend = "b", ok.op = "conv_forward", ok.mode = "warm";
+  ok.stats = summarize({0.01});
+  failed = ok, failed.case_name = "broken", failed.error = "run: internal: launch failed";
+  skipped = ok, skipped.case_name = "refused", skipped.skipped = "no 3-D convs";
+  r.entries = {ok, failed, skipped};
+  EXPECT_EQ(r.failures(), 1);
+  const std::string j = bench_report_json(r, {});
+  const size_t skips = j.find("\"kc_skipped\"");
+  ASSERT_NE(skips, std::string::npos);
+  EXPECT_GT(j.find("refused/b/conv_forward/warm"), skips);  // listed apart, after the benchmarks
+  EXPECT_NE(j.find("\"kc_failures\": 1"), std::string::npos);
 }
 
 TEST(EntryJson, GarbageIsAnError) { EXPECT_FALSE(parse_entry_json("{not json").ok()); }

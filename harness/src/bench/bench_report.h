@@ -29,7 +29,7 @@ struct BenchResults {
   std::vector<Ceiling> ceilings;
   std::vector<Table> tables;
   std::vector<TargetResult> targets;
-  int64_t failures() const;  // re-checks failed, fractions above 1, crashes
+  int64_t failures() const;  // re-checks failed, fractions above their ceiling, errors
 };
 
 // The host's part of the context: CPU model, cores, clock, cache, date, host name.

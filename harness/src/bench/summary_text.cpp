@@ -49,7 +49,7 @@ std::string bench_summary_text(const BenchResults& r, const BenchRunInfo& info) 
   for (const TargetResult& t : r.targets)
     out += fmt("  %-52s %10.3f  (%s; target %s) %s\n", t.what.c_str(), t.value, t.detail.c_str(), t.goal.c_str(),
                t.met ? "MET" : "MISSED");
-  out += fmt("\n%zu entries, %lld failed (re-check, ceiling above 1, crash)\n", r.entries.size(),
+  out += fmt("\n%zu entries, %lld failed (re-check, above a ceiling, error)\n", r.entries.size(),
              static_cast<long long>(r.failures()));
   return out;
 }

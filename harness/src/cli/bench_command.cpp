@@ -32,8 +32,8 @@ constexpr const char* kBenchUsage =
     "  cache. Timed outputs are re-checked against the oracle. Ceilings (triad, GEMMs; a GPU's copy\n"
     "  and cuBLAS GEMMs) and peers (onednn, cudnn) are measured in the same run. --out writes\n"
     "  Google Benchmark JSON with kc_ fields (docs/bench.md).\n"
-    "exit: 0 measured, 1 a re-check failed, a fraction of a ceiling above 1.10 (docs/bench.md),\n"
-    "      a worker crashed or nothing was timed,\n"
+    "exit: 0 measured, 1 a re-check failed, a fraction of a ceiling above 1.10 (docs/bench.md), an op\n"
+    "      failed to prepare or run, a worker crashed, or nothing was timed,\n"
     "      2 bad usage or an invalid case (2 wins)\n";
 
 using bench::BenchEntry;
