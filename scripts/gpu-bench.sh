@@ -43,6 +43,9 @@ for mod in cudnn cublas; do
   done
 done
 export LD_LIBRARY_PATH="$DIRS${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# The layer set's batch-32 cases need more host memory than kcheck's default cap of 4 GiB
+# allows a case (the oracle's f64 tensors); a GPU node has far more.
+export KC_MAX_CASE_BYTES=${KC_MAX_CASE_BYTES:-32G}
 export NVIDIA_TF32_OVERRIDE=0  # the f32 peer and the f32 GEMM ceiling without TF32
 if [ -z "${KC_COMMIT:-}" ]; then
   KC_COMMIT=$(sed -n 's/^commit //p' "$BUNDLE/MANIFEST" 2>/dev/null | head -n 1)

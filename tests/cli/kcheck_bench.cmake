@@ -38,6 +38,19 @@ expect_match("--cache: expected warm, cold or both" "a bad --cache is not refuse
 kcheck(2 bench)
 expect_match("no case file or folder given" "bench without a path is not refused")
 
+# Every file of the layer set loads: the CPU set under the default cap, the GPU set under
+# the cap gpu-bench.sh gives it.
+file(GLOB cpu_set "${CASES}/bench/cpu/*.yaml")
+file(GLOB gpu_set "${CASES}/bench/gpu/*.yaml")
+foreach(f IN LISTS cpu_set)
+  kcheck(0 explain "${f}")
+endforeach()
+foreach(f IN LISTS gpu_set)
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env KC_MAX_CASE_BYTES=32G "${KCHECK}" explain "${f}"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  expect_exit(0 "the GPU layer set's ${f} does not load under KC_MAX_CASE_BYTES=32G")
+endforeach()
+
 # The layer set is timed, not part of the corpus: a scan of cases/ leaves cases/bench out,
 # naming it reads it.
 file(MAKE_DIRECTORY "${WORK}/corpus/bench")
