@@ -28,7 +28,8 @@ struct CaseData {
   OpGeometry g;
   OpInputs in;
   OpOutputs ref;
-  OpOutputs abs;
+  OpOutputs abs;                      // the oracle on absolute values, for direct sums
+  const OpOutputs* judged = nullptr;  // what the backend being timed is judged with: abs, or its own
 };
 
 std::vector<OpPlan> ops_of(const Case& c, const OpGeometry& g) {
@@ -116,7 +117,7 @@ void time_into(Backend& be, const CaseData& d, const OpPlan& p, std::vector<std:
   if (raw.size() > 1) checked.push_back(raw.back());
   for (PreparedOp* op : checked) {
     StatusOr<PreparedOutputs> out = op->outputs();
-    Recheck r = out.ok() ? recheck_outputs(be, d.c, d.g, d.in, d.ref, d.abs, p.op, *out)
+    Recheck r = out.ok() ? recheck_outputs(be, d.c, d.g, d.in, d.ref, *d.judged, p.op, *out)
                          : Recheck{"FAILED: outputs: " + out.status().to_string(), true};
     if (r.failed || e.recheck == "passed") e.recheck = r.text;
     e.recheck_failed = e.recheck_failed || r.failed;
@@ -196,8 +197,9 @@ StatusOr<CaseData> case_data(const Case& c, const std::string& file) {
   return CaseData{c, file, std::move(g), std::move(in), std::move(out), std::move(abs)};
 }
 
-std::vector<BenchEntry> refused(const Backend& backend, const Case& c, const std::string& file,
-                                const std::string& why) {
+// The one entry of a case the backend ran nothing of: skipped, or failed.
+std::vector<BenchEntry> refused(const Backend& backend, const Case& c, const std::string& file, const std::string& why,
+                                bool failed) {
   BenchEntry e;
   e.case_name = c.name;
   e.file = file;
@@ -205,16 +207,16 @@ std::vector<BenchEntry> refused(const Backend& backend, const Case& c, const std
   e.op = "case";
   e.mode = "-";
   e.dtype = c.dtype;
-  e.skipped = why;
+  (failed ? e.error : e.skipped) = why;
   return {e};
 }
 
-std::vector<BenchEntry> bench_with(Backend& backend, CaseData& d, const OpOutputs& plain_abs,
-                                   const BenchOptions& options) {
+std::vector<BenchEntry> bench_with(Backend& backend, CaseData& d, const BenchOptions& options) {
   // A transform's rounding spreads over its tiles: its own absolute pass (invoke.h).
   const bool own_abs =
       backend.name() != "reference" && std::holds_alternative<ConvGeometry>(d.g) && backend.numerics().transform();
-  d.abs = own_abs ? absolute_pass_for(backend, d.c, d.g, d.in, d.ref) : plain_abs;
+  const OpOutputs own = own_abs ? absolute_pass_for(backend, d.c, d.g, d.in, d.ref) : OpOutputs{};
+  d.judged = own_abs ? &own : &d.abs;
   std::vector<BenchEntry> out;
   bool split_missing = false;
   for (const OpPlan& p : ops_of(d.c, d.g)) {
@@ -250,7 +252,7 @@ std::vector<BenchEntry> bench_case_on(const std::vector<Backend*>& backends, con
   std::vector<Backend*> willing;
   for (Backend* b : backends) {
     if (Status s = b->supports(c); !s.ok()) {
-      add(refused(*b, c, file, s.message()));
+      add(refused(*b, c, file, s.message(), false));
     } else if (is_stack(c)) {
       add(bench_stack(*b, c, file, options));
     } else {
@@ -261,14 +263,10 @@ std::vector<BenchEntry> bench_case_on(const std::vector<Backend*>& backends, con
   StatusOr<CaseData> d = case_data(c, file);  // once for every backend: it costs the most
   for (Backend* b : willing) {
     if (!d.ok()) {
-      add(refused(*b, c, file, "oracle: " + d.status().to_string()));
-      out.back().error = out.back().skipped;  // the oracle refused a valid case: a failure
-      out.back().skipped.clear();
+      add(refused(*b, c, file, "oracle: " + d.status().to_string(), true));  // a valid case: a failure
       continue;
     }
-    const OpOutputs plain_abs = d->abs;
-    add(bench_with(*b, *d, plain_abs, options));
-    d->abs = plain_abs;
+    add(bench_with(*b, *d, options));
   }
   return out;
 }
