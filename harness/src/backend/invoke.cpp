@@ -5,6 +5,7 @@
 #include <bit>
 #include <cmath>
 
+#include "backend/candidate_call.h"
 #include "kc/ref/conv.h"
 #include "kc/ref/maxpool.h"
 #include "run/transform_bound.h"
@@ -20,6 +21,27 @@ uint64_t fingerprint(const Tensor& t) {
   uint64_t h = 0xcbf29ce484222325ULL ^ static_cast<uint64_t>(t.size());
   for (int64_t i = 0; i < t.size(); ++i) h = (h ^ std::bit_cast<uint64_t>(t[i])) * 0x100000001b3ULL;
   return h;
+}
+
+uint64_t fingerprint(const IndexTensor& t) {
+  uint64_t h = 0xcbf29ce484222325ULL ^ static_cast<uint64_t>(t.size());
+  for (int64_t i = 0; i < t.size(); ++i)
+    h = (h ^ static_cast<uint64_t>(t.data[static_cast<size_t>(i)])) * 0x100000001b3ULL;
+  return h;
+}
+
+// The hashes changed_after_return compares with, in OpOutputs::returned's order.
+std::array<uint64_t, 5> output_prints(const OpOutputs& o) {
+  return {fingerprint(o.y), o.indices ? fingerprint(*o.indices) : 0, fingerprint(o.dx), fingerprint(o.dw),
+          fingerprint(o.db)};
+}
+
+// Records the hashes of the outputs as a call returned them: a forward all five (dx, dw
+// and db as the backward, not run yet, will find them), a backward its own dx, dw and
+// db, so that y keeps the hash of when the forward returned.
+void mark_returned(OpOutputs& o, bool forward) {
+  const std::array<uint64_t, 5> now = output_prints(o);
+  for (size_t i = forward ? 0 : 2; i < 5; ++i) o.returned[i] = now[i];
 }
 
 // Notes in o.wrote which of the inputs changed during `call`.
@@ -67,8 +89,10 @@ void conv_forward_into(Backend& be, const Case& c, const ConvGeometry& g, const 
   InputGuard guard(in);
   poison(o.y, c.dtype, g.y_shape());
   o.handed[0] = o.y.data.data();
-  o.forward = be.conv_forward(g, in.x, in.w, g.bias ? &in.b : nullptr, is_fused(c), o.y);
+  o.forward = candidate_call(
+      be, "conv_forward", [&] { return be.conv_forward(g, in.x, in.w, g.bias ? &in.b : nullptr, is_fused(c), o.y); });
   guard.after("conv_forward", o);
+  mark_returned(o, true);
 }
 
 void conv_backward_into(Backend& be, const Case& c, const ConvGeometry& g, const OpInputs& in, OpOutputs& o) {
@@ -79,10 +103,13 @@ void conv_backward_into(Backend& be, const Case& c, const ConvGeometry& g, const
   o.handed[2] = o.dx.data.data();
   o.handed[3] = o.dw.data.data();
   o.handed[4] = o.db.data.data();
-  o.backward = be.conv_backward(g, in.x, in.w, g.bias ? &in.b : nullptr, is_fused(c), in.dy, o.dx, o.dw,
-                                g.bias ? &o.db : nullptr);
+  o.backward = candidate_call(be, "conv_backward", [&] {
+    return be.conv_backward(g, in.x, in.w, g.bias ? &in.b : nullptr, is_fused(c), in.dy, o.dx, o.dw,
+                            g.bias ? &o.db : nullptr);
+  });
   guard.after("conv_backward", o);
   o.ran_backward = true;
+  mark_returned(o, false);
 }
 
 void pool_forward_into(Backend& be, const Case& c, const PoolGeometry& g, const OpInputs& in, OpOutputs& o) {
@@ -91,17 +118,21 @@ void pool_forward_into(Backend& be, const Case& c, const PoolGeometry& g, const 
   if (g.mode == PoolMode::kTraining) poison_indices(o.indices, g.y_shape());
   o.handed[0] = o.y.data.data();
   if (o.indices) o.handed[1] = o.indices->data.data();
-  o.forward = be.maxpool_forward(g, in.x, o.y, o.indices ? &*o.indices : nullptr);
+  o.forward = candidate_call(be, "maxpool_forward",
+                             [&] { return be.maxpool_forward(g, in.x, o.y, o.indices ? &*o.indices : nullptr); });
   guard.after("maxpool_forward", o);
+  mark_returned(o, true);
 }
 
 void pool_backward_into(Backend& be, const Case& c, const PoolGeometry& g, const OpInputs& in, OpOutputs& o) {
   InputGuard guard(in);
   poison(o.dx, c.dtype, g.x_shape());
   o.handed[2] = o.dx.data.data();
-  o.backward = be.maxpool_backward(g, in.dy, o.indices ? &*o.indices : nullptr, o.dx);
+  o.backward = candidate_call(be, "maxpool_backward",
+                              [&] { return be.maxpool_backward(g, in.dy, o.indices ? &*o.indices : nullptr, o.dx); });
   guard.after("maxpool_backward", o);
   o.ran_backward = true;
+  mark_returned(o, false);
 }
 
 }  // namespace
@@ -119,6 +150,18 @@ void InputWriteWatch::add(const std::vector<std::string>& wrote) {
 
 std::vector<std::string> inputs_written_so_far() {
   return current_watch != nullptr ? current_watch->seen() : std::vector<std::string>{};
+}
+
+std::vector<std::string> changed_after_return(const OpOutputs& o) {
+  static const char* const names[] = {"y", "indices", "dx", "dw", "db"};
+  const std::array<uint64_t, 5> now = output_prints(o);
+  std::vector<std::string> changed;
+  for (size_t i = 0; i < now.size(); ++i) {
+    if (now[i] != o.returned[i]) {
+      changed.push_back(std::string(names[i]) + " changed after the call returned: the backend still wrote into it");
+    }
+  }
+  return changed;
 }
 
 StatusOr<OpGeometry> op_geometry(const Case& c) {

@@ -42,7 +42,13 @@ struct OpOutputs {
   std::array<const void*, 5> handed{};
   // The inputs this call changed, with the call ("w in conv_backward"); empty: none.
   std::vector<std::string> wrote;
+  // Hashes of y, indices, dx, dw and db as their call returned them (changed_after_return).
+  std::array<uint64_t, 5> returned{};
 };
+
+// The outputs of `o` whose bits changed since their call returned ("y changed after the
+// call returned"): a backend that still writes into them from another thread.
+std::vector<std::string> changed_after_return(const OpOutputs& o);
 
 enum class Pass { kForward, kForwardBackward };
 

@@ -2,6 +2,8 @@
 
 #include <chrono>
 
+#include "core/fp_env.h"
+
 namespace kc::bench {
 namespace {
 
@@ -19,6 +21,11 @@ StatusOr<double> one_run(PreparedOp& op) {
 
 StatusOr<Timing> time_runs(std::span<PreparedOp* const> ops, const TimingBudget& budget) {
   if (ops.empty()) return invalid_argument("time_runs: no prepared op");
+  // The timed outputs are re-checked against the oracle next: whatever the ops did to the
+  // floating-point environment does not outlive the timing.
+  struct Pin {
+    ~Pin() { pin_judge_fp_env(); }
+  } pin;
   for (int i = 0; i < budget.warmup; ++i) {
     for (PreparedOp* op : ops) KC_RETURN_IF_ERROR(one_run(*op).status());
   }

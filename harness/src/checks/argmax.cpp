@@ -5,6 +5,7 @@
 #include <limits>
 #include <optional>
 
+#include "backend/candidate_call.h"
 #include "check_list.h"
 #include "common.h"
 #include "findings.h"
@@ -331,7 +332,8 @@ void check_modes(const CheckContext& ctx, const ModeRun& train, Findings& f, std
     }
   }
   Tensor dx = Tensor::filled(ctx.c.dtype, inf.g.x_shape(), std::numeric_limits<double>::quiet_NaN());
-  const Status s = ctx.backend.maxpool_backward(inf.g, ctx.in.dy, nullptr, dx);
+  const Status s = candidate_call(ctx.backend, "maxpool_backward",
+                                  [&] { return ctx.backend.maxpool_backward(inf.g, ctx.in.dy, nullptr, dx); });
   if (s.ok()) {
     f.add("refusal",
           "backward without indices was not refused: it would silently give zero gradients "

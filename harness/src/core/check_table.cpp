@@ -63,8 +63,10 @@ const std::vector<CheckInfo>& check_table() {
        true, Judges::kOnConv, kNeedsForward, nullptr},
       {"determinism", "repeated runs, and runs on refilled buffers, are bitwise equal", kSingle, false, Judges::kNo,
        kNeedsForward, nullptr},
-      {"integrity", "every output element is written; inputs and guard bands are unchanged", kSingle, false,
-       Judges::kNo, kNeedsForward, nullptr},
+      {"integrity",
+       "every output element is written; inputs and guard bands are unchanged; outputs do not change after the "
+       "call returned; the floating-point environment is left as found",
+       kSingle, false, Judges::kNo, kNeedsForward, nullptr},
       {"golden", "results match the case's expected: tensors", kSingle, true, Judges::kWithExpectedGradients,
        kNeedsForward, &golden_scope},
       {"state", "results do not depend on earlier calls: forward(A), forward(B), backward(A) equal fresh calls",

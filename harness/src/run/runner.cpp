@@ -7,11 +7,13 @@
 #include <optional>
 #include <stdexcept>
 
+#include "backend/candidate_call.h"
 #include "backend/invoke.h"
 #include "checks/checks.h"
 #include "checks/common.h"
 #include "core/check_table.h"
 #include "core/fill.h"
+#include "run/late_integrity.h"
 #include "stack/stack_exec.h"
 
 namespace kc {
@@ -67,7 +69,8 @@ void run_checks(const CheckContext& ctx, CaseResult& r) {
       r.checks.push_back(failed ? *failed : def.run(ctx));
       name_input_writes(ctx, r.checks.back());
     } catch (const std::exception& e) {
-      r.checks.push_back(make_result(def.name(), Disposition::kCrashed, std::string("exception: ") + e.what()));
+      r.checks.push_back(
+          make_result(def.name(), Disposition::kCrashed, cut_text(std::string("exception: ") + e.what())));
     }
   }
 }
@@ -88,11 +91,11 @@ void finish(CaseResult& r) {
 // available() and supports() are the backend's code too: an exception from them is this
 // case's CRASHED (check_case), named with the call that threw.
 template <class Call>
-Status asked(const char* what, Call&& call) {
+Status asked(const Backend& backend, const char* what, Call&& call) {
   try {
-    return call();
+    return candidate_call(backend, what, call);
   } catch (const std::exception& e) {
-    throw std::runtime_error(std::string("its ") + what + " threw: " + e.what());
+    throw std::runtime_error(cut_text(std::string("its ") + what + " threw: " + e.what()));
   } catch (...) {
     throw std::runtime_error(std::string("its ") + what + " threw an exception of a non-standard type");
   }
@@ -110,6 +113,7 @@ CaseResult not_implemented(const Backend& backend, const char* what, const Statu
 // op: stack: the per-layer ops through the executor (stack_exec.h), the oracle in f64
 // without checkpointing, the backend in the case dtype under the case's policy.
 CaseResult check_stack(const Case& c, Backend& backend, CaseResult r) {
+  FpLeakWatch leaks;
   auto layers = stack_layers(c);
   auto in = layers.ok() ? make_stack_inputs(c, *layers) : StatusOr<StackInputs>(layers.status());
   if (!in.ok()) {
@@ -117,7 +121,7 @@ CaseResult check_stack(const Case& c, Backend& backend, CaseResult r) {
     r.message = in.status().message();
     return r;
   }
-  if (Status s = asked("supports()", [&] { return stack_supports(backend, *layers); }); !s.ok()) {
+  if (Status s = asked(backend, "supports()", [&] { return stack_supports(backend, *layers); }); !s.ok()) {
     r.disposition = Disposition::kSkipped;
     r.message = backend.name() + " does not support this case: " + s.message();
     return r;
@@ -140,18 +144,19 @@ CaseResult check_stack(const Case& c, Backend& backend, CaseResult r) {
   const OpOutputs none_out;
   const CheckContext ctx{c, geo, none_in, backend, is_reference, none_out, none_out, none_out, &sctx};
   run_checks(ctx, r);
+  fail_integrity(leaks.seen(), r);
   finish(r);
   return r;
 }
 
 CaseResult check_valid(const Case& c, Backend& backend, CaseResult r) {
-  if (Status s = asked("available()", [&] { return backend.available(); }); !s.ok()) {
+  if (Status s = asked(backend, "available()", [&] { return backend.available(); }); !s.ok()) {
     r.disposition = Disposition::kSkipped;
     r.message = backend.name() + ": unavailable (" + s.message() + ")";
     return r;
   }
   if (is_stack(c)) return check_stack(c, backend, std::move(r));
-  if (Status s = asked("supports()", [&] { return backend.supports(c); }); !s.ok()) {
+  if (Status s = asked(backend, "supports()", [&] { return backend.supports(c); }); !s.ok()) {
     r.disposition = Disposition::kSkipped;
     r.message = backend.name() + " does not support this case: " + s.message();
     return r;
@@ -163,6 +168,7 @@ CaseResult check_valid(const Case& c, Backend& backend, CaseResult r) {
     r.message = in.status().message();
     return r;
   }
+  FpLeakWatch leaks;  // from here on: what the candidate's calls left of the environment
   auto oracle = make_reference_backend();
   const OpOutputs ref = invoke(*oracle, c, *geo, *in);
   const OpOutputs abs = absolute_pass_for(backend, c, *geo, *in, ref);
@@ -173,6 +179,9 @@ CaseResult check_valid(const Case& c, Backend& backend, CaseResult r) {
   if (checks::unsupported(cand.forward)) return not_implemented(backend, "forward", cand.forward, std::move(r));
   const CheckContext ctx{c, *geo, *in, backend, is_reference, ref, abs, cand};
   run_checks(ctx, r);
+  std::vector<std::string> late = changed_after_return(cand);
+  late.insert(late.end(), leaks.seen().begin(), leaks.seen().end());
+  fail_integrity(late, r);
   finish(r);
   return r;
 }
@@ -211,7 +220,7 @@ CaseResult check_case(const Case& c, Backend& backend) {
   } catch (const std::exception& e) {
     r = label;
     r.disposition = Disposition::kCrashed;
-    r.message = std::string("exception: ") + e.what();
+    r.message = cut_text(std::string("exception: ") + e.what());
   } catch (...) {
     r = label;
     r.disposition = Disposition::kCrashed;
@@ -226,9 +235,10 @@ CaseResult check_loaded_on(const LoadedCase& loaded, const Registry& registry, c
   std::string why;
   try {
     b = registry.make(backend);
+    pin_judge_fp_env();  // the factory is the backend's code too
     if (!b) why = "no backend named '" + backend + "'";
   } catch (const std::exception& e) {
-    why = std::string("its factory threw: ") + e.what();
+    why = cut_text(std::string("its factory threw: ") + e.what());
   } catch (...) {
     why = "its factory threw a non-standard exception";
   }

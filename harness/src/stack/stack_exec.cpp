@@ -6,8 +6,10 @@
 #include <cmath>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "backend/candidate_call.h"
 #include "backend/invoke.h"
 #include "core/fill.h"
 #include "stack/stack_schedule.h"
@@ -110,8 +112,8 @@ namespace {
 
 // One backend call under a CallAudit: the call's own error first, then the audit's.
 template <class Call>
-Status audited(size_t l, const char* call, CallAudit& audit, Call&& run) {
-  KC_RETURN_IF_ERROR(named(l, call, run()));
+Status audited(const Backend& be, size_t l, const char* call, CallAudit& audit, Call&& run) {
+  KC_RETURN_IF_ERROR(named(l, call, candidate_call(be, call, std::forward<Call>(run))));
   return named(l, call, audit.verdict());
 }
 
@@ -142,7 +144,7 @@ Status HostStackRuntime::forward(size_t l, const Tensor& x, Tensor& y, std::opti
   KC_RETURN_IF_ERROR(conv_inputs(l, x, "conv_forward", conv));
   conv.output("y", z);
   KC_RETURN_IF_ERROR(
-      audited(l, "conv_forward", conv, [&] { return be_.conv_forward(L.conv, x, in_.w[l], bias(l), L.relu, z); }));
+      audited(be_, l, "conv_forward", conv, [&] { return be_.conv_forward(L.conv, x, in_.w[l], bias(l), L.relu, z); }));
   z.round_to_dtype(opt_.dtype);
   if (!L.pool) {
     y = std::move(z);
@@ -158,7 +160,7 @@ Status HostStackRuntime::forward(size_t l, const Tensor& x, Tensor& y, std::opti
   pool.output("y", y);
   pool.output("indices", *indices);
   KC_RETURN_IF_ERROR(
-      audited(l, "maxpool_forward", pool, [&] { return be_.maxpool_forward(*L.pool, z, y, &*indices); }));
+      audited(be_, l, "maxpool_forward", pool, [&] { return be_.maxpool_forward(*L.pool, z, y, &*indices); }));
   y.round_to_dtype(opt_.dtype);
   return ok_status();
 }
@@ -173,7 +175,7 @@ Status HostStackRuntime::backward(size_t l, const Tensor& x, const IndexTensor* 
     if (argmax != nullptr) pool.input("indices", *argmax);
     pool.output("dx", dz);
     KC_RETURN_IF_ERROR(
-        audited(l, "maxpool_backward", pool, [&] { return be_.maxpool_backward(*L.pool, dy, argmax, dz); }));
+        audited(be_, l, "maxpool_backward", pool, [&] { return be_.maxpool_backward(*L.pool, dy, argmax, dz); }));
     dz.round_to_dtype(opt_.dtype);
   }
   dx = poisoned(opt_.dtype, L.conv.x_shape());
@@ -186,7 +188,7 @@ Status HostStackRuntime::backward(size_t l, const Tensor& x, const IndexTensor* 
   conv.output("dx", dx);
   conv.output("dw", dw);
   if (L.conv.bias) conv.output("db", db);
-  KC_RETURN_IF_ERROR(audited(l, "conv_backward", conv, [&] {
+  KC_RETURN_IF_ERROR(audited(be_, l, "conv_backward", conv, [&] {
     return be_.conv_backward(L.conv, x, in_.w[l], bias(l), L.relu, g, dx, dw, L.conv.bias ? &db : nullptr);
   }));
   for (Tensor* t : {&dx, &dw, &db}) t->round_to_dtype(opt_.dtype);
