@@ -2,9 +2,15 @@
 // share the cores.
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <csignal>
+#include <functional>
 #include <limits>
 #include <string>
 #include <thread>
@@ -81,6 +87,120 @@ TEST(Isolation, WorkersShareTheCores) {
     }
     EXPECT_EQ(task_threads(), cores);
   }
+}
+
+}  // namespace
+}  // namespace kc
+
+namespace kc {
+namespace {
+
+// A task that forks a descendant holding every descriptor of the worker (its result pipe
+// among them), which reports its pid on `pids` and sleeps; `then` is what the worker does next.
+IsolatedTask with_descendant(int pids, std::function<CaseResult()> then) {
+  CaseResult label;
+  label.case_name = "descendant";
+  return {label, [pids, then] {
+            if (fork() == 0) {
+              const pid_t me = getpid();
+              (void)!write(pids, &me, sizeof me);
+              for (;;) pause();
+            }
+            return then();
+          }};
+}
+
+// Whether `pid` is gone (a zombie child of this process is reaped first).
+bool gone(pid_t pid) {
+  for (int i = 0; i < 200; ++i) {
+    waitpid(pid, nullptr, WNOHANG);
+    if (kill(pid, 0) != 0 && errno == ESRCH) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
+class Descendants : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_EQ(pipe(pids_), 0); }
+  void TearDown() override {
+    close(pids_[0]);
+    close(pids_[1]);
+  }
+  pid_t descendant() {
+    pid_t pid = 0;
+    EXPECT_EQ(read(pids_[0], &pid, sizeof pid), static_cast<ssize_t>(sizeof pid));
+    return pid;
+  }
+  int pids_[2] = {-1, -1};
+};
+
+TEST_F(Descendants, AResultThatArrivedIsUsedAndTheDescendantIsKilled) {
+  const auto start = std::chrono::steady_clock::now();
+  const auto results = run_tasks({with_descendant(pids_[1],
+                                                  [] {
+                                                    CaseResult r;
+                                                    r.case_name = "arrived";
+                                                    r.disposition = Disposition::kPassed;
+                                                    return r;
+                                                  })},
+                                 IsolateOptions{1, 30.0, false, nullptr});
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].disposition, Disposition::kPassed);
+  EXPECT_EQ(results[0].case_name, "arrived");
+  EXPECT_NE(results[0].message.find("still running when the case ended"), std::string::npos) << results[0].message;
+  EXPECT_LT(took, 10.0);
+  EXPECT_TRUE(gone(descendant()));
+}
+
+TEST_F(Descendants, TheTimeoutIsTheParentsClockWhateverThePipeDoes) {
+  const auto start = std::chrono::steady_clock::now();
+  const auto results = run_tasks({with_descendant(pids_[1],
+                                                  [] {
+                                                    std::this_thread::sleep_for(std::chrono::seconds(60));
+                                                    return CaseResult{};
+                                                  })},
+                                 IsolateOptions{1, 1.0, false, nullptr});
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(results[0].disposition, Disposition::kTimeout);
+  EXPECT_LT(took, 10.0);
+  EXPECT_TRUE(gone(descendant()));
+}
+
+TEST_F(Descendants, AWorkerThatExitsWithoutAResultIsCrashedAtOnce) {
+  const auto start = std::chrono::steady_clock::now();
+  const auto results =
+      run_tasks({with_descendant(pids_[1], []() -> CaseResult { _exit(0); })}, IsolateOptions{1, 30.0, false, nullptr});
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(results[0].disposition, Disposition::kCrashed);
+  EXPECT_NE(results[0].message.find("exited with status 0 without a complete result"), std::string::npos);
+  EXPECT_LT(took, 10.0);
+  EXPECT_TRUE(gone(descendant()));
+}
+
+TEST_F(Descendants, OneThatLeftTheGroupIsKilledToo) {
+  CaseResult label;
+  const int pids = pids_[1];
+  const auto results = run_tasks({{label,
+                                   [pids] {
+                                     int left[2];
+                                     if (pipe(left) != 0) return CaseResult{};
+                                     if (fork() == 0) {
+                                       setsid();
+                                       const pid_t me = getpid();
+                                       (void)!write(pids, &me, sizeof me);
+                                       (void)!write(left[1], "x", 1);
+                                       for (;;) pause();
+                                     }
+                                     char c;
+                                     (void)!read(left[0], &c, 1);  // it has left the group
+                                     return CaseResult{};
+                                   }}},
+                                 IsolateOptions{1, 30.0, false, nullptr});
+  EXPECT_NE(results[0].message.find("left the worker's process group were killed"), std::string::npos)
+      << results[0].message;
+  EXPECT_TRUE(gone(descendant()));
 }
 
 }  // namespace

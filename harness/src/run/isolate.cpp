@@ -1,7 +1,9 @@
 // Forked workers with a pipe each, polled by the parent: a worker that dies by a signal
-// is CRASHED, one that outlives its timeout is killed and TIMEOUT.
+// is CRASHED, one that outlives its timeout (the parent's clock, whatever the pipe does)
+// is killed and TIMEOUT. Each worker leads a process group, killed whole at its end.
 #include "run/isolate.h"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -14,8 +16,13 @@
 #include <cstring>
 #include <exception>
 #include <thread>
+#include <vector>
 
+extern char** environ;
+
+#include "core/fp_env.h"
 #include "run/fd_io.h"
+#include "run/process_group.h"
 
 namespace kc {
 namespace {
@@ -32,8 +39,35 @@ struct Worker {
   int fd = -1;
   std::string out;
   Clock::time_point start;
-  bool killed = false;
+  bool killed = false;  // by the timeout
+  bool eof = false;     // its end of the pipe is closed (it may still run)
+  bool exited = false;  // the worker itself was reaped (status holds how it ended)
+  int status = 0;
+  Clock::time_point exited_at;
 };
+
+// A worker's answer is framed "<length>:<serialized result>", so that the parent knows it
+// has the whole result whether or not the pipe is closed (a descendant may hold it open).
+std::string frame(const std::string& payload) { return std::to_string(payload.size()) + ":" + payload; }
+
+// The payload once the whole frame has arrived; null before.
+const char* framed_payload(const std::string& out, size_t& size) {
+  const size_t colon = out.find(':');
+  if (colon == std::string::npos || colon == 0 || colon > 20) return nullptr;
+  size_t n = 0;
+  for (size_t i = 0; i < colon; ++i) {
+    if (out[i] < '0' || out[i] > '9') return nullptr;
+    n = n * 10 + static_cast<size_t>(out[i] - '0');
+  }
+  if (out.size() < colon + 1 + n) return nullptr;
+  size = n;
+  return out.data() + colon + 1;
+}
+
+// A result larger than this is not one kcheck's own code writes: the worker is killed.
+constexpr size_t kMaxResultBytes = size_t{64} << 20;
+// How long a worker that exited may still be read from (its last bytes in the pipe).
+constexpr double kAfterExitSeconds = 0.2;
 
 CaseResult died(const IsolatedTask& t, Disposition d, std::string why) {
   CaseResult r = t.label;
@@ -55,25 +89,75 @@ CaseResult work_caught(const IsolatedTask& t) {
   }
 }
 
-[[noreturn]] void child(const IsolatedTask& t, int fd) { _exit(write_all(fd, serialize(work_caught(t))) ? 0 : 3); }
+// What a task run in kcheck's own process (--in-process) may not change for the tasks
+// after it or for the report: the working directory, the environment, the floating-point
+// environment. Taken before the task, put back after it.
+class ProcessState {
+ public:
+  ProcessState() : cwd_(open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) {
+    for (char** e = environ; e != nullptr && *e != nullptr; ++e) env_.emplace_back(*e);
+  }
+  ~ProcessState() {
+    if (cwd_ >= 0) {
+      if (fchdir(cwd_) != 0) std::perror("kcheck: cannot return to the working directory");
+      close(cwd_);
+    }
+    clearenv();
+    for (const std::string& kv : env_) {
+      const size_t eq = kv.find('=');
+      if (eq != std::string::npos && eq > 0) setenv(kv.substr(0, eq).c_str(), kv.c_str() + eq + 1, 1);
+    }
+    pin_judge_fp_env();
+  }
+  ProcessState(const ProcessState&) = delete;
+  ProcessState& operator=(const ProcessState&) = delete;
 
+ private:
+  int cwd_;
+  std::vector<std::string> env_;
+};
+
+// In the worker: its own process group, the default signal dispositions (kcheck's own
+// handlers are for its process only), the judge's floating-point environment.
+[[noreturn]] void child(const IsolatedTask& t, int fd) {
+  setpgid(0, 0);
+  for (int sig : {SIGPIPE, SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTERM, SIGINT}) signal(sig, SIG_DFL);
+  pin_judge_fp_env();
+  _exit(write_all(fd, frame(serialize(work_caught(t)))) ? 0 : 3);
+}
+
+std::string how_it_ended(const Worker& w) {
+  if (WIFSIGNALED(w.status)) {
+    return "worker killed by signal " + std::to_string(WTERMSIG(w.status)) + " (" + strsignal(WTERMSIG(w.status)) + ")";
+  }
+  return "worker exited with status " + std::to_string(WEXITSTATUS(w.status)) + " without a complete result";
+}
+
+// The result from what the worker sent and how it ended; then its whole group is killed.
 CaseResult finish(const IsolatedTask& t, Worker& w, double timeout) {
   close(w.fd);
-  int status = 0;
-  waitpid(w.pid, &status, 0);
+  const int lingering = group_members(w.pid, w.exited ? 0 : w.pid);
+  kill_group(w.pid);
+  if (!w.exited) waitpid(w.pid, &w.status, 0);
   const double secs = std::chrono::duration<double>(Clock::now() - w.start).count();
   CaseResult r;
-  if (w.killed) {
+  size_t size = 0;
+  const char* payload = framed_payload(w.out, size);
+  if (payload != nullptr && w.out.size() <= kMaxResultBytes && deserialize(std::string(payload, size), r)) {
+    // A result that arrived is the verdict, whatever the worker did after sending it.
+  } else if (w.killed) {
     char limit[64];
     std::snprintf(limit, sizeof limit, "%g", timeout);
     r = died(t, Disposition::kTimeout, std::string("no result within the timeout of ") + limit + " s; worker killed");
-  } else if (WIFSIGNALED(status)) {
+  } else if (w.out.size() > kMaxResultBytes) {
     r = died(t, Disposition::kCrashed,
-             std::string("worker killed by signal ") + std::to_string(WTERMSIG(status)) + " (" +
-                 strsignal(WTERMSIG(status)) + ")");
-  } else if (!deserialize(w.out, r)) {
-    r = died(t, Disposition::kCrashed,
-             "worker exited with status " + std::to_string(WEXITSTATUS(status)) + " without a complete result");
+             "the worker wrote more than " + std::to_string(kMaxResultBytes >> 20) + " MiB to its result pipe; killed");
+  } else {
+    r = died(t, Disposition::kCrashed, how_it_ended(w));
+  }
+  if (lingering > 0) {
+    r.message += (r.message.empty() ? "" : "; ") + std::to_string(lingering) +
+                 " process(es) the backend started were still running when the case ended (killed)";
   }
   r.seconds = secs;
   return r;
@@ -93,8 +177,13 @@ bool start(const IsolatedTask& t, size_t index, Worker& w) {
     close(fds[0]);
     child(t, fds[1]);
   }
+  setpgid(pid, pid);  // as the child does: whichever runs first, the group exists before it is killed
   close(fds[1]);
-  w = Worker{index, pid, fds[0], {}, Clock::now(), false};
+  w = Worker{};
+  w.task = index;
+  w.pid = pid;
+  w.fd = fds[0];
+  w.start = Clock::now();
   return true;
 }
 
@@ -102,8 +191,28 @@ bool start(const IsolatedTask& t, size_t index, Worker& w) {
 bool drain(Worker& w) {
   char buf[65536];
   const ssize_t n = read(w.fd, buf, sizeof buf);
-  if (n > 0) w.out.append(buf, static_cast<size_t>(n));
+  if (n > 0 && w.out.size() <= kMaxResultBytes) w.out.append(buf, static_cast<size_t>(n));
   return n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN);
+}
+
+// Whether the worker's task is over: its result arrived whole, it wrote too much, it
+// exited (and its pipe closed, or it had its moment to flush), or it outlived the timeout
+// (then killed). A pipe closed while the worker runs on is not the end: it may still exit.
+bool over(Worker& w, double timeout) {
+  size_t size = 0;
+  if (framed_payload(w.out, size) != nullptr || w.out.size() > kMaxResultBytes) return true;
+  const auto now = Clock::now();
+  if (!w.exited && waitpid(w.pid, &w.status, WNOHANG) == w.pid) {
+    w.exited = true;
+    w.exited_at = now;
+  }
+  const double since_exit = std::chrono::duration<double>(now - w.exited_at).count();
+  if (w.exited && (w.eof || since_exit > kAfterExitSeconds)) return true;
+  if (timeout > 0 && std::chrono::duration<double>(now - w.start).count() > timeout) {
+    w.killed = true;
+    return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -131,10 +240,13 @@ std::vector<CaseResult> run_tasks(std::vector<IsolatedTask> tasks, const Isolate
   };
   if (opt.in_process) {
     for (size_t i = 0; i < tasks.size(); ++i, report(i - 1)) {
-      if (!held_back(i)) results[i] = work_caught(tasks[i]);
+      if (held_back(i)) continue;
+      const ProcessState restored;
+      results[i] = work_caught(tasks[i]);
     }
     return results;
   }
+  become_subreaper();  // descendants that leave their worker's group come back to be killed
   // Read by the forked workers (the parent runs no task itself).
   g_task_threads = std::max(1, cores() / std::max<int>(1, std::min<int>(opt.jobs, static_cast<int>(tasks.size()))));
   std::vector<Worker> active;
@@ -152,31 +264,30 @@ std::vector<CaseResult> run_tasks(std::vector<IsolatedTask> tasks, const Isolate
       ++next;
     }
     std::vector<pollfd> fds;
-    for (const Worker& w : active) fds.push_back({w.fd, POLLIN, 0});
+    for (const Worker& w : active) fds.push_back({w.eof ? -1 : w.fd, POLLIN, 0});  // -1: not polled
     poll(fds.data(), fds.size(), 50);
     for (size_t k = 0; k < active.size();) {
       Worker& w = active[k];
-      const bool eof = (fds[k].revents & (POLLIN | POLLHUP | POLLERR)) && drain(w);
-      const double age = std::chrono::duration<double>(Clock::now() - w.start).count();
-      if (!eof && opt.timeout_seconds > 0 && age > opt.timeout_seconds && !w.killed) {
-        kill(w.pid, SIGKILL);
-        w.killed = true;
-      }
-      if (!eof && !w.killed) {
+      if (!w.eof && (fds[k].revents & (POLLIN | POLLHUP | POLLERR))) w.eof = drain(w);
+      if (!over(w, opt.timeout_seconds)) {
         ++k;
         continue;
       }
-      if (w.killed && !eof) {
-        while (!drain(w)) {
-        }
-      }
       results[w.task] = finish(tasks[w.task], w, opt.timeout_seconds);
-      report(w.task);
       active.erase(active.begin() + static_cast<long>(k));
       fds.erase(fds.begin() + static_cast<long>(k));
+      std::vector<pid_t> keep;
+      for (const Worker& other : active) keep.push_back(other.pid);
+      if (const int strays = kill_stray_children(keep); strays > 0) {
+        results[w.task].message += (results[w.task].message.empty() ? "" : "; ") + std::to_string(strays) +
+                                   " process(es) that left the worker's process group were killed";
+      }
+      report(w.task);
     }
   }
   g_task_threads = 0;
+  while (waitpid(-1, nullptr, WNOHANG) > 0) {  // orphans that died after their group was killed
+  }
   return results;
 }
 

@@ -1,0 +1,90 @@
+// process_group.h on Linux (prctl, /proc), and what POSIX alone allows elsewhere.
+#include "run/process_group.h"
+
+#include <dirent.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#if defined(__linux__)
+#include <sys/prctl.h>
+#endif
+
+namespace kc {
+namespace {
+
+struct ProcStat {
+  pid_t pid = 0, ppid = 0, pgrp = 0;
+};
+
+// Every process /proc lists, with its parent and group (none off Linux).
+std::vector<ProcStat> processes() {
+  std::vector<ProcStat> out;
+#if defined(__linux__)
+  DIR* d = opendir("/proc");
+  if (d == nullptr) return out;
+  while (const dirent* e = readdir(d)) {
+    const pid_t pid = static_cast<pid_t>(std::atoi(e->d_name));
+    if (pid <= 0) continue;
+    const std::string path = std::string("/proc/") + e->d_name + "/stat";
+    std::FILE* f = std::fopen(path.c_str(), "r");
+    if (f == nullptr) continue;
+    char buf[512];
+    const size_t n = std::fread(buf, 1, sizeof buf - 1, f);
+    std::fclose(f);
+    buf[n] = '\0';
+    // "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses, so read after the last ')'.
+    const char* close = nullptr;
+    for (const char* p = buf; *p; ++p) close = *p == ')' ? p : close;
+    ProcStat s;
+    s.pid = pid;
+    char state = 0;
+    if (close == nullptr || std::sscanf(close + 1, " %c %d %d", &state, &s.ppid, &s.pgrp) != 3) continue;
+    if (state != 'Z') out.push_back(s);  // a zombie runs nothing: it waits to be reaped
+  }
+  closedir(d);
+#endif
+  return out;
+}
+
+}  // namespace
+
+bool become_subreaper() {
+#if defined(__linux__) && defined(PR_SET_CHILD_SUBREAPER)
+  return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0;
+#else
+  return false;
+#endif
+}
+
+int group_members(pid_t pgid, pid_t except) {
+  int n = 0;
+  for (const ProcStat& p : processes()) n += p.pgrp == pgid && p.pid != except;
+  return n;
+}
+
+void kill_group(pid_t pgid) {
+  if (pgid <= 0) return;
+  kill(-pgid, SIGKILL);
+  while (waitpid(-pgid, nullptr, WNOHANG) > 0) {
+  }
+}
+
+int kill_stray_children(const std::vector<pid_t>& keep) {
+  int n = 0;
+  const pid_t self = getpid();
+  for (const ProcStat& p : processes()) {
+    if (p.ppid != self || std::find(keep.begin(), keep.end(), p.pid) != keep.end()) continue;
+    kill(p.pid, SIGKILL);
+    waitpid(p.pid, nullptr, 0);
+    ++n;
+  }
+  return n;
+}
+
+}  // namespace kc

@@ -1,0 +1,26 @@
+// Process groups of workers (docs/architecture.md, "Isolation"): each worker leads its
+// own group, killed whole when its case ends, so that nothing a backend forked outlives
+// the case; kcheck is the subreaper of what escapes its group (setsid), and kills it at
+// the end of the case as well. Linux reads /proc; elsewhere only kill(-pgid) is used.
+#pragma once
+
+#include <sys/types.h>
+
+#include <vector>
+
+namespace kc {
+
+// Makes this process the reaper of its orphaned descendants (Linux); false elsewhere.
+bool become_subreaper();
+
+// Processes in group `pgid` other than `except`, as far as /proc tells.
+int group_members(pid_t pgid, pid_t except);
+
+// SIGKILL to the whole group, then every exited child of this process in it is reaped.
+void kill_group(pid_t pgid);
+
+// SIGKILLs and reaps children of this process (reparented descendants that left their
+// worker's group) that are not in `keep`; returns how many.
+int kill_stray_children(const std::vector<pid_t>& keep);
+
+}  // namespace kc
