@@ -32,6 +32,15 @@ namespace kc {
 // constructors cannot be caught (dlopen's frames do not pass it on): while dlopen runs,
 // a terminate handler names the library and the exception on stderr and ends the
 // process with exit code 2 (std::_Exit). Loads are serialized.
-Status load_plugin(const std::string& path, Registry& registry);
+//
+// The library is first loaded and asked (its factories, available(), numerics()) in a
+// child process: an exit, abort, crash, or a hang past `probe_seconds` there is an error
+// naming the plugin and the stage, and this process never loads it. The floating-point
+// environment its loading left (FTZ/DAZ from -ffast-math) is what its backends' calls run
+// in; this process goes back to the judge's.
+Status load_plugin(const std::string& path, Registry& registry, double probe_seconds = 60);
+
+// load_plugin without the child: in the probe itself, or where a fork is not wanted.
+Status load_plugin_here(const std::string& path, Registry& registry);
 
 }  // namespace kc

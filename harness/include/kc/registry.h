@@ -17,8 +17,11 @@ class Registry {
  public:
   using Factory = std::function<std::unique_ptr<Backend>()>;
 
-  // invalid_argument for an empty name or one already registered.
+  // invalid_argument for a name that breaks the rule (backend_name_problem) or one
+  // already registered; a refused name is also kept in problems(), so that a plugin that
+  // ignores the Status is refused when it is loaded.
   Status add(std::string name, Factory factory);
+  const std::vector<std::string>& problems() const { return problems_; }
   std::vector<std::string> names() const;
   bool contains(std::string_view name) const;
   // A new backend, or null for an unknown name.
@@ -28,7 +31,14 @@ class Registry {
 
  private:
   std::vector<std::pair<std::string, Factory>> entries_;
+  std::vector<std::string> problems_;
 };
+
+// Why `name` cannot name a backend, or empty: names are letters, digits and `._+-`, at
+// most kMaxBackendName characters, so that they read the same in a shell line, a file
+// name, a report and a --backend list.
+inline constexpr size_t kMaxBackendName = 64;
+std::string backend_name_problem(std::string_view name);
 
 // The built-in backends of this build: reference (and the GPU backends when built).
 Registry builtin_registry();

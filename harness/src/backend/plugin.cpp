@@ -10,6 +10,10 @@
 #include <functional>
 #include <mutex>
 
+#include "backend/candidate_call.h"
+#include "backend/plugin_probe.h"
+#include "core/fp_env.h"
+
 namespace kc {
 namespace {
 
@@ -76,7 +80,12 @@ Status call_plugin(const std::string& path, const std::string& what, const std::
 
 }  // namespace
 
-Status load_plugin(const std::string& path, Registry& registry) {
+Status load_plugin(const std::string& path, Registry& registry, double probe_seconds) {
+  KC_RETURN_IF_ERROR(probe_plugin(path, probe_seconds));
+  return load_plugin_here(path, registry);
+}
+
+Status load_plugin_here(const std::string& path, Registry& registry) {
   // A plugin stays loaded for the life of the process: its backends' code lives there.
   void* lib = open_library(path);
   if (lib == nullptr) {
@@ -111,13 +120,22 @@ Status load_plugin(const std::string& path, Registry& registry) {
     return failed_precondition("--plugin " + path + ": kc_register_backends refused to register (ABI " +
                                std::to_string(KC_PLUGIN_ABI_VERSION) + ")");
   }));
+  // What the library's constructors (-ffast-math's crtfastmath sets FTZ/DAZ) and its
+  // registration left is the environment its backends run in; the judge's is restored.
+  const FpEnv loaded = current_fp_env();
+  pin_judge_fp_env();
+  if (!added.problems().empty()) return invalid_argument("--plugin " + path + ": " + added.problems().front());
   if (added.names().empty()) return invalid_argument("--plugin " + path + ": registered no backend");
   for (const std::string& name : added.names()) {
     if (registry.contains(name)) {
-      return invalid_argument("--plugin " + path + ": backend \"" + name + "\" is already registered");
+      return invalid_argument("--plugin " + path + ": backend \"" + name +
+                              "\" is already registered (a built-in backend's name, or another plugin's)");
     }
   }
-  for (const std::string& name : added.names()) KC_RETURN_IF_ERROR(registry.add(name, *added.factory(name)));
+  for (const std::string& name : added.names()) {
+    KC_RETURN_IF_ERROR(registry.add(name, *added.factory(name)));
+    set_candidate_fp_env(name, loaded);
+  }
   return ok_status();
 }
 

@@ -1,0 +1,122 @@
+// probe_plugin: fork, load and ask in the child, which reports each stage on a pipe before
+// it enters it, so that the parent can say where the child ended.
+#include "backend/plugin_probe.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+
+#include "kc/plugin.h"
+#include "kc/registry.h"
+#include "run/fd_io.h"
+
+namespace kc {
+namespace {
+
+// In the child: every line written before the stage it names starts, "error:" and a
+// message for a refusal, "done" at the end. Its output goes nowhere: the parent loads
+// the library again, and its messages are printed then, once.
+[[noreturn]] void probe_child(const std::string& path, int fd) {
+  setpgid(0, 0);
+  for (int sig : {SIGPIPE, SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL}) signal(sig, SIG_DFL);
+  if (const int null = open("/dev/null", O_WRONLY); null >= 0) {
+    dup2(null, STDOUT_FILENO);
+    dup2(null, STDERR_FILENO);
+  }
+  auto say = [fd](const std::string& line) { write_all(fd, line + "\n"); };
+  say("stage:loading the library (its static initializers) and calling kc_register_backends");
+  Registry reg;
+  if (Status s = load_plugin_here(path, reg); !s.ok()) {
+    std::string msg = s.message();
+    for (char& c : msg) c = c == '\n' ? ' ' : c;
+    say("error:" + msg);
+    _exit(0);
+  }
+  for (const std::string& name : reg.names()) {
+    say("stage:making backend " + name + " (its factory)");
+    std::unique_ptr<Backend> b = reg.make(name);
+    if (!b) continue;
+    say("stage:calling " + name + "'s available()");
+    (void)b->available();
+    say("stage:calling " + name + "'s numerics()");
+    (void)b->numerics();
+    say("stage:calling " + name + "'s name()");
+    (void)b->name();
+  }
+  say("done");
+  _exit(0);
+}
+
+// The last complete "stage:" line of `out`, or the first stage when none arrived.
+std::string last_stage(const std::string& out) {
+  std::string stage = "starting";
+  size_t at = 0;
+  for (size_t nl; (nl = out.find('\n', at)) != std::string::npos; at = nl + 1) {
+    if (out.compare(at, 6, "stage:") == 0) stage = out.substr(at + 6, nl - at - 6);
+  }
+  return stage;
+}
+
+std::string how_it_ended(int status) {
+  if (WIFSIGNALED(status)) {
+    return "was killed by signal " + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
+  }
+  return "exited with status " + std::to_string(WEXITSTATUS(status));
+}
+
+}  // namespace
+
+Status probe_plugin(const std::string& path, double timeout_seconds) {
+  int fds[2];
+  if (pipe(fds) != 0) return internal_error("--plugin " + path + ": cannot make a pipe to probe it");
+  std::fflush(nullptr);
+  const pid_t pid = fork();
+  if (pid < 0) return internal_error("--plugin " + path + ": cannot start a process to probe it");
+  if (pid == 0) {
+    close(fds[0]);
+    probe_child(path, fds[1]);
+  }
+  setpgid(pid, pid);
+  close(fds[1]);
+  const auto start = std::chrono::steady_clock::now();
+  std::string out;
+  bool timed_out = false;
+  for (;;) {
+    const double left =
+        timeout_seconds - std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (left <= 0) {
+      timed_out = true;
+      break;
+    }
+    pollfd p{fds[0], POLLIN, 0};
+    if (poll(&p, 1, static_cast<int>(std::min(left, 0.25) * 1000) + 1) <= 0) continue;
+    char buf[4096];
+    const ssize_t n = read(fds[0], buf, sizeof buf);
+    if (n <= 0) break;
+    if (out.size() < (1u << 20)) out.append(buf, static_cast<size_t>(n));
+    if (out.find("\ndone\n") != std::string::npos || out.find("error:") != std::string::npos) break;
+  }
+  close(fds[0]);
+  kill(-pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  while (waitpid(-pid, nullptr, WNOHANG) > 0) {
+  }
+  if (const size_t e = out.find("error:"); e != std::string::npos) {
+    return failed_precondition(out.substr(e + 6, out.find('\n', e) - e - 6));
+  }
+  if (out.find("\ndone\n") != std::string::npos) return ok_status();
+  char limit[32];
+  std::snprintf(limit, sizeof limit, "%g", timeout_seconds);
+  const std::string what = timed_out ? std::string("did not finish within ") + limit + " s" : how_it_ended(status);
+  return failed_precondition("--plugin " + path + ": the plugin's code " + what + " while " + last_stage(out) +
+                             " (in a probe process; a plugin must not end or hang the process that loads it)");
+}
+
+}  // namespace kc
