@@ -114,4 +114,11 @@ bool wants_help(const Args& args);
 // Prints "kcheck: <message>" and the usage hint to stderr; returns 2.
 int usage_error(const std::string& message);
 
+// Guards kcheck's process for the command's duration (process_guard.cpp): an exit() from
+// plugin code before finished() is exit 2 with a message; SIGPIPE ignored; the judge's
+// floating-point environment pinned.
+void guard_process();
+// Marks the command finished, so that its exit with `code` is its own.
+int finished(int code);
+
 }  // namespace kc::cli

@@ -39,8 +39,31 @@ int usage_error(const std::string& message) {
 
 }  // namespace kc::cli
 
+namespace {
+
+int dispatch(const std::string& cmd, const kc::cli::Args& args) {
+  using namespace kc::cli;
+  const bool reads_cases = cmd == "run" || cmd == "explain" || cmd == "gen" || cmd == "fuzz" || cmd == "bench";
+  if (reads_cases && !wants_help(args)) {
+    if (kc::Status s = kc::limits_environment_problem(); !s.ok()) return usage_error(s.message());
+    kc::freeze_limits_environment();  // read once here: workers and the code they run cannot change it
+  }
+  if (cmd == "run") return run_command(args);
+  if (cmd == "explain") return explain_command(args);
+  if (cmd == "backends") return backends_command(args);
+  if (cmd == "checks") return checks_command(args);
+  if (cmd == "merge") return merge_command(args);
+  if (cmd == "gen") return gen_command(args);
+  if (cmd == "fuzz") return fuzz_command(args);
+  if (cmd == "bench") return bench_command(args);
+  return usage_error("unknown command '" + cmd + "'");
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   using namespace kc::cli;
+  guard_process();
   // --opt=value is --opt value wherever an option takes a value.
   Args args;
   for (int i = 1; i < argc; ++i) {
@@ -58,25 +81,15 @@ int main(int argc, char** argv) {
     std::fputs(kUsage, out);
     std::fprintf(out, "checks: %s (kcheck checks)\n",
                  kc::check_names([](const kc::CheckInfo&) { return true; }).c_str());
-    return args.empty() ? 2 : 0;
+    return finished(args.empty() ? 2 : 0);
   }
   const std::string cmd = args[0];
   args.erase(args.begin());
   if (cmd == "--version" || cmd == "version") {
     std::printf("kcheck %s (commit %s)\n", kc::version().c_str(), kc::source_commit().c_str());
-    return 0;
+    return finished(0);
   }
-  const bool reads_cases = cmd == "run" || cmd == "explain" || cmd == "gen" || cmd == "fuzz" || cmd == "bench";
-  if (reads_cases && !wants_help(args)) {
-    if (kc::Status s = kc::limits_environment_problem(); !s.ok()) return usage_error(s.message());
-  }
-  if (cmd == "run") return run_command(args);
-  if (cmd == "explain") return explain_command(args);
-  if (cmd == "backends") return backends_command(args);
-  if (cmd == "checks") return checks_command(args);
-  if (cmd == "merge") return merge_command(args);
-  if (cmd == "gen") return gen_command(args);
-  if (cmd == "fuzz") return fuzz_command(args);
-  if (cmd == "bench") return bench_command(args);
-  return usage_error("unknown command '" + cmd + "'");
+  const int code = dispatch(cmd, args);
+  std::fflush(nullptr);
+  return finished(code);
 }

@@ -333,7 +333,7 @@ int run_command(const Args& args) {
   Registry reg = builtin_registry();
   const std::vector<std::string> builtin = reg.names();
   for (const std::string& p : o.plugins) {
-    if (Status s = load_plugin(p, reg); !s.ok()) return usage_error(s.message());
+    if (Status s = load_plugin(p, reg, o.timeout); !s.ok()) return usage_error(s.message());
   }
   std::vector<BackendStatus> statuses;
   if (std::string err = choose_backends(reg, builtin, o, statuses); !err.empty()) return usage_error(err);
@@ -371,8 +371,8 @@ int run_command(const Args& args) {
   const WaiverOutcome waived = apply_waivers(results, waivers, info.started.substr(0, 10));
   if (!o.waivers.empty()) info.extra["waivers"] = o.waivers;
   info.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::fputs(terminal_safe(summary_text(results, info)).c_str(), stdout);
-  std::fputs(terminal_safe(waivers_text(waived, results, !o.waivers.empty())).c_str(), stdout);
+  // Report, JUnit and reproducers first: whatever happens to stdout (a reader that went
+  // away), what the run found is on disk before the summary is printed.
   bool reproducers_written = true;
   if (!o.report.empty()) {
     name_reproducers(failures_folder(o.report), results);
@@ -382,13 +382,15 @@ int run_command(const Args& args) {
     std::string rerun;  // what a reproducer's first line says to run it again with
     for (const std::string& p : o.plugins) rerun += " --plugin " + p;
     reproducers_written = write_failures(failures_folder(o.report), results, rerun);
-    std::printf("report: %s\n", terminal_safe(o.report).c_str());
   }
   if (!o.junit.empty()) {
     if (std::string why = write_text_file(o.junit, junit_xml(results, info)); !why.empty()) {
       return usage_error("cannot write " + o.junit + ": " + why);
     }
   }
+  std::fputs(terminal_safe(summary_text(results, info)).c_str(), stdout);
+  std::fputs(terminal_safe(waivers_text(waived, results, !o.waivers.empty())).c_str(), stdout);
+  if (!o.report.empty()) std::printf("report: %s\n", terminal_safe(o.report).c_str());
   if (results.empty()) return usage_error("no case files found under the given paths");
   if (const std::string empty = nothing_checked(results, info); !empty.empty() && !o.allow_empty) {
     std::fprintf(stderr, "kcheck: %s(a run that checks nothing is not a pass; --allow-empty accepts it)\n",

@@ -32,6 +32,10 @@ Limits default_limits();
 // invalid_argument naming the variable; ok when it is unset, empty or usable. Tools ask
 // before reading cases, so that a typo is refused instead of silently ignored.
 Status limits_environment_problem();
+// From now on default_limits() returns what the environment says now: kcheck reads the
+// variables once, in its own process, before any worker or backend code runs (a backend
+// that sets them in a worker changes nothing).
+void freeze_limits_environment();
 
 Status validate(const Case& c, const Limits& limits = default_limits());
 

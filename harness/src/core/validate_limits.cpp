@@ -50,7 +50,14 @@ std::optional<int64_t> parse_case_bytes(std::string_view text) {
 
 constexpr const char* kOpWorkVariable = "KC_MAX_OP_WORK";
 
-Limits default_limits() {
+namespace {
+
+std::optional<Limits>& frozen_limits() {
+  static std::optional<Limits> frozen;
+  return frozen;
+}
+
+Limits limits_from_environment() {
   Limits l;
   if (const char* env = std::getenv(kCaseBytesVariable)) {
     if (const auto bytes = parse_case_bytes(env)) l.max_case_bytes = *bytes;
@@ -60,6 +67,12 @@ Limits default_limits() {
   }
   return l;
 }
+
+}  // namespace
+
+Limits default_limits() { return frozen_limits() ? *frozen_limits() : limits_from_environment(); }
+
+void freeze_limits_environment() { frozen_limits() = limits_from_environment(); }
 
 Status limits_environment_problem() {
   for (const char* name : {kCaseBytesVariable, kOpWorkVariable}) {
