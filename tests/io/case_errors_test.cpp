@@ -115,6 +115,10 @@ TEST(CaseIo, FileLevelErrorsAreOneEntry) {
       {"op: conv\n---\nop: maxpool\n", {"t.yaml:3: the file holds 2 YAML documents; put several cases under cases:"}},
       {"a: 1\n---\nb: 2\n---\nc: 3\n---\n", {"t.yaml:3: the file holds 3 or more YAML documents"}},
       {",", {"t.yaml:1: invalid YAML at column 1: unexpected \",\""}},
+      // A NUL is named where it is, not as the escape the parser makes of it further on.
+      {std::string("name: nul\nop: conv\n\0dtype: f32\n", 31),
+       {"t.yaml:3: invalid YAML at column 1: a control byte 0x00 (NUL), which YAML does not allow"}},
+      {"op: conv\nname: \"a\x01" "b\"\n", {"t.yaml:2: invalid YAML at column 9: a control byte 0x01"}},
       {"- a\n,\n", {"t.yaml:2: invalid YAML at column 1: unexpected \",\""}},
       {"cases: []\n", {"t.yaml:1: cases: expected a non-empty list of cases"}},
       {"cases:\n  - {op: conv}\nop: conv\n", {"t.yaml:3: op: unknown key; allowed: cases, defaults"}},
