@@ -136,9 +136,16 @@ std::string how_it_ended(const Worker& w) {
 // The result from what the worker sent and how it ended; then its whole group is killed.
 CaseResult finish(const IsolatedTask& t, Worker& w, double timeout) {
   close(w.fd);
-  const int lingering = group_members(w.pid, w.exited ? 0 : w.pid);
-  kill_group(w.pid);
-  if (!w.exited) waitpid(w.pid, &w.status, 0);
+  if (!w.exited) {
+    kill(w.pid, SIGKILL);
+    waitpid(w.pid, &w.status, 0);
+  }
+  // The group outlives its leader only when something the backend started still runs:
+  // only then is /proc read to count it, before the whole group is killed.
+  while (waitpid(-w.pid, nullptr, WNOHANG) > 0) {
+  }
+  const int lingering = kill(-w.pid, 0) == 0 ? std::max(1, group_members(w.pid, 0)) : 0;
+  if (lingering > 0) kill_group(w.pid);
   const double secs = std::chrono::duration<double>(Clock::now() - w.start).count();
   CaseResult r;
   size_t size = 0;

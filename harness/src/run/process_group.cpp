@@ -52,6 +52,32 @@ std::vector<ProcStat> processes() {
   return out;
 }
 
+// The children of this process: /proc/self/task/*/children (one small read per thread),
+// or, where the kernel does not offer it, every process's parent from /proc.
+std::vector<pid_t> own_children() {
+  std::vector<pid_t> kids;
+#if defined(__linux__)
+  bool listed = false;
+  if (DIR* d = opendir("/proc/self/task")) {
+    while (const dirent* e = readdir(d)) {
+      if (e->d_name[0] == '.') continue;
+      std::FILE* f = std::fopen((std::string("/proc/self/task/") + e->d_name + "/children").c_str(), "r");
+      if (f == nullptr) continue;
+      listed = true;
+      for (int pid = 0; std::fscanf(f, "%d", &pid) == 1;) kids.push_back(static_cast<pid_t>(pid));
+      std::fclose(f);
+    }
+    closedir(d);
+  }
+  if (listed) return kids;
+#endif
+  const pid_t self = getpid();
+  for (const ProcStat& p : processes()) {
+    if (p.ppid == self) kids.push_back(p.pid);
+  }
+  return kids;
+}
+
 }  // namespace
 
 bool become_subreaper() {
@@ -77,11 +103,11 @@ void kill_group(pid_t pgid) {
 
 int kill_stray_children(const std::vector<pid_t>& keep) {
   int n = 0;
-  const pid_t self = getpid();
-  for (const ProcStat& p : processes()) {
-    if (p.ppid != self || std::find(keep.begin(), keep.end(), p.pid) != keep.end()) continue;
-    kill(p.pid, SIGKILL);
-    waitpid(p.pid, nullptr, 0);
+  for (const pid_t pid : own_children()) {
+    if (std::find(keep.begin(), keep.end(), pid) != keep.end()) continue;
+    if (waitpid(pid, nullptr, WNOHANG) == pid) continue;  // it had ended: reaped, nothing to kill
+    kill(pid, SIGKILL);
+    waitpid(pid, nullptr, 0);
     ++n;
   }
   return n;

@@ -1,4 +1,4 @@
-// Process groups of workers (docs/architecture.md, "Isolation"): each worker leads its
+// Process groups of workers (docs/plugins.md, "Trust"): each worker leads its
 // own group, killed whole when its case ends, so that nothing a backend forked outlives
 // the case; kcheck is the subreaper of what escapes its group (setsid), and kills it at
 // the end of the case as well. Linux reads /proc; elsewhere only kill(-pgid) is used.
