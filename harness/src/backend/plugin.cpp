@@ -46,8 +46,10 @@ std::mutex g_load_mutex;
     const auto b = static_cast<unsigned char>(ch);
     if (b < 0x20 || b >= 0x7f) ch = '?';
   }
-  std::fprintf(stderr, "kcheck: %s\n", line.c_str());
-  std::fflush(stderr);
+  if (!report_to_probe("error:" + line)) {  // in the probe the parent says it, once
+    std::fprintf(stderr, "kcheck: %s\n", line.c_str());
+    std::fflush(stderr);
+  }
   std::_Exit(2);
 }
 

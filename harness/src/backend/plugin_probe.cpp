@@ -14,22 +14,33 @@
 
 #include "kc/plugin.h"
 #include "kc/registry.h"
-#include "run/fd_io.h"
 
 namespace kc {
 namespace {
 
+int g_report_fd = -1;
+
+// The whole line and a newline, however write() splits it.
+bool write_line(int fd, const std::string& line) {
+  const std::string bytes = line + "\n";
+  for (size_t done = 0; done < bytes.size();) {
+    const ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
+    if (n <= 0) return false;
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
+
 // In the child: every line written before the stage it names starts, "error:" and a
-// message for a refusal, "done" at the end. Its output goes nowhere: the parent loads
-// the library again, and its messages are printed then, once.
+// message for a refusal, "done" at the end. Its stdout goes nowhere (the parent loads the
+// library again, and what it prints is printed then); its stderr stays, for the last
+// words of a library that ends the process (kcheck's own terminate handler among them).
 [[noreturn]] void probe_child(const std::string& path, int fd) {
   setpgid(0, 0);
   for (int sig : {SIGPIPE, SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL}) signal(sig, SIG_DFL);
-  if (const int null = open("/dev/null", O_WRONLY); null >= 0) {
-    dup2(null, STDOUT_FILENO);
-    dup2(null, STDERR_FILENO);
-  }
-  auto say = [fd](const std::string& line) { write_all(fd, line + "\n"); };
+  if (const int null = open("/dev/null", O_WRONLY); null >= 0) dup2(null, STDOUT_FILENO);
+  g_report_fd = fd;
+  auto say = [fd](const std::string& line) { write_line(fd, line); };
   say("stage:loading the library (its static initializers) and calling kc_register_backends");
   Registry reg;
   if (Status s = load_plugin_here(path, reg); !s.ok()) {
@@ -72,6 +83,8 @@ std::string how_it_ended(int status) {
 
 }  // namespace
 
+bool report_to_probe(const std::string& line) { return g_report_fd >= 0 && write_line(g_report_fd, line); }
+
 Status probe_plugin(const std::string& path, double timeout_seconds) {
   int fds[2];
   if (pipe(fds) != 0) return internal_error("--plugin " + path + ": cannot make a pipe to probe it");
@@ -100,7 +113,9 @@ Status probe_plugin(const std::string& path, double timeout_seconds) {
     const ssize_t n = read(fds[0], buf, sizeof buf);
     if (n <= 0) break;
     if (out.size() < (1u << 20)) out.append(buf, static_cast<size_t>(n));
-    if (out.find("\ndone\n") != std::string::npos || out.find("error:") != std::string::npos) break;
+    const size_t error = out.find("error:");
+    if (out.find("\ndone\n") != std::string::npos) break;
+    if (error != std::string::npos && out.find('\n', error) != std::string::npos) break;
   }
   close(fds[0]);
   kill(-pid, SIGKILL);

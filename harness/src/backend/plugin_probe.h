@@ -15,4 +15,9 @@ namespace kc {
 // load_plugin gave in the child.
 Status probe_plugin(const std::string& path, double timeout_seconds);
 
+// In the probe's child: writes `line` to the parent and returns true (the terminate
+// handler of a throwing static constructor reports so, instead of on stderr); elsewhere
+// returns false.
+bool report_to_probe(const std::string& line);
+
 }  // namespace kc

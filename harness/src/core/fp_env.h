@@ -1,5 +1,5 @@
-// The floating-point environment of the judge and of each candidate (docs/checks.md, "The
-// judge's floating-point environment"). The oracle, the checks and the tolerance model run in
+// The floating-point environment of the judge and of each candidate (docs/plugins.md,
+// "Trust"). The oracle, the checks and the tolerance model run in
 // the judge's: round to nearest, no flush-to-zero, no denormals-are-zero, every exception
 // masked. A candidate runs in the environment its library set when it loaded (a library built
 // with -ffast-math sets FTZ/DAZ from a constructor) and must leave the environment as it
