@@ -18,11 +18,11 @@
 #include <thread>
 #include <vector>
 
-extern char** environ;
-
 #include "core/fp_env.h"
 #include "run/fd_io.h"
 #include "run/process_group.h"
+
+extern char** environ;
 
 namespace kc {
 namespace {
@@ -46,6 +46,9 @@ struct Worker {
   Clock::time_point exited_at;
 };
 
+// A result larger than this is not one kcheck's own code writes: the worker is killed.
+constexpr size_t kMaxResultBytes = size_t{64} << 20;
+
 // A worker's answer is framed "<length>:<serialized result>", so that the parent knows it
 // has the whole result whether or not the pipe is closed (a descendant may hold it open).
 std::string frame(const std::string& payload) { return std::to_string(payload.size()) + ":" + payload; }
@@ -58,14 +61,13 @@ const char* framed_payload(const std::string& out, size_t& size) {
   for (size_t i = 0; i < colon; ++i) {
     if (out[i] < '0' || out[i] > '9') return nullptr;
     n = n * 10 + static_cast<size_t>(out[i] - '0');
+    if (n > kMaxResultBytes) return nullptr;  // not a frame kcheck wrote
   }
   if (out.size() < colon + 1 + n) return nullptr;
   size = n;
   return out.data() + colon + 1;
 }
 
-// A result larger than this is not one kcheck's own code writes: the worker is killed.
-constexpr size_t kMaxResultBytes = size_t{64} << 20;
 // How long a worker that exited may still be read from (its last bytes in the pipe).
 constexpr double kAfterExitSeconds = 0.2;
 

@@ -31,6 +31,12 @@ struct Reader {
   }
   double num() { return std::strtod(str().c_str(), nullptr); }
   int64_t integer() { return static_cast<int64_t>(num()); }
+  // A disposition, failing on a value no Disposition has (garbage on the pipe).
+  Disposition disposition() {
+    const int64_t d = integer();
+    if (d < 0 || d > static_cast<int64_t>(Disposition::kXpass)) fail();
+    return ok ? static_cast<Disposition>(d) : Disposition::kCrashed;
+  }
   std::string fail() {
     ok = false;
     return {};
@@ -72,7 +78,7 @@ std::string serialize(const CaseResult& r) {
 bool deserialize(const std::string& text, CaseResult& r) {
   Reader in{text};
   for (std::string* s : {&r.case_name, &r.source, &r.backend, &r.message, &r.reproducer}) *s = in.str();
-  r.disposition = static_cast<Disposition>(in.integer());
+  r.disposition = in.disposition();
   r.seconds = in.num();
   const int64_t fields = in.integer();
   for (int64_t i = 0; in.ok && i < fields; ++i) {
@@ -83,7 +89,7 @@ bool deserialize(const std::string& text, CaseResult& r) {
   for (int64_t i = 0; in.ok && i < checks; ++i) {
     CheckResult c;
     c.name = in.str();
-    c.disposition = static_cast<Disposition>(in.integer());
+    c.disposition = in.disposition();
     c.message = in.str();
     c.max_error_ratio = in.num();
     c.max_abs_error = in.num();
