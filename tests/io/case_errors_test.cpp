@@ -118,7 +118,9 @@ TEST(CaseIo, FileLevelErrorsAreOneEntry) {
       // A NUL is named where it is, not as the escape the parser makes of it further on.
       {std::string("name: nul\nop: conv\n\0dtype: f32\n", 31),
        {"t.yaml:3: invalid YAML at column 1: a control byte 0x00 (NUL), which YAML does not allow"}},
-      {"op: conv\nname: \"a\x01" "b\"\n", {"t.yaml:2: invalid YAML at column 9: a control byte 0x01"}},
+      {"op: conv\nname: \"a\x01"
+       "b\"\n",
+       {"t.yaml:2: invalid YAML at column 9: a control byte 0x01"}},
       {"- a\n,\n", {"t.yaml:2: invalid YAML at column 1: unexpected \",\""}},
       {"cases: []\n", {"t.yaml:1: cases: expected a non-empty list of cases"}},
       {"cases:\n  - {op: conv}\nop: conv\n", {"t.yaml:3: op: unknown key; allowed: cases, defaults"}},

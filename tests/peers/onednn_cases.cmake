@@ -4,7 +4,16 @@
 #   cmake -DKCHECK=... -DCASES=dir -DWAIVERS=file -DWORK=dir -P onednn_cases.cmake
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
-execute_process(COMMAND "${KCHECK}" run "${CASES}" --backend onednn,onednn.plain,onednn.winograd
+# oneDNN offers Winograd only on some CPUs (AVX-512): where kcheck lists it unavailable, its
+# lines are left out, and the reason is printed.
+set(peers onednn,onednn.plain,onednn.winograd)
+execute_process(COMMAND "${KCHECK}" backends OUTPUT_VARIABLE listed)
+string(REGEX MATCH "onednn.winograd +unavailable[^\n]*" winograd_missing "${listed}")
+if(winograd_missing)
+  message(STATUS "left out: ${winograd_missing}")
+  set(peers onednn,onednn.plain)
+endif()
+execute_process(COMMAND "${KCHECK}" run "${CASES}" --backend ${peers}
                         --waivers "${WAIVERS}" --report "${WORK}/report.json" --jobs 1
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
 if(NOT rc EQUAL 0)
@@ -24,6 +33,9 @@ foreach(line IN LISTS lines)
   set(check "${CMAKE_MATCH_3}")
   set(want "${CMAKE_MATCH_4}")
   string(STRIP "${CMAKE_MATCH_5}" text)
+  if(winograd_missing AND backend STREQUAL "onednn.winograd")
+    continue()
+  endif()
   set(found "no result")
   math(EXPR last "${n} - 1")
   foreach(i RANGE ${last})

@@ -29,7 +29,12 @@ std::string describe(const CaseResult& r) {
 
 void expect_passes(Backend& backend, Case c, std::vector<std::string> checks) {
   c.checks = std::move(checks);
-  ASSERT_TRUE(backend.supports(c).ok()) << backend.supports(c).message();
+  // A CPU without the instructions oneDNN needs for a dtype (bf16 without AVX-512) is the
+  // one refusal accepted: it says so, and there is nothing to compare.
+  if (const Status s = backend.supports(c); !s.ok()) {
+    ASSERT_NE(s.message().find("this CPU has no"), std::string::npos) << s.message();
+    return;
+  }
   const CaseResult r = check_case(c, backend);
   EXPECT_EQ(disposition_name(r.disposition), disposition_name(Disposition::kPassed))
       << backend.name() << ": " << describe(r);
