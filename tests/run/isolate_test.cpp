@@ -2,6 +2,7 @@
 // share the cores.
 #include <gtest/gtest.h>
 
+#include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -101,17 +102,23 @@ IsolatedTask with_descendant(int pids, std::function<CaseResult()> then) {
   CaseResult label;
   label.case_name = "descendant";
   return {label, [pids, then] {
+            int ready[2];
+            if (pipe(ready) != 0) return CaseResult{};
             if (fork() == 0) {
               const pid_t me = getpid();
               (void)!write(pids, &me, sizeof me);
+              (void)!write(ready[1], "x", 1);
               for (;;) pause();
             }
+            char c;
+            (void)!read(ready[0], &c, 1);  // its pid is sent before the worker goes on
             return then();
           }};
 }
 
 // Whether `pid` is gone (a zombie child of this process is reaped first).
 bool gone(pid_t pid) {
+  if (pid <= 0) return false;
   for (int i = 0; i < 200; ++i) {
     waitpid(pid, nullptr, WNOHANG);
     if (kill(pid, 0) != 0 && errno == ESRCH) return true;
@@ -127,9 +134,14 @@ class Descendants : public ::testing::Test {
     close(pids_[0]);
     close(pids_[1]);
   }
+  // The pid a descendant sent, or 0 when none came within 10 s (the test fails, never hangs).
   pid_t descendant() {
+    pollfd p{pids_[0], POLLIN, 0};
     pid_t pid = 0;
-    EXPECT_EQ(read(pids_[0], &pid, sizeof pid), static_cast<ssize_t>(sizeof pid));
+    if (poll(&p, 1, 10000) != 1 || read(pids_[0], &pid, sizeof pid) != static_cast<ssize_t>(sizeof pid)) {
+      ADD_FAILURE() << "no descendant sent its pid";
+      return 0;
+    }
     return pid;
   }
   int pids_[2] = {-1, -1};
