@@ -21,6 +21,7 @@
 #include "json_lite.h"
 #include "trap_list.h"
 #include "trap_reports.h"
+#include "traps_rerun.h"
 
 namespace kc::traps {
 namespace {
@@ -271,7 +272,9 @@ int score(const std::string& dir) {
 }
 
 int usage() {
-  std::fprintf(stderr, "usage: kc_traps_e2e run KCHECK PLUGIN CASES DIR [LEFT_OUT...] | check DIR NAME | score DIR\n");
+  std::fprintf(stderr,
+               "usage: kc_traps_e2e run KCHECK PLUGIN CASES DIR [LEFT_OUT...] | check DIR NAME | score DIR | "
+               "rerun KCHECK DIR NAME...\n");
   return 2;
 }
 
@@ -284,5 +287,6 @@ int main(int argc, char** argv) {
   if (a.size() >= 5 && a[0] == "run") return run_all(a[1], a[2], a[3], a[4], {a.begin() + 5, a.end()});
   if (a.size() == 3 && a[0] == "check") return check(a[1], a[2]);
   if (a.size() == 2 && a[0] == "score") return score(a[1]);
+  if (a.size() >= 4 && a[0] == "rerun") return rerun_reproducers(a[1], a[2], {a.begin() + 3, a.end()});
   return usage();
 }
