@@ -102,9 +102,10 @@ set(first_name "001-conv2d-bias-true-db-sums-dy-over-batch-a.example.scaled_dw.b
 file(MAKE_DIRECTORY "${WORK}/mid/failures/${first_name}")
 kcheck(2 run "${CASES}/conv/conv_bias.yaml" --plugin "${PLUGIN}" --backend example.scaled_dw --report "${WORK}/mid/r.json")
 expect_match("cannot write the failure reproducer [^\n]*${first_name}" "an unwritten reproducer is not named")
-# The others are named for what failed and start with the command that reruns them.
+# The others are named for what failed and start with the command that reruns them,
+# every argument quoted.
 file(READ "${WORK}/mid/failures/002-conv2d-bias-false-the-same-problem-witho.example.scaled_dw.backward.yaml" second)
-if(NOT second MATCHES "^# rerun: kcheck run [^\n]*002-[^\n]* --backend example.scaled_dw --plugin [^\n]+\n# kcheck reproducer:")
+if(NOT second MATCHES "^# rerun: kcheck run '[^\n]*002-[^\n]*' --backend 'example.scaled_dw' --plugin '[^\n]+'\n# kcheck reproducer:")
   message(FATAL_ERROR "a reproducer does not start with the command that reruns it:\n${second}")
 endif()
 file(READ "${WORK}/mid/r.json" mid_report)

@@ -80,6 +80,9 @@ TEST(CheckScope, LoadingNamesTheChecksLineAndWhy) {
       "cases:\n  - maxpool: {kernel: 2, mode: inference}\n  - maxpool: {kernel: 2}\n";
   EXPECT_EQ(parse_cases(two_pools, "t.yaml").size(), 2u);
   for (const LoadedCase& lc : parse_cases(two_pools, "t.yaml")) EXPECT_TRUE(lc.c.ok()) << lc.c.status().to_string();
+  // Each case keeps those that apply to it, so that written back alone it reads again.
+  EXPECT_EQ(parse_cases(two_pools, "t.yaml")[0].c->checks, std::vector<std::string>{"shape"});
+  EXPECT_EQ(parse_cases(two_pools, "t.yaml")[1].c->checks, (std::vector<std::string>{"shape", "backward"}));
   EXPECT_NE(load_error("defaults: {checks: [golden, argmax]}\ncases:\n  - " +
                        std::string("{op: conv, input: {spatial: [6]}, "
                                    "conv: {out_channels: 2, kernel: 3}}\n"))

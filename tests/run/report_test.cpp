@@ -128,5 +128,37 @@ TEST(Report, FileNamesWithANewlineStayOnTheirLine) {
   EXPECT_NE(cr.find("name\\x0dFAILED  fake"), std::string::npos) << cr;
 }
 
+// Whatever the names, messages and tensor names hold, the reproducer's header is comment
+// lines: the file reads back as its one case and nothing else.
+TEST(Report, FailureYamlHeaderStaysComments) {
+  const std::string conv =
+      "{op: conv, input: {batch: 1, channels: 1, spatial: [5]}, conv: {out_channels: 1, kernel: 3}}";
+  CaseResult r;
+  r.case_name = "name\r- {op: maxpool}\n- x";
+  r.source = "a\rcases: [].yaml:3";
+  r.backend = "b\r\nop: maxpool";
+  r.disposition = Disposition::kFailed;
+  r.message = "message\rop: maxpool\n\rkernel: 3\x0bx\x0c\x85y \xc2\x85op: a \xe2\x80\xa8op: b \xe2\x80\xa9op: c";
+  r.reproducer = conv;
+  CheckResult c{"forward", Disposition::kFailed, "y\r: [bad\nline two\r\x1b[2J\n\n", 2.5};
+  c.worst.push_back(WorstPoint{"y\rop: x", {0, 1}, 1, 2, 0.5});
+  c.worst.push_back(WorstPoint{std::string(300, 'y') + "\r{", {}, 1, 2, 0.5});  // cut by the line's width
+  r.checks.push_back(c);
+  const std::string yaml = failure_yaml(r);
+  EXPECT_EQ(yaml.find('\r'), std::string::npos) << yaml;
+  // YAML 1.1's Unicode line breaks too, which some readers and editors end a line at.
+  for (const char* brk : {"\xc2\x85", "\xe2\x80\xa8", "\xe2\x80\xa9"}) EXPECT_EQ(yaml.find(brk), std::string::npos);
+  EXPECT_NE(yaml.find("\\u0085op: a \\u2028op: b \\u2029op: c"), std::string::npos) << yaml;
+  size_t lines = 0;
+  for (size_t start = 0, end; (end = yaml.find('\n', start)) != std::string::npos; start = end + 1, ++lines) {
+    if (end + 1 < yaml.size()) EXPECT_EQ(yaml[start], '#') << yaml.substr(start, end - start);
+  }
+  EXPECT_GT(lines, 6u) << yaml;
+  const std::vector<LoadedCase> back = parse_cases(yaml, "r.yaml");
+  ASSERT_EQ(back.size(), 1u) << yaml;
+  ASSERT_TRUE(back[0].c.ok()) << back[0].c.status().to_string() << "\n" << yaml;
+  EXPECT_EQ(*back[0].c, *parse_cases(conv, "c.yaml")[0].c);
+}
+
 }  // namespace
 }  // namespace kc

@@ -1,9 +1,10 @@
 // The trap zoo end to end (ctest label `traps`), on the shipped corpus through kcheck and
 // its JSON report, as a user would run it:
 //   kc_traps_e2e run KCHECK PLUGIN CASES DIR [LEFT_OUT...]
-//       kcheck run CASES --plugin PLUGIN --backend B --jobs 2 --report DIR/B.json for the
-//       controls trap.none and trap.f32_accumulation and every trap of trap_list.h (the
-//       fixture of the other tests); LEFT_OUT are case files under CASES (relative to it)
+//       kcheck run CASES --plugin PLUGIN --backend B --jobs 2 --report DIR/B/report.json
+//       for the controls trap.none and trap.f32_accumulation and every trap of
+//       trap_list.h (the fixture of the other tests; each run's reproducers in its own
+//       DIR/B/failures); LEFT_OUT are case files under CASES (relative to it)
 // More on the method: docs/notes.md, section tests/traps/traps_e2e.cpp.
 #include <sys/wait.h>
 
@@ -19,6 +20,8 @@
 
 #include "json_lite.h"
 #include "trap_list.h"
+#include "trap_reports.h"
+#include "traps_rerun.h"
 
 namespace kc::traps {
 namespace {
@@ -36,14 +39,6 @@ const std::vector<Expectation>& expectations() {
   };
   return list;
 }
-
-std::string quoted(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-std::string report_path(const std::string& dir, const std::string& backend) { return dir + "/" + backend + ".json"; }
 
 // `pattern` with `*` matching any text, found anywhere in `text`.
 bool glob_in(const std::string& pattern, const std::string& text) {
@@ -108,16 +103,18 @@ int run_all(const std::string& kcheck, const std::string& plugin, const std::str
   int bad = 0;
   for (const std::string& b : backends) {
     const std::string report = report_path(dir, b);
-    std::filesystem::remove(report);  // never judge a trap by a stale report
+    // Never judge a trap by a stale report, nor keep a stale reproducer.
+    std::filesystem::remove_all(run_folder(dir, b));
+    std::filesystem::create_directories(run_folder(dir, b));
     const std::string cmd = quoted(kcheck) + " run" + paths + " --plugin " + quoted(plugin) + " --backend " + b +
-                            " --jobs 2 --report " + quoted(report) + " > " + quoted(dir + "/" + b + ".log") + " 2>&1";
+                            " --jobs 2 --report " + quoted(report) + " > " + quoted(run_log(dir, b)) + " 2>&1";
     const auto start = std::chrono::steady_clock::now();
     const int status = std::system(cmd.c_str());
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     // kcheck exits 0 (all passed) or 1 (something failed); anything else is a broken run.
     const bool ok = (code == 0 || code == 1) && std::filesystem::exists(report);
-    std::printf("%-34s exit %d  %5.1f s%s\n", b.c_str(), code, secs, ok ? "" : "  (no report: see the .log)");
+    std::printf("%-34s exit %d  %5.1f s%s\n", b.c_str(), code, secs, ok ? "" : "  (no report: see its run.log)");
     bad += !ok;
   }
   return bad == 0 ? 0 : 1;
@@ -275,7 +272,9 @@ int score(const std::string& dir) {
 }
 
 int usage() {
-  std::fprintf(stderr, "usage: kc_traps_e2e run KCHECK PLUGIN CASES DIR [LEFT_OUT...] | check DIR NAME | score DIR\n");
+  std::fprintf(stderr,
+               "usage: kc_traps_e2e run KCHECK PLUGIN CASES DIR [LEFT_OUT...] | check DIR NAME | score DIR | "
+               "rerun KCHECK DIR NAME...\n");
   return 2;
 }
 
@@ -288,5 +287,6 @@ int main(int argc, char** argv) {
   if (a.size() >= 5 && a[0] == "run") return run_all(a[1], a[2], a[3], a[4], {a.begin() + 5, a.end()});
   if (a.size() == 3 && a[0] == "check") return check(a[1], a[2]);
   if (a.size() == 2 && a[0] == "score") return score(a[1]);
+  if (a.size() >= 4 && a[0] == "rerun") return rerun_reproducers(a[1], a[2], {a.begin() + 3, a.end()});
   return usage();
 }

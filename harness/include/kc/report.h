@@ -42,7 +42,8 @@ std::string junit_xml(const std::vector<CaseResult>& results, const RunInfo& inf
 // most frequent reasons cases were skipped on each backend.
 std::string summary_text(const std::vector<CaseResult>& results, const RunInfo& info);
 // A one-case YAML file for a failed result: comment lines with the diagnosis and the
-// worst coordinates, then the reproducer. Empty when the result has no reproducer.
+// worst coordinates (each made one line by one_line, so that no name or message can end
+// a comment), then the reproducer. Empty when the result has no reproducer.
 std::string failure_yaml(const CaseResult& r);
 
 // A name or path for one line of output: each control character written as \xNN (a

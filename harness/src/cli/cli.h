@@ -5,6 +5,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kc/result.h"
@@ -21,21 +22,27 @@ int run_command(const Args& args);       // kcheck run PATH... [options]
 int explain_command(const Args& args);   // kcheck explain CASE
 int backends_command(const Args& args);  // kcheck backends
 int checks_command(const Args& args);    // kcheck checks [--markdown]
-int merge_command(const Args& args);
-int bench_command(const Args& args);  // kcheck bench PATH... [--backend a,b] [--out F.json]
+int merge_command(const Args& args);     // kcheck merge R1.json R2.json ... -o R.json
+int bench_command(const Args& args);     // kcheck bench PATH... [--backend a,b] [--out F.json]
+int gen_command(const Args& args);       // kcheck gen --op OP --count N --seed S -o DIR
+int fuzz_command(const Args& args);      // kcheck fuzz [--op OP] [--time S | --count N] ...
 
-// A failure reproducer's file name: NNN-CASE.BACKEND.CHECK.yaml (reproducer_files.cpp).
+// A failure reproducer's file name: NNN-CASE.BACKEND.CHECK.yaml (reproducer_files.cpp),
+// at most kMaxReproducerName bytes whatever the names hold (each part is cut; the
+// number keeps names unique), within the 255 of common file systems.
+inline constexpr size_t kMaxReproducerName = 200;
 std::string reproducer_name(int n, const CaseResult& r);
 // Gives each case that did not pass (an XFAIL needs none) its reproducer's path in
 // `folder`, as the result's field reproducer_file, which the report then carries.
 void name_reproducers(const std::string& folder, std::vector<CaseResult>& results);
 // Writes the reproducers name_reproducers named, each starting with the command that
-// reruns it (`rerun`: its options beyond --backend). False when one could not be written
-// (each is named on stderr).
+// reruns it (`# rerun: kcheck run PATH --backend NAME --plugin LIB...`, every argument
+// shell-quoted). False when one could not be written (each is named on stderr).
 bool write_failures(const std::string& folder, const std::vector<CaseResult>& results,
-                    const std::string& rerun);  // kcheck merge R1.json R2.json ... -o R.json
-int gen_command(const Args& args);              // kcheck gen --op OP --count N --seed S -o DIR
-int fuzz_command(const Args& args);             // kcheck fuzz [--op OP] [--time S | --count N] ...
+                    const std::vector<std::string>& plugins);
+// One argument as a POSIX shell word that stays on one line: 'text' ('\'' for a quote),
+// or $'text' with control characters as \xHH; bash reads back the exact bytes.
+std::string shell_quote(std::string_view text);
 
 // Helpers shared by the commands: a whole decimal uint64, or nullopt; a whole positive
 // decimal number of seconds below kMaxSeconds (not NaN, not inf), or nullopt.

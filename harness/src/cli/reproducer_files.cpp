@@ -1,6 +1,7 @@
 // The failure reproducers kcheck run writes next to its report: one YAML file per case
-// that did not pass, named for what failed (NNN-CASE.BACKEND.CHECK.yaml), its first line
-// the command that runs it again.
+// that did not pass, named for what failed (NNN-CASE.BACKEND.CHECK.yaml, each part cut so
+// that any name fits the file system), its first line the command that runs it again,
+// every argument shell-quoted on that one line.
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
@@ -36,16 +37,34 @@ std::string what_failed(const CaseResult& r) {
   return std::string(disposition_key(r.disposition));
 }
 
+// At most `width` bytes of `text`, not cut inside a UTF-8 character.
+std::string cut(const std::string& text, size_t width) {
+  if (text.size() <= width) return text;
+  size_t end = width;
+  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
+  return text.substr(0, end);
+}
+
+// A name as one part of a file name: no folder separator, blank or control character.
+std::string file_part(const std::string& text, size_t width) {
+  std::string part = cut(text, width);
+  for (char& c : part) {
+    if (c == '/' || c == ' ' || std::iscntrl(static_cast<unsigned char>(c))) c = '_';
+  }
+  return part;
+}
+
+// The parts' widths: with the number's up to 11 bytes, the dots and ".yaml", 187 bytes.
+constexpr size_t kCaseWidth = 40, kBackendWidth = 96, kCheckWidth = 32;
+static_assert(12 + kCaseWidth + 1 + kBackendWidth + 1 + kCheckWidth + 5 <= kMaxReproducerName);
+
 }  // namespace
 
 std::string reproducer_name(int n, const CaseResult& r) {
   char number[16];
   std::snprintf(number, sizeof number, "%03d-", n);
-  std::string backend = r.backend;
-  for (char& c : backend) {
-    if (c == '/' || c == ' ' || std::iscntrl(static_cast<unsigned char>(c))) c = '_';
-  }
-  return number + slug(r.case_name, 40) + "." + backend + "." + what_failed(r) + ".yaml";
+  return number + slug(r.case_name, kCaseWidth) + "." + file_part(r.backend, kBackendWidth) + "." +
+         file_part(what_failed(r), kCheckWidth) + ".yaml";
 }
 
 namespace {
@@ -73,14 +92,29 @@ void name_reproducers(const std::string& folder, std::vector<CaseResult>& result
   }
 }
 
-bool write_failures(const std::string& folder, const std::vector<CaseResult>& results, const std::string& rerun) {
+namespace {
+
+// The reproducer's first line: the command that reruns it, every argument quoted for a
+// POSIX shell (a name may hold blanks, quotes, `$` or a newline), on one comment line.
+std::string rerun_line(const std::string& path, const std::string& backend, const std::vector<std::string>& plugins) {
+  // A relative path that starts with '-' would be read as an option.
+  const std::string file = path.starts_with('-') ? "./" + path : path;
+  std::string s = "# rerun: kcheck run " + shell_quote(file) + " --backend " + shell_quote(backend);
+  for (const std::string& p : plugins) s += " --plugin " + shell_quote(p);
+  return s + "\n";
+}
+
+}  // namespace
+
+bool write_failures(const std::string& folder, const std::vector<CaseResult>& results,
+                    const std::vector<std::string>& plugins) {
   int n = 0, written = 0;
   for (const CaseResult& r : results) {
     const std::string* path = reproducer_file(r);
     if (path == nullptr) continue;
     ++n;
-    const std::string again = "# rerun: kcheck run " + *path + " --backend " + r.backend + rerun + "\n";
-    if (const std::string why = write_text_file(*path, again + failure_yaml(r)); why.empty()) {
+    if (const std::string why = write_text_file(*path, rerun_line(*path, r.backend, plugins) + failure_yaml(r));
+        why.empty()) {
       ++written;
     } else {
       std::fprintf(stderr, "kcheck: cannot write the failure reproducer %s: %s\n", terminal_safe(*path).c_str(),

@@ -379,9 +379,7 @@ int run_command(const Args& args) {
     if (std::string why = write_text_file(o.report, report_json(results, info)); !why.empty()) {
       return usage_error("cannot write " + o.report + ": " + why);
     }
-    std::string rerun;  // what a reproducer's first line says to run it again with
-    for (const std::string& p : o.plugins) rerun += " --plugin " + p;
-    reproducers_written = write_failures(failures_folder(o.report), results, rerun);
+    reproducers_written = write_failures(failures_folder(o.report), results, o.plugins);
   }
   if (!o.junit.empty()) {
     if (std::string why = write_text_file(o.junit, junit_xml(results, info)); !why.empty()) {

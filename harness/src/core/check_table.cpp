@@ -135,6 +135,14 @@ Status validate_checks(const Case& c, bool from_defaults) {
                           "); give the case its own checks:");
 }
 
+std::vector<std::string> checks_that_apply(const Case& c) {
+  std::vector<std::string> names;
+  for (const std::string& name : c.checks) {
+    if (check_never_applies(c, name).empty()) names.push_back(name);
+  }
+  return names;
+}
+
 bool judges_backward(const Case& c) {
   if (c.checks.empty()) return true;
   const bool pool = pool_of(c) != nullptr;

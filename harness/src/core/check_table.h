@@ -52,6 +52,11 @@ std::string check_never_applies(const Case& c, std::string_view name);
 // checks applies to the case, which would then check nothing.
 Status validate_checks(const Case& c, bool from_defaults = false);
 
+// The checks of c.checks that may apply to `c`, in list order: a list taken from
+// `defaults:` resolved for the case, so that the case (and a reproducer written from it)
+// names only checks it runs, and reads back alone, where validate_checks refuses the rest.
+std::vector<std::string> checks_that_apply(const Case& c);
+
 // Whether the case's checks compare backward values (every default list does).
 bool judges_backward(const Case& c);
 

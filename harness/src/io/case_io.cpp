@@ -82,6 +82,9 @@ LoadedCase load_one(const std::string& file, const YAML::Node& node, const YAML:
     entry.c = s.with_context(where(file, locate(ctx, s.message(), line)));
     return entry;
   }
+  // Shared defaults mean "where they apply": the case keeps those, so that its reproducer
+  // names no check that the reader refuses on a case of its own.
+  if (!v.own("checks")) c->checks = checks_that_apply(*c);
   c->source = where(file, line);
   entry.c = std::move(c);
   return entry;

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <map>
 #include <set>
+#include <utility>
 
 #include "kc/case_io.h"
 #include "run/json_writer.h"
@@ -312,15 +313,34 @@ std::string summary_text(const std::vector<CaseResult>& results, const RunInfo& 
   return s + line;
 }
 
+namespace {
+
+// One comment line of a reproducer: one_line's escapes, and the Unicode line breaks of
+// YAML 1.1 (NEL, LS, PS), at which some readers and editors end a line, as \uXXXX.
+std::string comment_line(std::string_view text) {
+  std::string s = one_line(text);
+  for (const auto& [raw, escaped] : {std::pair<std::string_view, std::string_view>{"\xc2\x85", "\\u0085"},
+                                     {"\xe2\x80\xa8", "\\u2028"},
+                                     {"\xe2\x80\xa9", "\\u2029"}}) {
+    for (size_t at = s.find(raw); at != std::string::npos; at = s.find(raw, at + escaped.size())) {
+      s.replace(at, raw.size(), escaped);
+    }
+  }
+  return "#" + s + "\n";
+}
+
+}  // namespace
+
 std::string failure_yaml(const CaseResult& r) {
   if (r.reproducer.empty()) return {};
-  std::string s = "# kcheck reproducer: " + one_line(r.case_name) + " on " + one_line(r.backend) + " (" +
-                  one_line(r.source) + "): " + std::string(disposition_name(r.disposition)) + "\n";
-  std::string d = file_on_one_line(diagnosis(r), source_file(r));
+  std::string s = comment_line(" kcheck reproducer: " + r.case_name + " on " + r.backend + " (" + r.source +
+                               "): " + std::string(disposition_name(r.disposition)));
+  const std::string d = file_on_one_line(diagnosis(r), source_file(r));
   size_t start = 0;
   while (start < d.size()) {
     const size_t end = d.find('\n', start);
-    s += "#" + d.substr(start, end - start) + "\n";
+    // Each line of a message stays a comment, whatever the message holds.
+    s += comment_line(std::string_view(d).substr(start, end - start));
     if (end == std::string::npos) break;
     start = end + 1;
   }
