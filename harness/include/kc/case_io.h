@@ -50,7 +50,8 @@ std::string source_of(const LoadedCase& lc);
 std::string_view source_file_of(std::string_view source);
 
 // Reads and parses a case file. Never throws; a file that cannot be read (missing,
-// a directory, too large) yields one entry with not_found / resource_exhausted.
+// a directory, not a regular file, too large, out of memory while parsing) yields one
+// entry with not_found / invalid_argument / resource_exhausted.
 std::vector<LoadedCase> load_case_file(const std::string& path);
 
 // Parses YAML text as the contents of a case file named `file_name` (used verbatim in
