@@ -1,6 +1,6 @@
-// Input files (io/input_file.h) read alike for every kind: refusals name the kind, and
-// running out of memory while a file within the size limit is parsed (yaml-cpp takes
-// about 500 bytes per value) is resource_exhausted with the reason, never an abort.
+// Input files (io/input_file.h) read alike for case and waiver files: refusals name the
+// kind, and running out of memory while a file within the size limit is parsed (yaml-cpp
+// takes about 500 bytes per value) is resource_exhausted with the reason, never an abort.
 #include "io/input_file.h"
 
 #include <sys/resource.h>
@@ -15,6 +15,7 @@
 #include <fstream>
 #include <string>
 
+#include "io/waiver_reader.h"
 #include "kc/case_io.h"
 
 namespace kc {
@@ -79,7 +80,10 @@ std::string many_values(const fs::path& path, const std::string& head, const std
 TEST(InputFileDeathTest, RunningOutOfMemoryIsAStatusNotAnAbort) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   const fs::path dir = fresh_dir("kc_input_oom_");
+  const std::string waivers = many_values(dir / "waivers.yaml", "waivers: [", "]\n");
   const std::string cases = many_values(dir / "case.yaml", "cases: [", "]\n");
+  EXPECT_EXIT(out_of_memory_child([&] { return load_waivers(waivers).status(); }), ::testing::ExitedWithCode(0),
+              "waivers.yaml: out of memory while reading the waiver file");
   EXPECT_EXIT(out_of_memory_child([&] { return load_case_file(cases).at(0).c.status(); }), ::testing::ExitedWithCode(0),
               "case.yaml: out of memory while reading the case file");
   fs::remove_all(dir);
