@@ -1,11 +1,11 @@
-// Case files: finding them, reading them (one case, or `cases:` with `defaults:`), and
-// turning every problem into a located error entry. This is the I/O edge: yaml-cpp's
-// exceptions (and any other, std::bad_alloc included) are caught here and never leave.
+// Case files: reading them (one case, or `cases:` with `defaults:`) and turning every
+// problem into a located error entry (finding them: case_files.cpp). This is the I/O
+// edge: yaml-cpp's exceptions (and any other, std::bad_alloc included) are caught here
+// and never leave.
 #include "kc/case_io.h"
 
 #include <algorithm>
 #include <cctype>
-#include <filesystem>
 
 #include "core/check_table.h"
 #include "core/validate.h"
@@ -15,7 +15,6 @@
 namespace kc {
 namespace {
 
-namespace fs = std::filesystem;
 using io::Context;
 using io::Value;
 
@@ -141,35 +140,6 @@ std::vector<LoadedCase> parse_text(std::string_view text, const std::string& fil
   return load_document(file, *doc);
 }
 
-// An error met walking a folder: ENOENT is an entry that vanished during the walk (a
-// /proc process that ended) and is left out; anything else is reported.
-bool vanished(const std::error_code& ec) { return ec == std::errc::no_such_file_or_directory; }
-
-LoadedCase walk_problem(const fs::path& p, const std::string& what, const std::error_code& ec) {
-  return error_entry(p.string(), 0, not_found(p.string() + ": " + what + ": " + ec.message()));
-}
-
-// One folder of the walk: its *.yaml entries into out.files (whatever their type, see
-// find_case_files), its sub-folders onto `todo`, a listing error into out.problems.
-void list_folder(const fs::path& dir, std::vector<fs::path>& todo, CaseFiles& out) {
-  std::error_code ec;
-  fs::directory_iterator it(dir, ec);
-  for (; !ec && it != fs::directory_iterator(); it.increment(ec)) {
-    std::error_code type_ec;
-    const fs::file_status own = it->symlink_status(type_ec);
-    if (type_ec) {
-      if (!vanished(type_ec)) out.problems.push_back(walk_problem(it->path(), "cannot inspect it", type_ec));
-      continue;
-    }
-    if (fs::is_directory(own)) {
-      if (!fs::exists(it->path() / kScanSkipMarker, type_ec)) todo.push_back(it->path());
-    } else if (is_case_file_name(it->path()) && !(fs::is_symlink(own) && fs::is_directory(it->path(), type_ec))) {
-      out.files.push_back(it->path().string());
-    }
-  }
-  if (ec && !vanished(ec)) out.problems.push_back(walk_problem(dir, "cannot list the folder", ec));
-}
-
 }  // namespace
 
 std::vector<LoadedCase> parse_cases(std::string_view yaml_text, const std::string& file_name) {
@@ -187,34 +157,6 @@ std::vector<LoadedCase> load_case_file(const std::string& path) {
   StatusOr<std::string> text = io::read_input_file(path, "case file");
   if (!text.ok()) return {error_entry(path, 0, text.status())};
   return parse_cases(*text, path);
-}
-
-// .yaml or .yml in any case (CASE.YAML, a.Yml): a folder scan that skipped such a file
-// would leave its cases out without a word.
-bool is_case_file_name(const std::string& path) {
-  std::string ext = fs::path(path).extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char ch) { return std::tolower(ch); });
-  return ext == ".yaml" || ext == ".yml";
-}
-
-CaseFiles find_case_files(const std::string& path) {
-  CaseFiles out;
-  try {
-    std::error_code ec;
-    if (!fs::is_directory(path, ec)) return {{path}, {}};
-    std::vector<fs::path> todo = {path};  // folders still to list (no recursion: any depth)
-    while (!todo.empty()) {
-      const fs::path dir = std::move(todo.back());
-      todo.pop_back();
-      list_folder(dir, todo, out);
-    }
-  } catch (const std::exception& e) {  // out of memory while listing: say so, keep what was found
-    out.problems.push_back(error_entry(path, 0, internal_error(path + ": listing the case files failed: " + e.what())));
-  }
-  std::sort(out.files.begin(), out.files.end());
-  std::stable_sort(out.problems.begin(), out.problems.end(),
-                   [](const LoadedCase& a, const LoadedCase& b) { return a.file < b.file; });
-  return out;
 }
 
 std::string source_of(const LoadedCase& lc) { return lc.line > 0 ? lc.file + ":" + std::to_string(lc.line) : lc.file; }
