@@ -127,7 +127,7 @@ kc_shell_test(run.a_waived_failure_that_passes_is_xpass
   "\"$0\" run \"$2\" --plugin \"$1\" --backend example.correct --waivers \"$3\" 2>&1; echo \"exit=$?\""
   $<TARGET_FILE:kcheck> ${kc_example} ${kc_plugin_case} "${CMAKE_CURRENT_SOURCE_DIR}/cli/waivers/stale.yaml")
 kc_shell_test(run.a_bad_waiver_file_is_refused
-  "--waivers: [^\n]*conv_bias.yaml: expected one key, waivers:\n.*exit=2\n"
+  "--waivers: [^\n]*conv_bias.yaml:3: defaults: unknown key; allowed: waivers\n.*exit=2\n"
   "\"$0\" run \"$1\" --waivers \"$2\" 2>&1; echo \"exit=$?\""
   $<TARGET_FILE:kcheck> ${kc_plugin_case} "${PROJECT_SOURCE_DIR}/cases/conv/conv_bias.yaml")
 

@@ -8,6 +8,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -50,7 +52,8 @@ std::string source_of(const LoadedCase& lc);
 std::string_view source_file_of(std::string_view source);
 
 // Reads and parses a case file. Never throws; a file that cannot be read (missing,
-// a directory, too large) yields one entry with not_found / resource_exhausted.
+// a directory, not a regular file, too large, out of memory while parsing) yields one
+// entry with not_found / invalid_argument / resource_exhausted.
 std::vector<LoadedCase> load_case_file(const std::string& path);
 
 // Parses YAML text as the contents of a case file named `file_name` (used verbatim in
@@ -72,6 +75,33 @@ std::string case_to_yaml(const Case& c);
 //   {op: conv, dtype: f32, input: {batch: 1, channels: 2, spatial: [5]}, conv: {...}, ...}
 std::string case_to_one_line(const Case& c);
 
+// Why a folder scan passes over a file without reading it as a case. Every such file is
+// counted by its reason, so that none is left out without a word: `key` names the count
+// in kcheck run's report (passed_over_KEY), `text` says it in the summary after the count
+// ("3 files passed over: 2 not *.yaml/*.yml, 1 under a folder with ...").
+struct PassOverReason {
+  std::string_view key, text;
+};
+inline constexpr PassOverReason kNotCaseName{"not_case_file", "not *.yaml/*.yml"};
+inline constexpr PassOverReason kUnderScanSkip{"scan_skip",
+                                               "under a folder with the scan-skip marker (KCHECK_SCAN_SKIP)"};
+inline constexpr PassOverReason kLeadsNowhere{"broken_link", "leading nowhere (dangling or looping symbolic links)"};
+// Counted by kcheck run, not by the scan: its own reproducers in a scanned folder.
+inline constexpr PassOverReason kOwnReproducer{"reproducer",
+                                               "in the report's failures folder (this command's own reproducers)"};
+inline constexpr PassOverReason kPassOverReasons[] = {kNotCaseName, kUnderScanSkip, kLeadsNowhere, kOwnReproducer};
+// A file passed over and the key of its reason.
+struct PassedOverFile {
+  std::string path;
+  std::string_view reason;
+};
+// Files passed over, counted by the key of their reason.
+using PassedOver = std::map<std::string, int64_t, std::less<>>;
+int64_t passed_over_count(const PassedOver& counts, const PassOverReason& why);
+// "3 files passed over: 2 not *.yaml/*.yml, 1 under ...", the reasons in the order of
+// kPassOverReasons; empty when there are none.
+std::string passed_over_text(const PassedOver& counts);
+
 // The case files under `path`: the path itself when it is not a directory (whatever its
 // extension; a path that does not exist is returned as is, so that loading it reports
 // the error through the usual channel), or every *.yaml / *.yml entry below a
@@ -80,10 +110,16 @@ std::string case_to_one_line(const Case& c);
 // loading them says why they are refused, as for the same path given directly. A folder
 // that cannot be listed (permission denied, an I/O error) is an entry of `problems`
 // naming it and the reason; entries that vanish during the walk (a /proc process that
-// ended) are left out. Symbolic links to folders are not followed.
+// ended) are left out. Symbolic links to folders are followed, each folder read once
+// however many routes reach it (by the route of a folder's own entries first, then by
+// links in path order); a link to a folder above it, which would loop, is a problem
+// naming both. A folder holding kScanSkipMarker is left out, its files counted. Every
+// other file is counted in `passed_over` with its reason, except a NAME.expect beside a
+// case file NAME.yaml or NAME.yml, which kcheck run reads with it.
 struct CaseFiles {
   std::vector<std::string> files;
   std::vector<LoadedCase> problems;
+  std::vector<PassedOverFile> passed_over;  // sorted by path
 };
 CaseFiles find_case_files(const std::string& path);
 

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "kc/case_io.h"
 #include "kc/result.h"
 
 namespace kc {
@@ -34,6 +35,10 @@ struct RunInfo {
 };
 
 std::map<std::string, int> summary_counts(const std::vector<CaseResult>& results);
+// The files a run's folder scans passed over (kc/case_io.h), into info.extra: passed_over
+// (the total) and passed_over_KEY for each reason, zeros included, so that the report
+// carries them and the summary, of a run or of merged shards, says them.
+void set_passed_over(RunInfo& info, const PassedOver& counts);
 
 std::string report_json(const std::vector<CaseResult>& results, const RunInfo& info);
 std::string junit_xml(const std::vector<CaseResult>& results, const RunInfo& info);

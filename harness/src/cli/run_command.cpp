@@ -7,8 +7,6 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
-#include <regex>
 #include <set>
 
 #include "cli.h"
@@ -20,6 +18,7 @@
 #include "run/fast_failure.h"
 #include "run/isolate.h"
 #include "run/waivers.h"
+#include "run_inputs.h"
 
 namespace kc::cli {
 namespace {
@@ -138,73 +137,6 @@ std::string parse(const Args& args, RunOptions& o) {
     }
   }
   return check_together(o);
-}
-
-// A file that cannot carry `expect:` (not YAML, empty, not a map) may have a sibling
-// NAME.expect holding the expected error text on its first line. A blank first line
-// would match almost any error: it is no expectation, and the file stays INVALID.
-void apply_sibling_expect(const std::string& file, std::vector<LoadedCase>& loaded) {
-  std::filesystem::path p(file);
-  std::ifstream f(p.replace_extension(".expect"));
-  std::string text;
-  if (!f || !std::getline(f, text) || text.find_first_not_of(" \t\r") == std::string::npos) return;
-  for (LoadedCase& lc : loaded) {
-    if (lc.expect.pass) lc.expect = Expectation{false, text};
-  }
-}
-
-// The case files under the paths, each once (a file named twice or under two given
-// folders runs once): regression cases first, then in sorted order. Folders that could
-// not be listed are `unlisted`, INVALID with the reason.
-struct Found {
-  std::vector<std::string> files;
-  std::vector<LoadedCase> unlisted;
-};
-
-// A failure reproducer's file name, as write_failures gives it: digits, '-', .yaml.
-bool is_reproducer_name(const std::string& path) {
-  static const std::regex kName("[0-9]+-.+\\.yaml");
-  return std::regex_match(std::filesystem::path(path).filename().string(), kName);
-}
-
-// The report's failures folder holds this command's own reproducers (NNN-....yaml):
-// a scan of a folder that holds it (a report written inside a scanned folder) leaves
-// them out, so that the same command reads the same cases when it runs again. Other
-// files there are read, and output_clash refuses the run, whose reproducers could
-// overwrite them; so it does when the failures folder is named as a path itself.
-Found find_all(const std::vector<std::string>& paths, const std::string& failures) {
-  Found found;
-  std::set<std::string> seen, seen_unlisted;
-  auto key = [](const std::string& f) {
-    std::error_code ec;
-    const std::string canonical = std::filesystem::weakly_canonical(f, ec).string();
-    return ec ? f : canonical;
-  };
-  for (const std::string& p : paths) {
-    CaseFiles listed = find_case_files(p);
-    const bool skip_failures = !failures.empty() && inside_folder(failures, p);
-    for (std::string& f : listed.files) {
-      if (skip_failures && inside_folder(f, failures) && is_reproducer_name(f)) continue;
-      if (seen.insert(key(f)).second) found.files.push_back(std::move(f));
-    }
-    for (LoadedCase& problem : listed.problems) {
-      if (seen_unlisted.insert(key(problem.file)).second) found.unlisted.push_back(std::move(problem));
-    }
-  }
-  std::stable_partition(found.files.begin(), found.files.end(),
-                        [](const std::string& f) { return f.find("/regressions/") != std::string::npos; });
-  return found;
-}
-
-std::vector<LoadedCase> load_all(Found found) {
-  std::vector<LoadedCase> cases;
-  for (const std::string& f : found.files) {
-    std::vector<LoadedCase> loaded = load_case_file(f);
-    apply_sibling_expect(f, loaded);
-    for (LoadedCase& c : loaded) cases.push_back(std::move(c));
-  }
-  for (LoadedCase& problem : found.unlisted) cases.push_back(std::move(problem));
-  return cases;
 }
 
 // Why the report, the JUnit file or the failure reproducers would be written over an
@@ -355,6 +287,7 @@ int run_command(const Args& args) {
   info.backends = std::move(statuses);
   info.extra["case_set"] = case_set;
   info.extra["shard"] = std::to_string(o.shard) + "/" + std::to_string(o.shards);
+  set_passed_over(info, found.passed_over);
   std::vector<Waiver> waivers;
   if (!o.waivers.empty()) {
     StatusOr<std::vector<Waiver>> w = load_waivers(o.waivers);

@@ -1,28 +1,20 @@
-// Case files: finding them, reading them (one case, or `cases:` with `defaults:`), and
-// turning every problem into a located error entry. This is the I/O edge: yaml-cpp's
-// exceptions (and any other) are caught here and never leave.
+// Case files: reading them (one case, or `cases:` with `defaults:`) and turning every
+// problem into a located error entry (finding them: case_files.cpp). This is the I/O
+// edge: yaml-cpp's exceptions (and any other, std::bad_alloc included) are caught here
+// and never leave.
 #include "kc/case_io.h"
 
 #include <algorithm>
 #include <cctype>
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
-#include <optional>
-#include <sstream>
-
-#include <yaml-cpp/depthguard.h>
-#include <yaml-cpp/eventhandler.h>
 
 #include "core/check_table.h"
 #include "core/validate.h"
 #include "io/case_yaml.h"
+#include "io/input_file.h"
 
 namespace kc {
 namespace {
 
-namespace fs = std::filesystem;
 using io::Context;
 using io::Value;
 
@@ -141,225 +133,33 @@ std::vector<LoadedCase> load_document(const std::string& file, const YAML::Node&
   return out;
 }
 
-// Records, per document, whether it is a lone null and where its first event is.
-class DocumentScanner : public YAML::EventHandler {
- public:
-  struct Document {
-    bool only_null = true;
-    int pos = -1;
-    YAML::Mark mark;
-  };
-  std::vector<Document> docs;
-
-  void OnDocumentStart(const YAML::Mark&) override { docs.emplace_back(); }
-  void OnDocumentEnd() override {}
-  void OnNull(const YAML::Mark& m, YAML::anchor_t) override { event(m, true); }
-  void OnAlias(const YAML::Mark& m, YAML::anchor_t) override { event(m, false); }
-  void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t, const std::string&) override {
-    event(m, false);
-  }
-  void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
-    event(m, false);
-  }
-  void OnSequenceEnd() override {}
-  void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
-    event(m, false);
-  }
-  void OnMapEnd() override {}
-
- private:
-  void event(const YAML::Mark& m, bool is_null) {
-    if (docs.empty()) docs.emplace_back();
-    Document& d = docs.back();
-    if (d.pos < 0) d.pos = m.pos, d.mark = m;
-    d.only_null = d.only_null && is_null;
-  }
-};
-
-// The documents the text holds (counting stops at 3). yaml-cpp 0.7
-// never finishes LoadAll() on a stray top-level ',' (jbeder/yaml-cpp#1040, fixed
-// upstream by PR #1319): it reports the same empty document again and again. So the
-// documents are counted here with a cap, and a repeated empty document at the same
-// position is thrown as the syntax error it is.
-std::vector<DocumentScanner::Document> scan_documents(std::string_view text) {
-  std::istringstream in{std::string(text)};
-  YAML::Parser parser(in);
-  DocumentScanner scan;
-  while (scan.docs.size() < 3 && parser.HandleNextDocument(scan)) {
-    const size_t n = scan.docs.size();
-    if (n >= 2 && scan.docs[n - 1].only_null && scan.docs[n - 2].only_null &&
-        scan.docs[n - 1].pos == scan.docs[n - 2].pos) {
-      const YAML::Mark m = scan.docs[n - 1].mark;
-      const bool inside = m.pos >= 0 && static_cast<size_t>(m.pos) < text.size();
-      throw YAML::ParserException(
-          m, "unexpected " + (inside ? io::quote_for_message(text.substr(static_cast<size_t>(m.pos), 1)) : "token"));
-    }
-  }
-  return scan.docs;
-}
-
 std::vector<LoadedCase> parse_text(std::string_view text, const std::string& file) {
-  const std::vector<DocumentScanner::Document> docs = scan_documents(text);
-  if (docs.size() > 1) {
-    const int line = std::max(docs[1].mark.line + 1, 1);
-    const std::string count = docs.size() > 2 ? "3 or more" : "2";
-    return {error_entry(file, line,
-                        invalid_argument(where(file, line) + ": the file holds " + count +
-                                         " YAML documents; put several cases under cases:"))};
-  }
-  const YAML::Node doc = YAML::Load(std::string(text));
-  if (docs.empty() || doc.IsNull()) {
+  int line = 0;
+  StatusOr<YAML::Node> doc = io::parse_one_document(text, file, "case file", "put several cases under cases:", &line);
+  if (!doc.ok()) return {error_entry(file, line, doc.status())};
+  if (doc->IsNull()) {
     return {error_entry(file, 1, invalid_argument(where(file, 1) + ": empty file: expected a case or cases: [...]"))};
   }
-  return load_document(file, doc);
-}
-
-// An error met walking a folder: ENOENT is an entry that vanished during the walk (a
-// /proc process that ended) and is left out; anything else is reported.
-bool vanished(const std::error_code& ec) { return ec == std::errc::no_such_file_or_directory; }
-
-LoadedCase walk_problem(const fs::path& p, const std::string& what, const std::error_code& ec) {
-  return error_entry(p.string(), 0, not_found(p.string() + ": " + what + ": " + ec.message()));
-}
-
-// One folder of the walk: its *.yaml entries into out.files (whatever their type, see
-// find_case_files), its sub-folders onto `todo`, a listing error into out.problems.
-void list_folder(const fs::path& dir, std::vector<fs::path>& todo, CaseFiles& out) {
-  std::error_code ec;
-  fs::directory_iterator it(dir, ec);
-  for (; !ec && it != fs::directory_iterator(); it.increment(ec)) {
-    std::error_code type_ec;
-    const fs::file_status own = it->symlink_status(type_ec);
-    if (type_ec) {
-      if (!vanished(type_ec)) out.problems.push_back(walk_problem(it->path(), "cannot inspect it", type_ec));
-      continue;
-    }
-    if (fs::is_directory(own)) {
-      if (!fs::exists(it->path() / kScanSkipMarker, type_ec)) todo.push_back(it->path());
-    } else if (is_case_file_name(it->path()) && !(fs::is_symlink(own) && fs::is_directory(it->path(), type_ec))) {
-      out.files.push_back(it->path().string());
-    }
-  }
-  if (ec && !vanished(ec)) out.problems.push_back(walk_problem(dir, "cannot list the folder", ec));
-}
-
-}  // namespace
-
-namespace {
-
-// A control character YAML does not allow (C0 but tab, line feed and carriage return;
-// DEL), named with its line and column: the parser would report it elsewhere and as
-// something else (a NUL as "unknown escape character" further on).
-std::optional<LoadedCase> control_character(std::string_view text, const std::string& file) {
-  int line = 1, column = 1;
-  for (const char ch : text) {
-    const auto c = static_cast<unsigned char>(ch);
-    if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f) {
-      char code[8];
-      std::snprintf(code, sizeof code, "0x%02x", c);
-      return error_entry(
-          file, line,
-          invalid_argument(where(file, line) + ": invalid YAML at column " + std::to_string(column) +
-                           ": a control byte " + code + (c == 0 ? " (NUL)" : "") + ", which YAML does not allow"));
-    }
-    column = c == '\n' ? 1 : column + 1;
-    line += c == '\n';
-  }
-  return std::nullopt;
+  return load_document(file, *doc);
 }
 
 }  // namespace
 
 std::vector<LoadedCase> parse_cases(std::string_view yaml_text, const std::string& file_name) {
   const std::string file = file_name.empty() ? "<string>" : file_name;
-  if (std::optional<LoadedCase> bad = control_character(yaml_text, file)) return {std::move(*bad)};
   try {
     return parse_text(yaml_text, file);
-  } catch (const YAML::Exception& e) {
-    const int line = e.mark.is_null() || e.mark.line < 0 ? 1 : e.mark.line + 1;
-    std::string msg = where(file, line) + ": invalid YAML";
-    if (!e.mark.is_null() && e.mark.column >= 0) msg += " at column " + std::to_string(e.mark.column + 1);
-    // yaml-cpp 0.7 says only "bad file" when lists and maps nest past its depth limit.
-    if (const auto* deep = dynamic_cast<const YAML::DeepRecursion*>(&e)) {
-      return {error_entry(
-          file, line,
-          invalid_argument(msg + ": nesting too deep: lists and maps reach " + std::to_string(deep->depth()) +
-                           " levels, the parser's limit (a case nests a few)"))};
-    }
-    return {error_entry(file, line, invalid_argument(msg + ": " + e.msg))};
-  } catch (const std::exception& e) {
-    return {error_entry(file, 0, internal_error(file + ": reading the case file failed: " + e.what()))};
-  } catch (...) {
-    return {error_entry(file, 0, internal_error(file + ": reading the case file failed"))};
+  } catch (...) {  // a node's own exceptions while the cases are read, or out of memory
+    int line = 0;
+    const Status s = io::exception_status(file, "case file", &line);
+    return {error_entry(file, line, s)};
   }
 }
 
 std::vector<LoadedCase> load_case_file(const std::string& path) {
-  try {
-    std::error_code ec;
-    const fs::file_status st = fs::status(path, ec);
-    if (ec && ec != std::errc::no_such_file_or_directory) {  // e.g. a symlink loop
-      return {error_entry(path, 0, not_found(path + ": " + ec.message()))};
-    }
-    if (ec || !fs::exists(st)) {
-      std::error_code link_ec;
-      if (fs::is_symlink(fs::symlink_status(path, link_ec))) {
-        const std::string target = fs::read_symlink(path, link_ec).string();
-        return {error_entry(path, 0, not_found(path + ": a symbolic link to '" + target + "', which does not exist"))};
-      }
-      return {error_entry(path, 0, not_found(path + ": no such file"))};
-    }
-    if (fs::is_directory(st)) {
-      return {error_entry(path, 0, invalid_argument(path + ": is a directory, not a case file"))};
-    }
-    if (!fs::is_regular_file(st)) {  // a FIFO would block, /dev/zero never ends
-      return {error_entry(path, 0, invalid_argument(path + ": is not a regular file (a device, FIFO or socket)"))};
-    }
-    const uintmax_t size = fs::file_size(path, ec);
-    if (!ec && size > static_cast<uintmax_t>(kMaxCaseFileBytes)) {
-      return {error_entry(
-          path, 0,
-          resource_exhausted(path + ": " + std::to_string(size >> 20) + " MiB is over the case file limit of " +
-                             std::to_string(kMaxCaseFileBytes >> 20) + " MiB"))};
-    }
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return {error_entry(path, 0, not_found(path + ": cannot open the file"))};
-    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (in.bad()) return {error_entry(path, 0, not_found(path + ": cannot read the file"))};
-    return parse_cases(text, path);
-  } catch (const std::exception& e) {
-    return {error_entry(path, 0, internal_error(path + ": reading the case file failed: " + e.what()))};
-  } catch (...) {
-    return {error_entry(path, 0, internal_error(path + ": reading the case file failed"))};
-  }
-}
-
-// .yaml or .yml in any case (CASE.YAML, a.Yml): a folder scan that skipped such a file
-// would leave its cases out without a word.
-bool is_case_file_name(const std::string& path) {
-  std::string ext = fs::path(path).extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char ch) { return std::tolower(ch); });
-  return ext == ".yaml" || ext == ".yml";
-}
-
-CaseFiles find_case_files(const std::string& path) {
-  CaseFiles out;
-  try {
-    std::error_code ec;
-    if (!fs::is_directory(path, ec)) return {{path}, {}};
-    std::vector<fs::path> todo = {path};  // folders still to list (no recursion: any depth)
-    while (!todo.empty()) {
-      const fs::path dir = std::move(todo.back());
-      todo.pop_back();
-      list_folder(dir, todo, out);
-    }
-  } catch (const std::exception& e) {  // out of memory while listing: say so, keep what was found
-    out.problems.push_back(error_entry(path, 0, internal_error(path + ": listing the case files failed: " + e.what())));
-  }
-  std::sort(out.files.begin(), out.files.end());
-  std::stable_sort(out.problems.begin(), out.problems.end(),
-                   [](const LoadedCase& a, const LoadedCase& b) { return a.file < b.file; });
-  return out;
+  StatusOr<std::string> text = io::read_input_file(path, "case file");
+  if (!text.ok()) return {error_entry(path, 0, text.status())};
+  return parse_cases(*text, path);
 }
 
 std::string source_of(const LoadedCase& lc) { return lc.line > 0 ? lc.file + ":" + std::to_string(lc.line) : lc.file; }

@@ -1,73 +1,123 @@
-// load_waivers (waiver_reader.h): yaml-cpp stays here, its exceptions caught.
+// load_waivers (waiver_reader.h), as strict as a case file and by the same helpers: the
+// file is read by io/input_file.h (a regular file within the size limit, one YAML
+// document, exceptions and running out of memory as a Status) and its fields through
+// io::Value (unknown and duplicate keys refused, every error at its file, line and field).
 #include "io/waiver_reader.h"
 
-#include <yaml-cpp/yaml.h>
-
+#include <algorithm>
+#include <optional>
 #include <regex>
 
 #include "core/check_table.h"
+#include "io/case_yaml.h"
+#include "io/input_file.h"
 
 namespace kc {
 namespace {
 
-// "FILE:LINE: waivers[i].field: reason"
-Status bad(const std::string& path, const YAML::Node& at, size_t i, const std::string& field, const std::string& why) {
-  return invalid_argument(path + ":" + std::to_string(at.Mark().line + 1) + ": waivers[" + std::to_string(i) + "]" +
-                          (field.empty() ? "" : "." + field) + ": " + why);
+using io::Context;
+using io::Value;
+
+constexpr const char* kKind = "waiver file";
+
+int days_in_month(int year, int month) {
+  static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  const bool leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+  return month == 2 && leap ? 29 : kDays[month - 1];
 }
 
-StatusOr<std::string> text_field(const std::string& path, const YAML::Node& entry, size_t i, const char* field,
-                                 bool required) {
-  const YAML::Node v = entry[field];
-  if (!v) {
-    if (required) return bad(path, entry, i, field, "is missing");
-    return std::string();
+// YYYY-MM-DD naming a day of the Gregorian calendar: 2028-02-29 is one, 2027-02-30 and
+// 2100-02-29 are not (a waiver that never expires by mistake outlives its bug).
+Status check_date(const Value& v, const std::string& text) {
+  static const std::regex kDate("([0-9]{4})-([0-9]{2})-([0-9]{2})");
+  static constexpr const char* kMonths[] = {"January", "February", "March",     "April",   "May",      "June",
+                                            "July",    "August",   "September", "October", "November", "December"};
+  std::smatch m;
+  if (!std::regex_match(text, m, kDate))
+    return v.error("expected a date YYYY-MM-DD, got " + io::quote_for_message(text));
+  const int year = std::stoi(m[1]), month = std::stoi(m[2]), day = std::stoi(m[3]);
+  if (month < 1 || month > 12) return v.error(text + " is not a date: there is no month " + m[2].str());
+  if (day < 1) return v.error(text + " is not a date: there is no day " + m[3].str());
+  const int days = days_in_month(year, month);
+  if (day > days) {
+    return v.error(text + " is not a date: " + kMonths[month - 1] + " " + m[1].str() + " has " + std::to_string(days) +
+                   " days");
   }
-  if (!v.IsScalar()) return bad(path, v, i, field, "must be a string");
-  const std::string s = v.Scalar();
-  if (required && s.empty()) return bad(path, v, i, field, "must not be empty");
+  return ok_status();
+}
+
+StatusOr<std::string> required_text(const Value& entry, std::string_view key) {
+  const std::optional<Value> f = entry.get(key);
+  if (!f) return entry.missing(key);
+  KC_ASSIGN_OR_RETURN(std::string s, io::read_string(*f));
+  if (s.empty()) return f->error("must not be empty");
   return s;
 }
 
-// One waiver per check the entry names: `check: argmax` or `check: [forward, argmax]`.
-StatusOr<std::vector<Waiver>> read_entry(const std::string& path, const YAML::Node& e, size_t i) {
-  if (!e.IsMap()) return bad(path, e, i, "", "must be a map with case, backend, check, reason");
-  for (const auto& kv : e) {
-    const std::string key = kv.first.Scalar();
-    if (key != "case" && key != "backend" && key != "check" && key != "diagnosis" && key != "reason" &&
-        key != "expires") {
-      return bad(path, kv.first, i, key, "unknown field (case, backend, check, diagnosis, reason, expires)");
-    }
-  }
-  Waiver w;
-  KC_ASSIGN_OR_RETURN(w.case_glob, text_field(path, e, i, "case", true));
-  KC_ASSIGN_OR_RETURN(w.backend_glob, text_field(path, e, i, "backend", true));
-  KC_ASSIGN_OR_RETURN(w.diagnosis, text_field(path, e, i, "diagnosis", false));
-  KC_ASSIGN_OR_RETURN(w.reason, text_field(path, e, i, "reason", true));
-  KC_ASSIGN_OR_RETURN(w.expires, text_field(path, e, i, "expires", false));
-  static const std::regex kDate("[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])");
-  if (!w.expires.empty() && !std::regex_match(w.expires, kDate)) {
-    return bad(path, e["expires"], i, "expires", "must be a date YYYY-MM-DD, got '" + w.expires + "'");
-  }
-  w.source = path + ":" + std::to_string(e.Mark().line + 1);
+// `check: argmax` or `check: [forward, argmax]`, each a check of the table, once.
+StatusOr<std::vector<std::string>> read_checks(const Value& entry) {
+  const std::optional<Value> c = entry.get("check");
+  if (!c) return entry.missing("check");
+  const std::vector<Value> items = c->is_sequence() ? c->items() : std::vector<Value>{*c};
+  if (items.empty()) return c->error("must name at least one check");
   std::vector<std::string> checks;
-  if (const YAML::Node c = e["check"]; c && c.IsSequence()) {
-    if (c.size() == 0) return bad(path, c, i, "check", "must name at least one check");
-    for (const YAML::Node& k : c) {
-      if (!k.IsScalar()) return bad(path, k, i, "check", "must be a check or a list of checks");
-      checks.push_back(k.Scalar());
+  for (const Value& item : items) {
+    if (!item.is_scalar()) return item.type_error("a check or a list of checks");
+    if (find_check(item.text()) == nullptr) {
+      return item.error("no check is named " + io::quote_for_message(item.text()) + " (see kcheck checks)");
     }
-  } else {
-    KC_ASSIGN_OR_RETURN(std::string one, text_field(path, e, i, "check", true));
-    checks.push_back(one);
+    if (std::find(checks.begin(), checks.end(), item.text()) != checks.end()) {
+      return item.error("check " + item.text() + " is listed twice");
+    }
+    checks.push_back(item.text());
   }
+  return checks;
+}
+
+// One waiver per check the entry names.
+StatusOr<std::vector<Waiver>> read_entry(const Value& e, const std::string& path) {
+  if (!e.is_map()) return e.type_error("a waiver (a map with case, backend, check, reason)");
+  KC_RETURN_IF_ERROR(e.check_keys({"case", "backend", "check", "diagnosis", "reason", "expires"}));
+  Waiver w;
+  KC_ASSIGN_OR_RETURN(w.case_glob, required_text(e, "case"));
+  KC_ASSIGN_OR_RETURN(w.backend_glob, required_text(e, "backend"));
+  if (const std::optional<Value> f = e.get("diagnosis")) {
+    KC_ASSIGN_OR_RETURN(w.diagnosis, io::read_string(*f));
+  }
+  KC_ASSIGN_OR_RETURN(w.reason, required_text(e, "reason"));
+  if (const std::optional<Value> f = e.get("expires")) {
+    KC_ASSIGN_OR_RETURN(w.expires, io::read_string(*f));
+    KC_RETURN_IF_ERROR(check_date(*f, w.expires));
+  }
+  w.source = path + ":" + std::to_string(e.line());
+  KC_ASSIGN_OR_RETURN(std::vector<std::string> checks, read_checks(e));
   std::vector<Waiver> out;
   for (const std::string& check : checks) {
-    if (find_check(check) == nullptr) {
-      return bad(path, e["check"], i, "check", "no check is named '" + check + "' (see kcheck checks)");
-    }
     out.push_back(w);
     out.back().check = check;
+  }
+  return out;
+}
+
+// `waivers: [...]`, or the list alone.
+StatusOr<std::vector<Waiver>> read_waivers(const YAML::Node& root, const std::string& path) {
+  Context ctx{path, {}};
+  const int line = io::node_line(root, 1);
+  if (root.IsNull())
+    return invalid_argument(path + ":" + std::to_string(line) + ": empty file: expected waivers: [...]");
+  const Value top(&ctx, root.IsSequence() ? "waivers" : "", {root}, line);
+  if (!top.is_map() && !top.is_sequence()) return top.type_error("waivers: [...] (a list of waivers)");
+  std::optional<Value> list = top;
+  if (top.is_map()) {
+    KC_RETURN_IF_ERROR(top.check_keys({"waivers"}));
+    list = top.get("waivers");
+    if (!list) return top.missing("waivers");
+    if (!list->is_sequence()) return list->type_error("a list of waivers");
+  }
+  std::vector<Waiver> out;
+  for (const Value& entry : list->items()) {
+    KC_ASSIGN_OR_RETURN(std::vector<Waiver> ws, read_entry(entry, path));
+    out.insert(out.end(), ws.begin(), ws.end());
   }
   return out;
 }
@@ -75,27 +125,15 @@ StatusOr<std::vector<Waiver>> read_entry(const std::string& path, const YAML::No
 }  // namespace
 
 StatusOr<std::vector<Waiver>> load_waivers(const std::string& path) {
-  YAML::Node root;
+  KC_ASSIGN_OR_RETURN(std::string text, io::read_input_file(path, kKind));
+  int line = 0;
   try {
-    root = YAML::LoadFile(path);
-  } catch (const YAML::BadFile&) {
-    return invalid_argument(path + ": cannot be read");
-  } catch (const YAML::Exception& e) {
-    return invalid_argument(path + ":" + std::to_string(e.mark.line + 1) + ": not YAML: " + e.msg);
+    KC_ASSIGN_OR_RETURN(YAML::Node root,
+                        io::parse_one_document(text, path, kKind, "put every waiver under one waivers: list", &line));
+    return read_waivers(root, path);
+  } catch (...) {  // yaml-cpp's own, or out of memory while the entries are read
+    return io::exception_status(path, kKind, &line);
   }
-  const YAML::Node list = root.IsMap() ? root["waivers"] : root;
-  if (root.IsMap() && root.size() != 1) return invalid_argument(path + ": expected one key, waivers:");
-  if (!list || !list.IsSequence()) return invalid_argument(path + ": waivers: must be a list of waivers");
-  std::vector<Waiver> out;
-  try {
-    for (size_t i = 0; i < list.size(); ++i) {
-      KC_ASSIGN_OR_RETURN(std::vector<Waiver> ws, read_entry(path, list[i], i));
-      out.insert(out.end(), ws.begin(), ws.end());
-    }
-  } catch (const YAML::Exception& e) {
-    return invalid_argument(path + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
-  }
-  return out;
 }
 
 }  // namespace kc

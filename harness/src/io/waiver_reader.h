@@ -20,8 +20,10 @@ struct Waiver {
   std::string source;        // file:line
 };
 
-// The waivers of `path`: a list under `waivers:` (or a list at the top). Errors name the
-// file, line, field and reason.
+// The waivers of `path`: a list under `waivers:` (or a list at the top), read as strictly
+// as a case file: a regular file within kMaxCaseFileBytes, one YAML document, no unknown
+// or duplicate keys, `expires` a real calendar day. Errors name the file, line, field
+// and reason; running out of memory while reading is resource_exhausted. Never throws.
 StatusOr<std::vector<Waiver>> load_waivers(const std::string& path);
 
 }  // namespace kc

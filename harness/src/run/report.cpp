@@ -121,7 +121,28 @@ std::string diagnosis(const CaseResult& r) {
   return s;
 }
 
+// The files passed over that set_passed_over recorded, as one line, or empty.
+std::string passed_over_line(const RunInfo& info) {
+  PassedOver counts;
+  for (const PassOverReason& why : kPassOverReasons) {
+    const auto it = info.extra.find("passed_over_" + std::string(why.key));
+    if (it != info.extra.end()) counts[std::string(why.key)] = std::strtoll(it->second.c_str(), nullptr, 10);
+  }
+  const std::string text = passed_over_text(counts);
+  return text.empty() ? text : text + "\n";
+}
+
 }  // namespace
+
+void set_passed_over(RunInfo& info, const PassedOver& counts) {
+  int64_t total = 0;
+  for (const PassOverReason& why : kPassOverReasons) {
+    const int64_t n = passed_over_count(counts, why);
+    info.extra["passed_over_" + std::string(why.key)] = std::to_string(n);
+    total += n;
+  }
+  info.extra["passed_over"] = std::to_string(total);
+}
 
 std::map<std::string, int> summary_counts(const std::vector<CaseResult>& results) {
   std::map<std::string, int> counts;
@@ -309,6 +330,7 @@ std::string summary_text(const std::vector<CaseResult>& results, const RunInfo& 
   }
   s += skip_reasons(results);
   s += backends_text(results, info);
+  s += passed_over_line(info);
   std::snprintf(line, sizeof line, "%zu results in %.1f s\n", results.size(), info.seconds);
   return s + line;
 }
