@@ -1,7 +1,7 @@
 // fail_integrity.
 #include "run/late_integrity.h"
 
-#include "checks/checks.h"
+#include <utility>
 
 namespace kc {
 
@@ -16,7 +16,11 @@ void fail_integrity(const std::vector<std::string>& findings, CaseResult& r) {
     c.message = failed && !c.message.empty() ? text + "; " + c.message : text;
     return;
   }
-  r.checks.push_back(make_result("integrity", Disposition::kFailed, text));
+  CheckResult added;
+  added.name = "integrity";
+  added.disposition = Disposition::kFailed;
+  added.message = text;
+  r.checks.push_back(std::move(added));
 }
 
 }  // namespace kc
