@@ -121,8 +121,9 @@ class ProcessState {
 
 // In the worker: its own process group, the default signal dispositions (kcheck's own
 // handlers are for its process only), the judge's floating-point environment.
-[[noreturn]] void child(const IsolatedTask& t, int fd) {
+[[noreturn]] void child(const IsolatedTask& t, int fd, const std::vector<int>& others) {
   setpgid(0, 0);
+  for (int other : others) close(other);  // another case's result is not this one's to read
   for (int sig : {SIGPIPE, SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTERM, SIGINT}) signal(sig, SIG_DFL);
   pin_judge_fp_env();
   _exit(write_all(fd, frame(serialize(work_caught(t)))) ? 0 : 3);
@@ -140,7 +141,7 @@ CaseResult finish(const IsolatedTask& t, Worker& w, double timeout) {
   close(w.fd);
   if (!w.exited) {
     kill(w.pid, SIGKILL);
-    waitpid(w.pid, &w.status, 0);
+    w.exited = reap(w.pid, &w.status, 5.0);  // a process stuck in the kernel must not hang the run
   }
   // The group outlives its leader only when something the backend started still runs:
   // only then is /proc read to count it, before the whole group is killed.
@@ -152,7 +153,7 @@ CaseResult finish(const IsolatedTask& t, Worker& w, double timeout) {
   CaseResult r;
   size_t size = 0;
   const char* payload = framed_payload(w.out, size);
-  if (payload != nullptr && w.out.size() <= kMaxResultBytes && deserialize(std::string(payload, size), r)) {
+  if (payload != nullptr && deserialize(std::string(payload, size), r)) {
     // A result that arrived is the verdict, whatever the worker did after sending it.
   } else if (w.killed) {
     char limit[64];
@@ -172,7 +173,7 @@ CaseResult finish(const IsolatedTask& t, Worker& w, double timeout) {
   return r;
 }
 
-bool start(const IsolatedTask& t, size_t index, Worker& w) {
+bool start(const IsolatedTask& t, size_t index, Worker& w, const std::vector<int>& others) {
   int fds[2];
   if (pipe(fds) != 0) return false;
   std::fflush(nullptr);  // nothing buffered may be written twice
@@ -184,7 +185,7 @@ bool start(const IsolatedTask& t, size_t index, Worker& w) {
   }
   if (pid == 0) {
     close(fds[0]);
-    child(t, fds[1]);
+    child(t, fds[1], others);
   }
   setpgid(pid, pid);  // as the child does: whichever runs first, the group exists before it is killed
   close(fds[1]);
@@ -194,6 +195,13 @@ bool start(const IsolatedTask& t, size_t index, Worker& w) {
   w.fd = fds[0];
   w.start = Clock::now();
   return true;
+}
+
+// The read ends of the active workers' pipes, which a new worker closes.
+std::vector<int> open_fds(const std::vector<Worker>& active) {
+  std::vector<int> fds;
+  for (const Worker& w : active) fds.push_back(w.fd);
+  return fds;
 }
 
 // Reads what is ready; returns true when the worker's pipe reached end of file.
@@ -264,7 +272,7 @@ std::vector<CaseResult> run_tasks(std::vector<IsolatedTask> tasks, const Isolate
       Worker w;
       if (held_back(next)) {
         report(next);
-      } else if (start(tasks[next], next, w)) {
+      } else if (start(tasks[next], next, w, open_fds(active))) {
         active.push_back(std::move(w));
       } else {
         results[next] = died(tasks[next], Disposition::kCrashed, "could not start a worker process");
@@ -295,6 +303,9 @@ std::vector<CaseResult> run_tasks(std::vector<IsolatedTask> tasks, const Isolate
     }
   }
   g_task_threads = 0;
+  // What strays left behind comes back here as they die: until none is left.
+  for (int round = 0; round < 16 && kill_stray_children({}) > 0; ++round) {
+  }
   while (waitpid(-1, nullptr, WNOHANG) > 0) {  // orphans that died after their group was killed
   }
   return results;

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -94,20 +95,38 @@ int group_members(pid_t pgid, pid_t except) {
   return n;
 }
 
+bool reap(pid_t pid, int* status, double seconds) {
+  for (int waited_ms = 0;; ++waited_ms) {
+    const pid_t r = waitpid(pid, status, WNOHANG);
+    if (r == pid || (r < 0 && errno != EINTR)) return r == pid;
+    if (waited_ms >= seconds * 1000) return false;
+    usleep(1000);
+  }
+}
+
 void kill_group(pid_t pgid) {
-  if (pgid <= 0) return;
+  if (pgid <= 1) return;
   kill(-pgid, SIGKILL);
-  while (waitpid(-pgid, nullptr, WNOHANG) > 0) {
+  // Its members that are this process's children (reparented here) are reaped as they die,
+  // for a bounded time: a process in uninterruptible sleep must not hang the run.
+  for (int waited_ms = 0; waited_ms < 2000; ++waited_ms) {
+    while (waitpid(-pgid, nullptr, WNOHANG) > 0) {
+    }
+    if (kill(-pgid, 0) != 0) return;
+    usleep(1000);
   }
 }
 
 int kill_stray_children(const std::vector<pid_t>& keep) {
   int n = 0;
+  auto kept = [&keep](pid_t p) { return std::find(keep.begin(), keep.end(), p) != keep.end(); };
   for (const pid_t pid : own_children()) {
-    if (std::find(keep.begin(), keep.end(), pid) != keep.end()) continue;
+    // An active worker, or a process still in its group (a running case's, reparented here
+    // by a double fork), is not a stray: its case's end deals with it.
+    if (kept(pid) || kept(getpgid(pid))) continue;
     if (waitpid(pid, nullptr, WNOHANG) == pid) continue;  // it had ended: reaped, nothing to kill
     kill(pid, SIGKILL);
-    waitpid(pid, nullptr, 0);
+    reap(pid, nullptr, 2.0);
     ++n;
   }
   return n;

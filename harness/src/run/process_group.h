@@ -16,11 +16,16 @@ bool become_subreaper();
 // Processes in group `pgid` other than `except`, as far as /proc tells.
 int group_members(pid_t pgid, pid_t except);
 
-// SIGKILL to the whole group, then every exited child of this process in it is reaped.
+// SIGKILL to the whole group; its members that are this process's children are reaped as
+// they die (for at most 2 s).
 void kill_group(pid_t pgid);
 
+// waitpid(pid) for at most `seconds`: whether it was reaped.
+bool reap(pid_t pid, int* status, double seconds);
+
 // SIGKILLs and reaps children of this process (reparented descendants that left their
-// worker's group) that are not in `keep`; returns how many.
+// worker's group) that are neither in `keep` nor in the group of one in `keep`; returns
+// how many.
 int kill_stray_children(const std::vector<pid_t>& keep);
 
 }  // namespace kc
