@@ -108,7 +108,8 @@ Status probe_plugin(const std::string& path, double timeout_seconds) {
   close(fds[1]);
   const auto start = std::chrono::steady_clock::now();
   std::string out;
-  bool timed_out = false;
+  bool timed_out = false, ended = false;
+  int status = 0;
   for (;;) {
     const double left =
         timeout_seconds - std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -117,7 +118,12 @@ Status probe_plugin(const std::string& path, double timeout_seconds) {
       break;
     }
     pollfd p{fds[0], POLLIN, 0};
-    if (poll(&p, 1, static_cast<int>(std::min(left, 0.25) * 1000) + 1) <= 0) continue;
+    if (poll(&p, 1, static_cast<int>(std::min(left, 0.25) * 1000) + 1) <= 0) {
+      // Ended with nothing more to say (a descendant may hold the pipe open): no deadline to wait for.
+      if (!ended && waitpid(pid, &status, WNOHANG) == pid) ended = true;
+      if (ended) break;
+      continue;
+    }
     char buf[4096];
     const ssize_t n = read(fds[0], buf, sizeof buf);
     if (n <= 0) break;
@@ -128,8 +134,7 @@ Status probe_plugin(const std::string& path, double timeout_seconds) {
   }
   close(fds[0]);
   kill(-pid, SIGKILL);
-  int status = 0;
-  waitpid(pid, &status, 0);
+  if (!ended) waitpid(pid, &status, 0);
   while (waitpid(-pid, nullptr, WNOHANG) > 0) {
   }
   if (const size_t e = out.find("error:"); e != std::string::npos) {
