@@ -150,6 +150,7 @@ CaseResult check_stack(const Case& c, Backend& backend, CaseResult r) {
 }
 
 CaseResult check_valid(const Case& c, Backend& backend, CaseResult r) {
+  FpLeakWatch leaks;  // what the candidate's calls, available() and supports() too, left of the environment
   if (Status s = asked(backend, "available()", [&] { return backend.available(); }); !s.ok()) {
     r.disposition = Disposition::kSkipped;
     r.message = backend.name() + ": unavailable (" + s.message() + ")";
@@ -168,7 +169,6 @@ CaseResult check_valid(const Case& c, Backend& backend, CaseResult r) {
     r.message = in.status().message();
     return r;
   }
-  FpLeakWatch leaks;  // from here on: what the candidate's calls left of the environment
   auto oracle = make_reference_backend();
   const OpOutputs ref = invoke(*oracle, c, *geo, *in);
   const OpOutputs abs = absolute_pass_for(backend, c, *geo, *in, ref);
