@@ -23,17 +23,10 @@ uint64_t fingerprint(const Tensor& t) {
   return h;
 }
 
-uint64_t fingerprint(const IndexTensor& t) {
-  uint64_t h = 0xcbf29ce484222325ULL ^ static_cast<uint64_t>(t.size());
-  for (int64_t i = 0; i < t.size(); ++i)
-    h = (h ^ static_cast<uint64_t>(t.data[static_cast<size_t>(i)])) * 0x100000001b3ULL;
-  return h;
-}
-
 // The hashes changed_after_return compares with, in OpOutputs::returned's order.
 std::array<uint64_t, 5> output_prints(const OpOutputs& o) {
-  return {fingerprint(o.y), o.indices ? fingerprint(*o.indices) : 0, fingerprint(o.dx), fingerprint(o.dw),
-          fingerprint(o.db)};
+  return {digest(o.y.data), o.indices ? digest(o.indices->data) : 0, digest(o.dx.data), digest(o.dw.data),
+          digest(o.db.data)};
 }
 
 // Records the hashes of the outputs as a call returned them: a forward all five (dx, dw
