@@ -24,4 +24,8 @@ struct PoolForward {
 PoolForward maxpool_forward(const PoolGeometry& g, const Tensor& x);
 Tensor maxpool_backward(const PoolGeometry& g, const Tensor& dy, const IndexTensor& indices);
 
+// Brute force: every kernel offset of every window, counted as the divisor counts it.
+Tensor avgpool_forward(const AvgPoolGeometry& g, const Tensor& x);
+Tensor avgpool_backward(const AvgPoolGeometry& g, const Tensor& dy);
+
 }  // namespace kc::ref::direct

@@ -57,6 +57,18 @@ class Backend {
   // copy and GEMM, a library's own GEMM); the bench measures the host's triad and Eigen
   // GEMM itself. Empty by default.
   virtual StatusOr<std::vector<Ceiling>> measure_ceilings() { return std::vector<Ceiling>{}; }
+
+  // Average pooling (kc/shape.h, AvgPoolGeometry). unimplemented by default: a backend
+  // without it is SKIPPED on avgpool cases, with the reason.
+  virtual Status avgpool_forward(const AvgPoolGeometry& g, const Tensor& x, Tensor& y) {
+    (void)g, (void)x, (void)y;
+    return unimplemented("avgpool_forward is not implemented by " + name());
+  }
+  // dx = dy / divisor spread over each window's input elements, summed where windows overlap.
+  virtual Status avgpool_backward(const AvgPoolGeometry& g, const Tensor& dy, Tensor& dx) {
+    (void)g, (void)dy, (void)dx;
+    return unimplemented("avgpool_backward is not implemented by " + name());
+  }
 };
 
 // The oracle as a backend: kc::ref behind the interface, outputs in f64.

@@ -56,6 +56,20 @@ struct MaxPoolParams {
   bool operator==(const MaxPoolParams&) const = default;
 };
 
+// Average pooling: no dilation. The divisor of a window is `divisor` when given (> 0),
+// else its size clipped to the padded input (count_include_pad: true, PyTorch's rule:
+// the ceil-mode overhang past the padding never counts), else the number of input
+// elements it covers (docs/ops.md, "Average pooling").
+struct AvgPoolParams {
+  Dims kernel;
+  Dims stride;  // empty means equal to the kernel
+  PadSpec padding;
+  bool ceil_mode = false;
+  bool count_include_pad = true;
+  std::optional<int64_t> divisor;
+  bool operator==(const AvgPoolParams&) const = default;
+};
+
 // conv + bias + relu as one op; the conv always has a bias.
 struct ConvBiasReluParams {
   ConvParams conv;
@@ -85,7 +99,10 @@ struct StackParams {
   bool operator==(const StackParams&) const = default;
 };
 
-using OpParams = std::variant<ConvParams, MaxPoolParams, ConvBiasReluParams, StackParams>;
+// The closed set of ops, enumerated here once. Code that differs by op dispatches with
+// std::visit and one overload per op (kc/overloaded.h), never with a default branch, so
+// that a new op fails to compile wherever it must be handled.
+using OpParams = std::variant<ConvParams, MaxPoolParams, ConvBiasReluParams, StackParams, AvgPoolParams>;
 
 struct InputSpec {
   int64_t batch = 1;
@@ -156,8 +173,9 @@ struct Case {
   bool operator==(const Case& o) const;
 };
 
-std::string_view op_name(const OpParams& op);  // "conv", "maxpool", "conv_bias_relu", "stack"
+std::string_view op_name(const OpParams& op);  // "conv", "maxpool", "avgpool", "conv_bias_relu", "stack"
 bool is_stack(const Case& c);
+const PadSpec& padding_of(const OpParams& op);           // a stack's: its layer conv's
 DType accumulation_of(const Case& c);                    // c.accumulation, or default_accumulation(c.dtype)
 std::string checkpoint_name(const CheckpointPolicy& p);  // "none", "every:4", "sqrt"
 int64_t spatial_rank(const Case& c);

@@ -12,7 +12,7 @@
 #include "kc/registry.h"
 #include "kc/status.h"
 
-#define KC_PLUGIN_ABI_VERSION 5
+#define KC_PLUGIN_ABI_VERSION 6
 
 #define KC_PLUGIN(register_fn)                                                   \
   extern "C" int kc_plugin_abi_version(void) { return KC_PLUGIN_ABI_VERSION; }   \

@@ -33,10 +33,13 @@ enum class BenchOp {
   kPoolInference,       // y, no indices kept
   kPoolTraining,        // y and the argmax indices
   kPoolBackward,        // dx from dy through indices made once by prepare()
+  kAvgPoolForward,      // average pooling's y
+  kAvgPoolBackward,     // average pooling's dx
 };
 
 // "conv_forward", "conv_backward", "conv_backward_data", "conv_backward_weight",
-// "conv_backward_bias", "pool_inference", "pool_training", "pool_backward".
+// "conv_backward_bias", "pool_inference", "pool_training", "pool_backward",
+// "avgpool_forward", "avgpool_backward".
 constexpr std::string_view bench_op_name(BenchOp op) {
   switch (op) {
     case BenchOp::kConvForward:
@@ -55,6 +58,10 @@ constexpr std::string_view bench_op_name(BenchOp op) {
       return "pool_training";
     case BenchOp::kPoolBackward:
       return "pool_backward";
+    case BenchOp::kAvgPoolForward:
+      return "avgpool_forward";
+    case BenchOp::kAvgPoolBackward:
+      return "avgpool_backward";
   }
   return "unknown";
 }

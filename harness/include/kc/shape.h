@@ -1,5 +1,5 @@
 // The shape contract (DESIGN section 3): output extents, resolution of padding forms,
-// and the resolved geometry of conv and max-pool cases.
+// and the resolved geometry of conv, max-pool and average-pool cases.
 //
 //   out = floor((in + lo + hi - d*(k-1) - 1) / s) + 1                 (conv, pool)
 //   ceil_mode (pool): ceil instead of floor, then a last window that would start at or
@@ -75,6 +75,20 @@ struct PoolGeometry {
   Dims y_shape() const;  // [N, C, out...]
 };
 
+// Average pooling (dilation 1). divisor 0: each window's own divisor, by
+// count_include_pad: its extent clipped to [-lo, in + hi) (true) or to [0, in) (false).
+struct AvgPoolGeometry {
+  int64_t batch = 1;
+  int64_t channels = 1;
+  SpatialGeometry spatial;
+  bool ceil_mode = false;
+  bool count_include_pad = true;
+  int64_t divisor = 0;
+
+  Dims x_shape() const;  // [N, C, in...]
+  Dims y_shape() const;  // [N, C, out...]
+};
+
 // floor((in + lo + hi - extent) / s) + 1, or the ceil_mode variant with the drop rule.
 // May return <= 0 (an empty output); callers decide whether that is an error.
 int64_t output_extent(int64_t in, int64_t kernel, int64_t stride, int64_t dilation, int64_t pad_lo, int64_t pad_hi,
@@ -90,6 +104,7 @@ std::vector<std::array<int64_t, 2>> resolve_padding(const PadSpec& pad, const Di
 // Resolved geometry. Both validate the case first and return its error if it is bad.
 StatusOr<ConvGeometry> conv_geometry(const Case& c);
 StatusOr<PoolGeometry> pool_geometry(const Case& c);
+StatusOr<AvgPoolGeometry> avgpool_geometry(const Case& c);
 
 // The largest number of padded positions that copy one input element: 1 for zeros,
 // up to pad + 1 per dim for replicate. Bounds how many terms one dx element sums.
@@ -99,5 +114,6 @@ int64_t max_pad_copies(const ConvGeometry& g);
 // and for callers holding a case that validate() accepted.
 ConvGeometry unchecked_conv_geometry(const Case& c);
 PoolGeometry unchecked_pool_geometry(const Case& c);
+AvgPoolGeometry unchecked_avgpool_geometry(const Case& c);
 
 }  // namespace kc

@@ -6,6 +6,8 @@
 #include <cmath>
 
 #include "backend/candidate_call.h"
+#include "kc/overloaded.h"
+#include "kc/ref/avgpool.h"
 #include "kc/ref/conv.h"
 #include "kc/ref/maxpool.h"
 #include "run/transform_bound.h"
@@ -128,6 +130,25 @@ void pool_backward_into(Backend& be, const Case& c, const PoolGeometry& g, const
   mark_returned(o, false);
 }
 
+void avgpool_forward_into(Backend& be, const Case& c, const AvgPoolGeometry& g, const OpInputs& in, OpOutputs& o) {
+  InputGuard guard(in);
+  poison(o.y, c.dtype, g.y_shape());
+  o.handed[0] = o.y.data.data();
+  o.forward = candidate_call(be, "avgpool_forward", [&] { return be.avgpool_forward(g, in.x, o.y); });
+  guard.after("avgpool_forward", o);
+  mark_returned(o, true);
+}
+
+void avgpool_backward_into(Backend& be, const Case& c, const AvgPoolGeometry& g, const OpInputs& in, OpOutputs& o) {
+  InputGuard guard(in);
+  poison(o.dx, c.dtype, g.x_shape());
+  o.handed[2] = o.dx.data.data();
+  o.backward = candidate_call(be, "avgpool_backward", [&] { return be.avgpool_backward(g, in.dy, o.dx); });
+  guard.after("avgpool_backward", o);
+  o.ran_backward = true;
+  mark_returned(o, false);
+}
+
 }  // namespace
 
 InputWriteWatch::InputWriteWatch() : outer_(current_watch) { current_watch = this; }
@@ -157,37 +178,58 @@ std::vector<std::string> changed_after_return(const OpOutputs& o) {
   return changed;
 }
 
+const SpatialGeometry& spatial_of(const OpGeometry& g) {
+  return std::visit([](const auto& og) -> const SpatialGeometry& { return og.spatial; }, g);
+}
+Dims x_shape_of(const OpGeometry& g) {
+  return std::visit([](const auto& og) { return og.x_shape(); }, g);
+}
+Dims y_shape_of(const OpGeometry& g) {
+  return std::visit([](const auto& og) { return og.y_shape(); }, g);
+}
+
 StatusOr<OpGeometry> op_geometry(const Case& c) {
-  if (is_stack(c)) {  // one geometry per layer: see stack.h and stack_exec.h
-    return invalid_argument("op: stack has one geometry per layer (use stack_layers)");
-  }
-  if (is_pool(c)) {
-    KC_ASSIGN_OR_RETURN(PoolGeometry g, pool_geometry(c));
-    return OpGeometry{g};
-  }
-  KC_ASSIGN_OR_RETURN(ConvGeometry g, conv_geometry(c));
-  return OpGeometry{g};
+  using R = StatusOr<OpGeometry>;
+  return std::visit(Overloaded{[&](const StackParams&) -> R {  // one geometry per layer: see stack.h and stack_exec.h
+                                 return invalid_argument("op: stack has one geometry per layer (use stack_layers)");
+                               },
+                               [&](const MaxPoolParams&) -> R {
+                                 KC_ASSIGN_OR_RETURN(PoolGeometry g, pool_geometry(c));
+                                 return OpGeometry{g};
+                               },
+                               [&](const AvgPoolParams&) -> R {
+                                 KC_ASSIGN_OR_RETURN(AvgPoolGeometry g, avgpool_geometry(c));
+                                 return OpGeometry{g};
+                               },
+                               [&](const ConvParams&) -> R {
+                                 KC_ASSIGN_OR_RETURN(ConvGeometry g, conv_geometry(c));
+                                 return OpGeometry{g};
+                               },
+                               [&](const ConvBiasReluParams&) -> R {
+                                 KC_ASSIGN_OR_RETURN(ConvGeometry g, conv_geometry(c));
+                                 return OpGeometry{g};
+                               }},
+                    c.op);
 }
 
 bool is_pool(const Case& c) { return std::holds_alternative<MaxPoolParams>(c.op); }
+bool is_avgpool(const Case& c) { return std::holds_alternative<AvgPoolParams>(c.op); }
 bool is_fused(const Case& c) { return std::holds_alternative<ConvBiasReluParams>(c.op); }
 
 void invoke_forward(Backend& backend, const Case& c, const OpGeometry& g, const OpInputs& in, OpOutputs& o) {
   o.backward = failed_precondition("not run");
   o.ran_backward = false;
-  if (const auto* cg = std::get_if<ConvGeometry>(&g)) {
-    conv_forward_into(backend, c, *cg, in, o);
-  } else {
-    pool_forward_into(backend, c, std::get<PoolGeometry>(g), in, o);
-  }
+  std::visit(Overloaded{[&](const ConvGeometry& cg) { conv_forward_into(backend, c, cg, in, o); },
+                        [&](const PoolGeometry& pg) { pool_forward_into(backend, c, pg, in, o); },
+                        [&](const AvgPoolGeometry& ag) { avgpool_forward_into(backend, c, ag, in, o); }},
+             g);
 }
 
 void invoke_backward(Backend& backend, const Case& c, const OpGeometry& g, const OpInputs& in, OpOutputs& o) {
-  if (const auto* cg = std::get_if<ConvGeometry>(&g)) {
-    conv_backward_into(backend, c, *cg, in, o);
-  } else {
-    pool_backward_into(backend, c, std::get<PoolGeometry>(g), in, o);
-  }
+  std::visit(Overloaded{[&](const ConvGeometry& cg) { conv_backward_into(backend, c, cg, in, o); },
+                        [&](const PoolGeometry& pg) { pool_backward_into(backend, c, pg, in, o); },
+                        [&](const AvgPoolGeometry& ag) { avgpool_backward_into(backend, c, ag, in, o); }},
+             g);
 }
 
 OpOutputs invoke(Backend& backend, const Case& c, const OpGeometry& g, const OpInputs& in, Pass pass) {
@@ -200,20 +242,26 @@ OpOutputs invoke(Backend& backend, const Case& c, const OpGeometry& g, const OpI
 OpOutputs absolute_pass(const Case& c, const OpGeometry& g, const OpInputs& in, const OpOutputs& ref) {
   (void)c;
   OpOutputs a;
-  if (const auto* cg = std::get_if<ConvGeometry>(&g)) {
-    const Tensor ax = absolute(in.x), aw = absolute(in.w), ab = absolute(in.b), ady = absolute(in.dy);
-    a.y = ref::conv_forward(*cg, ax, aw, cg->bias ? &ab : nullptr);
-    a.dx = ref::conv_backward_data(*cg, ady, aw);
-    a.dw = ref::conv_backward_weight(*cg, ax, ady);
-    if (cg->bias) a.db = ref::conv_backward_bias(*cg, ady);
-    return a;
-  }
-  const PoolGeometry& pg = std::get<PoolGeometry>(g);
-  a.y = absolute(ref.y);
-  if (ref.indices) {
-    auto dx = ref::maxpool_backward(pg, absolute(in.dy), ref.indices);
-    if (dx.ok()) a.dx = std::move(dx).value();
-  }
+  std::visit(Overloaded{[&](const ConvGeometry& cg) {
+                          const Tensor ax = absolute(in.x), aw = absolute(in.w), ab = absolute(in.b),
+                                       ady = absolute(in.dy);
+                          a.y = ref::conv_forward(cg, ax, aw, cg.bias ? &ab : nullptr);
+                          a.dx = ref::conv_backward_data(cg, ady, aw);
+                          a.dw = ref::conv_backward_weight(cg, ax, ady);
+                          if (cg.bias) a.db = ref::conv_backward_bias(cg, ady);
+                        },
+                        [&](const PoolGeometry& pg) {
+                          a.y = absolute(ref.y);
+                          if (ref.indices) {
+                            auto dx = ref::maxpool_backward(pg, absolute(in.dy), ref.indices);
+                            if (dx.ok()) a.dx = std::move(dx).value();
+                          }
+                        },
+                        [&](const AvgPoolGeometry& ag) {  // sums of |x| / divisor and |dy| / divisor
+                          a.y = ref::avgpool_forward(ag, absolute(in.x));
+                          a.dx = ref::avgpool_backward(ag, absolute(in.dy));
+                        }},
+             g);
   return a;
 }
 

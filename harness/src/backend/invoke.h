@@ -22,11 +22,19 @@ namespace kc {
 
 inline constexpr int64_t kPoisonIndex = std::numeric_limits<int64_t>::min();
 
-using OpGeometry = std::variant<ConvGeometry, PoolGeometry>;
+// The resolved geometry of a single-op case: conv and conv_bias_relu, max pool, average
+// pool. Dispatched with std::visit and one overload each (kc/overloaded.h).
+using OpGeometry = std::variant<ConvGeometry, PoolGeometry, AvgPoolGeometry>;
+
+// What every op's geometry has: its spatial dims, and x's and y's shapes.
+const SpatialGeometry& spatial_of(const OpGeometry& g);
+Dims x_shape_of(const OpGeometry& g);
+Dims y_shape_of(const OpGeometry& g);
 
 // Validates the case and resolves its geometry.
 StatusOr<OpGeometry> op_geometry(const Case& c);
-bool is_pool(const Case& c);
+bool is_pool(const Case& c);  // max pool
+bool is_avgpool(const Case& c);
 bool is_fused(const Case& c);  // conv_bias_relu
 
 struct OpOutputs {

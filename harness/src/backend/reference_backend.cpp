@@ -3,6 +3,7 @@
 
 #include "kc/backend.h"
 #include "kc/ref/activation.h"
+#include "kc/ref/avgpool.h"
 #include "kc/ref/conv.h"
 #include "kc/ref/maxpool.h"
 
@@ -58,6 +59,16 @@ class ReferenceBackend final : public Backend {
     if (indices != nullptr) idx = *indices;
     KC_ASSIGN_OR_RETURN(Tensor r, ref::maxpool_backward(g, dy, idx));
     put(dx, std::move(r));
+    return ok_status();
+  }
+
+  Status avgpool_forward(const AvgPoolGeometry& g, const Tensor& x, Tensor& y) override {
+    put(y, ref::avgpool_forward(g, x));
+    return ok_status();
+  }
+
+  Status avgpool_backward(const AvgPoolGeometry& g, const Tensor& dy, Tensor& dx) override {
+    put(dx, ref::avgpool_backward(g, dy));
     return ok_status();
   }
 

@@ -10,6 +10,7 @@
 #include "bench/rss.h"
 #include "bench/stack_step.h"
 #include "core/fill.h"
+#include "kc/overloaded.h"
 
 namespace kc::bench {
 namespace {
@@ -38,6 +39,9 @@ std::vector<OpPlan> ops_of(const Case& c, const OpGeometry& g) {
             {BenchOp::kPoolTraining, "pool_training"},
             {BenchOp::kPoolBackward, "pool_backward"}};
   }
+  if (std::holds_alternative<AvgPoolGeometry>(g)) {
+    return {{BenchOp::kAvgPoolForward, "avgpool_forward"}, {BenchOp::kAvgPoolBackward, "avgpool_backward"}};
+  }
   if (is_fused(c)) return {{BenchOp::kConvForward, "fused_forward"}, {BenchOp::kConvBackward, "fused_backward"}};
   std::vector<OpPlan> ops = {{BenchOp::kConvForward, "conv_forward"},
                              {BenchOp::kConvBackwardData, "conv_backward_data"},
@@ -49,20 +53,20 @@ std::vector<OpPlan> ops_of(const Case& c, const OpGeometry& g) {
 
 // BenchEntry::geometry, family, resolution: what the seeds' tables match entries by.
 void describe_geometry(const OpGeometry& g, DType dtype, BenchEntry& e) {
-  const bool pool = std::holds_alternative<PoolGeometry>(g);
-  const SpatialGeometry& s = pool ? std::get<PoolGeometry>(g).spatial : std::get<ConvGeometry>(g).spatial;
-  const Dims x = pool ? std::get<PoolGeometry>(g).x_shape() : std::get<ConvGeometry>(g).x_shape();
-  const Dims y = pool ? std::get<PoolGeometry>(g).y_shape() : std::get<ConvGeometry>(g).y_shape();
+  const auto* cg = std::get_if<ConvGeometry>(&g);
+  const SpatialGeometry& s = spatial_of(g);
+  const Dims x = x_shape_of(g), y = y_shape_of(g);
+  const char* kind =
+      std::visit(Overloaded{[](const ConvGeometry&) { return "conv "; }, [](const PoolGeometry&) { return "pool "; },
+                            [](const AvgPoolGeometry&) { return "avgpool "; }},
+                 g);
   std::string window;
   for (const DimGeometry& d : s.dims)
     window += std::to_string(d.kernel) + "/" + std::to_string(d.stride) + "/" + std::to_string(d.dilation) + "/" +
               std::to_string(d.pad_lo) + "/" + std::to_string(d.pad_hi) + " ";
-  std::string head = std::string(pool ? "pool " : "conv ") + std::string(dtype_name(dtype)) + " N" +
-                     std::to_string(x[0]) + " C" + std::to_string(x[1]) + " K" + std::to_string(y[1]);
-  if (!pool) {
-    const ConvGeometry& cg = std::get<ConvGeometry>(g);
-    head += " G" + std::to_string(cg.groups) + (cg.bias ? " bias" : "");
-  }
+  std::string head = std::string(kind) + std::string(dtype_name(dtype)) + " N" + std::to_string(x[0]) + " C" +
+                     std::to_string(x[1]) + " K" + std::to_string(y[1]);
+  if (cg != nullptr) head += " G" + std::to_string(cg->groups) + (cg->bias ? " bias" : "");
   e.resolution.clear();
   for (size_t i = 2; i < x.size(); ++i) e.resolution += (i > 2 ? "x" : "") + std::to_string(x[i]);
   e.family = head + " window " + window;

@@ -1,4 +1,5 @@
 #include "bench/host_prepared.h"
+#include "kc/overloaded.h"
 
 namespace kc::bench {
 namespace {
@@ -16,6 +17,7 @@ class HostPreparedOp final : public PreparedOp {
  private:
   const ConvGeometry& conv() const { return std::get<ConvGeometry>(g_); }
   const PoolGeometry& pool() const { return std::get<PoolGeometry>(g_); }
+  const AvgPoolGeometry& avgpool() const { return std::get<AvgPoolGeometry>(g_); }
   const Tensor* bias() const { return conv().bias ? &in_.b : nullptr; }
 
   Backend& be_;
@@ -27,6 +29,11 @@ class HostPreparedOp final : public PreparedOp {
 };
 
 Status HostPreparedOp::allocate(DType dtype) {
+  if (const auto* ag = std::get_if<AvgPoolGeometry>(&g_)) {
+    if (op_ == BenchOp::kAvgPoolForward) out_.y = Tensor::zeros(dtype, ag->y_shape());
+    if (op_ == BenchOp::kAvgPoolBackward) out_.dx = Tensor::zeros(dtype, ag->x_shape());
+    return ok_status();
+  }
   if (const auto* pg = std::get_if<PoolGeometry>(&g_)) {
     out_.y = Tensor::zeros(dtype, pg->y_shape());
     const size_t n = static_cast<size_t>(element_count(pg->y_shape()));
@@ -59,6 +66,10 @@ Status HostPreparedOp::run() {
       return be_.maxpool_forward(pool(), in_.x, out_.y, &*out_.indices);
     case BenchOp::kPoolBackward:
       return be_.maxpool_backward(pool(), in_.dy, &*out_.indices, out_.dx);
+    case BenchOp::kAvgPoolForward:
+      return be_.avgpool_forward(avgpool(), in_.x, out_.y);
+    case BenchOp::kAvgPoolBackward:
+      return be_.avgpool_backward(avgpool(), in_.dy, out_.dx);
     default:
       return unimplemented(std::string(bench_op_name(op_)) + " alone");
   }
@@ -66,7 +77,8 @@ Status HostPreparedOp::run() {
 
 MemoryUse HostPreparedOp::memory() const {
   MemoryUse m;
-  const bool backward = op_ == BenchOp::kConvBackward || op_ == BenchOp::kPoolBackward;
+  const bool backward =
+      op_ == BenchOp::kConvBackward || op_ == BenchOp::kPoolBackward || op_ == BenchOp::kAvgPoolBackward;
   m.held_bytes = storage_size(in_.x) + storage_size(in_.w) + storage_size(in_.b) +
                  (backward ? storage_size(in_.dy) : 0) + storage_size(out_.y) + storage_size(out_.dx) +
                  storage_size(out_.dw) + storage_size(out_.db);
@@ -81,10 +93,13 @@ int64_t storage_size(const Tensor& t) { return t.size() * storage_bytes(t.dtype)
 StatusOr<std::unique_ptr<PreparedOp>> prepare_host_op(Backend& backend, const Case& c, const OpGeometry& g, BenchOp op,
                                                       const OpInputs& in) {
   const bool pool_op = op == BenchOp::kPoolInference || op == BenchOp::kPoolTraining || op == BenchOp::kPoolBackward;
-  if (pool_op != std::holds_alternative<PoolGeometry>(g)) {
-    return invalid_argument(std::string(bench_op_name(op)) + " is not an op of this case");
-  }
-  if (op != BenchOp::kConvForward && op != BenchOp::kConvBackward && !pool_op) {
+  const bool avg_op = op == BenchOp::kAvgPoolForward || op == BenchOp::kAvgPoolBackward;
+  const bool fits = std::visit(
+      Overloaded{[&](const ConvGeometry&) { return !pool_op && !avg_op; }, [&](const PoolGeometry&) { return pool_op; },
+                 [&](const AvgPoolGeometry&) { return avg_op; }},
+      g);
+  if (!fits) return invalid_argument(std::string(bench_op_name(op)) + " is not an op of this case");
+  if (op != BenchOp::kConvForward && op != BenchOp::kConvBackward && !pool_op && !avg_op) {
     return unimplemented(std::string(bench_op_name(op)) + " alone: the host calls compute dx, dw and db together");
   }
   auto p = std::make_unique<HostPreparedOp>(backend, c, g, op, in);

@@ -1,4 +1,5 @@
 #include "bench/op_cost.h"
+#include "kc/overloaded.h"
 
 #include <cmath>
 
@@ -43,12 +44,29 @@ OpCost pool_cost(const PoolGeometry& g, double es, BenchOp op) {
   }
 }
 
+// A window sum per output (and one division); the backward adds dy / divisor into each
+// of the window's elements.
+OpCost avgpool_cost(const AvgPoolGeometry& g, double es, BenchOp op) {
+  const double x = count(g.x_shape()), y = count(g.y_shape());
+  const double taps = static_cast<double>(g.spatial.kernel_count());
+  switch (op) {
+    case BenchOp::kAvgPoolForward:
+      return {y * taps, (x + y) * es};
+    case BenchOp::kAvgPoolBackward:
+      return {y * taps, (y + x) * es};
+    default:
+      return {};
+  }
+}
+
 }  // namespace
 
 OpCost op_cost(const OpGeometry& g, DType dtype, BenchOp op) {
   const double es = storage_bytes(dtype);
-  if (const auto* cg = std::get_if<ConvGeometry>(&g)) return conv_cost(*cg, es, op);
-  return pool_cost(std::get<PoolGeometry>(g), es, op);
+  return std::visit(Overloaded{[&](const ConvGeometry& cg) { return conv_cost(cg, es, op); },
+                               [&](const PoolGeometry& pg) { return pool_cost(pg, es, op); },
+                               [&](const AvgPoolGeometry& ag) { return avgpool_cost(ag, es, op); }},
+                    g);
 }
 
 double transform_saving(const Numerics& n, int64_t rank) {

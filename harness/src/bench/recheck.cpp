@@ -6,7 +6,8 @@ namespace kc::bench {
 namespace {
 
 bool forward_op(BenchOp op) {
-  return op == BenchOp::kConvForward || op == BenchOp::kPoolInference || op == BenchOp::kPoolTraining;
+  return op == BenchOp::kConvForward || op == BenchOp::kPoolInference || op == BenchOp::kPoolTraining ||
+         op == BenchOp::kAvgPoolForward;
 }
 
 // The candidate's outputs as the checks read them: what the op wrote, the oracle's

@@ -12,6 +12,7 @@
 
 #include "check_list.h"
 #include "common.h"
+#include "kc/overloaded.h"
 #include "kc/ref/conv.h"
 #include "kc/ref/maxpool.h"
 #include "padding_taps.h"
@@ -83,21 +84,23 @@ CheckResult backward_run(const CheckContext& ctx) {
     compare_tensors(name, cand, ref, &abs, tolerance_for(ctx, name), r);
     if (why.empty()) why = distrust_output(ctx.geo, name, ref);
   };
-  if (const ConvGeometry* cg = conv_geo(ctx)) {
-    compare("dx", ctx.cand.dx, ctx.ref.dx, ctx.abs.dx);
-    compare_padding_taps(ctx, "dw", ctx.cand.dw, ctx.ref.dw, ctx.abs.dw, dw_without_padding_taps(ctx, *cg, ctx.in.dy),
-                         r);
-    if (why.empty()) why = distrust_output(ctx.geo, "dw", ctx.ref.dw);
-    if (cg->bias) compare("db", ctx.cand.db, ctx.ref.db, ctx.abs.db);
-  } else {
-    const PoolGeometry& pg = *pool_geo(ctx);
-    Tensor want = ctx.ref.dx;
-    if (pg.tie == TieRule::kAny && ctx.cand.indices) {
-      auto routed = ref::maxpool_backward(pg, ctx.in.dy, ctx.cand.indices);
-      if (routed.ok()) want = std::move(routed).value();
-    }
-    compare("dx", ctx.cand.dx, want, ctx.abs.dx);
-  }
+  std::visit(Overloaded{[&](const ConvGeometry& cg) {
+                          compare("dx", ctx.cand.dx, ctx.ref.dx, ctx.abs.dx);
+                          compare_padding_taps(ctx, "dw", ctx.cand.dw, ctx.ref.dw, ctx.abs.dw,
+                                               dw_without_padding_taps(ctx, cg, ctx.in.dy), r);
+                          if (why.empty()) why = distrust_output(ctx.geo, "dw", ctx.ref.dw);
+                          if (cg.bias) compare("db", ctx.cand.db, ctx.ref.db, ctx.abs.db);
+                        },
+                        [&](const PoolGeometry& pg) {
+                          Tensor want = ctx.ref.dx;
+                          if (pg.tie == TieRule::kAny && ctx.cand.indices) {
+                            auto routed = ref::maxpool_backward(pg, ctx.in.dy, ctx.cand.indices);
+                            if (routed.ok()) want = std::move(routed).value();
+                          }
+                          compare("dx", ctx.cand.dx, want, ctx.abs.dx);
+                        },
+                        [&](const AvgPoolGeometry&) { compare("dx", ctx.cand.dx, ctx.ref.dx, ctx.abs.dx); }},
+             ctx.geo);
   if (r.disposition == Disposition::kPassed && !why.empty()) {
     return make_result("backward", Disposition::kMistrusted, why);
   }

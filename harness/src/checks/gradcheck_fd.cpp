@@ -7,6 +7,8 @@
 #include <optional>
 
 #include "common.h"
+#include "kc/overloaded.h"
+#include "kc/ref/avgpool.h"
 #include "kc/ref/conv.h"
 #include "kc/ref/maxpool.h"
 #include "window.h"
@@ -36,6 +38,12 @@ Eval evaluate(const Problem& p, const Params& q) {
     e.loss = dot(f.y, dy);
     e.index = std::move(f.indices);
     if (keep) e.out = std::move(f.y);
+    return e;
+  }
+  if (const auto* g = std::get_if<AvgPoolGeometry>(&p.ctx.geo)) {  // linear: no pieces
+    Tensor y = ref::avgpool_forward(*g, q[0]);
+    e.loss = dot(y, dy);
+    if (keep) e.out = std::move(y);
     return e;
   }
   const ConvGeometry& g = *conv_geo(p.ctx);
@@ -77,12 +85,12 @@ Params envelope(const Params& a, const Params& b) {
 void rounding_at(const Problem& p, const Params& env, Probe& r) {
   const CheckContext& ctx = p.ctx;
   Tensor abs_y;
-  if (const PoolGeometry* pool = pool_geo(ctx)) {
-    abs_y = ref::maxpool_forward(*pool, env[0]).y;
-  } else {
-    const ConvGeometry& g = *conv_geo(ctx);
-    abs_y = ref::conv_forward(g, env[0], env[1], g.bias ? &env[2] : nullptr);
-  }
+  std::visit(Overloaded{[&](const PoolGeometry& g) { abs_y = ref::maxpool_forward(g, env[0]).y; },
+                        [&](const AvgPoolGeometry& g) { abs_y = ref::avgpool_forward(g, env[0]); },
+                        [&](const ConvGeometry& g) {
+                          abs_y = ref::conv_forward(g, env[0], env[1], g.bias ? &env[2] : nullptr);
+                        }},
+             ctx.geo);
   const int64_t n_y = tolerance_for(ctx, "y").n + 8, n = n_y + ctx.in.dy.size();
   const double tiny = underflow_unit(DType::kF64);
   r.loss_error = 2.0 * (gamma_n(n, u64()) * abs_dot(abs_y, ctx.in.dy) + static_cast<double>(n) * tiny);

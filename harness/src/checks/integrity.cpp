@@ -63,8 +63,7 @@ void check_indices_written(const IndexTensor& idx, Findings& f) {
 void check_all_written(const CheckContext& ctx, Findings& f) {
   const OpOutputs& c = ctx.cand;
   const ConvGeometry* cg = conv_geo(ctx);
-  const PoolGeometry* pg = pool_geo(ctx);
-  const SpatialGeometry& sg = cg ? cg->spatial : pg->spatial;
+  const SpatialGeometry& sg = spatial_of(ctx.geo);
   check_written("y", c.y, ctx.ref.y, &sg, true, f);
   if (c.indices) check_indices_written(*c.indices, f);
   if (!c.ran_backward || !c.backward.ok()) return;
@@ -125,18 +124,13 @@ void check_size(const std::string& name, const Dims& shape, int64_t size, const 
 void check_sizes(const CheckContext& ctx, Findings& f) {
   const OpOutputs& c = ctx.cand;
   const bool backward = c.ran_backward && c.backward.ok();
-  if (const ConvGeometry* g = conv_geo(ctx)) {
-    check_size("y", c.y.shape, c.y.size(), g->y_shape(), f);
-    if (!backward) return;
-    check_size("dx", c.dx.shape, c.dx.size(), g->x_shape(), f);
+  check_size("y", c.y.shape, c.y.size(), y_shape_of(ctx.geo), f);
+  if (c.indices) check_size("indices", c.indices->shape, c.indices->size(), y_shape_of(ctx.geo), f);
+  if (backward) check_size("dx", c.dx.shape, c.dx.size(), x_shape_of(ctx.geo), f);
+  if (const ConvGeometry* g = conv_geo(ctx); g && backward) {  // the weights' gradients: conv only
     check_size("dw", c.dw.shape, c.dw.size(), g->w_shape(), f);
     if (g->bias) check_size("db", c.db.shape, c.db.size(), g->b_shape(), f);
-    return;
   }
-  const PoolGeometry& g = *pool_geo(ctx);
-  check_size("y", c.y.shape, c.y.size(), g.y_shape(), f);
-  if (c.indices) check_size("indices", c.indices->shape, c.indices->size(), g.y_shape(), f);
-  if (backward) check_size("dx", c.dx.shape, c.dx.size(), g.x_shape(), f);
 }
 
 // (c) on the bands of one buffer the backend was handed, which must still be that buffer

@@ -11,6 +11,7 @@
 #include "check_list.h"
 #include "common.h"
 #include "findings.h"
+#include "kc/overloaded.h"
 #include "padding_coverage.h"
 #include "padding_taps.h"
 #include "window.h"
@@ -65,24 +66,56 @@ struct Padded {
   bool trivial = true;  // no padding and nothing cropped: the padded case is the case
 };
 
-ConvParams& conv_params(Case& c) {
-  if (auto* p = std::get_if<ConvParams>(&c.op)) return *p;
-  return std::get<ConvBiasReluParams>(c.op).conv;
+// The case's op with `valid` padding (zeros for conv, no ceil_mode for a pool): the op the
+// explicitly padded input is run through.
+void make_valid(OpParams& op) {
+  const PadSpec valid{PadKind::kValid, {}};
+  auto conv = [&](ConvParams& p) {
+    p.padding = valid;
+    p.padding_mode = PaddingMode::kZeros;
+  };
+  std::visit(Overloaded{conv, [&](ConvBiasReluParams& p) { conv(p.conv); },
+                        [&](MaxPoolParams& p) {
+                          p.padding = valid;
+                          p.ceil_mode = false;
+                        },
+                        [&](AvgPoolParams& p) {
+                          p.padding = valid;
+                          p.ceil_mode = false;
+                        },
+                        [&](StackParams&) {}},  // the padding check runs on single ops
+             op);
 }
 
-const SpatialGeometry& spatial_of(const CheckContext& ctx) {
-  return pool_geo(ctx) ? pool_geo(ctx)->spatial : conv_geo(ctx)->spatial;
+// The fill of padded positions: -inf for a max pool, 0 otherwise; the padding mode of
+// conv's copies (none for a pool).
+bool max_pool(const CheckContext& ctx) { return pool_geo(ctx) != nullptr; }
+std::optional<PaddingMode> copy_mode(const CheckContext& ctx) {
+  if (const ConvGeometry* g = conv_geo(ctx)) return g->mode;
+  return std::nullopt;
+}
+
+// Whether an average pool's windows keep their divisors on the explicitly padded input:
+// a divisor given, or padding counted with no ceil_mode window past the padding (else
+// the padded run divides by other counts, and only coverage is checked).
+bool avg_divisors_kept(const CheckContext& ctx) {
+  const auto* g = std::get_if<AvgPoolGeometry>(&ctx.geo);
+  if (g == nullptr || g->divisor > 0) return true;
+  if (!g->count_include_pad) return false;
+  for (const DimGeometry& d : g->spatial.dims) {
+    if ((d.out - 1) * d.stride + d.kernel > d.padded()) return false;
+  }
+  return true;
 }
 
 // The case on x padded explicitly with the pads of `pads` (the case's own, or another
 // hypothesis of them: the windows, strides and outputs stay the case's); without
 // `with_input`, the case and geometry only (the padded x is not allocated).
 StatusOr<Padded> make_padded(const CheckContext& ctx, const SpatialGeometry& pads, bool with_input = true) {
-  const bool pool = pool_geo(ctx) != nullptr;
+  const bool pool = max_pool(ctx);
   const SpatialGeometry& sg = pads;
   Padded r{ctx.c, ctx.geo, with_input ? ctx.in : OpInputs{}, {}, {}, ctx.in.x.shape[0] * ctx.in.x.shape[1]};
-  std::optional<PaddingMode> mode;
-  if (!pool) mode = conv_geo(ctx)->mode;
+  const std::optional<PaddingMode> mode = copy_mode(ctx);
   for (const DimGeometry& d : sg.dims) {
     const int64_t ext = (d.out - 1) * d.stride + d.extent();
     std::vector<int64_t> s(static_cast<size_t>(ext));
@@ -93,16 +126,9 @@ StatusOr<Padded> make_padded(const CheckContext& ctx, const SpatialGeometry& pad
   }
   r.c = with_own_inputs(std::move(r.c));  // the padded input is passed directly; inline data has the old shape
   r.c.input.spatial = r.ext;
-  if (pool) {
-    auto& p = std::get<MaxPoolParams>(r.c.op);
-    p.padding = PadSpec{PadKind::kValid, {}};
-    p.ceil_mode = false;
-  } else {
-    conv_params(r.c).padding = PadSpec{PadKind::kValid, {}};
-    conv_params(r.c).padding_mode = PaddingMode::kZeros;
-  }
+  make_valid(r.c.op);
   KC_ASSIGN_OR_RETURN(r.geo, op_geometry(r.c));
-  const SpatialGeometry& pg = pool ? std::get<PoolGeometry>(r.geo).spatial : std::get<ConvGeometry>(r.geo).spatial;
+  const SpatialGeometry& pg = spatial_of(r.geo);
   if (pg.out_dims() != sg.out_dims()) {
     return internal_error("the explicitly padded case has outputs " + dims_to_string(pg.out_dims()) + ", not " +
                           dims_to_string(sg.out_dims()));
@@ -170,8 +196,8 @@ bool skips_padding_taps(const CheckContext& ctx) {
 }
 
 std::string mode_rule(const CheckContext& ctx) {
-  if (pool_geo(ctx)) return "padded positions are -inf and never selected";
-  switch (conv_geo(ctx)->mode) {
+  if (max_pool(ctx)) return "padded positions are -inf and never selected";
+  switch (copy_mode(ctx).value_or(PaddingMode::kZeros)) {
     case PaddingMode::kZeros:
       return "padded positions read 0";
     case PaddingMode::kReflect:
@@ -185,7 +211,7 @@ std::string mode_rule(const CheckContext& ctx) {
 }
 
 std::string padding_words(const CheckContext& ctx, const SpatialGeometry& sg) {
-  std::string s = pool_geo(ctx) ? "-inf" : std::string(padding_mode_name(conv_geo(ctx)->mode));
+  std::string s = max_pool(ctx) ? "-inf" : std::string(padding_mode_name(copy_mode(ctx).value_or(PaddingMode::kZeros)));
   s += " padding [";
   for (size_t a = 0; a < sg.dims.size(); ++a) {
     s += (a ? ", [" : "[") + num(sg.dims[a].pad_lo) + ", " + num(sg.dims[a].pad_hi) + "]";
@@ -228,15 +254,14 @@ std::vector<PadHypothesis> pad_hypotheses(const SpatialGeometry& sg) {
 std::string matching_hypothesis(const CheckContext& ctx) {
   auto oracle = make_reference_backend();
   std::string found;
-  for (const PadHypothesis& h : pad_hypotheses(spatial_of(ctx))) {
+  for (const PadHypothesis& h : pad_hypotheses(spatial_of(ctx.geo))) {
     auto pd = make_padded(ctx, h.pads);
     if (!pd.ok()) continue;
     const OpOutputs run = invoke(*oracle, pd->c, pd->geo, pd->in, Pass::kForward);
     if (!run.forward.ok() || run.y.size() != ctx.cand.y.size()) continue;
     CheckResult scratch;
     int64_t n = 0;
-    const bool pool = pool_geo(ctx) != nullptr;
-    disagree("y", ctx.cand.y, run.y, pool ? nullptr : &ctx.abs.y, tolerance_for(ctx, "y"), scratch, n,
+    disagree("y", ctx.cand.y, run.y, max_pool(ctx) ? nullptr : &ctx.abs.y, tolerance_for(ctx, "y"), scratch, n,
              skips_padding_taps(ctx));
     if (n == 0) found += (found.empty() ? "" : ", or ") + h.name + ": " + padding_words(ctx, h.pads);
   }
@@ -246,10 +271,9 @@ std::string matching_hypothesis(const CheckContext& ctx) {
 // y of the case against y on the padded input; names the outputs that differ and
 // whether they are exactly the windows that overlap the padding.
 void compare_y(const CheckContext& ctx, const SpatialGeometry& sg, const Tensor& yp, Findings& f, CheckResult& r) {
-  const bool pool = pool_geo(ctx) != nullptr;
   int64_t n = 0;
-  const std::vector<char> bad = disagree("y", ctx.cand.y, yp, pool ? nullptr : &ctx.abs.y, tolerance_for(ctx, "y"), r,
-                                         n, skips_padding_taps(ctx));
+  const std::vector<char> bad = disagree("y", ctx.cand.y, yp, max_pool(ctx) ? nullptr : &ctx.abs.y,
+                                         tolerance_for(ctx, "y"), r, n, skips_padding_taps(ctx));
   if (n == 0) return;
   PlaneSet set{sg.out_dims(), std::vector<char>(static_cast<size_t>(sg.out_count()), 0), {}, output_border(sg)};
   bool all_border = true, all_poison = true;
@@ -312,6 +336,9 @@ void compare_pool_indices(const CheckContext& ctx, const Padded& pd, const OpOut
   }
 }
 
+void compare_dx(const CheckContext& ctx, const Padded& pd, const OpOutputs& run, const SpatialGeometry& sg,
+                const Dims& x_shape, PaddingMode mode, Findings& f, CheckResult& r);
+
 // Conv: dw and db directly, dx after folding the padded run's dx back onto its sources.
 void compare_conv_grads(const CheckContext& ctx, const Padded& pd, const OpOutputs& run, Findings& f, CheckResult& r) {
   const ConvGeometry& g = *conv_geo(ctx);
@@ -330,20 +357,26 @@ void compare_conv_grads(const CheckContext& ctx, const Padded& pd, const OpOutpu
   };
   report("dw", ctx.cand.dw, run.dw, ctx.abs.dw, "dw on the explicitly padded input");
   if (g.bias) report("db", ctx.cand.db, run.db, ctx.abs.db, "db on the explicitly padded input");
-  if (run.dx.size() != pd.in.x.size()) return;  // integrity names the size
-  const Tensor folded = fold_back(pd, g.spatial, run.dx, g.x_shape());
+  compare_dx(ctx, pd, run, g.spatial, g.x_shape(), g.mode, f, r);
+}
+
+// dx against the padded run's dx folded back onto the elements each padded position
+// copies (zero padding copies nothing: the padded run's interior).
+void compare_dx(const CheckContext& ctx, const Padded& pd, const OpOutputs& run, const SpatialGeometry& sg,
+                const Dims& x_shape, PaddingMode mode, Findings& f, CheckResult& r) {
+  if (!ctx.cand.backward.ok() || !run.backward.ok()) return;  // the backward check reports a failing backward
+  if (run.dx.size() != pd.in.x.size()) return;                // integrity names the size
+  int64_t n = 0;
+  const Tensor folded = fold_back(pd, sg, run.dx, x_shape);
   const std::vector<char> bad = disagree("dx", ctx.cand.dx, folded, &ctx.abs.dx, tolerance_for(ctx, "dx"), r, n);
   if (n == 0) return;
-  PlaneSet set{g.spatial.in_dims(),
-               std::vector<char>(static_cast<size_t>(g.spatial.in_count()), 0),
-               {},
-               input_border(g.spatial)};
+  PlaneSet set{sg.in_dims(), std::vector<char>(static_cast<size_t>(sg.in_count()), 0), {}, input_border(sg)};
   for (size_t i = 0; i < bad.size(); ++i) {
     if (bad[i]) set.flagged[i % set.flagged.size()] = 1;
   }
   const std::string where =
       " at " + num(n) + " of " + num(folded.size()) + " elements: input " + describe_positions(set);
-  if (g.mode == PaddingMode::kZeros) {
+  if (mode == PaddingMode::kZeros) {
     f.add("equivalence-dx", "dx differs from the interior of dx on the explicitly zero-padded input" + where);
   } else {
     f.add("equivalence-dx", "dx differs from the padded input's dx folded back onto the elements the padding copies" +
@@ -354,24 +387,26 @@ void compare_conv_grads(const CheckContext& ctx, const Padded& pd, const OpOutpu
 
 // Part (a); returns whether the comparison was made (a case without padding has none).
 bool check_equivalence(const CheckContext& ctx, Findings& f, CheckResult& r) {
-  auto pd = make_padded(ctx, spatial_of(ctx));
+  auto pd = make_padded(ctx, spatial_of(ctx.geo));
   if (!pd.ok()) {
     f.add("internal", "kernelcheck could not build the explicitly padded case: " + pd.status().to_string());
     return false;
   }
-  if (pd->trivial) return false;
-  const bool pool = pool_geo(ctx) != nullptr;
+  if (pd->trivial || !avg_divisors_kept(ctx)) return false;
+  const bool pool = max_pool(ctx);
   const OpOutputs run = invoke(ctx.backend, pd->c, pd->geo, pd->in, pool ? Pass::kForward : Pass::kForwardBackward);
   if (!run.forward.ok()) {
     f.add("padded", "the forward on the explicitly padded input (valid padding) returned " + run.forward.to_string());
     return false;
   }
-  const SpatialGeometry& sg = pool ? pool_geo(ctx)->spatial : conv_geo(ctx)->spatial;
+  const SpatialGeometry& sg = spatial_of(ctx.geo);
   compare_y(ctx, sg, run.y, f, r);
-  if (pool)
-    compare_pool_indices(ctx, *pd, run, f);
-  else
-    compare_conv_grads(ctx, *pd, run, f, r);
+  std::visit(Overloaded{[&](const PoolGeometry&) { compare_pool_indices(ctx, *pd, run, f); },
+                        [&](const ConvGeometry&) { compare_conv_grads(ctx, *pd, run, f, r); },
+                        [&](const AvgPoolGeometry& g) {
+                          compare_dx(ctx, *pd, run, g.spatial, g.x_shape(), PaddingMode::kZeros, f, r);
+                        }},
+             ctx.geo);
   return true;
 }
 
@@ -380,7 +415,7 @@ bool check_equivalence(const CheckContext& ctx, Findings& f, CheckResult& r) {
 // conv, conv_bias_relu and max pool; not where the explicitly padded case is over the
 // host-memory cap (a harness limit is no finding about the kernel).
 std::string padding_not_applicable(const CheckContext& ctx) {
-  auto pd = make_padded(ctx, spatial_of(ctx), false);
+  auto pd = make_padded(ctx, spatial_of(ctx.geo), false);
   if (pd.ok() || pd.status().code() != StatusCode::kResourceExhausted) return {};
   return "the explicitly padded case it compares with is too large: " + pd.status().message();
 }
@@ -390,10 +425,10 @@ CheckResult padding_run(const CheckContext& ctx) {
   Findings f;
   std::string notes;
   const bool compared = check_equivalence(ctx, f, r);
-  if (const ConvGeometry* g = conv_geo(ctx))
-    check_conv_coverage(ctx, *g, f, notes);
-  else
-    check_pool_coverage(ctx, *pool_geo(ctx), f, notes);
+  std::visit(Overloaded{[&](const ConvGeometry& g) { check_conv_coverage(ctx, g, f, notes); },
+                        [&](const PoolGeometry& g) { check_pool_coverage(ctx, g, f, notes); },
+                        [&](const AvgPoolGeometry& g) { check_avgpool_coverage(ctx, g, f, notes); }},
+             ctx.geo);
   const std::string tail = notes.empty() ? "" : "; " + notes.substr(0, notes.size() - 2);
   if (!f.empty()) {
     r.disposition = Disposition::kFailed;
@@ -403,9 +438,11 @@ CheckResult padding_run(const CheckContext& ctx) {
   const std::string same = !pool_geo(ctx)     ? "y and the gradients match"
                            : ctx.cand.indices ? "y and indices match"
                                               : "y matches";
-  r.message =
-      (compared ? same + " the op on the explicitly padded input; " : std::string("no padding to make explicit; ")) +
-      "every input in a window receives gradient and every output is written" + tail;
+  const std::string none = avg_divisors_kept(ctx) ? "no padding to make explicit; "
+                                                  : "not compared with an explicitly padded input (its windows "
+                                                    "would divide by other counts there); ";
+  r.message = (compared ? same + " the op on the explicitly padded input; " : none) +
+              "every input in a window receives gradient and every output is written" + tail;
   return r;
 }
 

@@ -4,6 +4,7 @@
 //        that lies in some window, directly or as the source of a padding copy, gets a
 //        positive dx; an element in no window gets exactly 0; every output is written and
 //        nonzero where its window reads at least one 1 (or there is a bias).
+//  avgpool: x and dy all ones; the same coverage rule, with zero padding.
 // More on the method: docs/notes.md, section harness/src/checks/padding_coverage.h.
 #pragma once
 
@@ -21,18 +22,18 @@ namespace coverage_detail {
 
 // Per dim: whether input coordinate i is read by some window, directly or through a
 // padding copy (zeros padding copies nothing).
-inline std::vector<std::vector<char>> covered_coords(const ConvGeometry& g) {
+inline std::vector<std::vector<char>> covered_coords(const SpatialGeometry& s, PaddingMode mode) {
   std::vector<std::vector<char>> cov;
-  for (const DimGeometry& d : g.spatial.dims) {
+  for (const DimGeometry& d : s.dims) {
     std::vector<char> c(static_cast<size_t>(d.in), 0);
     for (int64_t o = 0; o < d.out; ++o) {
       for (int64_t k = 0; k < d.kernel; ++k) {
         int64_t i = o * d.stride + k * d.dilation - d.pad_lo;
         if (i < 0 || i >= d.in) {
-          if (g.mode == PaddingMode::kZeros) continue;
-          if (g.mode == PaddingMode::kReplicate) i = i < 0 ? 0 : d.in - 1;
-          if (g.mode == PaddingMode::kReflect) i = i < 0 ? -i : 2 * (d.in - 1) - i;
-          if (g.mode == PaddingMode::kCircular) i = ((i % d.in) + d.in) % d.in;
+          if (mode == PaddingMode::kZeros) continue;
+          if (mode == PaddingMode::kReplicate) i = i < 0 ? 0 : d.in - 1;
+          if (mode == PaddingMode::kReflect) i = i < 0 ? -i : 2 * (d.in - 1) - i;
+          if (mode == PaddingMode::kCircular) i = ((i % d.in) + d.in) % d.in;
         }
         c[static_cast<size_t>(i)] = 1;
       }
@@ -40,6 +41,9 @@ inline std::vector<std::vector<char>> covered_coords(const ConvGeometry& g) {
     cov.push_back(std::move(c));
   }
   return cov;
+}
+inline std::vector<std::vector<char>> covered_coords(const ConvGeometry& g) {
+  return covered_coords(g.spatial, g.mode);
 }
 
 // A PlaneSet over one spatial extent whose eligible mask is the product of per-dim masks.
@@ -91,10 +95,11 @@ inline void check_outputs_written(const SpatialGeometry& sg, const Tensor& y,
 
 // With all-ones inputs: a covered element with dx 0 or NaN is a blind spot; an element in
 // no window must get exactly 0.
-inline void check_blind_spots(const ConvGeometry& g, const Tensor& dx, Findings& f) {
-  const std::vector<std::vector<char>> cov = covered_coords(g);
-  PlaneSet blind = product_set(g.spatial.in_dims(), cov, input_border(g.spatial));
-  const int64_t in_count = g.spatial.in_count();
+inline void check_blind_spots(const SpatialGeometry& s, PaddingMode mode, const Dims& x_shape, const Tensor& dx,
+                              Findings& f, const std::string& inputs = "all-ones x, w and dy") {
+  const std::vector<std::vector<char>> cov = covered_coords(s, mode);
+  PlaneSet blind = product_set(s.in_dims(), cov, input_border(s));
+  const int64_t in_count = s.in_count();
   int64_t stray = -1;
   for (int64_t i = 0; i < dx.size(); ++i) {
     const size_t p = static_cast<size_t>(i % in_count);
@@ -105,14 +110,14 @@ inline void check_blind_spots(const ConvGeometry& g, const Tensor& dx, Findings&
   if (std::find(blind.flagged.begin(), blind.flagged.end(), 1) != blind.flagged.end()) {
     bool border = false;
     const std::string where = describe_positions(blind, &border);
-    f.add("blind", border ? "input " + where + " receive no gradient: dropped border (all-ones x, w and dy)"
-                   : where == "every position"
-                       ? "no input element receives gradient, though each lies in a window (all-ones x, w and dy)"
-                       : "blind spot at input " + where +
-                             ": it lies in a window but receives no gradient (all-ones x, w and dy)");
+    f.add("blind",
+          border ? "input " + where + " receive no gradient: dropped border (" + inputs + ")"
+          : where == "every position"
+              ? "no input element receives gradient, though each lies in a window (" + inputs + ")"
+              : "blind spot at input " + where + ": it lies in a window but receives no gradient (" + inputs + ")");
   }
   if (stray >= 0) {
-    f.add("stray", "dx at input " + at(stray, g.x_shape()) + " is " + num(dx[stray]) +
+    f.add("stray", "dx at input " + at(stray, x_shape) + " is " + num(dx[stray]) +
                        " but the element lies in no window: its gradient must be exactly 0");
   }
 }
@@ -148,7 +153,39 @@ inline void check_conv_coverage(const CheckContext& ctx, const ConvGeometry& g, 
       f.add("ones", "the backward on all-ones inputs returned " + run.backward.to_string());
     return;
   }
-  if (run.dx.size() == ones.x.size()) check_blind_spots(g, run.dx, f);  // else integrity names the size
+  if (run.dx.size() == ones.x.size()) check_blind_spots(g.spatial, g.mode, g.x_shape(), run.dx, f);  // else integrity
+}
+
+// Average pool, on all-ones x and dy: y is nonzero wherever its window reads an input
+// element (a window only in padding may give 0), dx positive on every element some
+// window reads and exactly 0 elsewhere.
+inline void check_avgpool_coverage(const CheckContext& ctx, const AvgPoolGeometry& g, Findings& f, std::string& notes) {
+  using namespace coverage_detail;
+  OpInputs ones;
+  ones.x = Tensor::filled(ctx.c.dtype, g.x_shape(), 1.0);
+  ones.dy = Tensor::filled(ctx.c.dtype, g.y_shape(), 1.0);
+  const OpOutputs run = invoke(ctx.backend, ctx.c, ctx.geo, ones);
+  if (!run.forward.ok()) {
+    f.add("ones", "the forward on all-ones inputs returned " + run.forward.to_string());
+    return;
+  }
+  std::vector<std::vector<char>> nonzero;
+  for (const DimGeometry& d : g.spatial.dims) {
+    std::vector<char> nz(static_cast<size_t>(d.out));
+    for (int64_t o = 0; o < d.out; ++o) nz[static_cast<size_t>(o)] = touches_input(d, o);
+    nonzero.push_back(std::move(nz));
+  }
+  check_outputs_written(g.spatial, run.y, nonzero, "all-ones inputs", f);
+  if (!run.backward.ok()) {
+    if (unsupported(run.backward))
+      notes += "backward not supported, coverage not checked; ";
+    else
+      f.add("ones", "the backward on all-ones inputs returned " + run.backward.to_string());
+    return;
+  }
+  if (run.dx.size() == ones.x.size()) {
+    check_blind_spots(g.spatial, PaddingMode::kZeros, g.x_shape(), run.dx, f, "all-ones x and dy");
+  }
 }
 
 // Distinct negative values per plane: i -> -(1 + (i*a + 3) mod M) with a coprime to M is a

@@ -5,6 +5,7 @@
 
 #include "check_list.h"
 #include "core/check.h"
+#include "kc/overloaded.h"
 #include "kc/shape.h"
 #include "padding_coverage.h"
 #include "run/transform_bound.h"
@@ -87,15 +88,21 @@ ToleranceSpec tolerance_for(const CheckContext& ctx, std::string_view tensor) {
   // The case's accumulation describes a candidate's sums; the oracle's own checks keep
   // the contract's default (the oracle sums in f64).
   ToleranceSpec s{ctx.c.tolerance, ctx.c.dtype, 1, ctx.is_reference ? std::nullopt : ctx.c.accumulation};
-  if (const auto* g = std::get_if<ConvGeometry>(&ctx.geo)) {
-    const int64_t taps = g->spatial.kernel_count();
-    if (tensor == "y") s.n = g->in_per_group() * taps + 1;
-    if (tensor == "dx") s.n = g->out_per_group() * taps * max_pad_copies(*g);
-    if (tensor == "dw" || tensor == "db") s.n = g->batch * g->spatial.out_count();
-  } else {
-    const auto& pg = std::get<PoolGeometry>(ctx.geo);
-    s.n = tensor == "dx" ? pg.spatial.kernel_count() : 1;  // y is a selection: exact
-  }
+  std::visit(Overloaded{[&](const ConvGeometry& g) {
+                          const int64_t taps = g.spatial.kernel_count();
+                          if (tensor == "y") s.n = g.in_per_group() * taps + 1;
+                          if (tensor == "dx") s.n = g.out_per_group() * taps * max_pad_copies(g);
+                          if (tensor == "dw" || tensor == "db") s.n = g.batch * g.spatial.out_count();
+                        },
+                        [&](const PoolGeometry& g) {  // y is a selection: exact
+                          s.n = tensor == "dx" ? g.spatial.kernel_count() : 1;
+                        },
+                        [&](const AvgPoolGeometry& g) {
+                          // y: a window's sum and one division; dx: a term per window holding the
+                          // element (at most the kernel's count), each a division.
+                          s.n = g.spatial.kernel_count() + 1;
+                        }},
+             ctx.geo);
   if (const auto* g = std::get_if<ConvGeometry>(&ctx.geo); g && !ctx.is_reference) {
     with_transform(ctx, *g, s);
     // db sums dy directly, whatever algorithm the convolution runs; after a relu its mask

@@ -1,6 +1,8 @@
 // Names of the case enums and Case equality (which ignores where a case was read).
 #include "kc/case.h"
 
+#include "kc/overloaded.h"
+
 namespace kc {
 
 bool Case::operator==(const Case& o) const {
@@ -25,8 +27,18 @@ std::string_view op_name(const OpParams& op) {
     std::string_view operator()(const MaxPoolParams&) const { return "maxpool"; }
     std::string_view operator()(const ConvBiasReluParams&) const { return "conv_bias_relu"; }
     std::string_view operator()(const StackParams&) const { return "stack"; }
+    std::string_view operator()(const AvgPoolParams&) const { return "avgpool"; }
   };
   return std::visit(Namer{}, op);
+}
+
+const PadSpec& padding_of(const OpParams& op) {
+  return std::visit(Overloaded{[](const ConvParams& p) -> const PadSpec& { return p.padding; },
+                               [](const ConvBiasReluParams& p) -> const PadSpec& { return p.conv.padding; },
+                               [](const MaxPoolParams& p) -> const PadSpec& { return p.padding; },
+                               [](const AvgPoolParams& p) -> const PadSpec& { return p.padding; },
+                               [](const StackParams& p) -> const PadSpec& { return p.conv.padding; }},
+                    op);
 }
 
 bool is_stack(const Case& c) { return std::holds_alternative<StackParams>(c.op); }

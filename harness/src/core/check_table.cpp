@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "kc/overloaded.h"
+
 namespace kc {
 namespace {
 
@@ -25,6 +27,10 @@ std::string gradcheck_scope(const Case& c) {
 
 std::string adjoint_scope(const Case& c) {
   if (pool_of(c)) return "max pool is not linear in x, so it has no adjoint identity (gradcheck and argmax cover it)";
+  if (std::holds_alternative<AvgPoolParams>(c.op)) {
+    return "the adjoint identity is checked on conv's three products; an average pool's linear map is checked by "
+           "gradcheck";
+  }
   if (std::holds_alternative<ConvBiasReluParams>(c.op)) {
     return "relu makes conv_bias_relu nonlinear, so it has no adjoint identity (run it on plain conv)";
   }
@@ -32,16 +38,27 @@ std::string adjoint_scope(const Case& c) {
 }
 
 std::string weight_share_scope(const Case& c) {
-  return pool_of(c) ? "max pool has no weights, so nothing is shared" : "";
+  if (pool_of(c)) return "max pool has no weights, so nothing is shared";
+  if (std::holds_alternative<AvgPoolParams>(c.op)) return "average pool has no weights, so nothing is shared";
+  return "";
 }
 
 std::string argmax_scope(const Case& c) { return pool_of(c) ? "" : "argmax applies to max pooling only"; }
 std::string golden_scope(const Case& c) { return c.expected.empty() ? "the case has no expected: tensors" : ""; }
 std::string drift_scope(const Case& c) { return low_precision(c) ? "" : "applies to f16 and bf16 stacks"; }
 
-constexpr unsigned kSingle = kOpConv | kOpFused | kOpPool;
+constexpr unsigned kSingle = kOpConv | kOpFused | kOpPool | kOpAvgPool;
 
 }  // namespace
+
+unsigned op_mask(const Case& c) {
+  return std::visit(Overloaded{[](const ConvParams&) { return unsigned{kOpConv}; },
+                               [](const ConvBiasReluParams&) { return unsigned{kOpFused}; },
+                               [](const MaxPoolParams&) { return unsigned{kOpPool}; },
+                               [](const AvgPoolParams&) { return unsigned{kOpAvgPool}; },
+                               [](const StackParams&) { return unsigned{kOpStack}; }},
+                    c.op);
+}
 
 const std::vector<CheckInfo>& check_table() {
   static const std::vector<CheckInfo> table = {
@@ -115,7 +132,9 @@ std::string check_never_applies(const Case& c, std::string_view name) {
            check_names([](const CheckInfo& i) { return (i.ops & kOpStack) != 0; });
   }
   if (!is_stack(c) && (info->ops & kSingle) == 0) return "applies to op: stack only";
-  return info->never_applies ? info->never_applies(c) : "";
+  const std::string why = info->never_applies ? info->never_applies(c) : "";
+  if (!why.empty() || (info->ops & op_mask(c)) != 0) return why;
+  return "does not apply to op: " + std::string(op_name(c.op));
 }
 
 Status validate_checks(const Case& c, bool from_defaults) {

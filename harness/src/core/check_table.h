@@ -15,7 +15,10 @@
 
 namespace kc {
 
-enum OpMask : unsigned { kOpConv = 1, kOpFused = 2, kOpPool = 4, kOpStack = 8, kOpAll = 15 };
+enum OpMask : unsigned { kOpConv = 1, kOpFused = 2, kOpPool = 4, kOpStack = 8, kOpAvgPool = 16, kOpAll = 31 };
+
+// The op's bit of OpMask.
+unsigned op_mask(const Case& c);
 
 // Whether a check compares backward values under the tolerance model (validation of
 // `tolerance: exact` needs dy inline or an integer fill exactly then).

@@ -8,6 +8,7 @@
 
 #include "core/validate.h"
 #include "core/zero_region.h"
+#include "kc/overloaded.h"
 #include "kc/shape.h"
 
 namespace kc {
@@ -100,22 +101,32 @@ StatusOr<OpInputs> make_inputs(const Case& c) {
   KC_RETURN_IF_ERROR(validate(c));
   if (is_stack(c)) return invalid_argument("op: stack inputs are made per layer (use make_stack_inputs)");
   OpInputs in;
-  const bool pool = std::holds_alternative<MaxPoolParams>(c.op);
   std::optional<ConvGeometry> cg;
-  if (pool) {
-    const PoolGeometry g = unchecked_pool_geometry(c);
-    in.x = Tensor::zeros(c.dtype, g.x_shape());
-    in.dy = Tensor::zeros(c.dtype, g.y_shape());
-  } else {
+  auto pool = [&](const Dims& x, const Dims& y) {
+    in.x = Tensor::zeros(c.dtype, x);
+    in.dy = Tensor::zeros(c.dtype, y);
+  };
+  auto conv = [&] {
     cg = unchecked_conv_geometry(c);
     in.x = Tensor::zeros(c.dtype, cg->x_shape());
     in.w = Tensor::zeros(c.dtype, cg->w_shape());
     if (cg->bias) in.b = Tensor::zeros(c.dtype, cg->b_shape());
     in.dy = Tensor::zeros(c.dtype, cg->y_shape());
-  }
+  };
+  std::visit(Overloaded{[&](const MaxPoolParams&) {
+                          const PoolGeometry g = unchecked_pool_geometry(c);
+                          pool(g.x_shape(), g.y_shape());
+                        },
+                        [&](const AvgPoolParams&) {
+                          const AvgPoolGeometry g = unchecked_avgpool_geometry(c);
+                          pool(g.x_shape(), g.y_shape());
+                        },
+                        [&](const ConvParams&) { conv(); }, [&](const ConvBiasReluParams&) { conv(); },
+                        [&](const StackParams&) {}},  // refused above
+             c.op);
   if (c.data.fill == Fill::kInteger && cg) {
     integer_conv_inputs(c, *cg, in);
-  } else if (c.data.fill == Fill::kInteger) {  // pool: dx sums at most a few dy per element
+  } else if (c.data.fill == Fill::kInteger) {  // pool: small integers, whose window sums are exact
     integer_fill(in.x, c.data.seed, kX, 8, 1.0, in.x.size());
     integer_fill(in.dy, c.data.seed, kDy, 8, 1.0, in.dy.size());
   } else {

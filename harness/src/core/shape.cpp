@@ -77,6 +77,8 @@ Dims ConvGeometry::b_shape() const { return {out_channels}; }
 Dims ConvGeometry::y_shape() const { return concat({batch, out_channels}, spatial.out_dims()); }
 Dims PoolGeometry::x_shape() const { return concat({batch, channels}, spatial.in_dims()); }
 Dims PoolGeometry::y_shape() const { return concat({batch, channels}, spatial.out_dims()); }
+Dims AvgPoolGeometry::x_shape() const { return concat({batch, channels}, spatial.in_dims()); }
+Dims AvgPoolGeometry::y_shape() const { return concat({batch, channels}, spatial.out_dims()); }
 
 int64_t output_extent(int64_t in, int64_t kernel, int64_t stride, int64_t dilation, int64_t pad_lo, int64_t pad_hi,
                       bool ceil_mode) {
@@ -144,6 +146,20 @@ PoolGeometry unchecked_pool_geometry(const Case& c) {
   return g;
 }
 
+AvgPoolGeometry unchecked_avgpool_geometry(const Case& c) {
+  const AvgPoolParams& p = std::get<AvgPoolParams>(c.op);
+  const size_t rank = c.input.spatial.size();
+  AvgPoolGeometry g;
+  g.batch = c.input.batch;
+  g.channels = c.input.channels;
+  g.ceil_mode = p.ceil_mode;
+  g.count_include_pad = p.count_include_pad;
+  g.divisor = p.divisor.value_or(0);
+  g.spatial = build_spatial(c.input.spatial, p.kernel, p.stride.empty() ? p.kernel : p.stride, Dims(rank, 1), p.padding,
+                            p.ceil_mode);
+  return g;
+}
+
 int64_t max_pad_copies(const ConvGeometry& g) {
   int64_t total = 1;
   for (const DimGeometry& d : g.spatial.dims) {
@@ -177,6 +193,14 @@ StatusOr<PoolGeometry> pool_geometry(const Case& c) {
   }
   KC_RETURN_IF_ERROR(validate(c));
   return unchecked_pool_geometry(c);
+}
+
+StatusOr<AvgPoolGeometry> avgpool_geometry(const Case& c) {
+  if (!std::holds_alternative<AvgPoolParams>(c.op)) {
+    return invalid_argument(std::string("op: expected an avgpool case, got ") + std::string(op_name(c.op)));
+  }
+  KC_RETURN_IF_ERROR(validate(c));
+  return unchecked_avgpool_geometry(c);
 }
 
 }  // namespace kc

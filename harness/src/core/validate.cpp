@@ -12,6 +12,7 @@
 #include "core/format.h"
 #include "core/validate_limits.h"
 #include "core/zero_region.h"
+#include "kc/overloaded.h"
 #include "kc/shape.h"
 #include "stack/stack.h"
 
@@ -222,12 +223,26 @@ int64_t windows_sharing(const DimGeometry& d) {
   return std::min({(d.kernel - 1) * d.dilation / lcm + 1, (d.out - 1) / m + 1, int64_t{3}});
 }
 
-Status check_exact_tolerance(const Case& c, const PoolGeometry* pool, bool bias) {
-  if (c.tolerance.kind != ToleranceKind::kExact || c.data.fill == Fill::kInteger) return ok_status();
+// The exact tolerance of a case whose inputs are `inputs` (dy added where the backward is
+// judged); `pool` a max pool, `avg` an average pool, or neither.
+Status check_exact_tolerance(const Case& c, std::vector<std::string> inputs, const PoolGeometry* pool,
+                             const AvgPoolGeometry* avg = nullptr) {
+  if (c.tolerance.kind != ToleranceKind::kExact) return ok_status();
+  // An average pool's dx adds dy / divisor over the windows holding an element: in any
+  // fill, once two windows share it, the order of those rounded quotients shows.
+  if (avg != nullptr && judges_backward(c)) {
+    int64_t sharing = 1;
+    for (const DimGeometry& d : avg->spatial.dims) sharing = std::min<int64_t>(sharing * windows_sharing(d), 3);
+    if (sharing > 1) {
+      return invalid_argument(
+          "tolerance: exact on this avgpool: its windows overlap, and dx adds the rounded dy / divisor of "
+          "several windows in an order a correct kernel chooses; use bound, or a stride no smaller than the "
+          "kernel");
+    }
+  }
+  if (c.data.fill == Fill::kInteger) return ok_status();
   // A max pool's y and indices are selections, exact in any fill: only its dx sums.
   if (pool != nullptr && !judges_backward(c)) return ok_status();
-  using Names = std::vector<std::string>;
-  Names inputs = pool != nullptr ? Names{"x"} : bias ? Names{"x", "w", "b"} : Names{"x", "w"};
   if (judges_backward(c)) inputs.push_back("dy");  // else the backward's dy is never compared
   std::string missing;
   for (const std::string& name : inputs) {
@@ -290,7 +305,7 @@ Status check_layer(const StackLayer& layer, const Limits& limits) {
 
 Status validate_stack(const Case& c, const StackParams& p, const Limits& limits) {
   KC_RETURN_IF_ERROR(check_stack_fields(c, p, limits));
-  KC_RETURN_IF_ERROR(check_exact_tolerance(c, nullptr, true));
+  KC_RETURN_IF_ERROR(check_exact_tolerance(c, {"x", "w", "b"}, nullptr));
   const std::vector<StackLayer> layers = unchecked_stack_layers(c);
   // Work first: the layers' geometry rules take time linear in their windows.
   KC_RETURN_IF_ERROR(check_stack_work(c, layers, limits));
@@ -313,41 +328,67 @@ std::vector<StackLayer> stack_layers_up_to_refused(const Case& c, const Limits& 
   return {};
 }
 
-Status validate(const Case& c, const Limits& limits) {
-  KC_RETURN_IF_ERROR(check_input(c.input, limits));
-  if (const auto* st = std::get_if<StackParams>(&c.op)) return validate_stack(c, *st, limits);
-  const bool pool = std::holds_alternative<MaxPoolParams>(c.op);
-  const std::string f = std::holds_alternative<ConvParams>(c.op) ? "conv" : "conv_bias_relu";
-  if (pool) {
-    KC_RETURN_IF_ERROR(check_pool_fields(std::get<MaxPoolParams>(c.op), c.input, limits));
-  } else {
-    const ConvParams& p =
-        std::holds_alternative<ConvParams>(c.op) ? std::get<ConvParams>(c.op) : std::get<ConvBiasReluParams>(c.op).conv;
-    KC_RETURN_IF_ERROR(check_conv_fields(f, p, c.input, limits));
-  }
+namespace {
+
+Status validate_maxpool(const Case& c, const MaxPoolParams& p, const Limits& limits) {
+  KC_RETURN_IF_ERROR(check_pool_fields(p, c.input, limits));
   // Field rules hold: every size is within max_size, so the geometry arithmetic is safe
   // (the estimate below saturates rather than overflowing).
   KC_RETURN_IF_ERROR(check_memory(c, limits));
   KC_RETURN_IF_ERROR(check_work(c, limits));
-  if (pool) {
-    const PoolGeometry g = unchecked_pool_geometry(c);
-    KC_RETURN_IF_ERROR(check_pool_geometry(g));
-    if (g.mode == PoolMode::kInference) {  // no indices, hence no backward, to compare with
-      for (const char* name : {"indices", "dx"}) {
-        if (c.expected.count(name)) {
-          return invalid_argument(std::string("expected.") + name +
-                                  ": maxpool.mode inference keeps no indices and has no backward");
-        }
+  const PoolGeometry g = unchecked_pool_geometry(c);
+  KC_RETURN_IF_ERROR(check_pool_geometry(g));
+  if (g.mode == PoolMode::kInference) {  // no indices, hence no backward, to compare with
+    for (const char* name : {"indices", "dx"}) {
+      if (c.expected.count(name)) {
+        return invalid_argument(std::string("expected.") + name +
+                                ": maxpool.mode inference keeps no indices and has no backward");
       }
     }
-    KC_RETURN_IF_ERROR(check_accumulation(c, g.spatial.kernel_count()));
-    KC_RETURN_IF_ERROR(check_tensor_shapes(c, {{"x", g.x_shape()}, {"dy", g.y_shape()}}, "tensors"));
-    KC_RETURN_IF_ERROR(
-        check_tensor_shapes(c, {{"y", g.y_shape()}, {"indices", g.y_shape()}, {"dx", g.x_shape()}}, "expected"));
-    KC_RETURN_IF_ERROR(check_expected_indices(c, g));
-    KC_RETURN_IF_ERROR(check_zero_regions(c.data.zero, {g.x_shape(), {}, g.y_shape()}, "maxpool"));
-    return check_exact_tolerance(c, &g, false);
   }
+  KC_RETURN_IF_ERROR(check_accumulation(c, g.spatial.kernel_count()));
+  KC_RETURN_IF_ERROR(check_tensor_shapes(c, {{"x", g.x_shape()}, {"dy", g.y_shape()}}, "tensors"));
+  KC_RETURN_IF_ERROR(
+      check_tensor_shapes(c, {{"y", g.y_shape()}, {"indices", g.y_shape()}, {"dx", g.x_shape()}}, "expected"));
+  KC_RETURN_IF_ERROR(check_expected_indices(c, g));
+  KC_RETURN_IF_ERROR(check_zero_regions(c.data.zero, {g.x_shape(), {}, g.y_shape()}, "maxpool"));
+  return check_exact_tolerance(c, {"x"}, &g);
+}
+
+Status validate_avgpool(const Case& c, const AvgPoolParams& p, const Limits& limits) {
+  const size_t rank = c.input.spatial.size();
+  KC_RETURN_IF_ERROR(check_dims("avgpool.kernel", p.kernel, rank, true, 1, limits));
+  KC_RETURN_IF_ERROR(check_dims("avgpool.stride", p.stride, rank, false, 1, limits));
+  KC_RETURN_IF_ERROR(check_padding_fields("avgpool.padding", p.padding, rank, limits));
+  if (p.divisor) KC_RETURN_IF_ERROR(check_size("avgpool.divisor", *p.divisor, 1, limits));
+  KC_RETURN_IF_ERROR(check_memory(c, limits));
+  KC_RETURN_IF_ERROR(check_work(c, limits));
+  const AvgPoolGeometry g = unchecked_avgpool_geometry(c);
+  KC_RETURN_IF_ERROR(check_nonempty("avgpool", g.spatial));
+  if (!g.count_include_pad) {  // the divisor would be the window's 0 input elements
+    for (size_t i = 0; i < g.spatial.dims.size(); ++i) {
+      const DimGeometry& d = g.spatial.dims[i];
+      for (int64_t o = 0; o < d.out; ++o) {
+        const int64_t start = o * d.stride - d.pad_lo;
+        if (start + d.kernel > 0 && start < d.in) continue;
+        return invalid_argument("avgpool: dim " + num(static_cast<int64_t>(i)) + ": window " + num(o) +
+                                " covers no input element (only padding), and count_include_pad: false would "
+                                "divide by 0; reduce the padding or count the padding");
+      }
+    }
+  }
+  KC_RETURN_IF_ERROR(check_accumulation(c, g.spatial.kernel_count()));
+  KC_RETURN_IF_ERROR(check_tensor_shapes(c, {{"x", g.x_shape()}, {"dy", g.y_shape()}}, "tensors"));
+  KC_RETURN_IF_ERROR(check_tensor_shapes(c, {{"y", g.y_shape()}, {"dx", g.x_shape()}}, "expected"));
+  KC_RETURN_IF_ERROR(check_zero_regions(c.data.zero, {g.x_shape(), {}, g.y_shape()}, "avgpool"));
+  return check_exact_tolerance(c, {"x"}, nullptr, &g);
+}
+
+Status validate_conv(const Case& c, const ConvParams& p, const Limits& limits) {
+  const std::string f(op_name(c.op));
+  KC_RETURN_IF_ERROR(check_conv_fields(f, p, c.input, limits));
+  KC_RETURN_IF_ERROR(check_memory(c, limits));
+  KC_RETURN_IF_ERROR(check_work(c, limits));
   const ConvGeometry g = unchecked_conv_geometry(c);
   KC_RETURN_IF_ERROR(check_conv_geometry(f, g));
   KC_RETURN_IF_ERROR(check_accumulation(c, longest_conv_sum(g)));
@@ -360,7 +401,20 @@ Status validate(const Case& c, const Limits& limits) {
   KC_RETURN_IF_ERROR(check_tensor_shapes(
       c, {{"y", g.y_shape()}, {"dx", g.x_shape()}, {"dw", g.w_shape()}, {"db", g.b_shape()}}, "expected"));
   KC_RETURN_IF_ERROR(check_zero_regions(c.data.zero, {g.x_shape(), g.w_shape(), g.y_shape()}, op_name(c.op)));
-  return check_exact_tolerance(c, nullptr, g.bias);
+  return check_exact_tolerance(c, g.bias ? std::vector<std::string>{"x", "w", "b"} : std::vector<std::string>{"x", "w"},
+                               nullptr);
+}
+
+}  // namespace
+
+Status validate(const Case& c, const Limits& limits) {
+  KC_RETURN_IF_ERROR(check_input(c.input, limits));
+  return std::visit(Overloaded{[&](const StackParams& p) { return validate_stack(c, p, limits); },
+                               [&](const MaxPoolParams& p) { return validate_maxpool(c, p, limits); },
+                               [&](const AvgPoolParams& p) { return validate_avgpool(c, p, limits); },
+                               [&](const ConvParams& p) { return validate_conv(c, p, limits); },
+                               [&](const ConvBiasReluParams& p) { return validate_conv(c, p.conv, limits); }},
+                    c.op);
 }
 
 }  // namespace kc

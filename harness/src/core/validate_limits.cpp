@@ -13,6 +13,7 @@
 
 #include "core/format.h"
 #include "core/validate_limits.h"
+#include "kc/overloaded.h"
 #include "kc/shape.h"
 #include "stack/stack.h"
 
@@ -140,19 +141,15 @@ Cause padding_cause(const std::string& f, const PadSpec& spec, const SpatialGeom
 
 // The op's memory parts (see op_tensor_bytes). `f` is the op's field path in messages
 // ("conv", "conv_bias_relu", "maxpool", "stack.layer.conv", ...).
-std::vector<MemoryPart> memory_parts(const Case& c, const std::string& f) {
-  const Cause input{1.0, "input",
-                    "input (batch " + num(c.input.batch) + ", channels " + num(c.input.channels) + ", spatial " +
-                        dims_to_string(c.input.spatial) + ")"};
-  if (const auto* p = std::get_if<MaxPoolParams>(&c.op)) {
-    const PoolGeometry g = unchecked_pool_geometry(c);
-    const double grown = ratio(product(g.spatial.out_dims()), product(g.spatial.in_dims()));
-    return {{"x and dx", g.x_shape(), 4, input, {}},
-            {"y, dy and indices", g.y_shape(), 6, input, {padding_cause(f, p->padding, g.spatial, grown)}}};
-  }
+std::vector<MemoryPart> pool_parts(const SpatialGeometry& s, const Dims& x, const Dims& y, const PadSpec& pad,
+                                   const std::string& f, const Cause& input, int64_t y_copies) {
+  const double grown = ratio(product(s.out_dims()), product(s.in_dims()));
+  return {{"x and dx", x, 4, input, {}},
+          {y_copies > 4 ? "y, dy and indices" : "y and dy", y, y_copies, input, {padding_cause(f, pad, s, grown)}}};
+}
+
+std::vector<MemoryPart> conv_parts(const Case& c, const ConvParams& p, const std::string& f, const Cause& input) {
   const ConvGeometry g = unchecked_conv_geometry(c);
-  const ConvParams& p =
-      std::holds_alternative<ConvParams>(c.op) ? std::get<ConvParams>(c.op) : std::get<ConvBiasReluParams>(c.op).conv;
   const SpatialGeometry& s = g.spatial;
   Dims padded;
   for (const DimGeometry& d : s.dims) padded.push_back(d.padded());
@@ -184,6 +181,27 @@ std::vector<MemoryPart> memory_parts(const Case& c, const std::string& f) {
            {kernel, padding_cause(f, p.padding, s, grown)}}};
 }
 
+// The op's memory parts (see op_tensor_bytes). `f` is the op's field path in messages
+// ("conv", "conv_bias_relu", "maxpool", "stack.layer.conv", ...). A stack has none of its
+// own: its layers are single-op cases.
+std::vector<MemoryPart> memory_parts(const Case& c, const std::string& f) {
+  const Cause input{1.0, "input",
+                    "input (batch " + num(c.input.batch) + ", channels " + num(c.input.channels) + ", spatial " +
+                        dims_to_string(c.input.spatial) + ")"};
+  return std::visit(Overloaded{[&](const MaxPoolParams& p) {
+                                 const PoolGeometry g = unchecked_pool_geometry(c);
+                                 return pool_parts(g.spatial, g.x_shape(), g.y_shape(), p.padding, f, input, 6);
+                               },
+                               [&](const AvgPoolParams& p) {
+                                 const AvgPoolGeometry g = unchecked_avgpool_geometry(c);
+                                 return pool_parts(g.spatial, g.x_shape(), g.y_shape(), p.padding, f, input, 4);
+                               },
+                               [&](const ConvParams& p) { return conv_parts(c, p, f, input); },
+                               [&](const ConvBiasReluParams& p) { return conv_parts(c, p.conv, f, input); },
+                               [&](const StackParams&) { return std::vector<MemoryPart>{}; }},
+                    c.op);
+}
+
 // The tensors of one op: inputs, outputs and gradients as f64 for the reference and one
 // candidate, plus the reference's padded input and im2col workspace.
 int64_t op_tensor_bytes(const Case& c) {
@@ -207,13 +225,28 @@ double op_work(const Case& c) {
     for (const DimGeometry& d : s.dims) n *= static_cast<double>(d.out) * static_cast<double>(d.kernel);
     return n;
   };
-  if (std::holds_alternative<MaxPoolParams>(c.op)) {
-    const PoolGeometry g = unchecked_pool_geometry(c);
-    return static_cast<double>(c.input.batch) * static_cast<double>(c.input.channels) * windows(g.spatial);
-  }
-  const ConvGeometry g = unchecked_conv_geometry(c);
-  return static_cast<double>(g.batch) * static_cast<double>(g.out_channels) * static_cast<double>(g.in_per_group()) *
-         windows(g.spatial);
+  const double planes = static_cast<double>(c.input.batch) * static_cast<double>(c.input.channels);
+  auto conv = [&](const ConvParams&) {
+    const ConvGeometry g = unchecked_conv_geometry(c);
+    return static_cast<double>(g.batch) * static_cast<double>(g.out_channels) * static_cast<double>(g.in_per_group()) *
+           windows(g.spatial);
+  };
+  return std::visit(
+      Overloaded{[&](const MaxPoolParams&) { return planes * windows(unchecked_pool_geometry(c).spatial); },
+                 [&](const AvgPoolParams&) { return planes * windows(unchecked_avgpool_geometry(c).spatial); }, conv,
+                 [&](const ConvBiasReluParams& p) { return conv(p.conv); },
+                 [&](const StackParams&) { return 0.0; }},  // a stack's work is its layers' (check_stack_work)
+      c.op);
+}
+
+// What one unit of op_work is, in messages.
+const char* work_unit(const Case& c) {
+  return std::visit(
+      Overloaded{[](const MaxPoolParams&) { return " comparisons"; }, [](const AvgPoolParams&) { return " additions"; },
+                 [](const ConvParams&) { return " multiply-adds"; },
+                 [](const ConvBiasReluParams&) { return " multiply-adds"; },
+                 [](const StackParams&) { return " multiply-adds"; }},
+      c.op);
 }
 
 std::string count_text(double v) {
@@ -227,11 +260,10 @@ std::string count_text(double v) {
 Status check_work(const Case& c, const Limits& limits) {
   const double work = op_work(c);
   if (work <= limits.max_op_work) return ok_status();
-  const bool pool = std::holds_alternative<MaxPoolParams>(c.op);
-  return resource_exhausted(
-      "input: one forward of the case takes about " + count_text(work) + (pool ? " comparisons" : " multiply-adds") +
-      ", over the cap of " + count_text(limits.max_op_work) +
-      ": the checks would run for hours on the reference (sizes too large; set " + kOpWorkVariable + " to raise it)");
+  return resource_exhausted("input: one forward of the case takes about " + count_text(work) + work_unit(c) +
+                            ", over the cap of " + count_text(limits.max_op_work) +
+                            ": the checks would run for hours on the reference (sizes too large; set " +
+                            kOpWorkVariable + " to raise it)");
 }
 
 // A stack runs its layers' forwards one after the other, and the checks run that forward
@@ -278,16 +310,14 @@ int64_t estimate_case_bytes(const Case& c) {
     }
     return saturating_add(bytes, saturating_mul(largest, 2));
   }
-  const bool pool = std::holds_alternative<MaxPoolParams>(c.op);
-  return saturating_mul(op_tensor_bytes(c), pool ? kPoolCheckCopies : kConvCheckCopies);
+  // Only a max pool's probes keep int64 argmaxes.
+  const bool argmax = std::holds_alternative<MaxPoolParams>(c.op);
+  return saturating_mul(op_tensor_bytes(c), argmax ? kPoolCheckCopies : kConvCheckCopies);
 }
 
 namespace {
 
-std::string op_field(const Case& c) {
-  if (std::holds_alternative<MaxPoolParams>(c.op)) return "maxpool";
-  return std::holds_alternative<ConvBiasReluParams>(c.op) ? "conv_bias_relu" : "conv";
-}
+std::string op_field(const Case& c) { return std::string(op_name(c.op)); }
 
 const MemoryPart& largest_part(const std::vector<MemoryPart>& parts) {
   return *std::max_element(parts.begin(), parts.end(),

@@ -55,6 +55,17 @@ struct PoolDraft {
   DataDraft data;
 };
 
+// Average pooling: a pool window without dilation; the divisor given on a few cases.
+struct AvgPoolDraft {
+  detail::WindowDraft window;
+  int64_t batch = 1, channels = 1;
+  bool count_include_pad = true;
+  bool divisor = false;
+  int64_t divisor_value = 1;
+  DType dtype = DType::kF64;
+  DataDraft data;
+};
+
 // op: stack. The depth is drawn up to caps.stack_depth and lowered by realise_stack()
 // (window.h) where no input within the caps fits it. Without `strided` the window's
 // strides are all 1: a strided layer repeated over depth shrinks the input
@@ -221,6 +232,36 @@ Case realise_pool(const PoolDraft& d) {
   return c;
 }
 
+rc::Gen<AvgPoolDraft> avgpool_draft(const Options& o) {
+  const Caps& k = o.caps;
+  auto window = rc::gen::map(detail::window_draft(true, k), [](detail::WindowDraft w) {
+    for (detail::DimDraft& d : w.dims) d.dilation = 1;  // average pooling has none
+    return w;
+  });
+  return rc::gen::build<AvgPoolDraft>(
+      set(&AvgPoolDraft::window, window), set(&AvgPoolDraft::batch, inRange<int64_t>(1, k.batch + 1)),
+      set(&AvgPoolDraft::channels, inRange<int64_t>(1, k.groups + 2)), set(&AvgPoolDraft::count_include_pad, flag(50)),
+      set(&AvgPoolDraft::divisor, flag(15)), set(&AvgPoolDraft::divisor_value, inRange<int64_t>(1, 30)),
+      set(&AvgPoolDraft::dtype, dtype_gen()), set(&AvgPoolDraft::data, data_draft(false, o)));
+}
+
+Case realise_avgpool(const AvgPoolDraft& d) {
+  const detail::Window w = detail::realise(d.window);
+  Case c;
+  c.dtype = d.dtype;
+  c.input = InputSpec{d.batch, d.channels, w.spatial};
+  AvgPoolParams p;
+  p.kernel = w.kernel;
+  p.stride = w.stride;
+  p.padding = w.padding;
+  p.ceil_mode = d.window.ceil_mode;
+  p.count_include_pad = d.count_include_pad;
+  if (d.divisor) p.divisor = d.divisor_value;
+  c.op = p;
+  apply_data(d.data, c);
+  return c;
+}
+
 // The layer's conv window is drawn as a single conv's, within the stack's extents.
 rc::Gen<StackDraft> stack_draft(const Caps& k) {
   Caps window_caps = k;
@@ -294,6 +335,11 @@ rc::Gen<Case> maxpool_case(const Options& options) {
   return rc::gen::mapcat(sized(options), [](const Sized& s) { return realised(s, pool_draft(s.o), realise_pool); });
 }
 
+rc::Gen<Case> avgpool_case(const Options& options) {
+  return rc::gen::mapcat(sized(options),
+                         [](const Sized& s) { return realised(s, avgpool_draft(s.o), realise_avgpool); });
+}
+
 rc::Gen<Case> stack_case(const Options& options) {
   const bool steer = options.steer;
   return rc::gen::map(stack_draft(options.caps),
@@ -304,6 +350,7 @@ rc::Gen<Case> valid_case(OpSet ops, const Options& options) {
   if (ops == OpSet::kStack) return stack_case(options);
   if (ops == OpSet::kConv) return conv_case(options);
   if (ops == OpSet::kMaxPool) return maxpool_case(options);
+  if (ops == OpSet::kAvgPool) return avgpool_case(options);
   if (ops == OpSet::kConvBiasRelu) return conv_bias_relu_case(options);
   // kAll: the single ops only (see OpSet).
   return rc::gen::mapcat(pick<OpSet>({{2, OpSet::kConv}, {1, OpSet::kMaxPool}, {1, OpSet::kConvBiasRelu}}),
@@ -313,6 +360,7 @@ rc::Gen<Case> valid_case(OpSet ops, const Options& options) {
 std::optional<OpSet> parse_op_set(std::string_view name) {
   if (name == "conv") return OpSet::kConv;
   if (name == "maxpool") return OpSet::kMaxPool;
+  if (name == "avgpool") return OpSet::kAvgPool;
   if (name == "conv_bias_relu") return OpSet::kConvBiasRelu;
   if (name == "all") return OpSet::kAll;
   if (name == "stack") return OpSet::kStack;
@@ -325,6 +373,8 @@ std::string_view op_set_name(OpSet ops) {
       return "conv";
     case OpSet::kMaxPool:
       return "maxpool";
+    case OpSet::kAvgPool:
+      return "avgpool";
     case OpSet::kConvBiasRelu:
       return "conv_bias_relu";
     case OpSet::kAll:

@@ -28,9 +28,10 @@ namespace kc::gen {
 // generating the cases it did (saved reproduce commands, the kAll properties, the
 // time the planted-bug fuzz tests take), and single-op bugs are found by the checks
 // that see one op. Stacks are generated only when asked for (kStack).
-enum class OpSet { kConv, kMaxPool, kConvBiasRelu, kAll, kStack };
+// Average pooling is drawn only when asked for (kAvgPool), for the same reason.
+enum class OpSet { kConv, kMaxPool, kConvBiasRelu, kAll, kStack, kAvgPool };
 
-// "conv", "maxpool", "conv_bias_relu", "all" or "stack".
+// "conv", "maxpool", "avgpool", "conv_bias_relu", "all" or "stack".
 std::optional<OpSet> parse_op_set(std::string_view name);
 std::string_view op_set_name(OpSet ops);
 
@@ -112,6 +113,7 @@ struct Options {
 // skips inputs, a pool with few outputs) is kept.
 rc::Gen<Case> conv_case(const Options& options = {});
 rc::Gen<Case> maxpool_case(const Options& options = {});
+rc::Gen<Case> avgpool_case(const Options& options = {});
 rc::Gen<Case> conv_bias_relu_case(const Options& options = {});
 // op: stack: depth (shrinking to 1), the layer's conv window (its strides in about 30
 // of 100 stacks: repeated over depth they shrink the input geometrically), groups,

@@ -23,7 +23,7 @@ Status read_optional(const Value& v, std::string_view key, T& out, Read&& read) 
   return ok_status();
 }
 
-enum class OpKind { kConv, kMaxPool, kConvBiasRelu, kStack };
+enum class OpKind { kConv, kMaxPool, kAvgPool, kConvBiasRelu, kStack };
 
 StatusOr<Value> require(const Value& v, std::string_view key) {
   if (std::optional<Value> f = v.get(key)) return *f;
@@ -132,6 +132,24 @@ StatusOr<MaxPoolParams> read_maxpool(const Value& v, size_t rank) {
   return p;
 }
 
+StatusOr<AvgPoolParams> read_avgpool(const Value& v, size_t rank) {
+  KC_RETURN_IF_ERROR(v.check_keys({"kernel", "stride", "padding", "ceil_mode", "count_include_pad", "divisor"}));
+  AvgPoolParams p;
+  KC_ASSIGN_OR_RETURN(Value kernel, require(v, "kernel"));
+  KC_ASSIGN_OR_RETURN(p.kernel, read_dims(kernel, rank));
+  KC_RETURN_IF_ERROR(read_optional(v, "stride", p.stride, [&](const Value& f) { return read_dims(f, rank); }));
+  KC_RETURN_IF_ERROR(read_optional(v, "padding", p.padding, [&](const Value& f) { return read_padding(f, rank); }));
+  KC_RETURN_IF_ERROR(read_optional(v, "ceil_mode", p.ceil_mode, [&](const Value& f) { return read_bool(f); }));
+  KC_RETURN_IF_ERROR(
+      read_optional(v, "count_include_pad", p.count_include_pad, [&](const Value& f) { return read_bool(f); }));
+  if (auto f = v.get("divisor")) {
+    KC_ASSIGN_OR_RETURN(int64_t d, read_int(*f));
+    if (d < 1) return f->error(std::to_string(d) + " is not a divisor: give a count >= 1, or leave divisor out");
+    p.divisor = d;
+  }
+  return p;
+}
+
 // `none`, `sqrt` or the string "every:K" with K >= 1.
 StatusOr<CheckpointPolicy> read_checkpoint(const Value& v) {
   if (!v.is_scalar()) return v.type_error("none, sqrt or \"every:K\"");
@@ -170,33 +188,56 @@ StatusOr<StackParams> read_stack(const Value& v, size_t rank) {
   return p;
 }
 
-// The op's params section; the other op's section is refused when the case itself
-// writes it, and ignored when it is only inherited from defaults.
-Status read_op(const Value& v, OpKind op, Case* c) {
-  if (op == OpKind::kStack) {
-    for (std::string_view other : {"conv", "maxpool"}) {
-      if (v.own(other)) return v.get(other)->error("given, but op is stack (whose layer goes under stack: layer:)");
-    }
-    KC_ASSIGN_OR_RETURN(Value p, require(v, "stack"));
-    KC_ASSIGN_OR_RETURN(c->op, read_stack(p, c->input.spatial.size()));
-    return ok_status();
+// The section an op's params go under.
+std::string_view section_of(OpKind op) {
+  switch (op) {
+    case OpKind::kConv:
+    case OpKind::kConvBiasRelu:
+      return "conv";
+    case OpKind::kMaxPool:
+      return "maxpool";
+    case OpKind::kAvgPool:
+      return "avgpool";
+    case OpKind::kStack:
+      return "stack";
   }
-  const bool pool = op == OpKind::kMaxPool;
-  const std::string_view section = pool ? "maxpool" : "conv";
-  const std::string_view other = pool ? "conv" : "maxpool";
-  if (v.own(other)) {
-    return v.get(other)->error("given, but op is " + std::string(pool ? "maxpool" : "conv") +
-                               " (whose params go under " + std::string(section) + ":)");
+  return "conv";
+}
+
+// The op's params section; another op's section is refused when the case itself writes
+// it, and ignored when it is only inherited from defaults.
+Status read_op(const Value& v, OpKind op, std::string_view op_text, Case* c) {
+  const std::string_view section = section_of(op);
+  for (std::string_view other : {"conv", "maxpool", "avgpool", "stack"}) {
+    if (other == section || !v.own(other)) continue;
+    return v.get(other)->error(
+        "given, but op is " + std::string(op_text) + " (whose " +
+        (op == OpKind::kStack ? "layer goes under stack: layer:)" : "params go under " + std::string(section) + ":)"));
   }
   KC_ASSIGN_OR_RETURN(Value p, require(v, section));
   const size_t rank = c->input.spatial.size();
-  if (pool) {
-    KC_ASSIGN_OR_RETURN(c->op, read_maxpool(p, rank));
-  } else if (op == OpKind::kConv) {
-    KC_ASSIGN_OR_RETURN(c->op, read_conv(p, rank, false));
-  } else {
-    KC_ASSIGN_OR_RETURN(ConvParams conv, read_conv(p, rank, true));
-    c->op = ConvBiasReluParams{std::move(conv)};
+  switch (op) {
+    case OpKind::kStack: {
+      KC_ASSIGN_OR_RETURN(c->op, read_stack(p, rank));
+      break;
+    }
+    case OpKind::kMaxPool: {
+      KC_ASSIGN_OR_RETURN(c->op, read_maxpool(p, rank));
+      break;
+    }
+    case OpKind::kAvgPool: {
+      KC_ASSIGN_OR_RETURN(c->op, read_avgpool(p, rank));
+      break;
+    }
+    case OpKind::kConv: {
+      KC_ASSIGN_OR_RETURN(c->op, read_conv(p, rank, false));
+      break;
+    }
+    case OpKind::kConvBiasRelu: {
+      KC_ASSIGN_OR_RETURN(ConvParams conv, read_conv(p, rank, true));
+      c->op = ConvBiasReluParams{std::move(conv)};
+      break;
+    }
   }
   return ok_status();
 }
@@ -395,14 +436,16 @@ StatusOr<Case> read_case(const Value& v, Expectation* expect) {
   // `expect` first: a case written to be refused (say, for an unknown key) must still
   // tell the runner which error it expects.
   KC_RETURN_IF_ERROR(read_optional(v, "expect", *expect, [&](const Value& f) { return read_expect(f); }));
-  KC_RETURN_IF_ERROR(v.check_keys({"name", "op", "dtype", "input", "conv", "maxpool", "stack", "data", "checks",
-                                   "tolerance", "accumulation", "deterministic", "tensors", "expected", "expect"}));
+  KC_RETURN_IF_ERROR(
+      v.check_keys({"name", "op", "dtype", "input", "conv", "maxpool", "avgpool", "stack", "data", "checks",
+                    "tolerance", "accumulation", "deterministic", "tensors", "expected", "expect"}));
   Case c;
   c.expect = *expect;
   KC_RETURN_IF_ERROR(read_optional(v, "name", c.name, [&](const Value& f) { return read_string(f); }));
   KC_ASSIGN_OR_RETURN(Value op_value, require(v, "op"));
   KC_ASSIGN_OR_RETURN(OpKind op, read_enum<OpKind>(op_value, {{"conv", OpKind::kConv},
                                                               {"maxpool", OpKind::kMaxPool},
+                                                              {"avgpool", OpKind::kAvgPool},
                                                               {"conv_bias_relu", OpKind::kConvBiasRelu},
                                                               {"stack", OpKind::kStack}}));
   const std::initializer_list<std::pair<std::string_view, DType>> dtypes = {
@@ -425,7 +468,7 @@ StatusOr<Case> read_case(const Value& v, Expectation* expect) {
   }
   KC_ASSIGN_OR_RETURN(Value input, require(v, "input"));
   KC_RETURN_IF_ERROR(read_input(input, &c.input));
-  KC_RETURN_IF_ERROR(read_op(v, op, &c));
+  KC_RETURN_IF_ERROR(read_op(v, op, op_value.text(), &c));
   KC_RETURN_IF_ERROR(read_options(v, &c));
   return c;
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kc/case_io.h"
+#include "kc/overloaded.h"
 
 namespace kc {
 namespace {
@@ -119,6 +120,15 @@ std::string maxpool_flow(const MaxPoolParams& p) {
   return flow_map(e);
 }
 
+std::string avgpool_flow(const AvgPoolParams& p) {
+  Entries e = {{"kernel", dims_flow(p.kernel)}};
+  add_window(&e, p.stride, {}, p.padding);
+  e.emplace_back("ceil_mode", p.ceil_mode ? "true" : "false");
+  e.emplace_back("count_include_pad", p.count_include_pad ? "true" : "false");
+  if (p.divisor) e.emplace_back("divisor", std::to_string(*p.divisor));
+  return flow_map(e);
+}
+
 std::string stack_flow(const StackParams& p) {
   Entries layer = {{"conv", conv_flow(p.conv)}, {"relu", p.relu ? "true" : "false"}};
   if (p.pool) layer.emplace_back("maxpool", maxpool_flow(*p.pool));
@@ -172,10 +182,12 @@ Entries head_entries(const Case& c) {
   e.emplace_back("input", flow_map({{"batch", std::to_string(c.input.batch)},
                                     {"channels", std::to_string(c.input.channels)},
                                     {"spatial", dims_flow(c.input.spatial)}}));
-  if (const auto* conv = std::get_if<ConvParams>(&c.op)) e.emplace_back("conv", conv_flow(*conv));
-  if (const auto* cbr = std::get_if<ConvBiasReluParams>(&c.op)) e.emplace_back("conv", conv_flow(cbr->conv));
-  if (const auto* pool = std::get_if<MaxPoolParams>(&c.op)) e.emplace_back("maxpool", maxpool_flow(*pool));
-  if (const auto* st = std::get_if<StackParams>(&c.op)) e.emplace_back("stack", stack_flow(*st));
+  std::visit(Overloaded{[&](const ConvParams& p) { e.emplace_back("conv", conv_flow(p)); },
+                        [&](const ConvBiasReluParams& p) { e.emplace_back("conv", conv_flow(p.conv)); },
+                        [&](const MaxPoolParams& p) { e.emplace_back("maxpool", maxpool_flow(p)); },
+                        [&](const AvgPoolParams& p) { e.emplace_back("avgpool", avgpool_flow(p)); },
+                        [&](const StackParams& p) { e.emplace_back("stack", stack_flow(p)); }},
+             c.op);
   e.emplace_back("data", data_flow(c.data));
   if (!c.checks.empty()) e.emplace_back("checks", flow_list(c.checks));
   e.emplace_back("tolerance", tolerance_flow(c.tolerance));
