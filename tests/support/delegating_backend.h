@@ -31,6 +31,12 @@ class DelegatingBackend : public Backend {
   Status maxpool_backward(const PoolGeometry& g, const Tensor& dy, const IndexTensor* indices, Tensor& dx) override {
     return ref_->maxpool_backward(g, dy, indices, dx);
   }
+  Status avgpool_forward(const AvgPoolGeometry& g, const Tensor& x, Tensor& y) override {
+    return ref_->avgpool_forward(g, x, y);
+  }
+  Status avgpool_backward(const AvgPoolGeometry& g, const Tensor& dy, Tensor& dx) override {
+    return ref_->avgpool_backward(g, dy, dx);
+  }
 
  protected:
   Backend& reference() { return *ref_; }

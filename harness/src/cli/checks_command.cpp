@@ -13,7 +13,8 @@ std::string applies_to(unsigned ops) {
   if (ops == kOpAll) return "every op and stacks";
   std::string s;
   for (const auto& [bit, name] : {std::pair{kOpConv, "conv"}, std::pair{kOpFused, "conv_bias_relu"},
-                                  std::pair{kOpPool, "maxpool"}, std::pair{kOpStack, "stack"}}) {
+                                  std::pair{kOpPool, "maxpool"}, std::pair{kOpAvgPool, "avgpool"},
+                                  std::pair{kOpStack, "stack"}}) {
     if (ops & bit) s += (s.empty() ? "" : ", ") + std::string(name);
   }
   return s;

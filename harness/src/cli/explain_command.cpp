@@ -11,6 +11,7 @@
 #include "kc/case_io.h"
 #include "kc/report.h"
 #include "stack/stack.h"
+#include "kc/overloaded.h"
 
 namespace kc::cli {
 namespace {
@@ -150,6 +151,21 @@ void explain_pool(const Case& c, const PoolGeometry& g) {
   std::printf("  training step memory: x, y, indices, dy, dx = %s\n", mib((2 * x + 2 * y) * es + 8 * y).c_str());
 }
 
+void explain_avgpool(const Case& c, const AvgPoolGeometry& g) {
+  const double es = storage_bytes(c.dtype);
+  const double x = element_count(g.x_shape()), y = element_count(g.y_shape());
+  const std::string divisor = g.divisor > 0          ? "divisor " + std::to_string(g.divisor)
+                              : g.count_include_pad ? "divisor: the window's size, padding counted"
+                                                    : "divisor: the input elements the window covers";
+  std::printf("  x %s  ->  y %s  ceil_mode %s, %s\n", dims_to_string(g.x_shape()).c_str(),
+              dims_to_string(g.y_shape()).c_str(), g.ceil_mode ? "true" : "false", divisor.c_str());
+  print_dims(g.spatial);
+  std::printf("  additions: %.4g\n", y * static_cast<double>(g.spatial.kernel_count()));
+  std::printf("  bytes (%s): forward reads %s, writes %s\n", std::string(dtype_name(c.dtype)).c_str(),
+              mib(x * es).c_str(), mib(y * es).c_str());
+  std::printf("  training step memory: x, y, dy, dx = %s\n", mib((2 * x + 2 * y) * es).c_str());
+}
+
 }  // namespace
 
 int explain_command(const Args& args) {
@@ -188,10 +204,10 @@ int explain_command(const Args& args) {
       continue;
     }
     auto geo = op_geometry(c);
-    if (const auto* g = std::get_if<ConvGeometry>(&*geo))
-      explain_conv(c, *g);
-    else
-      explain_pool(c, std::get<PoolGeometry>(*geo));
+    std::visit(Overloaded{[&](const ConvGeometry& g) { explain_conv(c, g); },
+                          [&](const PoolGeometry& g) { explain_pool(c, g); },
+                          [&](const AvgPoolGeometry& g) { explain_avgpool(c, g); }},
+               *geo);
     std::printf("  reproduce: %s\n", case_to_one_line(c).c_str());
   }
   return code;

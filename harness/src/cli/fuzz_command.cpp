@@ -37,7 +37,7 @@ std::string parse_value(const std::string& a, const std::string& v, FuzzArgs& o)
   constexpr uint64_t kMaxCount = 1ull << 40;
   if (a == "--op") {
     const auto ops = gen::parse_op_set(v);
-    if (!ops) return "--op: expected conv, maxpool, conv_bias_relu, all or stack, got '" + v + "'";
+    if (!ops) return "--op: expected conv, maxpool, avgpool, conv_bias_relu, all or stack, got '" + v + "'";
     s.ops = *ops;
   } else if (a == "--time" || a == "--shrink-time" || a == "--timeout") {
     double& out = a == "--time" ? s.time_budget : a == "--shrink-time" ? s.shrink_time : s.timeout;
@@ -249,7 +249,7 @@ RunInfo run_info(const Args& args, const fuzz::Outcome& out, const fuzz::Setting
 }  // namespace
 
 constexpr const char* kFuzzUsage =
-    "usage: kcheck fuzz [--op conv|maxpool|conv_bias_relu|all|stack] [--time S] [--count N] [--seed S]\n"
+    "usage: kcheck fuzz [--op conv|maxpool|avgpool|conv_bias_relu|all|stack] [--time S] [--count N] [--seed S]\n"
     "                   [--backend b] [--plugin lib.so]... [--save DIR] [--report r.json] [--shard i/n|auto]\n"
     "                   [--jobs N] [--shrink-time S] [--timeout S] [--max-failures N] [--in-process]\n"
     "  replays cases/regressions and DIR (default cases/regressions), then checks generated cases on the backend "

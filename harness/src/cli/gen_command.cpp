@@ -43,7 +43,7 @@ std::string parse(const Args& args, GenOptions& o) {
     if (std::string twice = given_twice(seen, a == "-o" || a == "--out" ? "-o/--out" : a); !twice.empty()) return twice;
     if (a == "--op") {
       const auto ops = gen::parse_op_set(v);
-      if (!ops) return "--op: expected conv, maxpool, conv_bias_relu, all or stack, got '" + v + "'";
+      if (!ops) return "--op: expected conv, maxpool, avgpool, conv_bias_relu, all or stack, got '" + v + "'";
       o.ops = *ops;
     } else if (a == "--count" || a == "--seed") {
       const auto n = parse_uint(v);
@@ -60,6 +60,10 @@ std::string parse(const Args& args, GenOptions& o) {
     }
   }
   if (o.dir.empty()) return "gen: give the output folder with -o DIR";
+  if (o.invalid && o.ops == gen::OpSet::kAvgPool) {
+    return "--invalid: not generated for --op avgpool (its refusals are the hand-written cases in "
+           "cases/invalid/); give --op conv, maxpool, conv_bias_relu, all or stack";
+  }
   // Into a folder of its own: cases of an earlier run left beside these would be checked
   // with them by `kcheck run DIR`, and two of them could carry the same case number.
   std::error_code ec;
@@ -119,7 +123,7 @@ Made make(const GenOptions& o, uint64_t k, Backend& oracle) {
 int gen_command(const Args& args) {
   if (wants_help(args)) {
     std::fputs(
-        "usage: kcheck gen [--op conv|maxpool|conv_bias_relu|all|stack] [--count N] [--seed S] [--invalid] -o DIR\n"
+        "usage: kcheck gen [--op conv|maxpool|avgpool|conv_bias_relu|all|stack] [--count N] [--seed S] [--invalid] -o DIR\n"
         "  writes N generated cases (default 10), one per file, DIR/000000-OP.yaml ...; --op all (default):\n"
         "  the single ops, --op stack: deep stacks; --invalid: cases that each break one rule and expect\n"
         "  the error, which kcheck run passes when refused. Valid cases whose data cannot judge a kernel\n"

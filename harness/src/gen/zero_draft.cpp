@@ -71,9 +71,7 @@ rc::Gen<ZeroDraft> zero_draft(uint64_t percent) {
 std::vector<ZeroRegion> realise_zero(const ZeroDraft& d, const Case& c) {
   const StatusOr<OpGeometry> geo = op_geometry(c);
   if (!d.on || !geo.ok()) return {};
-  const bool pool = std::holds_alternative<PoolGeometry>(*geo);
-  const Dims x = pool ? std::get<PoolGeometry>(*geo).x_shape() : std::get<ConvGeometry>(*geo).x_shape();
-  const Dims y = pool ? std::get<PoolGeometry>(*geo).y_shape() : std::get<ConvGeometry>(*geo).y_shape();
+  const Dims x = x_shape_of(*geo), y = y_shape_of(*geo);
   // The drawn kind, or where the case has no room for it (a batch of 1, one channel, an
   // inline x), the next that fits, in the order of the kinds.
   for (int k = 0; k < 5; ++k) {
