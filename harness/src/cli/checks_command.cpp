@@ -12,9 +12,9 @@ namespace {
 std::string applies_to(unsigned ops) {
   if (ops == kOpAll) return "every op and stacks";
   std::string s;
-  for (const auto& [bit, name] : {std::pair{kOpConv, "conv"}, std::pair{kOpFused, "conv_bias_relu"},
-                                  std::pair{kOpPool, "maxpool"}, std::pair{kOpAvgPool, "avgpool"},
-                                  std::pair{kOpStack, "stack"}}) {
+  for (const auto& [bit, name] :
+       {std::pair{kOpConv, "conv"}, std::pair{kOpFused, "conv_bias_relu"}, std::pair{kOpPool, "maxpool"},
+        std::pair{kOpAvgPool, "avgpool"}, std::pair{kOpStack, "stack"}}) {
     if (ops & bit) s += (s.empty() ? "" : ", ") + std::string(name);
   }
   return s;

@@ -9,9 +9,9 @@
 #include "cli.h"
 #include "core/validate.h"
 #include "kc/case_io.h"
+#include "kc/overloaded.h"
 #include "kc/report.h"
 #include "stack/stack.h"
-#include "kc/overloaded.h"
 
 namespace kc::cli {
 namespace {
@@ -154,7 +154,7 @@ void explain_pool(const Case& c, const PoolGeometry& g) {
 void explain_avgpool(const Case& c, const AvgPoolGeometry& g) {
   const double es = storage_bytes(c.dtype);
   const double x = element_count(g.x_shape()), y = element_count(g.y_shape());
-  const std::string divisor = g.divisor > 0          ? "divisor " + std::to_string(g.divisor)
+  const std::string divisor = g.divisor > 0         ? "divisor " + std::to_string(g.divisor)
                               : g.count_include_pad ? "divisor: the window's size, padding counted"
                                                     : "divisor: the input elements the window covers";
   std::printf("  x %s  ->  y %s  ceil_mode %s, %s\n", dims_to_string(g.x_shape()).c_str(),

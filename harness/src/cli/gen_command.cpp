@@ -123,7 +123,8 @@ Made make(const GenOptions& o, uint64_t k, Backend& oracle) {
 int gen_command(const Args& args) {
   if (wants_help(args)) {
     std::fputs(
-        "usage: kcheck gen [--op conv|maxpool|avgpool|conv_bias_relu|all|stack] [--count N] [--seed S] [--invalid] -o DIR\n"
+        "usage: kcheck gen [--op conv|maxpool|avgpool|conv_bias_relu|all|stack] [--count N] [--seed S] [--invalid] -o "
+        "DIR\n"
         "  writes N generated cases (default 10), one per file, DIR/000000-OP.yaml ...; --op all (default):\n"
         "  the single ops, --op stack: deep stacks; --invalid: cases that each break one rule and expect\n"
         "  the error, which kcheck run passes when refused. Valid cases whose data cannot judge a kernel\n"

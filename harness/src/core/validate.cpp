@@ -223,6 +223,23 @@ int64_t windows_sharing(const DimGeometry& d) {
   return std::min({(d.kernel - 1) * d.dilation / lcm + 1, (d.out - 1) / m + 1, int64_t{3}});
 }
 
+// Whether every window of an average pool divides by a power of two (then y = sum /
+// divisor is exact wherever the sum is). Per dim the window's divisor factor is its
+// clipped extent; the divisor is their product, a power of two exactly when each is.
+bool avg_divisors_exact(const AvgPoolGeometry& g) {
+  auto power_of_two = [](int64_t v) { return v > 0 && (v & (v - 1)) == 0; };
+  if (g.divisor > 0) return power_of_two(g.divisor);
+  for (const DimGeometry& d : g.spatial.dims) {
+    for (int64_t o = 0; o < d.out; ++o) {
+      const int64_t start = o * d.stride - d.pad_lo, end = start + d.kernel;
+      const int64_t counted = g.count_include_pad ? std::min(end, d.in + d.pad_hi) - start
+                                                  : std::min(end, d.in) - std::max<int64_t>(start, 0);
+      if (!power_of_two(counted)) return false;
+    }
+  }
+  return true;
+}
+
 // The exact tolerance of a case whose inputs are `inputs` (dy added where the backward is
 // judged); `pool` a max pool, `avg` an average pool, or neither.
 Status check_exact_tolerance(const Case& c, std::vector<std::string> inputs, const PoolGeometry* pool,
@@ -239,6 +256,12 @@ Status check_exact_tolerance(const Case& c, std::vector<std::string> inputs, con
           "several windows in an order a correct kernel chooses; use bound, or a stride no smaller than the "
           "kernel");
     }
+  }
+  if (avg != nullptr && !avg_divisors_exact(*avg)) {
+    return invalid_argument(
+        "tolerance: exact on this avgpool: some window's divisor is not a power of two, so a correct kernel "
+        "rounds y = sum / divisor to its dtype where the oracle keeps the f64 quotient; use bound, or a divisor "
+        "that is a power of two");
   }
   if (c.data.fill == Fill::kInteger) return ok_status();
   // A max pool's y and indices are selections, exact in any fill: only its dx sums.
