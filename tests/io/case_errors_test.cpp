@@ -51,7 +51,7 @@ TEST(CaseIo, EveryErrorNamesFileLineAndField) {
       {in + "conv: {out_channels: 4}\n", {"t.yaml:3: conv.kernel: missing (required)"}},
       {in + "conv: {out_channels: 4, kernel: [3]}\nmaxpool: {kernel: [2]}\n",
        {"t.yaml:4: maxpool: given, but op is conv"}},
-      {"op: convv\n", {"t.yaml:1: op: expected one of conv, maxpool, conv_bias_relu, stack, got \"convv\""}},
+      {"op: convv\n", {"t.yaml:1: op: expected one of conv, maxpool, avgpool, conv_bias_relu, stack, got \"convv\""}},
       {"name: x\n", {"t.yaml:1: op: missing (required)"}},
       {"op: conv\nconv: {out_channels: 1, kernel: [1]}\n", {"t.yaml:1: input: missing (required)"}},
       {"op: conv\ninput: {spatial: 8}\n", {"t.yaml:2: input.spatial: expected a list of extents"}},
