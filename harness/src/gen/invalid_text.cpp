@@ -62,7 +62,7 @@ Breakage bad_dtype(Case& c, size_t, int64_t) {
   return {"dtype: expected one of f64, f32, f16, bf16", set_value(yaml(c), "dtype", "f8")};
 }
 Breakage unknown_op(Case& c, size_t, int64_t) {
-  return {"op: expected one of conv, maxpool, conv_bias_relu", set_value(yaml(c), "op", "conv4d")};
+  return {"op: expected one of conv, maxpool, avgpool, conv_bias_relu", set_value(yaml(c), "op", "conv4d")};
 }
 Breakage bad_fill(Case& c, size_t, int64_t) {
   return {"data.fill: expected one of random, normal, integer, ties, special", set_value(yaml(c), "fill", "noise")};
