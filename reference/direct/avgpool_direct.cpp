@@ -13,15 +13,6 @@
 namespace kc::ref::direct {
 namespace {
 
-Dims unflatten(int64_t f, const Dims& ext) {
-  Dims r(ext.size(), 0);
-  for (size_t j = ext.size(); j-- > 0;) {
-    r[j] = f % ext[j];
-    f /= ext[j];
-  }
-  return r;
-}
-
 int64_t flatten(const Dims& i, const Dims& ext) {
   int64_t f = 0;
   for (size_t j = 0; j < ext.size(); ++j) f = f * ext[j] + i[j];

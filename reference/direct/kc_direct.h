@@ -11,6 +11,16 @@
 
 namespace kc::ref::direct {
 
+// Row-major multi-index of flat position f in an array with extents `ext`.
+inline Dims unflatten(int64_t f, const Dims& ext) {
+  Dims r(ext.size(), 0);
+  for (size_t j = ext.size(); j-- > 0;) {
+    r[j] = f % ext[j];
+    f /= ext[j];
+  }
+  return r;
+}
+
 Tensor conv_forward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b);
 Tensor conv_backward_data(const ConvGeometry& g, const Tensor& dy, const Tensor& w);
 Tensor conv_backward_weight(const ConvGeometry& g, const Tensor& x, const Tensor& dy);

@@ -16,16 +16,6 @@
 namespace kc::ref::direct {
 namespace {
 
-// Row-major multi-index of flat position f in an array with extents `ext`.
-Dims unflatten(int64_t f, const Dims& ext) {
-  Dims r(ext.size(), 0);
-  for (size_t j = ext.size(); j-- > 0;) {
-    r[j] = f % ext[j];
-    f /= ext[j];
-  }
-  return r;
-}
-
 // The kernel offset k with i + lo == o*s + k*d along one dim, or -1 if there is none.
 int64_t kernel_offset(const DimGeometry& d, int64_t o, int64_t i) {
   const int64_t rel = i + d.pad_lo - o * d.stride;

@@ -124,68 +124,53 @@ inline void check_blind_spots(const SpatialGeometry& s, PaddingMode mode, const 
 
 }  // namespace coverage_detail
 
-inline void check_conv_coverage(const CheckContext& ctx, const ConvGeometry& g, Findings& f, std::string& notes) {
+// The run on all-ones inputs (`ones`) shared by conv and average pool: y written and
+// nonzero where `always_nonzero` or its window reads an input element; dx positive on
+// every element some window reads (through `mode`'s copies) and exactly 0 elsewhere.
+inline void check_ones_coverage(const CheckContext& ctx, const OpInputs& ones, const SpatialGeometry& s,
+                                PaddingMode mode, bool always_nonzero, const std::string& inputs, Findings& f,
+                                std::string& notes) {
   using namespace coverage_detail;
+  const OpOutputs run = invoke(ctx.backend, ctx.c, ctx.geo, ones);
+  if (!run.forward.ok()) {
+    f.add("ones", "the forward on all-ones inputs returned " + run.forward.to_string());
+    return;
+  }
+  std::vector<std::vector<char>> nonzero;
+  for (const DimGeometry& d : s.dims) {
+    std::vector<char> nz(static_cast<size_t>(d.out));
+    for (int64_t o = 0; o < d.out; ++o) nz[static_cast<size_t>(o)] = always_nonzero || touches_input(d, o);
+    nonzero.push_back(std::move(nz));
+  }
+  check_outputs_written(s, run.y, nonzero, "all-ones inputs", f);
+  if (!run.backward.ok()) {
+    if (unsupported(run.backward))
+      notes += "backward not supported, coverage not checked; ";
+    else
+      f.add("ones", "the backward on all-ones inputs returned " + run.backward.to_string());
+    return;
+  }
+  if (run.dx.size() == ones.x.size()) check_blind_spots(s, mode, ones.x.shape, run.dx, f, inputs);  // else integrity
+}
+
+// y is a count of taps that read a 1 (plus the bias): nonzero unless the window reads
+// only zero padding and there is no bias.
+inline void check_conv_coverage(const CheckContext& ctx, const ConvGeometry& g, Findings& f, std::string& notes) {
   OpInputs ones;
   ones.x = Tensor::filled(ctx.c.dtype, g.x_shape(), 1.0);
   ones.w = Tensor::filled(ctx.c.dtype, g.w_shape(), 1.0);
   if (g.bias) ones.b = Tensor::filled(ctx.c.dtype, g.b_shape(), 1.0);
   ones.dy = Tensor::filled(ctx.c.dtype, g.y_shape(), 1.0);
-  const OpOutputs run = invoke(ctx.backend, ctx.c, ctx.geo, ones);
-  if (!run.forward.ok()) {
-    f.add("ones", "the forward on all-ones inputs returned " + run.forward.to_string());
-    return;
-  }
-  // y is a count of taps that read a 1 (plus the bias): nonzero unless the window reads
-  // only zero padding and there is no bias.
-  std::vector<std::vector<char>> nonzero;
-  for (const DimGeometry& d : g.spatial.dims) {
-    std::vector<char> nz(static_cast<size_t>(d.out));
-    for (int64_t o = 0; o < d.out; ++o)
-      nz[static_cast<size_t>(o)] = g.bias || g.mode != PaddingMode::kZeros || touches_input(d, o);
-    nonzero.push_back(std::move(nz));
-  }
-  check_outputs_written(g.spatial, run.y, nonzero, "all-ones inputs", f);
-  if (!run.backward.ok()) {
-    if (unsupported(run.backward))
-      notes += "backward not supported, coverage not checked; ";
-    else
-      f.add("ones", "the backward on all-ones inputs returned " + run.backward.to_string());
-    return;
-  }
-  if (run.dx.size() == ones.x.size()) check_blind_spots(g.spatial, g.mode, g.x_shape(), run.dx, f);  // else integrity
+  check_ones_coverage(ctx, ones, g.spatial, g.mode, g.bias || g.mode != PaddingMode::kZeros, "all-ones x, w and dy", f,
+                      notes);
 }
 
-// Average pool, on all-ones x and dy: y is nonzero wherever its window reads an input
-// element (a window only in padding may give 0), dx positive on every element some
-// window reads and exactly 0 elsewhere.
+// Average pool: a window only in padding may give 0.
 inline void check_avgpool_coverage(const CheckContext& ctx, const AvgPoolGeometry& g, Findings& f, std::string& notes) {
-  using namespace coverage_detail;
   OpInputs ones;
   ones.x = Tensor::filled(ctx.c.dtype, g.x_shape(), 1.0);
   ones.dy = Tensor::filled(ctx.c.dtype, g.y_shape(), 1.0);
-  const OpOutputs run = invoke(ctx.backend, ctx.c, ctx.geo, ones);
-  if (!run.forward.ok()) {
-    f.add("ones", "the forward on all-ones inputs returned " + run.forward.to_string());
-    return;
-  }
-  std::vector<std::vector<char>> nonzero;
-  for (const DimGeometry& d : g.spatial.dims) {
-    std::vector<char> nz(static_cast<size_t>(d.out));
-    for (int64_t o = 0; o < d.out; ++o) nz[static_cast<size_t>(o)] = touches_input(d, o);
-    nonzero.push_back(std::move(nz));
-  }
-  check_outputs_written(g.spatial, run.y, nonzero, "all-ones inputs", f);
-  if (!run.backward.ok()) {
-    if (unsupported(run.backward))
-      notes += "backward not supported, coverage not checked; ";
-    else
-      f.add("ones", "the backward on all-ones inputs returned " + run.backward.to_string());
-    return;
-  }
-  if (run.dx.size() == ones.x.size()) {
-    check_blind_spots(g.spatial, PaddingMode::kZeros, g.x_shape(), run.dx, f, "all-ones x and dy");
-  }
+  check_ones_coverage(ctx, ones, g.spatial, PaddingMode::kZeros, false, "all-ones x and dy", f, notes);
 }
 
 // Distinct negative values per plane: i -> -(1 + (i*a + 3) mod M) with a coprime to M is a
