@@ -8,8 +8,8 @@
 #include <cstdio>
 #include <string>
 
+#include "backend/build_info.h"
 #include "ratio_reporter.h"
-#include "run/build_info.h"
 
 namespace kc::bench {
 

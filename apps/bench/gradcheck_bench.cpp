@@ -11,6 +11,7 @@
 #include "checks/checks.h"
 #include "checks/gradcheck.h"
 #include "core/fill.h"
+#include "judge/absolute_pass.h"
 #include "kc/backend.h"
 
 namespace {

@@ -4,8 +4,8 @@
 
 #include <vector>
 
+#include "core/ops/stack_run.h"
 #include "engine.h"
-#include "stack/stack_run.h"
 
 namespace kc::gpu {
 

@@ -4,6 +4,7 @@
 // relu_ambiguity_test.cpp).
 #include <gtest/gtest.h>
 
+#include "judge/absolute_pass.h"
 #include "math_support.h"
 
 namespace kc {

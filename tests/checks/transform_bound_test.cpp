@@ -1,5 +1,5 @@
 // A backend that declares Winograd F(4,3) is judged by the transform's error bound
-// (run/transform_bound.h), normwise per output plane, and never held to exact: a
+// (judge/transform_bound.h), normwise per output plane, and never held to exact: a
 // "Winograd" whose error sits at a third of that bound passes forward (also on integer
 // data under `tolerance: exact`, where the message says why), the same error from a
 // backend that declares direct sums fails, and one at ten times the bound fails.
@@ -8,8 +8,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "judge/transform_bound.h"
 #include "math_support.h"
-#include "run/transform_bound.h"
 
 namespace kc {
 namespace {

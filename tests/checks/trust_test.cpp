@@ -10,9 +10,9 @@
 
 #include "backend/invoke.h"
 #include "checks/checks.h"
+#include "judge/tolerance.h"
 #include "kc/runner.h"
 #include "math_support.h"
-#include "run/tolerance.h"
 #include "support/case_builders.h"
 #include "support/delegating_backend.h"
 

@@ -3,6 +3,7 @@
 // data that cannot tell a partial sum from the whole is MISTRUSTED.
 #include <gtest/gtest.h>
 
+#include "judge/absolute_pass.h"
 #include "math_support.h"
 
 namespace kc {

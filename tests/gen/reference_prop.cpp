@@ -19,11 +19,12 @@
 #include "backend/invoke.h"
 #include "checks/checks.h"
 #include "gen_support.h"
+#include "judge/absolute_pass.h"
+#include "judge/tolerance.h"
 #include "kc/backend.h"
 #include "kc/case_io.h"
 #include "kc/ref/conv.h"
 #include "kc/runner.h"
-#include "run/tolerance.h"
 
 namespace kc {
 namespace {

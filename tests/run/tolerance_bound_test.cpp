@@ -13,10 +13,10 @@
 
 #include "backend/invoke.h"
 #include "checks/checks.h"
+#include "judge/tolerance.h"
 #include "kc/report.h"
 #include "kc/runner.h"
 #include "run/isolate.h"
-#include "run/tolerance.h"
 #include "support/case_builders.h"
 #include "support/delegating_backend.h"
 #include "support/f32_direct.h"

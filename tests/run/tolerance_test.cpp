@@ -1,4 +1,4 @@
-// compare_tensors (run/tolerance.h) element by element: values the dtype cannot hold,
+// compare_tensors (judge/tolerance.h) element by element: values the dtype cannot hold,
 // NaN and infinities, overflow to inf, slack, and exact.
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "run/tolerance.h"
+#include "judge/tolerance.h"
 
 namespace kc {
 namespace {

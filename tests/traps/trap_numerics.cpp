@@ -3,8 +3,8 @@
 
 #include <cmath>
 
-#include "run/tolerance.h"
-#include "run/transform_bound.h"
+#include "judge/tolerance.h"
+#include "judge/transform_bound.h"
 
 namespace kc::traps {
 namespace {

@@ -3,8 +3,8 @@
 // (kc_backends), so that kc_harness, which plugins link, links no CUDA.
 #include <initializer_list>
 
+#include "backend/build_info.h"
 #include "kc/registry.h"
-#include "run/build_info.h"
 
 #ifdef KC_HAVE_CUDA
 #include "kc/gpu/backends.h"  // cuda, and the cudnn peer when cuDNN was found

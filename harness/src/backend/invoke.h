@@ -91,14 +91,4 @@ class InputWriteWatch {
 // The writes the innermost watch of this thread has seen (none without a watch).
 std::vector<std::string> inputs_written_so_far();
 
-// The oracle on absolute values: per element the sum of |a_i * b_i| its value is made
-// of (y from |x|, |w|, |b|; dx from |dy|, |w|; dw from |x|, |dy|; db from |dy|; for a
-// pool, |y| and dx from |dy| through the oracle's indices). Feeds the `bound` tolerance.
-OpOutputs absolute_pass(const Case& c, const OpGeometry& g, const OpInputs& in, const OpOutputs& ref);
-// The same, for judging `backend`: one that declares a transform algorithm spreads its
-// rounding error over each output tile, so every magnitude is its plane's largest
-// (run/transform_bound.h).
-OpOutputs absolute_pass_for(const Backend& backend, const Case& c, const OpGeometry& g, const OpInputs& in,
-                            const OpOutputs& ref);
-
 }  // namespace kc

@@ -10,6 +10,7 @@
 #include "bench/rss.h"
 #include "bench/stack_step.h"
 #include "core/fill.h"
+#include "judge/absolute_pass.h"
 #include "kc/overloaded.h"
 
 namespace kc::bench {

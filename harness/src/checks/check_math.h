@@ -16,8 +16,8 @@
 
 #include "checks/checks.h"
 #include "core/format.h"
-#include "run/isolate.h"
-#include "run/tolerance.h"
+#include "core/task_threads.h"
+#include "judge/tolerance.h"
 
 namespace kc::checks {
 

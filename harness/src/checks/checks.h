@@ -11,11 +11,12 @@
 #include "backend/invoke.h"
 #include "core/check_table.h"
 #include "core/fill.h"
+#include "core/ops/stack.h"
+#include "core/ops/stack_run.h"
+#include "judge/tolerance.h"
 #include "kc/backend.h"
 #include "kc/case.h"
 #include "kc/result.h"
-#include "run/tolerance.h"
-#include "stack/stack_exec.h"
 
 namespace kc {
 

@@ -13,10 +13,10 @@
 #include <vector>
 
 #include "core/format.h"
+#include "judge/tolerance.h"
 #include "kc/dtype.h"
 #include "kc/result.h"
 #include "kc/tensor.h"
-#include "run/tolerance.h"
 
 namespace kc::checks::rules {
 

@@ -12,6 +12,7 @@
 #include "check_math.h"
 #include "common.h"
 #include "gradcheck_fd.h"
+#include "judge/absolute_pass.h"
 #include "relu_ambiguity.h"
 
 namespace kc::checks {

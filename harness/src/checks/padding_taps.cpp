@@ -6,7 +6,7 @@
 #include <cmath>
 #include <string>
 
-#include "run/tolerance.h"
+#include "judge/tolerance.h"
 
 namespace kc::checks {
 namespace {

@@ -5,10 +5,10 @@
 
 #include "check_list.h"
 #include "core/check.h"
+#include "judge/transform_bound.h"
 #include "kc/overloaded.h"
 #include "kc/shape.h"
 #include "padding_coverage.h"
-#include "run/transform_bound.h"
 
 namespace kc {
 

@@ -12,7 +12,7 @@
 #include <tuple>
 #include <utility>
 
-#include "run/tolerance.h"
+#include "judge/tolerance.h"
 #include "window.h"
 
 namespace kc::checks {

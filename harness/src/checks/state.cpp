@@ -14,6 +14,7 @@
 #include "check_list.h"
 #include "common.h"
 #include "findings.h"
+#include "judge/absolute_pass.h"
 
 namespace kc::checks {
 

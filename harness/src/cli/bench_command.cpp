@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "backend/build_info.h"
 #include "bench/bench_report.h"
 #include "bench/case_bench.h"
 #include "bench/ceilings.h"
@@ -15,7 +16,6 @@
 #include "kc/plugin.h"
 #include "kc/registry.h"
 #include "kc/report.h"
-#include "run/build_info.h"
 #include "run/isolate.h"
 
 namespace kc::cli {

@@ -3,11 +3,11 @@
 #include <Eigen/Core>
 #include <cstdio>
 
+#include "backend/build_info.h"
 #include "bench/judge.h"
 #include "bench/tables.h"
 #include "bench_options.h"
 #include "kc/report.h"
-#include "run/build_info.h"
 
 namespace kc::cli {
 namespace {

@@ -7,6 +7,7 @@
 
 #include "backend/invoke.h"
 #include "cli.h"
+#include "core/ops/stack.h"
 #include "core/validate.h"
 #include "kc/case_io.h"
 #include "kc/overloaded.h"

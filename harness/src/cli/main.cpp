@@ -2,10 +2,10 @@
 #include <cstdio>
 #include <string>
 
+#include "backend/build_info.h"
 #include "cli.h"
 #include "core/check_table.h"
 #include "core/validate.h"
-#include "run/build_info.h"
 
 namespace kc::cli {
 

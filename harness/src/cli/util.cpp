@@ -11,9 +11,9 @@
 #include <fstream>
 #include <thread>
 
+#include "backend/build_info.h"
 #include "cli.h"
 #include "kc/report.h"
-#include "run/build_info.h"
 
 namespace kc::cli {
 

@@ -1,6 +1,6 @@
 // Validation of a Case: field rules first (so that no arithmetic below can overflow),
 // then the memory and work caps (validate_limits.cpp), then the geometry rules of
-// DESIGN section 3.
+// DESIGN section 3. A stack is validated by its op's file (ops/stack_validate.cpp).
 #include "core/validate.h"
 
 #include <algorithm>
@@ -10,11 +10,12 @@
 
 #include "core/check_table.h"
 #include "core/format.h"
+#include "core/ops/stack.h"
 #include "core/validate_limits.h"
+#include "core/validate_rules.h"
 #include "core/zero_region.h"
 #include "kc/overloaded.h"
 #include "kc/shape.h"
-#include "stack/stack.h"
 
 namespace kc {
 namespace {
@@ -73,6 +74,8 @@ Status check_input(const InputSpec& in, const Limits& limits) {
   return ok_status();
 }
 
+}  // namespace
+
 Status check_conv_fields(const std::string& f, const ConvParams& p, const InputSpec& in, const Limits& limits) {
   const size_t rank = in.spatial.size();
   KC_RETURN_IF_ERROR(check_size(f + ".out_channels", p.out_channels, 1, limits));
@@ -97,6 +100,8 @@ Status check_pool_fields(const MaxPoolParams& p, const InputSpec& in, const Limi
   KC_RETURN_IF_ERROR(check_dims("maxpool.dilation", p.dilation, rank, false, 1, limits));
   return check_padding_fields("maxpool.padding", p.padding, rank, limits);
 }
+
+namespace {
 
 // Every output extent >= 1, for conv and pool alike.
 Status check_nonempty(const std::string& f, const SpatialGeometry& g) {
@@ -240,10 +245,10 @@ bool avg_divisors_exact(const AvgPoolGeometry& g) {
   return true;
 }
 
-// The exact tolerance of a case whose inputs are `inputs` (dy added where the backward is
-// judged); `pool` a max pool, `avg` an average pool, or neither.
+}  // namespace
+
 Status check_exact_tolerance(const Case& c, std::vector<std::string> inputs, const PoolGeometry* pool,
-                             const AvgPoolGeometry* avg = nullptr) {
+                             const AvgPoolGeometry* avg) {
   if (c.tolerance.kind != ToleranceKind::kExact) return ok_status();
   // An average pool's dx adds dy / divisor over the windows holding an element: in any
   // fill, once two windows share it, the order of those rounded quotients shows.
@@ -293,62 +298,6 @@ Status check_exact_tolerance(const Case& c, std::vector<std::string> inputs, con
       "exact needs fill: integer (values whose every sum is exact)" +
       (is_stack(c) ? std::string() : " or every input inline under tensors: (missing: " + missing + ")") +
       "; use bound otherwise");
-}
-
-// A stack: its own fields, the work cap over all layers, every layer as the single-op
-// case it runs as (so that the layer that erodes to nothing is named), then the memory
-// cap over all layers.
-// The stack's own fields: depth, no inline tensors, the layer's conv and pool fields.
-Status check_stack_fields(const Case& c, const StackParams& p, const Limits& limits) {
-  if (p.depth < 1 || p.depth > kMaxStackDepth) {
-    return invalid_argument("stack.depth: " + num(p.depth) + " is outside 1 to " + num(kMaxStackDepth));
-  }
-  if (!c.tensors.empty() || !c.expected.empty()) {
-    return invalid_argument(std::string(c.tensors.empty() ? "expected" : "tensors") +
-                            ": inline tensors are not supported for op stack (every layer has its own weights)");
-  }
-  if (!c.data.zero.empty()) {
-    return invalid_argument("data.zero: not supported for op stack (a stack fills its own inputs, layer by layer)");
-  }
-  KC_RETURN_IF_ERROR(check_conv_fields("stack.layer.conv", p.conv, c.input, limits));
-  if (p.pool) KC_RETURN_IF_ERROR(check_pool_fields(*p.pool, c.input, limits));
-  return ok_status();
-}
-
-// One layer as the single-op cases it runs as (accumulation included). Memory and work
-// are the stack's caps over all layers (validate_stack): a layer is not a single-op case
-// with the checks' copies of its own, and a stack's forward runs every layer.
-Status check_layer(const StackLayer& layer, const Limits& limits) {
-  Limits per_layer = limits;
-  per_layer.max_case_bytes = kMax;
-  per_layer.max_op_work = std::numeric_limits<double>::infinity();
-  KC_RETURN_IF_ERROR(validate(layer.conv_case, per_layer));
-  return layer.pool_case ? validate(*layer.pool_case, per_layer) : ok_status();
-}
-
-Status validate_stack(const Case& c, const StackParams& p, const Limits& limits) {
-  KC_RETURN_IF_ERROR(check_stack_fields(c, p, limits));
-  KC_RETURN_IF_ERROR(check_exact_tolerance(c, {"x", "w", "b"}, nullptr));
-  const std::vector<StackLayer> layers = unchecked_stack_layers(c);
-  // Work first: the layers' geometry rules take time linear in their windows.
-  KC_RETURN_IF_ERROR(check_stack_work(c, layers, limits));
-  for (size_t i = 0; i < layers.size(); ++i) KC_RETURN_IF_ERROR(at_stack_layer(i, check_layer(layers[i], limits)));
-  return check_memory(c, limits);
-}
-
-}  // namespace
-
-std::vector<StackLayer> stack_layers_up_to_refused(const Case& c, const Limits& limits) {
-  const auto* p = std::get_if<StackParams>(&c.op);
-  if (p == nullptr || !check_stack_fields(c, *p, limits).ok()) return {};
-  std::vector<StackLayer> layers = unchecked_stack_layers(c);
-  for (size_t i = 0; i < layers.size(); ++i) {
-    if (!check_layer(layers[i], limits).ok()) {
-      layers.resize(i + 1);
-      return layers;
-    }
-  }
-  return {};
 }
 
 namespace {

@@ -39,13 +39,6 @@ void freeze_limits_environment();
 
 Status validate(const Case& c, const Limits& limits = default_limits());
 
-// For a stack that validate() refuses because one of its layers is invalid (the one an
-// erosion empties, say): the layers up to and including that one, for `kcheck explain`
-// to show how it got there. Empty for a valid stack, one whose own fields are wrong, or
-// another op. Forward-declared result: stack/stack.h's StackLayer.
-struct StackLayer;
-std::vector<StackLayer> stack_layers_up_to_refused(const Case& c, const Limits& limits = default_limits());
-
 // Estimated peak host bytes for checking the case: inputs, outputs and gradients as
 // f64 for the reference and one candidate, plus the reference's padded input and
 // im2col workspace, times the copies the checks hold at once (measured; validate.cpp).

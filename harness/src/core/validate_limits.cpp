@@ -12,10 +12,10 @@
 #include <string_view>
 
 #include "core/format.h"
+#include "core/ops/stack.h"
 #include "core/validate_limits.h"
 #include "kc/overloaded.h"
 #include "kc/shape.h"
-#include "stack/stack.h"
 
 namespace kc {
 namespace {
@@ -48,8 +48,6 @@ std::optional<int64_t> parse_case_bytes(std::string_view text) {
 }
 
 }  // namespace
-
-constexpr const char* kOpWorkVariable = "KC_MAX_OP_WORK";
 
 namespace {
 
@@ -217,6 +215,8 @@ int64_t op_tensor_bytes(const Case& c) {
 // probes keep int64 argmaxes), on the reference and on a candidate alike.
 constexpr int64_t kConvCheckCopies = 5, kPoolCheckCopies = 10;
 
+}  // namespace
+
 // Multiply-adds (conv) or comparisons (max pool) of one forward, in double: no overflow
 // (three extents of 2^31 each would overflow int64 products such as element_count).
 double op_work(const Case& c) {
@@ -255,8 +255,6 @@ std::string count_text(double v) {
   return text;
 }
 
-}  // namespace
-
 Status check_work(const Case& c, const Limits& limits) {
   const double work = op_work(c);
   if (work <= limits.max_op_work) return ok_status();
@@ -264,35 +262,6 @@ Status check_work(const Case& c, const Limits& limits) {
                             ", over the cap of " + count_text(limits.max_op_work) +
                             ": the checks would run for hours on the reference (sizes too large; set " +
                             kOpWorkVariable + " to raise it)");
-}
-
-// A stack runs its layers' forwards one after the other, and the checks run that forward
-// and the backward as often as they run a single op's: the cap of one forward applies to
-// the sum over the layers, not to each layer (1000 layers under the cap each could take
-// a day). Layers past one that erodes to nothing are not unrolled; it counts 0.
-Status check_stack_work(const Case& c, const std::vector<StackLayer>& layers, const Limits& limits) {
-  double work = 0.0, largest = 0.0;
-  size_t largest_at = 0;
-  for (size_t i = 0; i < layers.size(); ++i) {
-    const double w = op_work(layers[i].conv_case) + (layers[i].pool_case ? op_work(*layers[i].pool_case) : 0.0);
-    work += w;
-    if (w > largest) largest = w, largest_at = i;
-  }
-  if (work <= limits.max_op_work) return ok_status();
-  const std::string what = has_max_pool(layers) ? " multiply-adds and comparisons" : " multiply-adds";
-  const std::string cap = ", over the cap of " + count_text(limits.max_op_work);
-  const std::string hint = ": the checks would run for hours on the reference (" +
-                           std::string(largest > limits.max_op_work ? "sizes" : "depth or sizes") + " too large; set " +
-                           kOpWorkVariable + " to raise it)";
-  if (largest > limits.max_op_work) {  // one layer alone: its sizes, not the depth
-    return resource_exhausted("stack.layer.conv: one forward through layer " + std::to_string(largest_at + 1) +
-                              " alone takes about " + count_text(largest) + what + cap + hint);
-  }
-  const int64_t depth = std::get<StackParams>(c.op).depth;
-  return resource_exhausted("stack.depth: one forward through the stack's " + std::to_string(depth) +
-                            (depth == 1 ? " layer" : " layers") + " takes about " + count_text(work) + what +
-                            " (the largest layer, " + std::to_string(largest_at + 1) + ", takes " +
-                            count_text(largest) + ")" + cap + " for the whole stack" + hint);
 }
 
 int64_t estimate_case_bytes(const Case& c) {

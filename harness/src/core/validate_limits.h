@@ -1,13 +1,13 @@
 // Internal to kc_core: the resource rules of validate() (validate_limits.cpp), applied
-// after the field rules, so that every size is within Limits::max_size.
+// after the field rules, so that every size is within Limits::max_size; a stack's sum
+// of work over its layers is the stack op's (core/ops/stack.h).
 #pragma once
 
-#include <vector>
+#include <string>
 
 #include "core/validate.h"
 #include "kc/case.h"
 #include "kc/status.h"
-#include "stack/stack.h"
 
 namespace kc {
 
@@ -18,8 +18,14 @@ Status check_memory(const Case& c, const Limits& limits);
 // The work of one forward of a single-op case against limits.max_op_work.
 Status check_work(const Case& c, const Limits& limits);
 
-// The work of one forward through a stack, summed over its layers (unchecked_stack_layers),
-// against the same cap; the error names stack.depth, the total and the largest layer.
-Status check_stack_work(const Case& c, const std::vector<StackLayer>& layers, const Limits& limits);
+// Multiply-adds (conv) or comparisons (max pool) of one forward of a single-op case, in
+// double (no overflow).
+double op_work(const Case& c);
+
+// A count to three significant digits ("6.87e+10"), as the work caps' errors write it.
+std::string count_text(double v);
+
+// The environment variable that raises Limits::max_op_work.
+inline constexpr const char* kOpWorkVariable = "KC_MAX_OP_WORK";
 
 }  // namespace kc

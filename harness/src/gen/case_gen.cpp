@@ -121,7 +121,7 @@ rc::Gen<DType> dtype_gen() {
 }
 
 // `fill: special` (NaN, infinities, signed zeros, subnormals) for every op and dtype:
-// conv_bias_relu's relu(-inf) = 0 is judged as exactly 0 (run/tolerance.h).
+// conv_bias_relu's relu(-inf) = 0 is judged as exactly 0 (judge/tolerance.h).
 rc::Gen<DataDraft> data_draft(bool pool, const Options& o) {
   std::vector<std::pair<uint64_t, Fill>> fills = {
       {4, Fill::kRandom}, {2, Fill::kNormal}, {3, Fill::kInteger}, {pool ? 3u : 1u, Fill::kTies}};

@@ -10,15 +10,14 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <exception>
-#include <thread>
 #include <vector>
 
 #include "core/fp_env.h"
+#include "core/task_threads.h"
 #include "run/fd_io.h"
 #include "run/process_group.h"
 
@@ -26,10 +25,6 @@ extern char** environ;
 
 namespace kc {
 namespace {
-
-int cores() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
-
-std::atomic<int> g_task_threads{0};  // 0: one per core
 
 using Clock = std::chrono::steady_clock;
 
@@ -234,11 +229,6 @@ bool over(Worker& w, double timeout) {
 
 }  // namespace
 
-int task_threads() {
-  const int n = g_task_threads.load();
-  return n > 0 ? n : cores();
-}
-
 std::vector<CaseResult> run_tasks(std::vector<IsolatedTask> tasks, const IsolateOptions& opt) {
   std::vector<CaseResult> results(tasks.size());
   size_t next = 0, done = 0;
@@ -265,7 +255,8 @@ std::vector<CaseResult> run_tasks(std::vector<IsolatedTask> tasks, const Isolate
   }
   become_subreaper();  // descendants that leave their worker's group come back to be killed
   // Read by the forked workers (the parent runs no task itself).
-  g_task_threads = std::max(1, cores() / std::max<int>(1, std::min<int>(opt.jobs, static_cast<int>(tasks.size()))));
+  set_task_threads(
+      std::max(1, task_cores() / std::max<int>(1, std::min<int>(opt.jobs, static_cast<int>(tasks.size())))));
   std::vector<Worker> active;
   while (next < tasks.size() || !active.empty()) {
     while (next < tasks.size() && static_cast<int>(active.size()) < std::max(1, opt.jobs)) {
@@ -302,7 +293,7 @@ std::vector<CaseResult> run_tasks(std::vector<IsolatedTask> tasks, const Isolate
       report(w.task);
     }
   }
-  g_task_threads = 0;
+  set_task_threads(0);
   // What strays left behind comes back here as they die: until none is left.
   for (int round = 0; round < 16 && kill_stray_children({}) > 0; ++round) {
   }

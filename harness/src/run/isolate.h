@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/task_threads.h"  // task_threads(), which run_tasks sets for its workers
 #include "kc/result.h"
 
 namespace kc {
@@ -32,12 +33,6 @@ struct IsolateOptions {
 
 // Results in task order. Each worker may use cores / jobs threads (task_threads()).
 std::vector<CaseResult> run_tasks(std::vector<IsolatedTask> tasks, const IsolateOptions& options);
-
-// Threads one task may use for independent work inside a check (gradcheck's probes):
-// one per core by default; run_tasks gives each of its forked workers cores / jobs (at
-// least one; jobs counts no more workers than tasks), so that `kcheck run --jobs N`
-// does not run N times the cores.
-int task_threads();
 
 // CaseResult <-> a self-delimiting text form (used over the worker pipe).
 std::string serialize(const CaseResult& r);

@@ -13,6 +13,7 @@
 #include "checks/common.h"
 #include "core/check_table.h"
 #include "core/fill.h"
+#include "judge/absolute_pass.h"
 #include "run/late_integrity.h"
 #include "stack/stack_exec.h"
 

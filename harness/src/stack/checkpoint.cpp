@@ -7,6 +7,7 @@
 
 #include "checks/check_list.h"
 #include "checks/common.h"
+#include "stack/stack_exec.h"
 
 namespace kc::checks {
 namespace {

@@ -13,10 +13,10 @@
 
 #include "checks/check_list.h"
 #include "checks/common.h"
+#include "judge/tolerance.h"
 #include "kc/dtype.h"
 #include "kc/ref/conv.h"
 #include "kc/ref/maxpool.h"
-#include "run/tolerance.h"
 
 namespace kc::checks {
 namespace {

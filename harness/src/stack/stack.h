@@ -1,47 +1,18 @@
-// Stack geometry (DESIGN section 3, "Stack"): a stack case unrolled into per-layer
-// single-op cases and their resolved geometry, and the checkpoint plan of the backward
-// pass with its exact host bookkeeping (which layer inputs are kept, how many layer
-// forwards are recomputed, and the peak of activation bytes held).
+// The checkpoint plan of a stack's backward pass (DESIGN section 3, "Stack") with its
+// exact host bookkeeping (which layer inputs are kept, how many layer forwards are
+// recomputed, and the peak of activation bytes held). The stack's layers, their geometry
+// and its validation are the stack op's (core/ops/stack.h). Built into kc_core: a
+// backend library's resident runner follows the same schedule (stack_schedule.h).
 // More on the method: docs/notes.md, section harness/src/stack/stack.h.
 #pragma once
 
 #include <cstdint>
-#include <optional>
-#include <string>
 #include <vector>
 
+#include "core/ops/stack.h"
 #include "kc/case.h"
-#include "kc/shape.h"
-#include "kc/status.h"
 
 namespace kc {
-
-inline constexpr int64_t kMaxStackDepth = 1000;
-
-struct StackLayer {
-  Case conv_case;                 // the layer's conv as a single-op case (conv or conv_bias_relu)
-  ConvGeometry conv;              // with relu and no bias: bias = true, run with a zero bias
-  std::optional<Case> pool_case;  // its max pool, when the layer has one
-  std::optional<PoolGeometry> pool;
-  bool relu = false;
-  bool user_bias = false;  // the case's conv.bias (db is reported only then)
-  Dims in_shape() const { return conv.x_shape(); }
-  Dims out_shape() const { return pool ? pool->y_shape() : conv.y_shape(); }
-};
-
-// The layers of a stack case whose field rules passed; stops after a layer whose
-// output is empty (validate() names it). For a non-stack case: empty.
-std::vector<StackLayer> unchecked_stack_layers(const Case& c);
-
-// An error of layer l (0-based) as the stack reports it: "stack layer <l+1>: ...";
-// ok stays ok.
-Status at_stack_layer(size_t l, const Status& s);
-
-// Whether some layer has a max pool.
-bool has_max_pool(const std::vector<StackLayer>& layers);
-
-// Validates the case (every layer) and unrolls it.
-StatusOr<std::vector<StackLayer>> stack_layers(const Case& c);
 
 // Segment length K of a policy for a depth (none: depth).
 int64_t checkpoint_segment(const CheckpointPolicy& p, int64_t depth);

@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
+#include "core/ops/stack_run.h"
 #include "kc/backend.h"
 #include "stack/stack.h"
-#include "stack/stack_run.h"
 
 namespace kc {
 

@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "core/ops/stack_run.h"
 #include "stack/stack.h"
-#include "stack/stack_run.h"
 
 namespace kc {
 

@@ -1,5 +1,5 @@
 // The tolerance model and element-wise comparison (see tolerance.h).
-#include "run/tolerance.h"
+#include "judge/tolerance.h"
 
 #include <algorithm>
 #include <cmath>

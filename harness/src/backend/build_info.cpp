@@ -1,6 +1,6 @@
 // build_info.h: version and source commit (git, read through popen); the GPU description
 // is builtin_backends.cpp's, which links the GPU code.
-#include "run/build_info.h"
+#include "backend/build_info.h"
 
 #include <array>
 #include <cstdio>

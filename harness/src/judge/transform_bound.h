@@ -11,13 +11,13 @@
 // Here, as in Higham and Mary's probabilistic analysis ("A new approach to probabilistic
 // rounding error analysis", SISC 41(5), 2019), roundings are independent and of mean zero,
 // so the sum is bounded by lambda u sqrt(K) times the 2-norm of the weights
-// (run/tolerance.cpp), with probability at least 1 - 2 exp(-lambda^2 / 2). Per unit of
+// (judge/tolerance.cpp), with probability at least 1 - 2 exp(-lambda^2 / 2). Per unit of
 // data that norm is at most the growth below per dim (F(4,3): 9.71, so 94.3 in 2-D); the
 // bound scales it by the largest sum of |w| |x| of the output plane.
 // The error is spread over the tile, so an element's bound takes its magnitude from its
 // whole output plane (normwise per plane), never from its own terms alone: an output
 // whose direct sum is exactly 0 still carries its tile's rounding.
-// More on the method: docs/notes.md, section harness/src/run/transform_bound.h.
+// More on the method: docs/notes.md, section harness/src/judge/transform_bound.h.
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 // Transform algorithms' error bounds (see transform_bound.h).
-#include "run/transform_bound.h"
+#include "judge/transform_bound.h"
 
 #include <algorithm>
 #include <cmath>

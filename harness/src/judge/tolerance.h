@@ -2,7 +2,7 @@
 //   bound (default), per element:
 //     |cand - ref| <= c * gamma(n, u_acc) * sum_i |a_i * b_i| + u_out * |ref|
 //                     + c * (n * eta_acc + eta_out)
-// More on the method: docs/notes.md, section harness/src/run/tolerance.h.
+// More on the method: docs/notes.md, section harness/src/judge/tolerance.h.
 #pragma once
 
 #include <cstdint>
@@ -16,7 +16,7 @@
 namespace kc {
 
 inline constexpr double kBoundSafety = 2.0;
-// Standard deviations of a transform's rounding allowed (run/tolerance.cpp: its failure
+// Standard deviations of a transform's rounding allowed (judge/tolerance.cpp: its failure
 // probability per sum is at most 2 exp(-lambda^2 / 2) = 3e-8).
 inline constexpr double kTransformLambda = 6.0;
 
@@ -32,7 +32,7 @@ struct ToleranceSpec {
   // The candidate's values are not rounded to `storage` (the f64 oracle against golden
   // tensors): a finite one may still round to an expected infinity.
   bool cand_unrounded = false;
-  // A declared transform algorithm (run/transform_bound.h): the bound adds
+  // A declared transform algorithm (judge/transform_bound.h): the bound adds
   // c * transform_growth * lambda sqrt(n + transform_terms) u_acc * abs_sum, abs_sum
   // spread over the output plane by the caller. 0: direct sums of products.
   double transform_growth = 0.0;

@@ -1,5 +1,5 @@
 // What a stack run is given and returns (op: stack), in kc_core so that a backend
-// library can run stacks itself: the harness's executor (stack_exec.h) runs any
+// library can run stacks itself: the harness's executor (stack/stack_exec.h) runs any
 // backend's per-layer ops on host tensors; a backend that keeps activations in its own
 // memory (the cuda backend: on the device) implements ResidentStackRunner, and
 // run_stack() hands it the whole stack, so that its memory is measured, not modelled.
@@ -8,9 +8,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/ops/stack.h"
 #include "kc/status.h"
 #include "kc/tensor.h"
-#include "stack/stack.h"
 
 namespace kc {
 

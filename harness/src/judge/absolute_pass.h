@@ -1,0 +1,21 @@
+// The absolute-value pass that the `bound` tolerance (judge/tolerance.h) takes its
+// magnitudes from: the oracle run on |inputs|, per element the sum of |a_i * b_i|.
+#pragma once
+
+#include "backend/invoke.h"
+#include "kc/backend.h"
+#include "kc/case.h"
+
+namespace kc {
+
+// The oracle on absolute values: per element the sum of |a_i * b_i| its value is made
+// of (y from |x|, |w|, |b|; dx from |dy|, |w|; dw from |x|, |dy|; db from |dy|; for a
+// pool, |y| and dx from |dy| through the oracle's indices). Feeds the `bound` tolerance.
+OpOutputs absolute_pass(const Case& c, const OpGeometry& g, const OpInputs& in, const OpOutputs& ref);
+// The same, for judging `backend`: one that declares a transform algorithm spreads its
+// rounding error over each output tile, so every magnitude is its plane's largest
+// (judge/transform_bound.h).
+OpOutputs absolute_pass_for(const Backend& backend, const Case& c, const OpGeometry& g, const OpInputs& in,
+                            const OpOutputs& ref);
+
+}  // namespace kc
