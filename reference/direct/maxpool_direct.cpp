@@ -1,4 +1,4 @@
-// Direct (brute-force) definition of max pooling, DESIGN section 3, used only by tests to
+// Direct (brute-force) definition of max pooling (docs/ops.md, "Max pooling"), used only by tests to
 // prove reference/src/maxpool.cpp. Written independently of it: for every output it
 // enumerates every element of the input plane and tests window membership per dim,
 //   input coordinate i is in window o  <=>  i + lo == o*s + k*d for some 0 <= k < kernel,

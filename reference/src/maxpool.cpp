@@ -1,4 +1,4 @@
-// The reference max pooling (DESIGN section 3), forward and backward, in f64.
+// The reference max pooling (docs/ops.md, "Max pooling"), forward and backward, in f64.
 //
 //   y[n, c, o]   = max_k xp[n, c, o*s + k*d - lo]   (xp: x with -inf padding; padded
 //                                                     positions are never selected)

@@ -1,4 +1,4 @@
-// The backend interface (DESIGN section 7). A backend runs the ops of a case on host
+// The backend interface (docs/plugins.md). A backend runs the ops of a case on host
 // tensors; a GPU backend copies in and out internally. No exception crosses this
 // interface: errors are Status values.
 //

@@ -1,4 +1,4 @@
-// YAML case files (DESIGN section 5): reading them into Cases, writing a Case back as a
+// YAML case files (docs/cases.md): reading them into Cases, writing a Case back as a
 // complete one-case file, and the one-line reproducer.
 //
 // Reading never throws: every problem (missing or unreadable file, malformed YAML,
@@ -33,7 +33,7 @@ inline constexpr int64_t kMaxFileInlineValues = int64_t{1} << 23;
 // `c` is the result of parsing and validate(): the Case (with c.source = "file:line"),
 // or the error. `expect` is filled whenever the case's `expect` key could be read, even
 // when the rest of the case is refused, so that a runner can decide that a refused case
-// whose error contains expect.error PASSES (DESIGN section 5). When `c` is ok,
+// whose error contains expect.error PASSES (docs/cases.md, "Refusals"). When `c` is ok,
 // c->expect == expect.
 struct LoadedCase {
   std::string file;

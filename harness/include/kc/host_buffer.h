@@ -1,4 +1,4 @@
-// Host buffers with guard bands (the `integrity` check, DESIGN section 4).
+// Host buffers with guard bands (the `integrity` check: docs/checks.md, "Notes on individual checks").
 // Every Tensor and IndexTensor keeps its elements in a HostVector, whose allocator puts
 // kGuardBytes of a fixed byte pattern before and after the storage it hands out. After a
 // call, guard_damage() finds the bytes of those bands that changed: a backend that wrote

@@ -1,4 +1,4 @@
-// Backends from a shared library (DESIGN section 7). A plugin exports
+// Backends from a shared library (docs/plugins.md). A plugin exports
 //   extern "C" int kc_register_backends(kc::Registry*, int abi_version);  // 0 on success
 //   extern "C" int kc_plugin_abi_version(void);  // optional: KC_PLUGIN_ABI_VERSION it was built with
 // which KC_PLUGIN(fn) defines around a function `void fn(kc::Registry&)` (an exception

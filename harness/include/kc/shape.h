@@ -1,4 +1,4 @@
-// The shape contract (DESIGN section 3): output extents, resolution of padding forms,
+// The shape contract (docs/ops.md, "Convolution", "Max pooling"): output extents, resolution of padding forms,
 // and the resolved geometry of conv and max-pool cases.
 //
 //   out = floor((in + lo + hi - d*(k-1) - 1) / s) + 1                 (conv, pool)

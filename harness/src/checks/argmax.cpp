@@ -1,4 +1,4 @@
-// argmax: the max-pool rules of DESIGN section 3, checked on the backend's own outputs
+// argmax: the max-pool rules of docs/ops.md ("Max pooling"), checked on the backend's own outputs
 // (not against the oracle's, so that the oracle can check itself with it):
 // More on the method: docs/notes.md, section harness/src/checks/argmax.cpp.
 #include <cmath>

@@ -1,4 +1,4 @@
-// padding: the padding semantics of DESIGN section 3, checked on the backend alone.
+// padding: the padding semantics of docs/ops.md ("Convolution", "Max pooling"), checked on the backend alone.
 //  (a) equivalence: the op on x equals the same op with `valid` padding on x padded
 //      explicitly here (zeros / reflect / replicate / circular for conv, -inf for max
 //      pool), built independently of reference/src/pad.cpp. Conv: y, dw and db within

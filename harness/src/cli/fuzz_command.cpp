@@ -1,8 +1,8 @@
-// kcheck fuzz: property-based checking of one backend (DESIGN section 6). Options, the
+// kcheck fuzz: property-based checking of one backend (docs/cli.md, "fuzz and gen"). Options, the
 // seed line at the start, the summary (cases per second, failures by check) and the
 // report; the loop itself is gen/fuzz_session.cpp.
 //
-// Decisions beyond DESIGN section 6 (written down here):
+// Decisions beyond docs/cli.md (written down here):
 //  - --time is wall-clock from the start (replay included); a shrink that starts
 //    before the end may run --shrink-time past it. Without --time or --count: --time 60.
 // More on the method: docs/notes.md, section harness/src/cli/fuzz_command.cpp.
@@ -129,7 +129,7 @@ void print_invalid_files(const std::vector<CaseResult>& invalid) {
 }
 
 // The MISTRUSTED cases, a few by name with the check and its reason: inconclusive, not
-// wrong, but not passed either (DESIGN section 4), so each is named, not only counted.
+// wrong, but not passed either (docs/checks.md, "Dispositions"), so each is named, not only counted.
 void print_mistrusted(const std::vector<CaseResult>& results) {
   constexpr int kShown = 3;
   int n = 0;

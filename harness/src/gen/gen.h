@@ -1,6 +1,6 @@
-// Property-based generation (DESIGN sections 5 and 6), namespace kc::gen:
+// Property-based generation (docs/cli.md, "fuzz and gen"), namespace kc::gen:
 //  - RapidCheck generators of valid cases of every op (ranks 1 to 3, every parameter
-//    of DESIGN section 3; op: stack too), valid by construction and sized so that the
+//    of docs/ops.md; op: stack too), valid by construction and sized so that the
 //    reference stays fast. Each field is its own generator, so RapidCheck shrinks every
 //    field on its own: sizes toward small, stride and dilation toward 1, padding toward
 //    none, the dtype toward f64, fills toward `random`, inline data toward ordinary values.

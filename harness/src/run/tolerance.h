@@ -1,4 +1,4 @@
-// The tolerance model (DESIGN section 4).
+// The tolerance model (docs/checks.md, "The tolerance model").
 //   bound (default), per element:
 //     |cand - ref| <= c * gamma(n, u_acc) * sum_i |a_i * b_i| + u_out * |ref|
 //                     + c * (n * eta_acc + eta_out)

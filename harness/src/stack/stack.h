@@ -1,4 +1,4 @@
-// Stack geometry (DESIGN section 3, "Stack"): a stack case unrolled into per-layer
+// Stack geometry (docs/ops.md, "Stack"; docs/cases.md, "Stacks"): a stack case unrolled into per-layer
 // single-op cases and their resolved geometry, and the checkpoint plan of the backward
 // pass with its exact host bookkeeping (which layer inputs are kept, how many layer
 // forwards are recomputed, and the peak of activation bytes held).

@@ -1,4 +1,4 @@
-// The built-in GPU backends (DESIGN section 7), registered by builtin_registry() when
+// The built-in GPU backends (docs/performance.md, "GPU"), registered by builtin_registry() when
 // kernelcheck is built with CUDA:
 // More on the method: docs/notes.md, section gpu/include/kc/gpu/backends.h.
 #pragma once

@@ -1,4 +1,4 @@
-// The implicit-GEMM view of a convolution (DESIGN section 3), shared by the CUDA kernels
+// The implicit-GEMM view of a convolution (docs/ops.md, "Convolution"), shared by the CUDA kernels
 // and their CPU unit tests. Every rank is normalised to three spatial dims (unit outer
 // dims), layout N C D H W, weights [Cout, Cin/G, kD, kH, kW].
 //

@@ -1,4 +1,4 @@
-// Padding modes other than zeros (DESIGN section 3) by pre-padding: a kernel builds the
+// Padding modes other than zeros (docs/ops.md, "Convolution") by pre-padding: a kernel builds the
 // padded input xp (each padded position copies its source element), the convolution
 // runs with no padding, and the backward folds the padded gradient dxp back onto the
 // source elements. Shared by the pad kernels and their CPU tests.
