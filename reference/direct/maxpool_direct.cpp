@@ -3,6 +3,9 @@
 // enumerates every element of the input plane and tests window membership per dim,
 //   input coordinate i is in window o  <=>  i + lo == o*s + k*d for some 0 <= k < kernel,
 // then places the members at their kernel scan-order slot (row-major over kernel offsets)
+// and applies the tie rule on that ordered list. Padding is never a member, so it is
+// never selected. Backward gathers, per input element, dy over the outputs whose index
+// names it. Slow by design.
 // More on the method: docs/notes.md, section reference/direct/maxpool_direct.cpp.
 #include <algorithm>
 #include <cmath>

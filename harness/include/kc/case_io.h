@@ -4,6 +4,10 @@
 // Reading never throws: every problem (missing or unreadable file, malformed YAML,
 // binary garbage, unknown keys, wrong types, a case validate() refuses) becomes a
 // Status whose message names the file, the 1-based line and the field path, e.g.
+//   cases/x.yaml:7: conv.groups: expected an integer, got "two"
+// A file holds one case (a map of case fields), or `cases:` (a list of such maps) with
+// an optional `defaults:` map deep-merged under every case (the case's own keys win;
+// when both sides hold a map for a key the maps are merged, key by key).
 // More on the method: docs/notes.md, section harness/include/kc/case_io.h.
 #pragma once
 

@@ -1,5 +1,10 @@
-// weight_share: dw is a sum over the batch and every output position (docs/ops.md, "Convolution"),
-// so it must split the way a sum does. On the backend:
+// weight_share: dw is a sum over the batch and every output position (docs/ops.md,
+// "Convolution"), so it must split the way a sum does. On the backend: dw of the batch
+// equals the sum of each sample's dw (batch split) and of the dw of two tiles of output
+// positions (tile split); a second backward gives bitwise the same dw; and, on a
+// candidate, dw equals the oracle's sum. db the same way. A failure is classified against
+// the oracle: mean instead of sum, single position (last write wins), partial sum,
+// nondeterministic race.
 // More on the method: docs/notes.md, section harness/src/checks/weight_share.cpp.
 #include <algorithm>
 #include <bit>

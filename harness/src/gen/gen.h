@@ -4,6 +4,14 @@
 //    reference stays fast. Each field is its own generator, so RapidCheck shrinks every
 //    field on its own: sizes toward small, stride and dilation toward 1, padding toward
 //    none, the dtype toward f64, fills toward `random`, inline data toward ordinary values.
+//  - Generators of invalid cases, each breaking exactly one rule, with the substring
+//    the refusal must contain.
+//  - Generators of input data with the values kernels get wrong (NaN, infinities,
+//    signed zeros, subnormals, ties and near-ties), for inline `tensors: x`.
+//  - Driving a generator outside a property (kcheck gen / fuzz) and shrinking a
+//    generated case against any "does it still fail" predicate.
+// Every generated value is a pure function of (seed, index): runs are reproducible and
+// can be split between processes.
 // More on the method: docs/notes.md, section harness/src/gen/gen.h.
 #pragma once
 
