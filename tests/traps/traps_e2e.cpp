@@ -1,24 +1,11 @@
 // The trap zoo end to end (ctest label `traps`), on the shipped corpus through kcheck and
-// its JSON report, as a user would run it:
-//   kc_traps_e2e run KCHECK PLUGIN CASES DIR [LEFT_OUT...]
-//       kcheck run CASES --plugin PLUGIN --backend B --jobs 2 --report DIR/B/report.json
-//       for the controls trap.none and trap.f32_accumulation and every trap of
-//       trap_list.h (the fixture of the other tests; each run's reproducers in its own
-//       DIR/B/failures); LEFT_OUT are case files under CASES (relative to it)
-//       not to run, such as the 50-layer stacks, which take half the time and no trap
-//       needs (the corpus tests run them on the reference)
-//   kc_traps_e2e check DIR NAME
-//       trap.NAME is FAILED by its expected check with its expected diagnosis on some
-//       case, and PASSES its clean case (where its bug does not apply); NAME `none` or
-//       `f32_accumulation`: the control passes (or skips) every case
-//   kc_traps_e2e score DIR
-//       prints the mutation score, traps caught over traps; fails below 100%
-//   kc_traps_e2e rerun KCHECK DIR NAME...
-//       every reproducer in DIR/trap.NAME/failures, run again by its `# rerun:` line with
-//       bash (KCHECK for `kcheck`), has the disposition its header states, exit 1 for a
-//       failure, and writes the same case as its own reproducer (traps_rerun.cpp)
+// its JSON report, as a user would run it. kc_traps_e2e run KCHECK PLUGIN CASES DIR runs
+// the corpus on the two controls and every trap of trap_list.h, one report per backend
+// under DIR; `check DIR NAME` requires trap.NAME to fail by its expected check and
+// diagnosis and pass its clean case (a control: pass everywhere); `score DIR` prints the
+// mutation score and fails below 100%; `rerun KCHECK DIR NAME...` reruns reproducers.
 // A trap the corpus misses means the corpus or a check lacks something: fix that, never
-// the trap (README "Testing your own kernel", tests/traps/trap_list.h).
+// the trap. The commands in full: docs/notes.md, section tests/traps/traps_e2e.cpp.
 #include <sys/wait.h>
 
 #include <algorithm>

@@ -4,23 +4,12 @@
 // order of calls, the records kept, the recomputations and the bookkeeping of held
 // activation bytes (the plan of stack.h) are therefore the same everywhere.
 //
-// Runtime requirements (Rt):
-//   using Value    an activation or cotangent (movable; destroying it frees it)
-//   using Indices  a max pool's argmax as the backward needs it
-//   Status forward(size_t l, const Value& x, Value& y, std::optional<Indices>* keep)
-//       layer l forward; keep == nullptr: the argmax is not needed (an inference-mode
-//       pool may run), else it is stored in *keep
-//   void output(size_t l, const Value& y)   the first forward's layer outputs, in order
-//   Status backward(size_t l, const Value& x, const Indices* argmax, const Value& dy, Value& dx)
-//       layer l backward from its record; stores dw, db (and what else it keeps) itself
-// Optional (FingerprintingRuntime; one overload serves both where Value is Indices):
-//   uint64_t fingerprint(const Value&), uint64_t fingerprint(const Indices&)
-//       a digest of a kept record's contents. With it the schedule checks that each
-//       record it hands back (to a recomputation or a backward) is what it kept: a call
-//       that wrote into a buffer it was not handed, such as an earlier layer's saved
-//       activation (an engine that recycles a dead-in-inference input as workspace),
-//       fails the run, named by the layer whose record changed. The cotangent held
-//       across a recomputation is checked the same way.
+// The runtime Rt gives the types Value (an activation or cotangent; destroying it frees
+// it) and Indices (a max pool's argmax) and the calls forward, output and backward per
+// layer; with fingerprint() too (FingerprintingRuntime) the schedule checks that every
+// record it hands back is what it kept, so a call that wrote into a buffer it was not
+// handed fails the run, named by the layer. The requirements in full: docs/notes.md,
+// section harness/src/stack/stack_schedule.h.
 #pragma once
 
 #include <algorithm>

@@ -2,18 +2,12 @@
 // and their CPU unit tests. Every rank is normalised to three spatial dims (unit outer
 // dims), layout N C D H W, weights [Cout, Cin/G, kD, kH, kW].
 //
-// Per group g the three passes are GEMMs C[M, N] = sum_k A[m, k] * B[k, n]:
-//   forward       M = batch*out_count  N = Cout/G            K = Cin/G*kernel_count
-//                 A = x gathered at o*s + k*d - lo (zero outside), B = w, C = y
-//   backward-data M = batch*in_count   N = Cin/G             K = Cout/G*kernel_count
-//                 A = dy at o = (i + lo - k*d) / s when that divides and is in range
-//                 (a gather: every dx element is one dot product, no atomics), B = w
-//   backward-wt   M = Cout/G           N = Cin/G*kernel_count K = batch*out_count
-//                 A = dy, B = x gathered as in forward, C = dw (split over K)
-// An index function returns the flat element of its source tensor, or -1 for a zero
-// (padding, a stride hole, a tap outside the input). Invariant: every tensor of a
-// supported case has fewer than 2^31 elements (supports() refuses larger ones), so all
-// flat indices fit in int.
+// Per group g the three passes (forward, backward-data, backward-weight) are GEMMs
+// C[M, N] = sum_k A[m, k] * B[k, n] whose A and B are gathered by index functions: each
+// returns the flat element of its source tensor, or -1 for a zero (padding, a stride
+// hole, a tap outside the input). Invariant: every tensor of a supported case has fewer
+// than 2^31 elements (supports() refuses larger ones), so all flat indices fit in int.
+// The three GEMMs: docs/notes.md, section gpu/include/kc/gpu/conv_shape.h.
 #pragma once
 
 #include "kc/gpu/hd.h"

@@ -1,17 +1,11 @@
-// Max-pool geometry and the compact argmax encoding (docs/ops.md, "Max pooling"), shared by the
-// pool kernels and their CPU tests.
-//
-// Training mode keeps, per output, the chosen tap's offset inside its window: the flat
-// kernel index (row-major over kernel dims), stored in uint8 when the window has fewer
-// than 255 taps and in uint16 below 65535; the all-ones value is the "never written"
-// sentinel. At the interface an offset expands to the int64 flat position in the
-// unpadded (n, c) plane; on the way back an int64 index is compressed to the offset of
-// the tap it names, and an index that is no tap of its window is refused.
-//
-// The backward is a gather: each input element visits the windows that could contain
-// it (at most one tap per window, since a tap is fixed by the kernel offset) in
-// ascending output order and adds dy where the window's offset points at it. No atomics,
-// a fixed summation order: deterministic.
+// Max-pool geometry and the compact argmax encoding (docs/ops.md, "Max pooling"), shared
+// by the pool kernels and their CPU tests. Training mode keeps, per output, the chosen
+// tap's offset inside its window (the flat kernel index, row-major), in uint8 below 255
+// taps and uint16 below 65535; the all-ones value means "never written". At the
+// interface an offset expands to the int64 flat position in the unpadded (n, c) plane,
+// and an int64 index that is no tap of its window is refused on the way back. The
+// backward is a gather in ascending output order, without atomics: deterministic.
+// More on the method: docs/notes.md, section gpu/include/kc/gpu/pool_shape.h.
 #pragma once
 
 #include <cfloat>
