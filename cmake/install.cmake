@@ -1,4 +1,4 @@
-# Install rules and the kernelcheck CMake package (DESIGN section 7): users link the
+# Install rules and the kernelcheck CMake package (docs/plugins.md, "Your cases in your ctest"): users link the
 # installed libraries and register their own backends, or build a plugin for kcheck.
 #
 #   find_package(kernelcheck 0.1 REQUIRED)

@@ -1,6 +1,6 @@
 // A console reporter that also remembers each benchmark's real time and counters, so
 // that the bench can print its targets (targets.h), each a ratio between entries
-// measured in the same run (DESIGN section 8).
+// measured in the same run (docs/bench.md, "Targets").
 #pragma once
 
 #include <benchmark/benchmark.h>

@@ -1,5 +1,5 @@
 // The speed and memory targets of kcheck-bench, each a ratio between entries of one
-// run (DESIGN section 8), as one table: kcheck-bench prints them after its run and
+// run (docs/bench.md, "Targets"), as one table: kcheck-bench prints them after its run and
 // kcheck-dashboard judges every recorded run by the same definitions.
 #pragma once
 

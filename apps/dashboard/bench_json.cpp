@@ -48,36 +48,36 @@ bool is_kcheck_bench(const YAML::Node& root) {
 
 void read_context(const YAML::Node& ctx, BenchRun& run) {
   if (!ctx || !ctx.IsMap()) return;
-  run.date = json_string(ctx, "date");
-  run.host = json_string(ctx, "host_name");
-  run.commit = json_string(ctx, "kc_commit");
-  run.cpu = json_string(ctx, "kc_cpu");
-  run.gpu = json_string(ctx, "kc_gpu");
-  run.libraries = json_string(ctx, "kc_libraries");
-  run.machine = json_string(ctx, "kc_machine");
+  run.date = string_field(ctx, "date");
+  run.host = string_field(ctx, "host_name");
+  run.commit = string_field(ctx, "kc_commit");
+  run.cpu = string_field(ctx, "kc_cpu");
+  run.gpu = string_field(ctx, "kc_gpu");
+  run.libraries = string_field(ctx, "kc_libraries");
+  run.machine = string_field(ctx, "kc_machine");
   if (run.machine.empty()) {  // the older app records no key: the host and its CPUs stand for one
-    run.machine = (run.host.empty() ? "unknown host" : run.host) + ", " + json_string(ctx, "num_cpus") + " cpus at " +
-                  json_string(ctx, "mhz_per_cpu") + " MHz";
+    run.machine = (run.host.empty() ? "unknown host" : run.host) + ", " + string_field(ctx, "num_cpus") + " cpus at " +
+                  string_field(ctx, "mhz_per_cpu") + " MHz";
   }
 }
 
 // One kcheck-bench record into run.entries (the median wins over single iterations).
 Status read_function_entry(const YAML::Node& b, const std::string& where, BenchRun& run,
                            std::set<std::string>& from_median, std::map<std::string, double>& stddev) {
-  const std::string type = json_string(b, "run_type");
-  const std::string aggregate = json_string(b, "aggregate_name");
-  std::string name = json_string(b, "run_name");
-  if (name.empty()) name = json_string(b, "name");
+  const std::string type = string_field(b, "run_type");
+  const std::string aggregate = string_field(b, "aggregate_name");
+  std::string name = string_field(b, "run_name");
+  if (name.empty()) name = string_field(b, "name");
   if (name.empty()) return invalid_argument(where + ".name: missing");
   name = name.substr(0, name.find('/'));  // the function name, as the bench's own reporter keys it
   const bool median = type == "aggregate" && aggregate == "median";
   if (type == "aggregate" && !median && aggregate != "stddev") return ok_status();
   if (!median && type != "aggregate" && from_median.count(name)) return ok_status();
-  const auto t = json_number(b["real_time"]);
+  const auto t = number_value(b["real_time"]);
   if (!t) return invalid_argument(where + ".real_time: missing or not a number");
-  const auto unit = unit_seconds(json_string(b, "time_unit"));
+  const auto unit = unit_seconds(string_field(b, "time_unit"));
   if (!unit)
-    return invalid_argument(where + ".time_unit: '" + json_string(b, "time_unit") + "' is not ns, us, ms or s");
+    return invalid_argument(where + ".time_unit: '" + string_field(b, "time_unit") + "' is not ns, us, ms or s");
   if (aggregate == "stddev") {
     stddev[name] = *t * *unit;
     return ok_status();
@@ -87,7 +87,7 @@ Status read_function_entry(const YAML::Node& b, const std::string& where, BenchR
   for (const auto& kv : b) {
     const std::string key = kv.first.Scalar();
     if (is_record_field(key)) continue;
-    if (const auto v = json_number(kv.second)) e.counters[key] = *v;
+    if (const auto v = number_value(kv.second)) e.counters[key] = *v;
   }
   if (median) from_median.insert(name);
   run.entries[name] = std::move(e);
@@ -114,16 +114,16 @@ void finish_function_entries(BenchRun& run, const std::map<std::string, double>&
 
 // One kcheck bench record: a ceiling or a timed entry.
 Status read_kc_entry(const YAML::Node& b, const std::string& where, BenchRun& run) {
-  const std::string name = json_string(b, "name");
+  const std::string name = string_field(b, "name");
   if (name.rfind("ceiling/", 0) == 0) {
     run.ceilings.push_back(read_ceiling(b, name));
     return ok_status();
   }
-  const auto t = json_number(b["real_time"]);
+  const auto t = number_value(b["real_time"]);
   if (!t) return invalid_argument(where + ".real_time: missing or not a number");
-  const auto unit = unit_seconds(json_string(b, "time_unit"));
+  const auto unit = unit_seconds(string_field(b, "time_unit"));
   if (!unit)
-    return invalid_argument(where + ".time_unit: '" + json_string(b, "time_unit") + "' is not ns, us, ms or s");
+    return invalid_argument(where + ".time_unit: '" + string_field(b, "time_unit") + "' is not ns, us, ms or s");
   auto s = read_sample(b, *unit, where);
   if (!s.ok()) return s.status();
   s->seconds = *t * *unit;
@@ -164,8 +164,8 @@ StatusOr<BenchRun> parse_bench_json(std::string_view text, const std::string& so
     const YAML::Node b = benchmarks[i];
     const std::string where = source + ": benchmarks[" + std::to_string(i) + "]";
     if (!b.IsMap()) return invalid_argument(where + ": not an object");
-    if (json_string(b, "error_occurred") == "true") {
-      run.errors.push_back({json_string(b, "name"), json_string(b, "error_message")});
+    if (string_field(b, "error_occurred") == "true") {
+      run.errors.push_back({string_field(b, "name"), string_field(b, "error_message")});
       continue;
     }
     KC_RETURN_IF_ERROR(run.format == RunFormat::kKcheckBench ? read_kc_entry(b, where, run)

@@ -1,5 +1,5 @@
 // Runs as history: ordered oldest first, labelled by commit, and grouped by machine, since
-// absolute times compare only between runs of one machine (DESIGN section 8). Within a
+// absolute times compare only between runs of one machine (docs/dashboard.md, "Machines"). Within a
 // machine, a chart is one case x op x mode x dtype and a series one backend.
 #pragma once
 

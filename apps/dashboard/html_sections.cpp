@@ -150,7 +150,8 @@ std::string ratios_across_machines_html(const std::vector<Machine>& machines) {
     h += "</tr>\n";
   }
   return h +
-         "</table>\n<p class=\"note\">Ratios compare across machines; absolute times do not (DESIGN section 8).</p>\n";
+         "</table>\n<p class=\"note\">Ratios compare across machines; absolute times do not (docs/dashboard.md, "
+         "&ldquo;Machines&rdquo;).</p>\n";
 }
 
 }  // namespace kc::bench

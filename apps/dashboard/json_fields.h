@@ -12,7 +12,7 @@
 
 namespace kc::bench {
 
-inline std::optional<double> json_number(const YAML::Node& n) {
+inline std::optional<double> number_value(const YAML::Node& n) {
   if (!n || !n.IsScalar()) return std::nullopt;
   const std::string s = n.Scalar();
   char* end = nullptr;
@@ -22,7 +22,7 @@ inline std::optional<double> json_number(const YAML::Node& n) {
   return v;
 }
 
-inline std::string json_string(const YAML::Node& n, const char* key) {
+inline std::string string_field(const YAML::Node& n, const char* key) {
   const YAML::Node v = n[key];
   return v && v.IsScalar() ? v.Scalar() : std::string();
 }

@@ -7,13 +7,13 @@
 namespace kc::bench {
 namespace {
 
-double counter(const YAML::Node& b, const char* key) { return json_number(b[key]).value_or(0.0); }
+double counter(const YAML::Node& b, const char* key) { return number_value(b[key]).value_or(0.0); }
 
 Status read_table(const YAML::Node& t, const std::string& where, RunTable& table) {
   if (!t.IsMap()) return invalid_argument(where + ": not an object");
-  table.key = json_string(t, "key");
-  table.title = json_string(t, "title");
-  table.note = json_string(t, "note");
+  table.key = string_field(t, "key");
+  table.title = string_field(t, "title");
+  table.note = string_field(t, "note");
   if (const YAML::Node c = t["columns"]; c) {
     if (!c.IsSequence()) return invalid_argument(where + ".columns: not a list");
     for (const auto& v : c) table.columns.push_back(v.IsScalar() ? v.Scalar() : "");
@@ -31,13 +31,13 @@ Status read_table(const YAML::Node& t, const std::string& where, RunTable& table
 
 Status read_target(const YAML::Node& t, const std::string& where, RunTarget& target) {
   if (!t.IsMap()) return invalid_argument(where + ": not an object");
-  target.key = json_string(t, "key");
-  target.what = json_string(t, "what");
-  target.goal = json_string(t, "goal");
-  target.detail = json_string(t, "detail");
+  target.key = string_field(t, "key");
+  target.what = string_field(t, "what");
+  target.goal = string_field(t, "goal");
+  target.detail = string_field(t, "detail");
   if (target.what.empty()) target.what = target.key;
-  target.value = json_number(t["value"]).value_or(0.0);
-  const std::string met = json_string(t, "met");
+  target.value = number_value(t["value"]).value_or(0.0);
+  const std::string met = string_field(t, "met");
   if (met != "true" && met != "false") return invalid_argument(where + ".met: missing or not true/false");
   target.met = met == "true";
   return ok_status();
@@ -47,18 +47,18 @@ Status read_target(const YAML::Node& t, const std::string& where, RunTarget& tar
 
 StatusOr<Sample> read_sample(const YAML::Node& b, double seconds_per_unit, const std::string& where) {
   Sample s;
-  s.case_name = json_string(b, "kc_case");
-  s.op = json_string(b, "kc_op");
-  s.backend = json_string(b, "kc_backend");
+  s.case_name = string_field(b, "kc_case");
+  s.op = string_field(b, "kc_op");
+  s.backend = string_field(b, "kc_backend");
   if (s.case_name.empty()) return invalid_argument(where + ".kc_case: missing");
   if (s.backend.empty()) return invalid_argument(where + ".kc_backend: missing");
-  s.mode = json_string(b, "kc_mode");
-  s.dtype = json_string(b, "kc_dtype");
-  s.device = json_string(b, "kc_device");
-  s.peer = json_string(b, "kc_peer");
-  s.ceiling = json_string(b, "kc_ceiling");
-  s.algorithm = json_string(b, "kc_algorithm");
-  s.recheck = json_string(b, "kc_recheck");
+  s.mode = string_field(b, "kc_mode");
+  s.dtype = string_field(b, "kc_dtype");
+  s.device = string_field(b, "kc_device");
+  s.peer = string_field(b, "kc_peer");
+  s.ceiling = string_field(b, "kc_ceiling");
+  s.algorithm = string_field(b, "kc_algorithm");
+  s.recheck = string_field(b, "kc_recheck");
   s.spread = counter(b, "spread");
   s.p25_seconds = counter(b, "p25_time") * seconds_per_unit;  // in the entry's time_unit (docs/bench.md)
   s.p75_seconds = counter(b, "p75_time") * seconds_per_unit;
@@ -74,10 +74,10 @@ StatusOr<Sample> read_sample(const YAML::Node& b, double seconds_per_unit, const
 Ceiling read_ceiling(const YAML::Node& b, const std::string& name) {
   Ceiling c;
   const std::string rest = name.substr(name.find('/') + 1);  // "<device>/<name>"
-  c.device = json_string(b, "kc_ceiling_device");
+  c.device = string_field(b, "kc_ceiling_device");
   if (c.device.empty()) c.device = rest.substr(0, rest.find('/'));
   c.name = rest.find('/') == std::string::npos ? rest : rest.substr(rest.find('/') + 1);
-  c.detail = json_string(b, "kc_detail");
+  c.detail = string_field(b, "kc_detail");
   c.gflops = counter(b, "GFLOP/s");
   c.gbs = counter(b, "GB/s");
   return c;
@@ -101,7 +101,7 @@ Status read_run_fields(const YAML::Node& root, BenchRun& run) {
     }
   }
   if (const YAML::Node f = root["kc_failures"]; f) {
-    const auto n = json_number(f);
+    const auto n = number_value(f);
     if (!n || *n < 0) return invalid_argument(run.source + ": kc_failures: not a count");
     run.failures = static_cast<int>(*n);
   }

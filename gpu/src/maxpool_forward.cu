@@ -1,5 +1,5 @@
 // Max-pool forward, inference and training (pool_shape.h). One thread per output scans
-// its window in row-major kernel order and keeps the choice rule of DESIGN section 3
+// its window in row-major kernel order and keeps the choice rule of docs/ops.md
 // (pool_replaces): NaN wins, ties by `first`/`last`, padding never selected. y is the
 // chosen element itself (exact in every dtype); training also stores the chosen tap's
 // offset inside the window (1 or 2 bytes), expanded to int64 only at the interface.

@@ -5,6 +5,7 @@
 // is deterministic when asked, does not use tensor cores for f32 (TF32 would break the
 // f32 tolerance model), and is neither FFT nor Winograd (their rounding is not bounded
 // per output, as the tolerance model assumes; the peer's speed is therefore that of
+// cuDNN's GEMM-class and direct algorithms).
 // More on the method: docs/notes.md, section peers/cudnn/cudnn_conv.h.
 #pragma once
 

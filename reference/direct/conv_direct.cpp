@@ -1,4 +1,4 @@
-// Direct-loop definition of the convolution (DESIGN section 3), for tests only:
+// Direct-loop definition of the convolution (docs/ops.md, "Convolution"), for tests only:
 //   y[n, co, o] = b[co] + sum_ci sum_k w[co, ci, k] * xp[n, g*Cin/G + ci, o*s + k*d]
 // and its adjoints written as the literal sums. Padding is resolved per element by its
 // own source() (conv_direct_index.h), deliberately not shared with reference/src/pad.cpp.

@@ -1,6 +1,6 @@
 // Direct-loop definitions of the reference ops, used only by tests to prove the fast
 // paths (im2col + GEMM) equal to the formula. Written independently of reference/src:
-// every output is the literal sum of DESIGN section 3, padding resolved per element.
+// every output is the literal sum of docs/ops.md, padding resolved per element.
 // Slow by design (about 25 times the fast path); never linked into kcheck.
 #pragma once
 

@@ -1,8 +1,11 @@
-// Direct (brute-force) definition of max pooling, DESIGN section 3, used only by tests to
+// Direct (brute-force) definition of max pooling (docs/ops.md, "Max pooling"), used only by tests to
 // prove reference/src/maxpool.cpp. Written independently of it: for every output it
 // enumerates every element of the input plane and tests window membership per dim,
 //   input coordinate i is in window o  <=>  i + lo == o*s + k*d for some 0 <= k < kernel,
 // then places the members at their kernel scan-order slot (row-major over kernel offsets)
+// and applies the tie rule on that ordered list. Padding is never a member, so it is
+// never selected. Backward gathers, per input element, dy over the outputs whose index
+// names it. Slow by design.
 // More on the method: docs/notes.md, section reference/direct/maxpool_direct.cpp.
 #include <algorithm>
 #include <cmath>

@@ -5,6 +5,8 @@
 //   col[(ci, k), o]  = xp[n, g*Cin/G + ci, o*s + k*d]            (im2col)
 //   y_g[n]           = W_g * col + b_g                           W_g: [Cout/G, Cin/G*K]
 //   dcol             = W_g^T * dy_g[n];  dxp += col2im(dcol);  dx = pad_adjoint(dxp)
+//   dW_g            += dy_g[n] * col^T                            (sum over n and o)
+//   db[co]           = sum_n sum_o dy[n, co, o]
 // More on the method: docs/notes.md, section reference/src/conv.cpp.
 #include "kc/ref/conv.h"
 

@@ -1,7 +1,10 @@
-// The reference max pooling (DESIGN section 3), forward and backward, in f64.
+// The reference max pooling (docs/ops.md, "Max pooling"), forward and backward, in f64.
 //
 //   y[n, c, o]   = max_k xp[n, c, o*s + k*d - lo]   (xp: x with -inf padding; padded
 //                                                     positions are never selected)
+//   idx[n, c, o] = flat position of the chosen element in the unpadded (n, c) plane,
+//                  row-major over the spatial dims: (id*H + ih)*W + iw
+//   dx[n, c, i]  = sum of dy[n, c, o] over the outputs o with idx[n, c, o] == i
 // More on the method: docs/notes.md, section reference/src/maxpool.cpp.
 #include "kc/ref/maxpool.h"
 

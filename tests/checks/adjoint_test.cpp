@@ -1,4 +1,4 @@
-// The adjoint check (DESIGN section 4): the identity holds on the oracle and a
+// The adjoint check (docs/checks.md, "Notes on individual checks"): the identity holds on the oracle and a
 // low-precision backend, bitwise in integer fills; planted backward bugs are caught.
 #include <gtest/gtest.h>
 

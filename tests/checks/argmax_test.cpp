@@ -1,4 +1,4 @@
-// The argmax check (DESIGN section 4): the oracle and a pass-through backend pass on
+// The argmax check (docs/checks.md): the oracle and a pass-through backend pass on
 // every rank, tie and special fills, overlapping windows and ceil_mode; each planted
 // max-pool bug is caught with the diagnosis that names it.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// The gradcheck check (DESIGN section 4): the oracle and a backend rounding to its dtype
+// The gradcheck check (docs/checks.md, "Notes on individual checks"): the oracle and a backend rounding to its dtype
 // pass on conv, relu and max pool; planted dx and routing bugs are caught on the full and
 // the directional paths; kinks are reported, not failed (tied maxima: gradcheck_ties_test.cpp; relu at 0:
 // relu_ambiguity_test.cpp).

@@ -1,4 +1,4 @@
-// gradcheck on max pools whose maxima tie (DESIGN section 4): elements tied for a
+// gradcheck on max pools whose maxima tie (docs/checks.md, "Notes on individual checks"): elements tied for a
 // window's maximum are moved as one group, joined across windows, and judged by their
 // summed gradient; a routing that sends a tie's dy nowhere fails, one that picks another
 // holder is the argmax check's; ties that merge every route, and near-ties no step can

@@ -1,4 +1,4 @@
-// The padding check (DESIGN section 4): the oracle and a pass-through backend pass on
+// The padding check (docs/checks.md): the oracle and a pass-through backend pass on
 // every padding mode; each planted bug is caught with the diagnosis that names it. Every
 // data-dependent test first asserts that its data can show the bug.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// relu'(NaN) in conv_bias_relu's backward (DESIGN section 3): where the pre-activation
+// relu'(NaN) in conv_bias_relu's backward (docs/ops.md, "Activation and fused op"): where the pre-activation
 // z is NaN, dz = 0 (the oracle's) and dz = dy (PyTorch's threshold_backward, oneDNN)
 // are both accepted and the message names which the backend did; a backend that
 // declares one is held to it, and gradients neither convention explains fail, naming

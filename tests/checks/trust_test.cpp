@@ -1,4 +1,4 @@
-// The trust rule's geometry (DESIGN section 4, Trust): a conv's dx is judged on the
+// The trust rule's geometry (docs/checks.md, "Trust"): a conv's dx is judged on the
 // input elements some window reads (conv_input_read, distrust_output), so zeros that a
 // stride or padding alone makes do not mistrust a case, while a dx of zeros still fails.
 // And the tolerance model's own trust rule: a bound that reaches 0 at every element; and

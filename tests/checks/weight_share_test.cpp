@@ -1,4 +1,4 @@
-// The weight_share check (DESIGN section 4): planted backward bugs are caught and
+// The weight_share check (docs/checks.md, "Notes on individual checks"): planted backward bugs are caught and
 // classified (mean instead of sum, single position, partial sum, nondeterministic race);
 // data that cannot tell a partial sum from the whole is MISTRUSTED.
 #include <gtest/gtest.h>

@@ -162,7 +162,7 @@ TEST(DTypeStorage, BytesAndAccumulation) {
   EXPECT_EQ(storage_bytes(DType::kF32), 4);
   EXPECT_EQ(storage_bytes(DType::kF16), 2);
   EXPECT_EQ(storage_bytes(DType::kBF16), 2);
-  // DESIGN 3: accumulation is f32 for f16/bf16.
+  // docs/ops.md, "Dtypes and accumulation": accumulation is f32 for f16/bf16.
   EXPECT_EQ(default_accumulation(DType::kF16), DType::kF32);
   EXPECT_EQ(default_accumulation(DType::kBF16), DType::kF32);
   EXPECT_EQ(default_accumulation(DType::kF32), DType::kF32);

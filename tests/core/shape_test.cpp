@@ -1,4 +1,4 @@
-// Tests of the shape contract (kc/shape.h, DESIGN section 3): output extents in floor and
+// Tests of the shape contract (kc/shape.h, docs/ops.md): output extents in floor and
 // ceil mode, SAME / SAME_LOWER resolution, and resolved conv / pool geometries of rank
 // 1 to 3. Expected values are worked by hand in the comments, from
 //   out = floor((in + lo + hi - d(k-1) - 1) / s) + 1,   span = in + lo + hi - extent,
@@ -137,7 +137,7 @@ TEST(ShapeResolvePadding, ExplicitValidAndSamePerDim) {
 }
 
 TEST(ShapeConvGeometry, SameKeepsCeilInOverStrideEndToEnd) {
-  // DESIGN 5's example: [2, 3, 17, 9], kernel [4, 3], stride [2, 1], SAME.
+  // The example of docs/cases.md: [2, 3, 17, 9], kernel [4, 3], stride [2, 1], SAME.
   for (PadKind kind : {PadKind::kSame, PadKind::kSameLower}) {
     auto g = conv_geometry(conv_case({2, 3, {17, 9}}, 4, {4, 3}, {2, 1}, {}, 1, pad_kind(kind)));
     ASSERT_TRUE(g.ok()) << g.status().to_string();
@@ -268,7 +268,7 @@ TEST(ShapeGeometry, CarriesTheValidationError) {
 
 // --- properties -----------------------------------------------------------------------
 //
-// Brute force from DESIGN 3, counting window start positions o*s (o >= 0) in the padded
+// Brute force from docs/ops.md, counting window start positions o*s (o >= 0) in the padded
 // input, extent = d(k-1)+1, span = in + lo + hi - extent:
 //   floor: window o is counted when it fits, o*s + extent <= in + lo + hi.
 //   ceil:  out = ceil(span/s) + 1 counts exactly the o with (o-1)*s < span, i.e. window

@@ -1,4 +1,4 @@
-// Tests of validate.cpp: every rule of DESIGN sections 3 and 5 gives an error naming
+// Tests of validate.cpp: every rule of docs/ops.md and docs/cases.md gives an error naming
 // the field and the rule; inline tensor shapes; pool window rules against brute force,
 // and validation time linear in the number of windows.
 #include <algorithm>

@@ -1,5 +1,5 @@
 // Properties of the case generators: every generated case is valid; together they
-// cover every parameter of DESIGN section 3; the same (seed, index) gives the same
+// cover every parameter of docs/ops.md; the same (seed, index) gives the same
 // case; and shrinking goes where a user wants a reproducer to be: rank 1, sizes 1,
 // stride and dilation 1, no padding, f64, the plain fill, no inline data.
 #include <gtest/gtest.h>

@@ -4,6 +4,9 @@
 // relu has no adjoint, inference keeps no indices), and MISTRUSTED only where the
 // trust rule legitimately applies, which this test recomputes on its own: a gradient
 // the check relies on is all zero, constant or mostly zero (distrust_output()), the
+// adjoint's inner product is zero, every gradcheck probe sits at a relu or argmax kink,
+// or (gradcheck's tied maxima) every element the argmax routes gradient to shares its
+// group of tied maxima with another.
 // More on the method: docs/notes.md, section tests/gen/reference_prop.cpp.
 #include <gtest/gtest.h>
 #include <rapidcheck.h>

@@ -3,8 +3,8 @@
 // backward checks must catch it), "example.throws" throws from its forward,
 // "example.throws_probe" from available() and "example.throws_name" from name() (an
 // exception crossing the interface is a plugin bug: CRASHED for its case, unavailable
-// for the probe, never the end of a run, --in-process too). Built with KC_EXAMPLE_BARE it is written to DESIGN
-// section 7 alone: it exports kc_register_backends and no kc_plugin_abi_version, and
+// for the probe, never the end of a run, --in-process too). Built with KC_EXAMPLE_BARE it is written to docs/plugins.md
+// alone: it exports kc_register_backends and no kc_plugin_abi_version, and
 // checks the ABI version it is given itself. "example.refuses_all" supports no case.
 #include <chrono>
 #include <stdexcept>

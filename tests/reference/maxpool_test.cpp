@@ -1,5 +1,5 @@
 // Unit tests of the reference max pooling (reference/src/maxpool.cpp) against values
-// worked by hand, DESIGN section 3: index convention, tie rules, NaN and -inf, padding,
+// worked by hand (docs/ops.md, "Max pooling"): index convention, tie rules, NaN and -inf, padding,
 // ceil_mode, modes, and the backward pass (routing, overlap, finite differences, refusal
 // without indices; mass conservation is a property in maxpool_prop.cpp). Known values are
 // checked on the fast reference and the direct definition alike, so that neither can

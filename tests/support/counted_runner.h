@@ -4,7 +4,12 @@
 // (HostStackRuntime). Three planted bugs for the trap zoo (CountedBug): kLeak, freed
 // buffers stay counted, as with an allocator that never gives memory back, so
 // checkpointing saves nothing measurable; kNextLayersIndices, a layer's pool backward is
-// More on the method: docs/notes.md, section tests/support/counted_runner.h.
+// handed the argmax offsets last kept for the layer after it (an engine that indexes its
+// per-layer offsets buffers with l + 1), the same way under every policy;
+// kCheckpointAsWorkspace, a forward that keeps no argmax (the inference path, which
+// the schedule takes before a checkpoint's segment is recomputed) treats its input as
+// dead once it has run and uses it as workspace, so the checkpoint the recomputation
+// starts from is overwritten. The records are fingerprinted as the host runtime's are.
 #pragma once
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// The traps of the blind spots DESIGN's checks must reach (sizes past kernel
+// The traps of the blind spots the checks (docs/checks.md) must reach (sizes past kernel
 // thresholds, special values in 16-bit stores, all-zero data, state kept between calls,
 // inputs written): a backend that runs the zoo's correct conv and pool and plants one
 // mistake that shows only on such cases:

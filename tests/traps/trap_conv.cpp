@@ -1,7 +1,7 @@
 // Direct-loop convolution for the trap zoo (see trap_conv.h). Layout N C [D] [H] W;
 // the loops always run over three spatial dims (SpatialGeometry::as_3d prepends unit
 // dims). Every planted bug is one `bug == Bug::k...` test, commented with the real
-// failure it imitates; with Bug::kNone nothing here departs from DESIGN section 3.
+// failure it imitates; with Bug::kNone nothing here departs from docs/ops.md.
 #include "trap_conv.h"
 
 #include <algorithm>

@@ -5,7 +5,11 @@
 //     name       the backend is "trap.<name>"
 //     check      the check that must report it FAILED on some corpus case
 //     diagnosis  text of that check's message, `*` matching anything (the diagnosis:
-// More on the method: docs/notes.md, section tests/traps/trap_list.h.
+//                what the harness names, not just that something differs)
+//     clean case a substring of a corpus case name where the bug does not apply, so
+//                the trap must PASS there (a trap misbehaves only where its bug applies)
+// Each bug imitates a failure seen in a real kernel; trap_conv.cpp / trap_pool.cpp say
+// which, at the one place where the trap departs from the correct code.
 #pragma once
 
 #include <atomic>

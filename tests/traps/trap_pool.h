@@ -1,6 +1,6 @@
 // The trap zoo's max pooling: a direct-loop forward (y and indices) and backward (dy
 // scattered through the indices) written apart from reference/. With Bug::kNone it
-// follows DESIGN section 3 (tie rules, NaN propagation, -inf padding never selected,
+// follows docs/ops.md, "Max pooling" (tie rules, NaN propagation, -inf padding never selected,
 // in-plane indices, refusal without indices); each pool trap switches on one bug.
 #pragma once
 

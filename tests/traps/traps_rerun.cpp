@@ -13,7 +13,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "json_lite.h"
+#include "kc/result.h"
+#include "run/report_reader.h"
 #include "trap_reports.h"
 
 namespace kc::traps {
@@ -65,19 +66,21 @@ struct Verdict {
 Verdict read_verdict(const std::string& report_file, int exit_code) {
   Verdict v;
   v.exit_code = exit_code;
-  std::string error;
-  const std::optional<Json> report = parse_json(read_text(report_file), &error);
-  if (!report) {
-    v.problem = "no report (" + error + ")";
+  const StatusOr<ReadReport> report = read_report(report_file);
+  if (!report.ok()) {
+    v.problem = "no report (" + report.status().message() + ")";
     return v;
   }
-  const std::vector<Json>& results = (*report)["results"].items;
+  const std::vector<CaseResult>& results = report->results;
   if (results.size() != 1) {
     v.problem = std::to_string(results.size()) + " results, not the one case";
     return v;
   }
-  v.disposition = results[0]["disposition"].text;
-  const std::string& again = results[0]["fields"]["reproducer_file"].text;
+  v.disposition = std::string(disposition_name(results[0].disposition));
+  std::string again;
+  for (const auto& [key, value] : results[0].fields) {
+    if (key == "reproducer_file") again = value;
+  }
   const std::vector<std::string> lines = again.empty() ? std::vector<std::string>() : lines_of(read_text(again));
   if (!lines.empty()) v.case_line = lines.back();
   return v;

@@ -1,9 +1,32 @@
-// The backend interface (DESIGN section 7). A backend runs the ops of a case on host
-// tensors; a GPU backend copies in and out internally. No exception crosses this
-// interface: errors are Status values.
+// The backend interface (docs/plugins.md). A backend runs the ops of a case on host
+// tensors; a GPU backend copies in and out internally.
 //
-// Calling contract, which the integrity check enforces:
-// More on the method: docs/notes.md, section harness/include/kc/backend.h.
+// Calling contract. The integrity check enforces it on every call of a case
+// (checks/integrity.cpp through backend/invoke.h), and once the case's checks are done
+// adds what only the end shows (run/late_integrity.h); the stack executor holds each
+// per-layer call to it too (stack/stack_exec.cpp):
+//  - Outputs (y, indices, dx, dw, db) are allocated by the harness with the contract's
+//    shapes and the case dtype, and poisoned before each call: every element a quiet NaN
+//    with its own payload (kc::poison_value(), tensor.h), every index INT64_MIN
+//    (kPoisonIndex). The backend writes every element, stored in the case dtype: a poison
+//    left is an element never written; a NaN the kernel computed is a value, which
+//    forward judges.
+//  - Outputs are written in place: a buffer is not replaced, resized or kept, and nothing
+//    writes into it after the call returns (each output's bits are hashed as its call
+//    returns and compared once the checks are done: "y changed after the call returned").
+//  - Inputs (x, w, b, dy) are const and must be unchanged after the call, and
+//    nothing is written outside a buffer (each lies between guard bands, host_buffer.h).
+//  - No exception crosses this interface: errors are Status values (an exception out of
+//    a call, available() or supports() is the case's CRASHED). available() returns
+//    unavailable(reason) when the backend cannot run at all; supports() returns
+//    unimplemented(reason) for a case it does not run (SKIPPED with the reason). An op
+//    call that returns unimplemented or unavailable leaves what needed it SKIPPED; any
+//    other error FAILS it.
+//  - maxpool_backward with null indices (an inference-mode forward keeps none) is refused
+//    with failed_precondition, never answered with zero gradients.
+//  - Every call, available() and supports() included, leaves the floating-point
+//    environment's control bits (rounding, FTZ/DAZ, exception masks) as it found them;
+//    the judge pins its own again after each call (backend/candidate_call.h).
 #pragma once
 
 #include <memory>

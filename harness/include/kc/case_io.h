@@ -1,9 +1,13 @@
-// YAML case files (DESIGN section 5): reading them into Cases, writing a Case back as a
+// YAML case files (docs/cases.md): reading them into Cases, writing a Case back as a
 // complete one-case file, and the one-line reproducer.
 //
 // Reading never throws: every problem (missing or unreadable file, malformed YAML,
 // binary garbage, unknown keys, wrong types, a case validate() refuses) becomes a
 // Status whose message names the file, the 1-based line and the field path, e.g.
+//   cases/x.yaml:7: conv.groups: expected an integer, got "two"
+// A file holds one case (a map of case fields), or `cases:` (a list of such maps) with
+// an optional `defaults:` map deep-merged under every case (the case's own keys win;
+// when both sides hold a map for a key the maps are merged, key by key).
 // More on the method: docs/notes.md, section harness/include/kc/case_io.h.
 #pragma once
 
@@ -33,7 +37,7 @@ inline constexpr int64_t kMaxFileInlineValues = int64_t{1} << 23;
 // `c` is the result of parsing and validate(): the Case (with c.source = "file:line"),
 // or the error. `expect` is filled whenever the case's `expect` key could be read, even
 // when the rest of the case is refused, so that a runner can decide that a refused case
-// whose error contains expect.error PASSES (DESIGN section 5). When `c` is ok,
+// whose error contains expect.error PASSES (docs/cases.md, "Refusals"). When `c` is ok,
 // c->expect == expect.
 struct LoadedCase {
   std::string file;

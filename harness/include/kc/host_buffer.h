@@ -1,11 +1,13 @@
-// Host buffers with guard bands (the `integrity` check, DESIGN section 4).
+// Host buffers with guard bands (the `integrity` check: docs/checks.md, "Notes on individual checks").
 // Every Tensor and IndexTensor keeps its elements in a HostVector, whose allocator puts
 // kGuardBytes of a fixed byte pattern before and after the storage it hands out. After a
 // call, guard_damage() finds the bytes of those bands that changed: a backend that wrote
 // before the first element or past the last one of the storage (a vector's capacity;
-// the harness allocates outputs at their exact size). The bands belong to the allocation, so reading them is defined
-// behaviour, and a plain std::vector's overrun (silent heap damage) becomes a named finding. More on the method:
-// docs/notes.md, section harness/include/kc/host_buffer.h.
+// the harness allocates outputs at their exact size). The bands belong to the
+// allocation, so reading them is defined behaviour, and a plain std::vector's overrun
+// (silent heap damage) becomes a named finding.
+// Invariants: the elements are 64-byte aligned; a header before the front band holds
+// the allocation's size, which guard_damage() checks against the vector's capacity.
 #pragma once
 
 #include <algorithm>

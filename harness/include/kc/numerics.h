@@ -1,4 +1,4 @@
-// What a backend declares about its arithmetic (DESIGN section 3, "Numerics a backend
+// What a backend declares about its arithmetic (docs/checks.md, "What a backend
 // declares"). The default is the strict contract: direct sums of products in the case's
 // accumulation dtype, subnormals kept, every zero-padding tap multiplied, and either
 // convention for relu'(NaN). The tolerance model and the checks read it: a declared

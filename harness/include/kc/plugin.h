@@ -1,10 +1,13 @@
-// Backends from a shared library (DESIGN section 7). A plugin exports
+// Backends from a shared library (docs/plugins.md). A plugin exports
 //   extern "C" int kc_register_backends(kc::Registry*, int abi_version);  // 0 on success
 //   extern "C" int kc_plugin_abi_version(void);  // optional: KC_PLUGIN_ABI_VERSION it was built with
 // which KC_PLUGIN(fn) defines around a function `void fn(kc::Registry&)` (an exception
 // fn lets out reaches kcheck, which refuses the plugin naming it). kcheck loads
 // it with --plugin lib.so, refuses a library that says it was built for another ABI
-// More on the method: docs/notes.md, section harness/include/kc/plugin.h.
+// version (before calling into it; without kc_plugin_abi_version the plugin must refuse
+// an abi_version it was not built for, as KC_PLUGIN's does), and registers what it adds.
+// Bump KC_PLUGIN_ABI_VERSION whenever Backend, Registry, Tensor, the geometries or
+// Status change layout or meaning.
 #pragma once
 
 #include <string>

@@ -1,4 +1,4 @@
-// What a backend offers `kcheck bench` (DESIGN sections 7 and 8): one op of a case
+// What a backend offers `kcheck bench` (docs/bench.md, "What is timed"): one op of a case
 // prepared once (inputs on the device for a GPU, primitives and workspace made), then
 // run one launch at a time and synchronized, so that the harness times it, and the
 // ceilings of the hardware it runs on, measured in the same run.

@@ -1,5 +1,5 @@
-// The backend registry (DESIGN section 7): backends are an open set, registered by name
-// with a factory. kcheck builds a fresh backend inside each worker process.
+// The backend registry (docs/architecture.md, "Data flow"; docs/plugins.md): backends are an open set, registered by
+// name with a factory. kcheck builds a fresh backend inside each worker process.
 #pragma once
 
 #include <functional>

@@ -1,4 +1,4 @@
-// Run reports: the JSON of DESIGN section 6 (summary counts with lower-case keys, one
+// Run reports: the JSON of docs/cli.md ("Reports") (summary counts with lower-case keys, one
 // result per case x backend with its checks), JUnit XML for CI, the console summary,
 // and a one-case YAML reproducer per failure.
 #pragma once

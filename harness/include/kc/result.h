@@ -1,4 +1,4 @@
-// Results of checking a case on a backend: dispositions (DESIGN section 4), per-check
+// Results of checking a case on a backend: dispositions (docs/checks.md, "Dispositions"), per-check
 // results with their diagnostics, and the per case x backend result.
 #pragma once
 
@@ -35,7 +35,7 @@ struct WorstPoint {
 };
 
 struct CheckResult {
-  std::string name;  // a check name of DESIGN section 4
+  std::string name;  // a check name of docs/checks.md
   Disposition disposition = Disposition::kPassed;
   std::string message;           // the diagnosis: what differs, or why skipped / mistrusted
   double max_error_ratio = 0.0;  // max |error| / bound over compared elements (0 if none)

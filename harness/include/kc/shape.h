@@ -1,10 +1,15 @@
-// The shape contract (DESIGN section 3): output extents, resolution of padding forms,
-// and the resolved geometry of conv, max-pool and average-pool cases.
+// The shape contract (docs/ops.md, "Convolution", "Max pooling", "Average pooling"):
+// output extents, resolution of padding forms, and the resolved geometry of conv,
+// max-pool and average-pool cases.
 //
 //   out = floor((in + lo + hi - d*(k-1) - 1) / s) + 1                 (conv, pool)
 //   ceil_mode (pool): ceil instead of floor, then a last window that would start at or
 //                     beyond in + lo (entirely in the right padding) is dropped.
-// More on the method: docs/notes.md, section harness/include/kc/shape.h.
+//   SAME: out = ceil(in / s), total = max((out-1)*s + d*(k-1) + 1 - in, 0);
+//         same puts floor(total/2) on lo, same_lower puts it on hi.
+//
+// Geometry is resolved only from a validated case (see validate.h), so every extent
+// here is >= 1 and every product fits comfortably in int64.
 #pragma once
 
 #include <array>

@@ -103,7 +103,7 @@ Status load_plugin_here(const std::string& path, Registry& registry) {
                             ": not a kernelcheck plugin (exports no kc_register_backends; define it with KC_PLUGIN "
                             "from kc/plugin.h)");
   }
-  // kc_plugin_abi_version is optional (DESIGN section 7 names kc_register_backends
+  // kc_plugin_abi_version is optional (docs/plugins.md names kc_register_backends
   // alone, which is given the ABI version and refuses one it was not built for); when
   // exported, a mismatch is named before anything is registered.
   int built_for = KC_PLUGIN_ABI_VERSION;

@@ -1,4 +1,4 @@
-// The host's ceilings, measured in the same run as the kernels (DESIGN section 8): a
+// The host's ceilings, measured in the same run as the kernels (docs/bench.md, "Ceilings and peers"): a
 // STREAM-like triad for memory bandwidth and an Eigen GEMM per dtype for FLOP/s, both on
 // every core (one thread per core, each on its own slice), each the best of several runs
 // after a warm-up: a ceiling is the most the machine gave, so that a kernel's fraction of

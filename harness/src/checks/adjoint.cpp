@@ -1,5 +1,10 @@
 // adjoint: the backward passes of a linear conv are the transposes of its forward, on
 // the backend alone:
+//   <conv(x, w), g> = <x, dx(g, w)> = <w, dw(x, g)>
+// with conv without bias (a biased case runs again with the bias off) and g the case's
+// dy. Bitwise equal with `fill: integer` and `tolerance: exact`; otherwise two sides agree
+// when their gap is within the sum of their rounding bounds. relu and max pool are not
+// linear: not applicable.
 // More on the method: docs/notes.md, section harness/src/checks/adjoint.cpp.
 #include <algorithm>
 #include <array>

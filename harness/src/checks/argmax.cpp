@@ -1,5 +1,9 @@
-// argmax: the max-pool rules of DESIGN section 3, checked on the backend's own outputs
-// (not against the oracle's, so that the oracle can check itself with it):
+// argmax: the max-pool rules of docs/ops.md ("Max pooling"), checked on the backend's own
+// outputs (not against the oracle's, so that the oracle can check itself with it): every
+// index is written, lies in its window and points to the element y was taken from; y is the
+// window maximum, and a window holding a NaN gives NaN; ties follow the case's rule; dx is
+// dy routed through the backend's own indices, nothing elsewhere; an inference-mode forward
+// gives bitwise the training y, and a backward without indices is refused.
 // More on the method: docs/notes.md, section harness/src/checks/argmax.cpp.
 #include <cmath>
 #include <limits>

@@ -1,4 +1,4 @@
-// The checks of DESIGN section 4 and what each one is given. The runner computes the
+// The checks of docs/checks.md and what each one is given. The runner computes the
 // inputs, the oracle's outputs, the absolute-value pass and the backend's outputs once
 // per case x backend; a check may run the backend again (through invoke) on other
 // inputs. A check never throws; it returns its disposition with a diagnosis.

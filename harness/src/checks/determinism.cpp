@@ -2,7 +2,7 @@
 // backward), and every output must be bitwise equal to the runner's run (run 1): tensor
 // bits compared with memcmp, so NaN payloads and the sign of zero count. Required when
 // the case says `deterministic: true` (a difference FAILS); otherwise a difference is
-// reported, PASSED, with "nondeterministic" in the message (DESIGN section 4), so that a
+// reported, PASSED, with "nondeterministic" in the message (docs/checks.md, "Notes on individual checks"), so that a
 // dashboard can track it without failing CI. Not run on the oracle (see common.h).
 #include "check_list.h"
 #include "common.h"

@@ -3,6 +3,10 @@
 //      with its own payload, kPoisonBits; indices kPoisonIndex, see invoke.cpp), so an
 //      element still holding the poison was never written. A NaN the kernel computed
 //      (an overflow to inf, then inf - inf) is a wrong value, which forward reports.
+//  (b) inputs are unchanged, bitwise.
+//  (c) buffers keep their size and their guard bands (host_buffer.h).
+// Not run on the oracle (see common.h). What only the end of a case shows (writes after
+// return, the floating-point environment) is added by run/late_integrity.h.
 // More on the method: docs/notes.md, section harness/src/checks/integrity.cpp.
 #include <cmath>
 

@@ -1,9 +1,14 @@
-// padding: the padding semantics of DESIGN section 3, checked on the backend alone.
+// padding: the padding semantics of docs/ops.md ("Convolution", "Max pooling"), checked on
+// the backend alone.
 //  (a) equivalence: the op on x equals the same op with `valid` padding on x padded
 //      explicitly here (zeros / reflect / replicate / circular for conv, -inf for max
 //      pool), built independently of reference/src/pad.cpp. Conv: y, dw and db within
 //      twice the tolerance (both sides are the backend's), and dx against the padded
 //      run's dx folded back onto the elements each padded position copies (the adjoint
+//      of padding). Max pool: y bitwise, and the padded run's indices map back to the
+//      same input elements.
+//  (b) coverage (padding_coverage.h): every input element in some window receives
+//      gradient, and every output is written.
 // More on the method: docs/notes.md, section harness/src/checks/padding.cpp.
 #include <limits>
 #include <optional>

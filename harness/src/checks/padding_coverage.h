@@ -4,8 +4,12 @@
 //        that lies in some window, directly or as the source of a padding copy, gets a
 //        positive dx; an element in no window gets exactly 0; every output is written and
 //        nonzero where its window reads at least one 1 (or there is a bias).
-//  avgpool: x and dy all ones; the same coverage rule, with zero padding.
-// More on the method: docs/notes.md, section harness/src/checks/padding_coverage.h.
+//  max pool (run in training mode): distinct negative x and dy = 1. Every window's
+//        maximum receives gradient, no output is left NaN, and no y is 0 (only a padding
+//        read as 0 instead of -inf can produce it).
+//  avgpool: x and dy all ones; the conv rule with zero padding (a window only in padding
+//        may give 0).
+// Blind spots and unwritten outputs are named by slice: "input rows 0 and 16 (the border)".
 #pragma once
 
 #include <cmath>

@@ -54,7 +54,7 @@ const std::vector<CheckDef>& check_registry() {
 namespace {
 
 // A candidate that declares a transform algorithm is judged by its bound (transform_bound.h)
-// and never held to exact equality (DESIGN section 4).
+// and never held to exact equality (docs/checks.md, "What a backend declares").
 void with_transform(const CheckContext& ctx, const ConvGeometry& g, ToleranceSpec& s) {
   const Numerics n = ctx.backend.numerics();
   if (!n.transform()) return;

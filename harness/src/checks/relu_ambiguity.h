@@ -68,7 +68,7 @@ struct FusedExpectation {
 FusedExpectation fused_expectation(const CheckContext& ctx, const ConvGeometry& g, bool nan_passes = false);
 
 // How many pre-activations z = conv(x, w) + b are NaN, where relu'(z) is a convention
-// (DESIGN section 3: 0 or dy are both accepted, and the report names which).
+// (docs/ops.md, "Activation and fused op": 0 or dy are both accepted, and the report names which).
 int64_t nan_preactivations(const ReluAmbiguity& a);
 
 }  // namespace kc::checks

@@ -2,7 +2,7 @@
 // contract code), and every output the backend returns has the contract's shape. An
 // output smaller than the contract is named as erosion, per dim; a larger one by how
 // many outputs it adds, and for a pool with ceil_mode where the window it adds
-// would start (DESIGN section 3: a window starting in the right padding is dropped).
+// would start (docs/ops.md, "Max pooling": a window starting in the right padding is dropped).
 #include "check_list.h"
 #include "common.h"
 #include "kc/overloaded.h"

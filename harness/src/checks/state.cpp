@@ -1,4 +1,4 @@
-// state: results do not depend on earlier calls (DESIGN section 4). The backend runs
+// state: results do not depend on earlier calls (docs/checks.md, "Notes on individual checks"). The backend runs
 //   forward(A), forward(B), backward(A), backward(B), forward(A)
 // where A is the case's inputs and B other data of the same shapes, every output in a
 // buffer poisoned before its call, and the last forward(A) written into the buffers

@@ -1,4 +1,4 @@
-// The trust rule (DESIGN section 4): a reference tensor that is all zero, constant or
+// The trust rule (docs/checks.md, "Trust"): a reference tensor that is all zero, constant or
 // mostly zero cannot tell a right kernel from a wrong one, so a check relying on it is
 // MISTRUSTED, never PASSED. The only home of that rule.
 #include <algorithm>

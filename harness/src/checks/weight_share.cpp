@@ -1,5 +1,10 @@
-// weight_share: dw is a sum over the batch and every output position (DESIGN section 3),
-// so it must split the way a sum does. On the backend:
+// weight_share: dw is a sum over the batch and every output position (docs/ops.md,
+// "Convolution"), so it must split the way a sum does. On the backend: dw of the batch
+// equals the sum of each sample's dw (batch split) and of the dw of two tiles of output
+// positions (tile split); a second backward gives bitwise the same dw; and, on a
+// candidate, dw equals the oracle's sum. db the same way. A failure is classified against
+// the oracle: mean instead of sum, single position (last write wins), partial sum,
+// nondeterministic race.
 // More on the method: docs/notes.md, section harness/src/checks/weight_share.cpp.
 #include <algorithm>
 #include <bit>
@@ -44,7 +49,7 @@ Rule rule_for(const CheckContext& ctx, const char* tensor) {
 }
 
 // What the identities found.
-struct Findings {
+struct IdentityOutcome {
   const FusedExpectation* fused = nullptr;  // conv_bias_relu with ambiguous outputs
   Tally tally;
   std::vector<std::string> held, broken;
@@ -93,7 +98,8 @@ int64_t compare(const char* tensor, const Tensor& lhs, const Tensor& rhs, const 
 }
 
 // The backend's dw (db) against `want`, a sum of `parts` runs, as the identity `what`.
-void check_identity(const CheckContext& ctx, const std::string& what, const Grads& want, int64_t parts, Findings& f) {
+void check_identity(const CheckContext& ctx, const std::string& what, const Grads& want, int64_t parts,
+                    IdentityOutcome& f) {
   const bool bias = conv_geo(ctx)->bias;
   const Tensor* dw_slack = f.fused ? &f.fused->slack.dw : nullptr;
   const Tensor* db_slack = f.fused ? &f.fused->slack.db : nullptr;
@@ -115,7 +121,7 @@ void check_identity(const CheckContext& ctx, const std::string& what, const Grad
   f.broken.push_back(what + " breaks: " + which + " elements");
 }
 
-Status batch_split(const CheckContext& ctx, const ConvGeometry& g, Findings& f) {
+Status batch_split(const CheckContext& ctx, const ConvGeometry& g, IdentityOutcome& f) {
   if (g.batch < 2) return ok_status();
   Grads sum{Tensor::zeros(DType::kF64, g.w_shape()), g.bias ? Tensor::zeros(DType::kF64, g.b_shape()) : Tensor{}};
   for (int64_t n = 0; n < g.batch; ++n) {
@@ -129,7 +135,7 @@ Status batch_split(const CheckContext& ctx, const ConvGeometry& g, Findings& f) 
   return ok_status();
 }
 
-Status tile_split_identity(const CheckContext& ctx, const ConvGeometry& g, Findings& f) {
+Status tile_split_identity(const CheckContext& ctx, const ConvGeometry& g, IdentityOutcome& f) {
   const std::optional<TileSplit> s = tile_split(g);
   if (!s) return ok_status();
   Grads sum{Tensor::zeros(DType::kF64, g.w_shape()), g.bias ? Tensor::zeros(DType::kF64, g.b_shape()) : Tensor{}};
@@ -145,7 +151,7 @@ Status tile_split_identity(const CheckContext& ctx, const ConvGeometry& g, Findi
   return ok_status();
 }
 
-Status two_runs(const CheckContext& ctx, Findings& f) {
+Status two_runs(const CheckContext& ctx, IdentityOutcome& f) {
   const OpOutputs again = invoke(ctx.backend, ctx.c, ctx.geo, ctx.in);
   if (!again.forward.ok()) return again.forward;
   if (!again.backward.ok()) return again.backward;
@@ -260,7 +266,7 @@ std::string classify(const CheckContext& ctx, const ConvGeometry& g, bool db) {
 // the bound; empty when there is none. Integer fills compare bitwise (the exact rule,
 // exact_part_sum, covers them).
 std::string partial_sum_within_bound(const CheckContext& ctx, const std::vector<PartSum>& sums, const Grads& want,
-                                     const Findings& f) {
+                                     const IdentityOutcome& f) {
   for (const PartSum& s : sums) {
     for (const bool bias : {false, true}) {
       const char* which = bias ? "db" : "dw";
@@ -303,7 +309,7 @@ CheckResult weight_share_run(const CheckContext& ctx) {
                        "dw or db does not have the contract's shape (the shape check says more)");
   }
   InputWriteWatch watch;  // input_writes(): what this check's own runs saw written
-  Findings f;
+  IdentityOutcome f;
   FusedExpectation fused;
   if (is_fused(ctx.c) && !ctx.is_reference) fused = fused_expectation(ctx, g);
   if (std::string all = fused.swamp.all(false); !all.empty()) return make_result(kName, Disposition::kMistrusted, all);

@@ -1,4 +1,4 @@
-// The kcheck command line (DESIGN section 6): one function per command.
+// The kcheck command line (docs/cli.md): one function per command.
 #pragma once
 
 #include <cstdint>

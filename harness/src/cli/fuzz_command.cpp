@@ -1,11 +1,12 @@
-// kcheck fuzz: property-based checking of one backend (DESIGN section 6). Options, the
-// seed line at the start, the summary (cases per second, failures by check) and the
-// report; the loop itself is gen/fuzz_session.cpp.
+// kcheck fuzz: property-based checking of one backend (docs/cli.md, "fuzz and gen").
+// Options, the seed line at the start, the summary (cases per second, failures by check)
+// and the report; the loop itself is gen/fuzz_session.cpp.
 //
-// Decisions beyond DESIGN section 6 (written down here):
-//  - --time is wall-clock from the start (replay included); a shrink that starts
-//    before the end may run --shrink-time past it. Without --time or --count: --time 60.
-// More on the method: docs/notes.md, section harness/src/cli/fuzz_command.cpp.
+// A case fails when it is FAILED, CRASHED, TIMEOUT or INVALID; MISTRUSTED is counted, not
+// a failure. Exit 1 when anything failed, 2 for bad input or a failure that could not be
+// saved (2 wins). --time is wall-clock from the start (replay included); without --time
+// or --count, --time 60. Every decision beyond docs/cli.md, with its reason:
+// docs/notes.md, section harness/src/cli/fuzz_command.cpp.
 #include <unistd.h>
 
 #include <algorithm>
@@ -129,7 +130,7 @@ void print_invalid_files(const std::vector<CaseResult>& invalid) {
 }
 
 // The MISTRUSTED cases, a few by name with the check and its reason: inconclusive, not
-// wrong, but not passed either (DESIGN section 4), so each is named, not only counted.
+// wrong, but not passed either (docs/checks.md, "Dispositions"), so each is named, not only counted.
 void print_mistrusted(const std::vector<CaseResult>& results) {
   constexpr int kShown = 3;
   int n = 0;

@@ -1,4 +1,4 @@
-// The checks of DESIGN section 4, described once: name, what each proves, the ops it
+// The checks of docs/checks.md, described once: name, what each proves, the ops it
 // applies to, whether it runs on the oracle itself, whether it judges backward values,
 // and why it never applies to a case. The case reader, validation, the runner's scope
 // rules, `kcheck checks`, --help and the README's table all read this table; a check's

@@ -2,7 +2,14 @@
 // `data.zero` regions set to 0 in it, then any inline `tensors:` in place of the filled
 // ones (a region never touches inline data); everything rounded to the dtype.
 //   random:  uniform in [-1, 1)
-// More on the method: docs/notes.md, section harness/src/core/fill.h.
+//   normal:  standard normal
+//   integer: small integers with a density chosen so that every sum the op and its
+//            backward form (forward, dx, dw, db; padding copies included) is an integer
+//            within the dtype's exact range, so `tolerance: exact` can demand bitwise equality
+//   ties:    values from a set of four, so pool windows hold many equal maxima
+//   special: random values with NaN, +-inf, +-0 and subnormals mixed in (x only)
+// Element i of a tensor is a pure function of (seed, tensor, i): the same seed gives
+// the same data whatever the thread count or the order of generation.
 #pragma once
 
 #include <cstdint>

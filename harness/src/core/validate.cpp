@@ -1,6 +1,6 @@
 // Validation of a Case: field rules first (so that no arithmetic below can overflow),
 // then the memory and work caps (validate_limits.cpp), then the geometry rules of
-// DESIGN section 3. A stack is validated by its op's file (ops/stack_validate.cpp).
+// docs/ops.md. A stack is validated by its op's file (ops/stack_validate.cpp).
 #include "core/validate.h"
 
 #include <algorithm>
@@ -209,7 +209,7 @@ int64_t longest_conv_sum(const ConvGeometry& g) {
 
 // `tolerance: exact` demands bitwise equality with the f64 oracle, which a correct kernel
 // meets only where every value it computes is exact whatever the order of its sums
-// (DESIGN section 4). Where that holds: `fill: integer` (values chosen so that every sum
+// (docs/cases.md, "tolerance: exact"). Where that holds: `fill: integer` (values chosen so that every sum
 // is exact); every input given inline (the author's own values: hand-worked goldens,
 // shrunk regressions); a max pool whose dx sums the dy of at most one window per input
 // element, or of two in f64, or none in inference mode (y and indices are selections,

@@ -1,4 +1,4 @@
-// Validation of a Case against the contract (DESIGN sections 3 and 5), run before
+// Validation of a Case against the contract (docs/ops.md, docs/cases.md), run before
 // anything is allocated. Errors name the field and the rule broken, e.g.
 //   "conv.groups: 3 does not divide input.channels 8".
 #pragma once

@@ -1,4 +1,4 @@
-// The engine of `kcheck fuzz` (DESIGN section 6): replay the saved regressions, then
+// The engine of `kcheck fuzz` (docs/cli.md, "fuzz and gen"): replay the saved regressions, then
 // generate cases from (seed, index), steer each one's data seed and check it on the
 // backend in a worker process, and shrink the first failure of each kind, saving it
 // before and after as YAML (with the seed it was checked on).

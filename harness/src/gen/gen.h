@@ -1,9 +1,17 @@
-// Property-based generation (DESIGN sections 5 and 6), namespace kc::gen:
+// Property-based generation (docs/cli.md, "fuzz and gen"), namespace kc::gen:
 //  - RapidCheck generators of valid cases of every op (ranks 1 to 3, every parameter
-//    of DESIGN section 3; op: stack too), valid by construction and sized so that the
+//    of docs/ops.md; op: stack too), valid by construction and sized so that the
 //    reference stays fast. Each field is its own generator, so RapidCheck shrinks every
 //    field on its own: sizes toward small, stride and dilation toward 1, padding toward
 //    none, the dtype toward f64, fills toward `random`, inline data toward ordinary values.
+//  - Generators of invalid cases, each breaking exactly one rule, with the substring
+//    the refusal must contain.
+//  - Generators of input data with the values kernels get wrong (NaN, infinities,
+//    signed zeros, subnormals, ties and near-ties), for inline `tensors: x`.
+//  - Driving a generator outside a property (kcheck gen / fuzz) and shrinking a
+//    generated case against any "does it still fail" predicate.
+// Every generated value is a pure function of (seed, index): runs are reproducible and
+// can be split between processes.
 // More on the method: docs/notes.md, section harness/src/gen/gen.h.
 #pragma once
 

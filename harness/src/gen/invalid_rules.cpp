@@ -1,5 +1,5 @@
-// Case rules an invalid case can break (validate() enforces them; DESIGN sections 3
-// and 5). Each edit breaks its one rule and keeps every other: where the rule needs
+// Case rules an invalid case can break (validate() enforces them; docs/ops.md
+// and docs/cases.md). Each edit breaks its one rule and keeps every other: where the rule needs
 // room (reflect padding wider than the input, a pool window over padding only), the
 // other dims are widened so that they stay valid, and the padding is first written
 // out as the explicit pairs it resolves to, which leaves the geometry unchanged.

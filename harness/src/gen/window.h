@@ -4,7 +4,11 @@
 // the input extent from the window (the smallest extent the window and padding rules
 // allow, plus a drawn `extra`), so shrinking any field keeps the case valid.
 // Three dims are always drawn and `keep` says which of them the case has (its rank):
-// More on the method: docs/notes.md, section harness/src/gen/window.h.
+// shrinking `keep` drops a dim and leaves the others as they were, so a failure that
+// needs one odd dim shrinks to rank 1 with that dim, whichever it was.
+// A stack's window (op: stack) is a conv window and an optional max pool repeated over
+// the depth: realise_stack() gives the input the whole depth fits in, and lowers the
+// depth where no input within the caps does.
 #pragma once
 
 #include <cstdint>

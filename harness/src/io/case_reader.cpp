@@ -1,4 +1,4 @@
-// Internal to kc_io: reading the fields of one case (DESIGN section 5) from a layered
+// Internal to kc_io: reading the fields of one case (docs/cases.md) from a layered
 // Value into a Case. Field rules only; geometry and sizes are validate()'s job, except
 // what must be known here: inline data must match its own shape's element count.
 #include <algorithm>

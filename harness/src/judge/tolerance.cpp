@@ -260,7 +260,7 @@ void compare_tensors(const std::string& tensor, const Tensor& cand, const Tensor
         tensor + ": the bound reaches 0 at every element, so a kernel that writes zeros would pass (" + why + "); ";
   }
   if (failures == 0) {
-    // A pass reports its worst coordinate too (DESIGN 4), as the check's one worst point:
+    // A pass reports its worst coordinate too (docs/checks.md, "Dispositions"), as the check's one worst point:
     // the element of all its tensors that came nearest its bound.
     if (closest < 0 || out.disposition != Disposition::kPassed) return;
     const WorstPoint p{tensor, unravel(closest, ref.shape), cand[closest], ref[closest], closest_bound};

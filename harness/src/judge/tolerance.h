@@ -1,7 +1,13 @@
-// The tolerance model (DESIGN section 4).
+// The tolerance model (docs/checks.md, "The tolerance model").
 //   bound (default), per element:
 //     |cand - ref| <= c * gamma(n, u_acc) * sum_i |a_i * b_i| + u_out * |ref|
 //                     + c * (n * eta_acc + eta_out)
+//   with n the reduction length, gamma(n, u) = n*u / (1 - n*u), sum_i |a_i b_i| from a
+//   reference pass on absolute values, u_acc and u_out the unit roundoffs of the
+//   accumulation and output dtypes, c a small safety constant and eta the underflow unit;
+//   exact: bitwise equality (integer fills make every sum exact);
+//   {rtol, atol}: |cand - ref| <= atol + rtol * |ref|.
+// NaN in the expected tensor is never a wildcard: NaN must meet NaN, inf the same inf.
 // More on the method: docs/notes.md, section harness/src/judge/tolerance.h.
 #pragma once
 

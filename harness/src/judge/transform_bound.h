@@ -17,7 +17,7 @@
 // The error is spread over the tile, so an element's bound takes its magnitude from its
 // whole output plane (normwise per plane), never from its own terms alone: an output
 // whose direct sum is exactly 0 still carries its tile's rounding.
-// More on the method: docs/notes.md, section harness/src/judge/transform_bound.h.
+// The bound as users see it: docs/checks.md, "What a backend declares".
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,6 @@
 // What a run checked, per backend considered: available or why not, and for those that
 // ran, how many cases ran, passed and were skipped. A run that checked nothing on a
-// backend it was asked for is an error, never a green run (DESIGN section 4).
+// backend it was asked for is an error, never a green run (docs/cli.md, "run").
 #include <algorithm>
 #include <map>
 #include <string>

@@ -1,7 +1,6 @@
-// Running each case x backend in a worker process (DESIGN section 7), so that a crash
-// or a hang becomes CRASHED or TIMEOUT and the run goes on. Workers are forked: the
-// parent must not have initialised CUDA (a CUDA context does not survive fork), which
-// holds for kcheck because only workers touch a device.
+// Running each case x backend in a worker process (docs/architecture.md, "Data flow"; docs/plugins.md, "Trust"), so
+// that a crash or a hang becomes CRASHED or TIMEOUT and the run goes on. Workers are forked: the parent must not have
+// initialised CUDA (a CUDA context does not survive fork), which holds for kcheck because only workers touch a device.
 #pragma once
 
 #include <functional>

@@ -2,6 +2,11 @@
 //  shape: every layer's extent from the contract (SAME keeps ceil(in/s) per layer),
 //    the candidate's activations, y and dx against it; the message lists every layer's
 //    extent and names the total erosion, so that silent erosion over depth is visible.
+//  backward: the candidate's dx, dw, db (under its checkpoint policy) against the
+//    oracle's in f64, normwise per tensor, allowing for sums in another order, for the
+//    error the oracle itself makes when it stores every layer in the case dtype, and for
+//    that rounding's variance propagated through the layers. Not run on the oracle, in
+//    f16/bf16, or in f32 where the oracle's values do not force every relu and argmax.
 // More on the method: docs/notes.md, section harness/src/stack/basic.cpp.
 #include <algorithm>
 #include <cmath>

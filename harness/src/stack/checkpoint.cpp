@@ -1,5 +1,8 @@
-// checkpoint (op: stack): the backend's gradients under checkpointing are bitwise equal
-// to those without (required for the oracle and for a case that says deterministic:
+// checkpoint (op: stack): the backend's gradients under checkpointing equal those without
+// (bitwise for the oracle and for a case that says deterministic: true, else within the
+// allowance for sums in another order), the recomputation count is the plan's, and the
+// peak of activation bytes is the plan's and inside the policy's bound. A case with
+// policy none is compared with sqrt.
 // More on the method: docs/notes.md, section harness/src/stack/checkpoint.cpp.
 #include <algorithm>
 #include <string>

@@ -2,9 +2,12 @@
 // oracle's f64 run, judged two ways from the same rounded x (both start at zero error).
 //
 // 1. A worst-case bound B, per element, carried through the layers (sound: a correct
-//    kernel never exceeds it):
-//      conv:  B'  = |W| * B[l-1]                                     (propagated)
-//                 + c*gamma(n, u_acc) * A + u_out * A + c*(n*eta_acc + eta_out)   (local)
+//    kernel never exceeds it). It grows like (sum |w|)^depth, so it is tight for the
+//    first layers and can no longer fail past a few.
+// 2. A yardstick: the oracle run in the case dtype, every layer rounded to nearest like
+//    the candidate's, whose error against f64 is what the storage rounding alone makes.
+//    FAILED when the candidate's error over all layers exceeds kYardstick times the
+//    yardstick's (plus a floor); on the oracle itself only the bound is judged.
 // More on the method: docs/notes.md, section harness/src/stack/drift.cpp.
 #include <algorithm>
 #include <cmath>

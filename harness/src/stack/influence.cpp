@@ -4,6 +4,8 @@
 // median influence; positions under kBlind * median are blind spots, named with how
 // far from the border they lie (a valid stack starves its border: the corner reaches
 // one output through one path). FAILED when the backend gives exactly zero gradient
+// where the oracle's is not (dropped borders), named by the slices (rows, columns,
+// planes) it empties; MISTRUSTED when the oracle's f64 gradient is one value everywhere.
 // More on the method: docs/notes.md, section harness/src/stack/influence.cpp.
 #include <algorithm>
 #include <cmath>

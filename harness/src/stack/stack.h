@@ -1,8 +1,8 @@
-// The checkpoint plan of a stack's backward pass (DESIGN section 3, "Stack") with its
-// exact host bookkeeping (which layer inputs are kept, how many layer forwards are
-// recomputed, and the peak of activation bytes held). The stack's layers, their geometry
-// and its validation are the stack op's (core/ops/stack.h). Built into kc_core: a
-// backend library's resident runner follows the same schedule (stack_schedule.h).
+// The checkpoint plan of a stack's backward pass (docs/ops.md, "Stack") with its exact
+// host bookkeeping (which layer inputs are kept, how many layer forwards are recomputed,
+// and the peak of activation bytes held). The stack's layers, their geometry and its
+// validation are the stack op's (core/ops/stack.h). Built into kc_core: a backend
+// library's resident runner follows the same schedule (stack_schedule.h).
 // More on the method: docs/notes.md, section harness/src/stack/stack.h.
 #pragma once
 

@@ -35,7 +35,7 @@ Status named(size_t l, const char* call, const Status& s) { return at_stack_laye
 
 }  // namespace
 
-// The calling contract of backend.h (integrity's rules, DESIGN section 4) on one layer's
+// The calling contract of backend.h (integrity's rules, docs/checks.md, "Notes on individual checks") on one layer's
 // call, which the single-op `integrity` check cannot see inside a stack: every output
 // written into the buffer handed over (the same storage and size, no poison left, its
 // guard bands intact) and every input unchanged (its digest, its guard bands). The first

@@ -4,8 +4,12 @@
 // order of calls, the records kept, the recomputations and the bookkeeping of held
 // activation bytes (the plan of stack.h) are therefore the same everywhere.
 //
-// Runtime requirements (Rt):
-// More on the method: docs/notes.md, section harness/src/stack/stack_schedule.h.
+// The runtime Rt gives the types Value (an activation or cotangent; destroying it frees
+// it) and Indices (a max pool's argmax) and the calls forward, output and backward per
+// layer; with fingerprint() too (FingerprintingRuntime) the schedule checks that every
+// record it hands back is what it kept, so a call that wrote into a buffer it was not
+// handed fails the run, named by the layer. The requirements in full: docs/notes.md,
+// section harness/src/stack/stack_schedule.h.
 #pragma once
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// The GPU's ceilings for `kcheck bench` (DESIGN section 8, kc/prepared_op.h): the
+// The GPU's ceilings for `kcheck bench` (docs/bench.md, "Ceilings and peers"; kc/prepared_op.h): the
 // device-to-device copy's bandwidth (bytes read plus bytes written) and cuBLAS GEMM
 // FLOP/s in f32 (no TF32), f16 and bf16 (tensor cores, f32 accumulation) and f64, each
 // the best of several runs timed by CUDA events. Measured once per process (the cuda and

@@ -1,9 +1,13 @@
-// The implicit-GEMM view of a convolution (DESIGN section 3), shared by the CUDA kernels
+// The implicit-GEMM view of a convolution (docs/ops.md, "Convolution"), shared by the CUDA kernels
 // and their CPU unit tests. Every rank is normalised to three spatial dims (unit outer
 // dims), layout N C D H W, weights [Cout, Cin/G, kD, kH, kW].
 //
-// Per group g the three passes are GEMMs C[M, N] = sum_k A[m, k] * B[k, n]:
-// More on the method: docs/notes.md, section gpu/include/kc/gpu/conv_shape.h.
+// Per group g the three passes (forward, backward-data, backward-weight) are GEMMs
+// C[M, N] = sum_k A[m, k] * B[k, n] whose A and B are gathered by index functions: each
+// returns the flat element of its source tensor, or -1 for a zero (padding, a stride
+// hole, a tap outside the input). Invariant: every tensor of a supported case has fewer
+// than 2^31 elements (supports() refuses larger ones), so all flat indices fit in int.
+// The three GEMMs: docs/notes.md, section gpu/include/kc/gpu/conv_shape.h.
 #pragma once
 
 #include "kc/gpu/hd.h"

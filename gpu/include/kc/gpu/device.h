@@ -1,7 +1,7 @@
 // Device query for the GPU backends. Any error from the CUDA runtime means the backend
 // is unavailable, with the runtime's reason; nothing here aborts without a device.
 //
-// Fork safety (DESIGN section 7): a CUDA context does not survive fork, and kcheck forks
+// Fork safety (docs/performance.md, "GPU"): a CUDA context does not survive fork, and kcheck forks
 // its workers from a parent that must never initialise CUDA. probe_device() therefore
 // asks in a short-lived child process (unless this process already uses CUDA), so a
 // parent can say "cuda: unavailable (reason)" and still fork workers that use the GPU.

@@ -5,7 +5,8 @@
 // at most kMaxGridZ groups at a time (group_base says where a launch starts). Split s
 // of K covers [s*k_per_split, min(K, (s+1)*k_per_split)); k_per_split is a multiple of
 // kTileK, so every k is in exactly one split and no split is empty.
-// More on the method: docs/notes.md, section gpu/include/kc/gpu/gemm_plan.h.
+// The split count depends on the problem's shape only (never on the device), so the
+// deterministic reduction sums the same partials in the same order on every run.
 #pragma once
 
 #include <cstdint>

@@ -1,11 +1,15 @@
-// Padding modes other than zeros (DESIGN section 3) by pre-padding: a kernel builds the
+// Padding modes other than zeros (docs/ops.md, "Convolution") by pre-padding: a kernel builds the
 // padded input xp (each padded position copies its source element), the convolution
 // runs with no padding, and the backward folds the padded gradient dxp back onto the
 // source elements. Shared by the pad kernels and their CPU tests.
 //
 // Per dim, with q = p - lo the position relative to the input:
 //   zeros      q outside [0, in): no source (-1)
-// More on the method: docs/notes.md, section gpu/include/kc/gpu/pad_map.h.
+//   reflect    -q on the left, 2(in-1) - q on the right (edge not repeated; pad < in)
+//   replicate  clamp to [0, in-1]
+//   circular   q + in on the left, q - in on the right (pad <= in: one wrap at most)
+// The inverse, the padded positions that copy input i, is at most three ranges per dim,
+// listed in ascending order so that the fold sums in a fixed order (deterministic).
 #pragma once
 
 #include "kc/gpu/hd.h"

@@ -1,5 +1,10 @@
-// Max-pool geometry and the compact argmax encoding (DESIGN section 3), shared by the
-// pool kernels and their CPU tests.
+// Max-pool geometry and the compact argmax encoding (docs/ops.md, "Max pooling"), shared
+// by the pool kernels and their CPU tests. Training mode keeps, per output, the chosen
+// tap's offset inside its window (the flat kernel index, row-major), in uint8 below 255
+// taps and uint16 below 65535; the all-ones value means "never written". At the
+// interface an offset expands to the int64 flat position in the unpadded (n, c) plane,
+// and an int64 index that is no tap of its window is refused on the way back. The
+// backward is a gather in ascending output order, without atomics: deterministic.
 // More on the method: docs/notes.md, section gpu/include/kc/gpu/pool_shape.h.
 #pragma once
 
@@ -69,7 +74,7 @@ KC_HD void for_each_window_of(const PoolShape& s, const int i[3], F&& f) {
   }
 }
 
-// The max-pool choice rule of DESIGN section 3, one candidate at a time in scan order:
+// The max-pool choice rule of docs/ops.md ("Max pooling"), one candidate at a time in scan order:
 // NaN beats every number; between two NaNs or two equal numbers only `last` moves,
 // except between two -inf (a window of only -inf points to its first element under
 // every rule). `any` is computed as `first`. The first input tap is always taken.

@@ -1,4 +1,4 @@
-// The stack op (DESIGN section 3, "Stack") in kc_core: a stack case unrolled into
+// The stack op (docs/ops.md, "Stack") in kc_core: a stack case unrolled into
 // per-layer single-op cases and their resolved geometry, and its validation (every layer
 // as the single-op case it runs as, the work and memory caps over all layers). The
 // checkpoint plan and the executor are the harness's (stack/stack.h, stack/stack_exec.h).

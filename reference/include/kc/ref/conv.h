@@ -1,4 +1,4 @@
-// The reference convolution (cross-correlation), DESIGN section 3:
+// The reference convolution (cross-correlation), docs/ops.md, "Convolution":
 //   y[n, co, o] = b[co] + sum_ci sum_k w[co, ci, k] * xp[n, g*Cin/G + ci, o*s + k*d]
 // with co in group g, w of shape [Cout, Cin/G, k...] and xp the padded input.
 // Accumulation is f64 whatever the case dtype; outputs are f64 tensors.

@@ -1,4 +1,4 @@
-// The reference max pooling, DESIGN section 3:
+// The reference max pooling, docs/ops.md, "Max pooling":
 //   y[n, c, o] = max_k xp[n, c, o*s + k*d], padded elements are -inf and never selected.
 // More on the method: docs/notes.md, section reference/include/kc/ref/maxpool.h.
 #pragma once

@@ -1,4 +1,4 @@
-// The oneDNN peer backends (DESIGN section 7), CPU only:
+// The oneDNN peer backends (docs/bench.md, "Ceilings and peers"), CPU only:
 //   onednn           memory format `any`: oneDNN picks layouts and kernels, as a framework gets them
 //   onednn.plain     plain N C [D] [H] W / O I [D] [H] W layouts for every primitive
 //   onednn.winograd  algorithm convolution_winograd (F(4,3)); supports() refuses what oneDNN
