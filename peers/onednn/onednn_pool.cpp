@@ -156,9 +156,9 @@ memory::dims avgpool_pad_r(const AvgPoolGeometry& g) {
 
 Status avgpool_contract_gap(const AvgPoolGeometry& g) {
   if (g.divisor > 0) {
-    return unimplemented("avgpool.divisor: " + std::to_string(g.divisor) +
-                         ": oneDNN's average pooling has no divisor override (it divides by the window's "
-                         "size, with or without its padding)");
+    return unimplemented(
+        "avgpool.divisor: oneDNN's average pooling has no divisor override (it divides by the window's "
+        "size, with or without its padding)");
   }
   if (!g.count_include_pad) return ok_status();
   const memory::dims pad_r = avgpool_pad_r(g);

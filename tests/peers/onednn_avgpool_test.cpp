@@ -252,6 +252,17 @@ Case overhang(bool count_include_pad) {
                    .count_include_pad = count_include_pad});
 }
 
+// 2-D, 7 x 8, kernel 3, stride 2, padding 1, ceil_mode: dim 0 ends at in + pad_hi, dim 1
+// (out 5, the last window [7, 10)) overhangs in + pad_hi = 9 by one.
+Case rank2_overhang() {
+  return avg_case({.channels = 2,
+                   .spatial = {7, 8},
+                   .kernel = {3, 3},
+                   .stride = {2, 2},
+                   .padding = test::explicit_pad({{1, 1}, {1, 1}}),
+                   .ceil_mode = true});
+}
+
 // The evidence for the refusal: run oneDNN's include_padding on the overhanging case
 // anyway (the plan, below the backend's refusal): every window but the last matches the
 // reference, and the last is x[7] / 3, the whole kernel, where the contract has x[7] / 2.
@@ -276,6 +287,28 @@ TEST(OnednnAvgPool, IncludePaddingDividesACeilOverhangByTheWholeKernel) {
     EXPECT_EQ(dx[7], 2.0 + 2.0) << onednn::implementations(plan);  // windows 3 ([5, 8)) and 4
     EXPECT_EQ(ref::avgpool_backward(g, dy)[7], 2.0 + 3.0);
   }
+  // The same in 2-D, whatever the layout and kernel oneDNN picks: its y is the
+  // reference's with the whole kernel (3 x 3) as the divisor, and differs from the
+  // contract's in the windows of the last column, which overhang.
+  const AvgPoolGeometry g2 = *avgpool_geometry(rank2_overhang());
+  AvgPoolGeometry whole = g2;
+  whole.divisor = 9;
+  std::mt19937_64 rng(3);
+  const Tensor x2 = test::random_tensor(DType::kF32, g2.x_shape(), rng, 0.5, 1.0);
+  const Tensor contract = ref::avgpool_forward(g2, x2);
+  for (onednn::Flavor flavor : {onednn::Flavor::kPlain, onednn::Flavor::kAny}) {
+    onednn::Context ctx;
+    const onednn::AvgPoolPlan plan = onednn::make_avgpool_plan(ctx.engine, g2, onednn::memory::data_type::f32, flavor);
+    Tensor y = poisoned(DType::kF32, g2.y_shape());
+    onednn::run_avgpool_forward(ctx, plan, x2, y);
+    expect_close(y, ref::avgpool_forward(whole, x2), ref::avgpool_forward(whole, x2), 10, DType::kF32,
+                 onednn::implementations(plan));
+    const int64_t w = g2.spatial.dims[1].out;
+    for (int64_t o = 0; o < y.size(); ++o) {
+      const bool last_column = o % w == w - 1;
+      EXPECT_EQ(std::abs(y[o] - contract[o]) > 1e-5, last_column) << onednn::implementations(plan) << " window " << o;
+    }
+  }
   // count_include_pad: false divides the overhanging window by its input elements, as
   // the contract does: oneDNN runs it and matches.
   for (auto& backend : peers()) {
@@ -287,12 +320,6 @@ TEST(OnednnAvgPool, IncludePaddingDividesACeilOverhangByTheWholeKernel) {
 TEST(OnednnAvgPool, RefusesWhatItDoesNotComputeAsTheContract) {
   Case divisor = avg_case({.spatial = {6, 6}, .kernel = {3, 3}, .stride = {1, 1}, .divisor = 4});
   Case f64 = avg_case({.spatial = {6, 6}, .kernel = {3, 3}, .dtype = DType::kF64});
-  Case rank2_overhang = avg_case({.channels = 2,
-                                  .spatial = {7, 8},
-                                  .kernel = {3, 3},
-                                  .stride = {2, 2},
-                                  .padding = test::explicit_pad({{1, 1}, {1, 1}}),
-                                  .ceil_mode = true});
   for (auto& backend : peers()) {
     Status s = backend->supports(divisor);
     EXPECT_EQ(s.code(), StatusCode::kUnimplemented);
@@ -300,7 +327,7 @@ TEST(OnednnAvgPool, RefusesWhatItDoesNotComputeAsTheContract) {
     s = backend->supports(overhang(true));
     EXPECT_EQ(s.code(), StatusCode::kUnimplemented);
     EXPECT_NE(s.message().find("avgpool.count_include_pad"), std::string::npos) << s.message();
-    s = backend->supports(rank2_overhang);  // dim 1 (8 wide) overhangs, dim 0 does not
+    s = backend->supports(rank2_overhang());  // dim 1 (8 wide) overhangs, dim 0 does not
     EXPECT_NE(s.message().find("count_include_pad: true with ceil_mode: dim 1"), std::string::npos) << s.message();
     s = backend->supports(f64);
     EXPECT_EQ(s.code(), StatusCode::kUnimplemented);
