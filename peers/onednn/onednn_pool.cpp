@@ -1,6 +1,6 @@
-// Max and average pooling through oneDNN. The `any` flavors feed the pool in the layout oneDNN's own
-// convolution writes (asked of a 1x1 convolution), as in a framework where a conv
-// precedes the pool; onednn.plain keeps N C [D] [H] W.
+// Max and average pooling through oneDNN. The `any` flavors feed the pool in the layout
+// oneDNN's own convolution writes (asked of a 1x1 convolution), as in a framework where a
+// conv precedes the pool; onednn.plain keeps N C [D] [H] W.
 #include "onednn_pool.h"
 
 #include <algorithm>

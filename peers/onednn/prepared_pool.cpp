@@ -1,6 +1,6 @@
-// Prepared max-pool and average-pool ops. The pool reads x in the layout the plan chose (a convolution's
-// output layout for the `any` flavors); the workspace stays in oneDNN's own layout and is
-// decoded only by outputs().
+// Prepared max-pool and average-pool ops. The pool reads x in the layout the plan chose
+// (a convolution's output layout for the `any` flavors); the max pool's workspace stays
+// in oneDNN's own layout and is decoded only by outputs().
 #include "prepared_pool.h"
 
 #include "onednn_pool.h"
