@@ -38,8 +38,16 @@ std::string pool_key(const PoolGeometry& g, DType t, bool training) {
   return k.str();
 }
 
+std::string avgpool_key(const AvgPoolGeometry& g, DType t) {
+  std::ostringstream k;
+  k << dtype_name(t) << g.count_include_pad << ':' << g.batch << ',' << g.channels;
+  for (const DimGeometry& d : g.spatial.dims)
+    k << ';' << d.in << ',' << d.kernel << ',' << d.stride << ',' << d.pad_lo << ',' << d.pad_hi << ',' << d.out;
+  return k.str();
+}
+
 Status no_f64(DType t) {
-  return data_type(t) ? ok_status() : unimplemented("f64 storage: oneDNN has no f64 convolution or max pooling");
+  return data_type(t) ? ok_status() : unimplemented("f64 storage: oneDNN has no f64 convolution or pooling");
 }
 
 class OnednnBackend final : public Backend {
@@ -85,6 +93,25 @@ class OnednnBackend final : public Backend {
     });
   }
 
+  // The host calls refuse the contract gap too (supports() refuses it first): a call
+  // never returns oneDNN's average where it is not the contract's.
+  Status avgpool_forward(const AvgPoolGeometry& g, const Tensor& x, Tensor& y) override {
+    KC_RETURN_IF_ERROR(avgpool_contract_gap(g));
+    return guarded("average pooling forward", [&] {
+      KC_ASSIGN_OR_RETURN(const AvgPoolPlan* plan, avgpool_plan(g, x.dtype));
+      run_avgpool_forward(*ctx_, *plan, x, y);
+      return ok_status();
+    });
+  }
+  Status avgpool_backward(const AvgPoolGeometry& g, const Tensor& dy, Tensor& dx) override {
+    KC_RETURN_IF_ERROR(avgpool_contract_gap(g));
+    return guarded("average pooling backward", [&] {
+      KC_ASSIGN_OR_RETURN(const AvgPoolPlan* plan, avgpool_plan(g, dy.dtype));
+      run_avgpool_backward(*ctx_, *plan, dy, dx);
+      return ok_status();
+    });
+  }
+
   StatusOr<std::unique_ptr<PreparedOp>> prepare(const Case& c, BenchOp op, const OpInputs& in,
                                                 const PrepareOptions& options) override {
     if (!options.deterministic) {
@@ -122,11 +149,22 @@ class OnednnBackend final : public Backend {
     return &it->second;
   }
 
+  StatusOr<const AvgPoolPlan*> avgpool_plan(const AvgPoolGeometry& g, DType t) {
+    KC_RETURN_IF_ERROR(no_f64(t));
+    KC_RETURN_IF_ERROR(ready());
+    const std::string key = avgpool_key(g, t);
+    auto it = avgpool_plans_.find(key);
+    if (it == avgpool_plans_.end())
+      it = avgpool_plans_.emplace(key, make_avgpool_plan(ctx_->engine, g, *data_type(t), pool_flavor(flavor_))).first;
+    return &it->second;
+  }
+
   std::string name_;
   Flavor flavor_;
   std::optional<Context> ctx_;
   std::map<std::string, ConvPlan> conv_plans_;
   std::map<std::string, PoolPlan> pool_plans_;
+  std::map<std::string, AvgPoolPlan> avgpool_plans_;
 };
 
 // A 3x3 stride-1 f32 convolution that oneDNN runs as Winograd wherever it has Winograd.

@@ -1,11 +1,13 @@
-// Max pooling through oneDNN. The `any` flavors feed the pool in the layout oneDNN's own
-// convolution writes (asked of a 1x1 convolution), as in a framework where a conv
-// precedes the pool; onednn.plain keeps N C [D] [H] W.
+// Max and average pooling through oneDNN. The `any` flavors feed the pool in the layout
+// oneDNN's own convolution writes (asked of a 1x1 convolution), as in a framework where a
+// conv precedes the pool; onednn.plain keeps N C [D] [H] W.
 #include "onednn_pool.h"
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "pool_workspace.h"
@@ -62,6 +64,14 @@ memory write_offsets(Context& ctx, const std::vector<int64_t>& offsets, const me
   return reordered(ctx, plain, ws);
 }
 
+// x and y as the flavor lays them out: plain, or x in a convolution's output layout and
+// y in the pool's choice.
+std::pair<memory::desc, memory::desc> pool_descs(const dnnl::engine& engine, const memory::dims& x_dims,
+                                                 const memory::dims& y_dims, memory::data_type type, Flavor flavor) {
+  if (flavor == Flavor::kPlain) return {plain_desc(x_dims, type), plain_desc(y_dims, type)};
+  return {conv_output_layout(engine, x_dims, type), memory::desc(y_dims, type, memory::format_tag::any)};
+}
+
 void execute(Context& ctx, const dnnl::primitive& p, const std::unordered_map<int, memory>& args) {
   p.execute(ctx.stream, args);
   ctx.stream.wait();
@@ -90,10 +100,7 @@ PoolPlan make_pool_plan(const dnnl::engine& engine, const PoolGeometry& g, memor
   p.x_dims = to_dims(g.x_shape());
   p.y_dims = to_dims(g.y_shape());
   const PoolWindows w = windows(g);
-  const memory::desc x =
-      flavor == Flavor::kPlain ? plain_desc(p.x_dims, type) : conv_output_layout(engine, p.x_dims, type);
-  const memory::desc y =
-      flavor == Flavor::kPlain ? plain_desc(p.y_dims, type) : memory::desc(p.y_dims, type, memory::format_tag::any);
+  const auto [x, y] = pool_descs(engine, p.x_dims, p.y_dims, type, flavor);
   const prop_kind kind = training ? prop_kind::forward_training : prop_kind::forward_inference;
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(scratchpad);
@@ -138,6 +145,76 @@ Status run_pool_backward(Context& ctx, const PoolPlan& plan, const PoolGeometry&
            {DNNL_ARG_DIFF_SRC, dx_m}});
   to_tensor(ctx, dx_m, dy.dtype, dx);
   return ok_status();
+}
+
+memory::dims avgpool_pad_r(const AvgPoolGeometry& g) {
+  memory::dims pad_r;
+  for (const DimGeometry& d : g.spatial.dims)
+    pad_r.push_back(std::max<int64_t>(0, (d.out - 1) * d.stride + d.kernel - d.in - d.pad_lo));
+  return pad_r;
+}
+
+Status avgpool_contract_gap(const AvgPoolGeometry& g) {
+  if (g.divisor > 0) {
+    return unimplemented(
+        "avgpool.divisor: oneDNN's average pooling has no divisor override (it divides by the window's "
+        "size, with or without its padding)");
+  }
+  if (!g.count_include_pad) return ok_status();
+  const memory::dims pad_r = avgpool_pad_r(g);
+  for (size_t i = 0; i < g.spatial.dims.size(); ++i) {
+    const DimGeometry& d = g.spatial.dims[i];
+    if (pad_r[i] <= d.pad_hi) continue;
+    return unimplemented("avgpool.count_include_pad: true with ceil_mode: dim " + std::to_string(i) +
+                         ": the last window ends " + std::to_string(pad_r[i] - d.pad_hi) +
+                         " past in + pad_hi; oneDNN's pooling_avg_include_padding divides by the whole kernel, "
+                         "overhang included, where the contract counts only the window within [-pad_lo, in + "
+                         "pad_hi)");
+  }
+  return ok_status();
+}
+
+AvgPoolPlan make_avgpool_plan(const dnnl::engine& engine, const AvgPoolGeometry& g, memory::data_type type,
+                              Flavor flavor, dnnl::scratchpad_mode scratchpad) {
+  memory::dims strides, kernel, dilation, pad_l;
+  for (const DimGeometry& d : g.spatial.dims) {
+    strides.push_back(d.stride);
+    kernel.push_back(d.kernel);
+    dilation.push_back(0);
+    pad_l.push_back(d.pad_lo);
+  }
+  const memory::dims pad_r = avgpool_pad_r(g);
+  const algorithm alg =
+      g.count_include_pad ? algorithm::pooling_avg_include_padding : algorithm::pooling_avg_exclude_padding;
+  const memory::dims x_dims = to_dims(g.x_shape()), y_dims = to_dims(g.y_shape());
+  const auto [x, y] = pool_descs(engine, x_dims, y_dims, type, flavor);
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(scratchpad);
+  const dnnl::pooling_v2_forward::primitive_desc fwd(
+      {prop_kind::forward_training, alg, x, y, strides, kernel, dilation, pad_l, pad_r}, attr, engine);
+  const dnnl::pooling_v2_backward::primitive_desc bwd(
+      dnnl::pooling_v2_backward::desc(alg, fwd.src_desc(), fwd.dst_desc(), strides, kernel, dilation, pad_l, pad_r),
+      attr, engine, fwd);
+  return AvgPoolPlan{x_dims, y_dims, fwd, bwd};
+}
+
+std::string implementations(const AvgPoolPlan& plan) {
+  return std::string("avgpool fwd ") + plan.fwd.impl_info_str() + ", avgpool bwd " + plan.bwd.impl_info_str();
+}
+
+void run_avgpool_forward(Context& ctx, const AvgPoolPlan& plan, const Tensor& x, Tensor& y) {
+  memory y_m(plan.fwd.dst_desc(), ctx.engine);
+  execute(ctx, dnnl::pooling_v2_forward(plan.fwd),
+          {{DNNL_ARG_SRC, from_tensor(ctx, x, plan.x_dims, plan.fwd.src_desc())}, {DNNL_ARG_DST, y_m}});
+  to_tensor(ctx, y_m, x.dtype, y);
+}
+
+void run_avgpool_backward(Context& ctx, const AvgPoolPlan& plan, const Tensor& dy, Tensor& dx) {
+  memory dx_m(plan.bwd.diff_src_desc(), ctx.engine);
+  execute(
+      ctx, dnnl::pooling_v2_backward(plan.bwd),
+      {{DNNL_ARG_DIFF_DST, from_tensor(ctx, dy, plan.y_dims, plan.bwd.diff_dst_desc())}, {DNNL_ARG_DIFF_SRC, dx_m}});
+  to_tensor(ctx, dx_m, dy.dtype, dx);
 }
 
 }  // namespace kc::onednn

@@ -13,7 +13,7 @@ namespace kc::onednn {
 namespace {
 
 Status case_rules(const Case& c) {
-  if (c.dtype == DType::kF64) return unimplemented("f64 storage: oneDNN has no f64 convolution or max pooling");
+  if (c.dtype == DType::kF64) return unimplemented("f64 storage: oneDNN has no f64 convolution or pooling");
   if (c.accumulation && *c.accumulation != DType::kF32) {
     return unimplemented("accumulation: " + std::string(dtype_name(*c.accumulation)) +
                          ": oneDNN accumulates f32, bf16 and f16 data in f32");
@@ -33,10 +33,13 @@ Status case_rules(const Case& c) {
 }
 
 // Why oneDNN had no implementation, in the user's terms.
-std::string no_implementation(const Case& c, Flavor flavor, bool pool) {
-  const std::string op = pool ? "max pooling" : "convolution";
+std::string no_implementation(const Case& c, Flavor flavor) {
+  const bool conv = !std::holds_alternative<MaxPoolParams>(c.op) && !std::holds_alternative<AvgPoolParams>(c.op);
+  const std::string op = conv                                          ? "convolution"
+                         : std::holds_alternative<MaxPoolParams>(c.op) ? "max pooling"
+                                                                       : "average pooling";
   const std::string lib = library_version();
-  if (!pool && flavor == Flavor::kWinograd) {
+  if (conv && flavor == Flavor::kWinograd) {
     return lib + " cannot run this convolution as Winograd (its jit_wino_4x3 F(4,3) takes f32 2-D convolutions " +
            "with 3x3 kernels, stride 1, no dilation and one group)";
   }
@@ -55,6 +58,14 @@ Status ask_onednn(const Case& c, Flavor flavor, const dnnl::engine& engine) {
       return ok_status();
     });
   }
+  if (std::holds_alternative<AvgPoolParams>(c.op)) {
+    const StatusOr<AvgPoolGeometry> g = avgpool_geometry(c);
+    if (!g.ok()) return ok_status();
+    return guarded("average pooling", [&] {
+      (void)make_avgpool_plan(engine, *g, type, pool_flavor(flavor));
+      return ok_status();
+    });
+  }
   const StatusOr<ConvGeometry> g = conv_geometry(c);
   if (!g.ok()) return ok_status();
   return guarded("convolution", [&] {
@@ -68,10 +79,13 @@ Status ask_onednn(const Case& c, Flavor flavor, const dnnl::engine& engine) {
 Status onednn_supports(const Case& c, Flavor flavor, const dnnl::engine& engine) {
   if (is_stack(c)) return ok_status();  // each layer's case is asked on its own
   KC_RETURN_IF_ERROR(case_rules(c));
+  if (std::holds_alternative<AvgPoolParams>(c.op)) {  // before oneDNN is asked: it would run these
+    const StatusOr<AvgPoolGeometry> g = avgpool_geometry(c);
+    if (g.ok()) KC_RETURN_IF_ERROR(avgpool_contract_gap(*g));
+  }
   const Status s = ask_onednn(c, flavor, engine);
   if (s.code() != StatusCode::kUnimplemented) return s;
-  return unimplemented(no_implementation(c, flavor, std::holds_alternative<MaxPoolParams>(c.op)) + " (" + s.message() +
-                       ")");
+  return unimplemented(no_implementation(c, flavor) + " (" + s.message() + ")");
 }
 
 }  // namespace kc::onednn

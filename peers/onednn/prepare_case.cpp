@@ -19,7 +19,7 @@ Status shaped(const char* name, const Tensor& t, const Dims& want) {
 
 bool reads_dy(BenchOp op) {
   return op == BenchOp::kConvBackward || op == BenchOp::kConvBackwardData || op == BenchOp::kConvBackwardWeight ||
-         op == BenchOp::kConvBackwardBias || op == BenchOp::kPoolBackward;
+         op == BenchOp::kConvBackwardBias || op == BenchOp::kPoolBackward || op == BenchOp::kAvgPoolBackward;
 }
 
 StatusOr<std::unique_ptr<PreparedOp>> prepare_conv_case(const Case& c, Flavor flavor, BenchOp op, const OpInputs& in) {
@@ -49,11 +49,25 @@ StatusOr<std::unique_ptr<PreparedOp>> prepare_pool_case(const Case& c, Flavor fl
   return out;
 }
 
+StatusOr<std::unique_ptr<PreparedOp>> prepare_avgpool_case(const Case& c, Flavor flavor, BenchOp op,
+                                                           const OpInputs& in) {
+  KC_ASSIGN_OR_RETURN(const AvgPoolGeometry g, avgpool_geometry(c));
+  KC_RETURN_IF_ERROR(shaped("x", in.x, g.x_shape()));
+  if (reads_dy(op)) KC_RETURN_IF_ERROR(shaped("dy", in.dy, g.y_shape()));
+  StatusOr<std::unique_ptr<PreparedOp>> out = unimplemented("");
+  KC_RETURN_IF_ERROR(guarded("prepare " + std::string(bench_op_name(op)), [&] {
+    out = prepare_avgpool(g, c.dtype, pool_flavor(flavor), op, in);
+    return out.status();
+  }));
+  return out;
+}
+
 }  // namespace
 
 StatusOr<std::unique_ptr<PreparedOp>> prepare_case(const Case& c, Flavor flavor, BenchOp op, const OpInputs& in) {
   if (is_stack(c)) return unimplemented("a stack case is timed by its layers' host calls, not prepared by oneDNN");
   if (std::holds_alternative<MaxPoolParams>(c.op)) return prepare_pool_case(c, flavor, op, in);
+  if (std::holds_alternative<AvgPoolParams>(c.op)) return prepare_avgpool_case(c, flavor, op, in);
   return prepare_conv_case(c, flavor, op, in);
 }
 

@@ -1,6 +1,6 @@
-// Prepared max-pool ops. The pool reads x in the layout the plan chose (a convolution's
-// output layout for the `any` flavors); the workspace stays in oneDNN's own layout and is
-// decoded only by outputs().
+// Prepared max-pool and average-pool ops. The pool reads x in the layout the plan chose
+// (a convolution's output layout for the `any` flavors); the max pool's workspace stays
+// in oneDNN's own layout and is decoded only by outputs().
 #include "prepared_pool.h"
 
 #include "onednn_pool.h"
@@ -80,6 +80,35 @@ StatusOr<std::unique_ptr<PreparedOp>> prepare_pool(const PoolGeometry& g, DType 
   return b.build([g, dtype, dx, ws](Context& ctx) {
     PreparedOutputs out;
     out.indices = indices_of(ctx, g, ws);
+    out.dx = read(ctx, dx, dtype, g.x_shape());
+    return out;
+  });
+}
+
+StatusOr<std::unique_ptr<PreparedOp>> prepare_avgpool(const AvgPoolGeometry& g, DType dtype, Flavor flavor, BenchOp op,
+                                                      const OpInputs& in) {
+  if (op != BenchOp::kAvgPoolForward && op != BenchOp::kAvgPoolBackward)
+    return invalid_argument(std::string(bench_op_name(op)) + " is not an op of an avgpool case");
+  PreparedBuilder b{Context{}};
+  const AvgPoolPlan plan =
+      make_avgpool_plan(b.context().engine, g, *data_type(dtype), flavor, dnnl::scratchpad_mode::user);
+  if (op == BenchOp::kAvgPoolForward) {
+    const memory y = b.make(plan.fwd.dst_desc());
+    b.add(
+        "avgpool_fwd", plan.fwd, dnnl::pooling_v2_forward(plan.fwd),
+        {{DNNL_ARG_SRC, b.hold(from_tensor(b.context(), in.x, plan.x_dims, plan.fwd.src_desc()))}, {DNNL_ARG_DST, y}});
+    return b.build([g, dtype, y](Context& ctx) {
+      PreparedOutputs out;
+      out.y = read(ctx, y, dtype, g.y_shape());
+      return out;
+    });
+  }
+  const memory dx = b.make(plan.bwd.diff_src_desc());
+  b.add("avgpool_bwd", plan.bwd, dnnl::pooling_v2_backward(plan.bwd),
+        {{DNNL_ARG_DIFF_DST, b.hold(from_tensor(b.context(), in.dy, plan.y_dims, plan.bwd.diff_dst_desc()))},
+         {DNNL_ARG_DIFF_SRC, dx}});
+  return b.build([g, dtype, dx](Context& ctx) {
+    PreparedOutputs out;
     out.dx = read(ctx, dx, dtype, g.x_shape());
     return out;
   });
