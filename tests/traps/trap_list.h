@@ -96,6 +96,27 @@
           "pool1d ceil k2 s2 on 7, the extra window is kept") \
   KC_TRAP(pool_index_with_batch, kPoolIndexWithBatch, "argmax", \
           "indices are positions in the plane, not in the whole tensor", "pool1d NaN first, middle and last") \
+  /* average pool */ \
+  KC_TRAP(avg_count_pad_inverted, kAvgCountPadInverted, "forward", "y: * elements outside the tolerance", \
+          "avgpool2d k2 s2 on 8x8, no padding") \
+  KC_TRAP(avg_ceil_overhang_counted, kAvgCeilOverhangCounted, "forward", "y: * elements outside the tolerance", \
+          "avgpool2d k2 s2 on 8x8, no padding") \
+  KC_TRAP(avg_empty_window_nan, kAvgEmptyWindowNan, "forward", "y: * elements outside the tolerance", \
+          "avgpool2d k2 s2 on 8x8, no padding") \
+  KC_TRAP(avg_empty_window_unwritten, kAvgEmptyWindowUnwritten, "integrity", "y: * never written", \
+          "avgpool2d k2 s2 on 8x8, no padding") \
+  KC_TRAP(avg_window_off_by_one, kAvgWindowOffByOne, "forward", "y: * elements outside the tolerance", \
+          "pool2d k2 s2, the classic downsampling") \
+  KC_TRAP(avg_ignores_pad_lo, kAvgIgnoresPadLo, "forward", "y: * elements outside the tolerance", \
+          "avgpool2d k2 s2 on 8x8, no padding") \
+  KC_TRAP(avg_divisor_ignored, kAvgDivisorIgnored, "forward", "y: * elements outside the tolerance", \
+          "avgpool2d k2 s2 on 8x8, no padding") \
+  KC_TRAP(avg_dx_undivided, kAvgDxUndivided, "backward", "dx: * elements outside the tolerance", \
+          "pool2d k2 s2, the classic downsampling") \
+  KC_TRAP(avg_dx_kernel_divisor, kAvgDxKernelDivisor, "backward", "dx: * elements outside the tolerance", \
+          "avgpool2d k2 s2 on 8x8, no padding") \
+  KC_TRAP(avg_dx_race, kAvgDxRace, "determinism", "dx differs between run 1 and run *", \
+          "avgpool2d k2 s2 on 8x8, no padding") \
   /* conv_bias_relu */ \
   KC_TRAP(relu_before_bias, kReluBeforeBias, "forward", "y: * elements outside the tolerance", \
           "conv2d same k3, odd kernel") \

@@ -1,5 +1,5 @@
 // The kc_traps plugin: one backend "trap.<name>" per row of trap_list.h, each the trap
-// zoo's direct conv and pool (trap_conv.cpp, trap_pool.cpp) with one planted bug, and
+// zoo's direct conv, max and average pool (trap_conv.cpp, trap_pool.cpp) with one planted bug, and
 // the control "trap.none", the same code with none. Load it with
 //   kcheck run cases --plugin libkc_traps.so --backend trap.dw_mean
 #include <memory>
@@ -53,6 +53,12 @@ class TrapBackend final : public Backend {
     if (is_blind_spot_trap(bug_)) return blind_.maxpool_backward(g, dy, indices, dx);
     return trap_pool_backward(bug_, g, dy, indices, &x_, dx);
   }
+  Status avgpool_forward(const AvgPoolGeometry& g, const Tensor& x, Tensor& y) override {
+    return trap_avgpool_forward(bug_, g, x, y);
+  }
+  Status avgpool_backward(const AvgPoolGeometry& g, const Tensor& dy, Tensor& dx) override {
+    return trap_avgpool_backward(bug_, g, dy, dx);
+  }
 
  private:
   std::string name_;
@@ -86,6 +92,12 @@ class ResidentRunner final : public Backend, public ResidentStackRunner {
   }
   Status maxpool_backward(const PoolGeometry& g, const Tensor& dy, const IndexTensor* indices, Tensor& dx) override {
     return ops_.maxpool_backward(g, dy, indices, dx);
+  }
+  Status avgpool_forward(const AvgPoolGeometry& g, const Tensor& x, Tensor& y) override {
+    return ops_.avgpool_forward(g, x, y);
+  }
+  Status avgpool_backward(const AvgPoolGeometry& g, const Tensor& dy, Tensor& dx) override {
+    return ops_.avgpool_backward(g, dy, dx);
   }
   StackRun run_stack_resident(const std::vector<StackLayer>& layers, const StackInputs& in,
                               const StackRunOptions& options) override {

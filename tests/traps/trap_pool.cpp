@@ -1,6 +1,7 @@
-// Direct-loop max pooling for the trap zoo (see trap_pool.h). Windows are scanned in
-// row-major kernel order over three spatial dims (as_3d prepends unit dims). Every
-// planted bug is one `bug == Bug::k...` test, commented with the real failure it imitates.
+// Direct-loop max and average pooling for the trap zoo (see trap_pool.h). Windows are
+// scanned in row-major kernel order over three spatial dims (as_3d prepends unit dims).
+// Every planted bug is one `bug == Bug::k...` test, commented with the real failure it
+// imitates.
 #include "trap_pool.h"
 
 #include <algorithm>
@@ -182,6 +183,112 @@ Status trap_pool_backward(Bug bug, const PoolGeometry& g, const Tensor& dy, cons
     double& t = acc[static_cast<size_t>(target)];
     t = bug == Bug::kPoolOverlapOverwrites ? dy.data[w] : t + dy.data[w];  // `=` where overlaps must add
     if (bug == Bug::kPoolAtomicDx) t = round_to(atomic_dtype, t);
+  }
+  for (size_t i = 0; i < acc.size(); ++i) dx.data[i] = round_to(dx.dtype, acc[i]);
+  return ok_status();
+}
+
+namespace {
+
+// Average pooling: window o of a plane, tap by tap in row-major kernel order; the sum of
+// the taps inside the input and the two counts a divisor is made of.
+struct AvgWindow {
+  std::vector<int64_t> taps;  // in-plane positions of the taps inside the input
+  int64_t padded = 0;         // taps inside the input or its padding [-lo, in + hi)
+  int64_t kernel = 1;         // all taps, the ceil-mode overhang past the padding included
+};
+
+AvgWindow avg_window(Bug bug, const AvgPoolGeometry& g, int64_t o) {
+  const auto d = g.spatial.as_3d();
+  const std::array<int64_t, 3> oc = {o / (d[1].out * d[2].out), o / d[2].out % d[1].out, o % d[2].out};
+  AvgWindow w;
+  w.kernel = d[0].kernel * d[1].kernel * d[2].kernel;
+  for (int64_t k = 0; k < w.kernel; ++k) {
+    const std::array<int64_t, 3> kk = {k / (d[1].kernel * d[2].kernel), k / d[2].kernel % d[1].kernel, k % d[2].kernel};
+    int64_t flat = 0;
+    bool inside = true, in_pad = true;
+    for (size_t a = 0; a < 3; ++a) {
+      const DimGeometry& dd = d[a];
+      int64_t start = oc[a] * dd.stride - dd.pad_lo;
+      // The window start one element late, `o*s - lo + 1` (a 1-based index left in).
+      if (bug == Bug::kAvgWindowOffByOne) start += 1;
+      // pad_lo left out of the start (the padding only sizes the output): every window one
+      // pad_lo too far right, and the windows at the low edge never see padding.
+      if (bug == Bug::kAvgIgnoresPadLo) start += dd.pad_lo;
+      const int64_t i = start + kk[a];
+      inside = inside && i >= 0 && i < dd.in;
+      in_pad = in_pad && i >= -dd.pad_lo && i < dd.in + dd.pad_hi;
+      flat = flat * dd.in + i;
+    }
+    if (inside) w.taps.push_back(flat);
+    w.padded += in_pad;
+  }
+  return w;
+}
+
+// The forward's divisor of a window.
+double avg_divisor(Bug bug, const AvgPoolGeometry& g, const AvgWindow& w) {
+  // The divisor field not read: every window divides by its own count.
+  if (g.divisor > 0 && bug != Bug::kAvgDivisorIgnored) return static_cast<double>(g.divisor);
+  // count_include_pad read with the opposite sense (a flag named exclude_pad upstream).
+  const bool count_pad = g.count_include_pad != (bug == Bug::kAvgCountPadInverted);
+  const auto inside = static_cast<int64_t>(w.taps.size());
+  // The count clipped to the input, with the padding added back only to windows that hold
+  // input (a kernel that derives the padded count from the clipped one): a window wholly
+  // in the padding divides its sum of 0 by 0, NaN.
+  if (bug == Bug::kAvgEmptyWindowNan && inside == 0) return 0.0;
+  if (!count_pad) return static_cast<double>(inside);
+  // The whole kernel counted, as if the padding extended to the end of a ceil-mode
+  // window: its overhang past the padding divides too (PyTorch never counts it).
+  if (bug == Bug::kAvgCeilOverhangCounted) return static_cast<double>(w.kernel);
+  return static_cast<double>(w.padded);
+}
+
+}  // namespace
+
+Status trap_avgpool_forward(Bug bug, const AvgPoolGeometry& g, const Tensor& x, Tensor& y) {
+  const int64_t planes = g.batch * g.channels, in_count = g.spatial.in_count(), out_count = g.spatial.out_count();
+  for (int64_t o = 0; o < out_count; ++o) {
+    const AvgWindow w = avg_window(bug, g, o);
+    // Nothing to sum, so nothing written: a window wholly in the padding keeps whatever
+    // the buffer held (its y should be 0 / divisor = 0).
+    if (bug == Bug::kAvgEmptyWindowUnwritten && w.taps.empty()) continue;
+    const double divisor = avg_divisor(bug, g, w);
+    for (int64_t pl = 0; pl < planes; ++pl) {
+      const double* plane = &x.data[static_cast<size_t>(pl * in_count)];
+      double sum = 0.0;
+      for (int64_t t : w.taps) sum += plane[t];
+      y.data[static_cast<size_t>(pl * out_count + o)] = round_to(y.dtype, sum / divisor);
+    }
+  }
+  return ok_status();
+}
+
+Status trap_avgpool_backward(Bug bug, const AvgPoolGeometry& g, const Tensor& dy, Tensor& dx) {
+  const int64_t planes = g.batch * g.channels, in_count = g.spatial.in_count(), out_count = g.spatial.out_count();
+  std::vector<double> acc(dx.data.size(), 0.0);
+  // A scatter with atomicAdd in f32 (f64 in f64): overlapping windows add their shares
+  // into one dx element in the order their threads happen to run, so the last bits of
+  // dx change from run to run. A correct kernel gathers in a fixed order.
+  std::vector<int64_t> order(static_cast<size_t>(out_count));
+  std::iota(order.begin(), order.end(), int64_t{0});
+  const DType atomic_dtype = dx.dtype == DType::kF64 ? DType::kF64 : DType::kF32;
+  if (bug == Bug::kAvgDxRace) std::shuffle(order.begin(), order.end(), std::mt19937_64(race_call()));
+  for (int64_t o : order) {
+    const AvgWindow w = avg_window(bug, g, o);
+    double divisor = avg_divisor(bug, g, w);
+    if (bug == Bug::kAvgDxUndivided) divisor = 1.0;  // dy spread over the window as it is
+    // The backward divides by the kernel's size whatever the forward's rule (a backward
+    // written for count_include_pad, ceil_mode off and no divisor).
+    if (bug == Bug::kAvgDxKernelDivisor) divisor = static_cast<double>(w.kernel);
+    for (int64_t pl = 0; pl < planes; ++pl) {
+      const double share = dy.data[static_cast<size_t>(pl * out_count + o)] / divisor;
+      for (int64_t t : w.taps) {
+        double& v = acc[static_cast<size_t>(pl * in_count + t)];
+        v += share;
+        if (bug == Bug::kAvgDxRace) v = round_to(atomic_dtype, v);
+      }
+    }
   }
   for (size_t i = 0; i < acc.size(); ++i) dx.data[i] = round_to(dx.dtype, acc[i]);
   return ok_status();

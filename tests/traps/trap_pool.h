@@ -2,6 +2,9 @@
 // scattered through the indices) written apart from reference/. With Bug::kNone it
 // follows docs/ops.md, "Max pooling" (tie rules, NaN propagation, -inf padding never selected,
 // in-plane indices, refusal without indices); each pool trap switches on one bug.
+// Average pooling likewise: a tap-by-tap forward and a scatter backward that count each
+// window's divisor as they go (PyTorch's rule, kc/ref/avgpool.h); each avg_* trap
+// switches on one bug.
 #pragma once
 
 #include "kc/shape.h"
@@ -17,5 +20,8 @@ Status trap_pool_forward(Bug bug, const PoolGeometry& g, const Tensor& x, Tensor
 // x: the input of the last forward (the tie-mask trap recomputes its mask from it), or null.
 Status trap_pool_backward(Bug bug, const PoolGeometry& g, const Tensor& dy, const IndexTensor* indices, const Tensor* x,
                           Tensor& dx);
+
+Status trap_avgpool_forward(Bug bug, const AvgPoolGeometry& g, const Tensor& x, Tensor& y);
+Status trap_avgpool_backward(Bug bug, const AvgPoolGeometry& g, const Tensor& dy, Tensor& dx);
 
 }  // namespace kc::traps
