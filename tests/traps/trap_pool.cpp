@@ -210,8 +210,9 @@ AvgWindow avg_window(Bug bug, const AvgPoolGeometry& g, int64_t o) {
     for (size_t a = 0; a < 3; ++a) {
       const DimGeometry& dd = d[a];
       int64_t start = oc[a] * dd.stride - dd.pad_lo;
-      // The window start one element late, `o*s - lo + 1` (a 1-based index left in).
-      if (bug == Bug::kAvgWindowOffByOne) start += 1;
+      // The window start one element late, `o*s - lo + 1` (a 1-based index left in), in
+      // the case's own dims (as_3d's leading unit dims are not the kernel's).
+      if (bug == Bug::kAvgWindowOffByOne && a >= 3 - static_cast<size_t>(g.spatial.rank())) start += 1;
       // pad_lo left out of the start (the padding only sizes the output): every window one
       // pad_lo too far right, and the windows at the low edge never see padding.
       if (bug == Bug::kAvgIgnoresPadLo) start += dd.pad_lo;
