@@ -3,6 +3,7 @@
 //   conv backward: [pre-pad] -> [fused: recompute z, masked dy] -> backward-data
 //                  [-> fold of the padded gradient] -> backward-weight -> backward-bias
 //   max pool:      forward with compact offsets (training) / gather backward
+//   average pool:  forward (window sum / divisor) / gather backward (no atomics)
 // Scratch buffers grow and are kept for the next call; all are guard-banded.
 #include <algorithm>
 #include <initializer_list>
@@ -31,6 +32,8 @@ class CudaEngine final : public Engine {
   Status conv_backward(const ConvGeometry& g, DType dtype, bool relu, const ConvIO& io) override;
   Status pool_forward(const PoolGeometry& g, DType dtype, const PoolIO& io) override;
   Status pool_backward(const PoolGeometry& g, DType dtype, const PoolIO& io) override;
+  Status avgpool_forward(const AvgPoolGeometry& g, DType dtype, const PoolIO& io) override;
+  Status avgpool_backward(const AvgPoolGeometry& g, DType dtype, const PoolIO& io) override;
   Status conv_backward_data(const ConvGeometry& g, DType dtype, const ConvIO& io) override;
   Status conv_backward_weight(const ConvGeometry& g, DType dtype, const ConvIO& io) override;
   Status conv_backward_bias(const ConvGeometry& g, DType dtype, const ConvIO& io) override;
@@ -92,6 +95,7 @@ Status CudaEngine::supports(const Case& c) const {
     }
     return ok_status();
   }
+  if (std::holds_alternative<AvgPoolParams>(c.op)) return ok_status();  // every geometry, divisor and mode
   auto g = conv_geometry(c);
   return g.ok() ? conv_limits(*g) : ok_status();
 }
@@ -180,6 +184,16 @@ Status CudaEngine::pool_backward(const PoolGeometry& g, DType dtype, const PoolI
   const PoolShape s = pool_shape(g);
   note("max-pool backward gather");
   return launch_maxpool_backward(dtype, s, io.dy, io.offsets, offset_bytes_for(s.kernel_count()), io.dx);
+}
+
+Status CudaEngine::avgpool_forward(const AvgPoolGeometry& g, DType dtype, const PoolIO& io) {
+  note("avg-pool forward");
+  return launch_avgpool_forward(dtype, avgpool_shape(g), io.x, io.y);
+}
+
+Status CudaEngine::avgpool_backward(const AvgPoolGeometry& g, DType dtype, const PoolIO& io) {
+  note("avg-pool backward gather");
+  return launch_avgpool_backward(dtype, avgpool_shape(g), io.dy, io.dx);
 }
 
 }  // namespace

@@ -36,6 +36,8 @@ class DeviceBackend final : public Backend, public ResidentStackRunner {
                        const Tensor& dy, Tensor& dx, Tensor& dw, Tensor* db) override;
   Status maxpool_forward(const PoolGeometry& g, const Tensor& x, Tensor& y, IndexTensor* indices) override;
   Status maxpool_backward(const PoolGeometry& g, const Tensor& dy, const IndexTensor* indices, Tensor& dx) override;
+  Status avgpool_forward(const AvgPoolGeometry& g, const Tensor& x, Tensor& y) override;
+  Status avgpool_backward(const AvgPoolGeometry& g, const Tensor& dy, Tensor& dx) override;
 
   StatusOr<std::unique_ptr<PreparedOp>> prepare(const Case& c, BenchOp op, const OpInputs& in,
                                                 const PrepareOptions& options) override {
@@ -180,6 +182,32 @@ Status DeviceBackend::maxpool_backward(const PoolGeometry& g, const Tensor& dy, 
   io.dx = dx_out.data();
   KC_RETURN_IF_ERROR(engine_->pool_backward(g, t, io));
   KC_RETURN_IF_ERROR(finish(*engine_, "maxpool backward", {&dy_in, &idx_in, &offsets, &dx_out}));
+  return download(dx_out, t, dx);
+}
+
+Status DeviceBackend::avgpool_forward(const AvgPoolGeometry& g, const Tensor& x, Tensor& y) {
+  const DType t = x.dtype;
+  KC_RETURN_IF_ERROR(ready(t));
+  KC_ASSIGN_OR_RETURN(DeviceBuffer x_in, upload(x, t, "x"));
+  KC_ASSIGN_OR_RETURN(DeviceBuffer y_out, output_for(y, t, "y"));
+  PoolIO io;
+  io.x = x_in.data();
+  io.y = y_out.data();
+  KC_RETURN_IF_ERROR(engine_->avgpool_forward(g, t, io));
+  KC_RETURN_IF_ERROR(finish(*engine_, "avgpool forward", {&x_in, &y_out}));
+  return download(y_out, t, y);
+}
+
+Status DeviceBackend::avgpool_backward(const AvgPoolGeometry& g, const Tensor& dy, Tensor& dx) {
+  const DType t = dy.dtype;
+  KC_RETURN_IF_ERROR(ready(t));
+  KC_ASSIGN_OR_RETURN(DeviceBuffer dy_in, upload(dy, t, "dy"));
+  KC_ASSIGN_OR_RETURN(DeviceBuffer dx_out, output_for(dx, t, "dx"));
+  PoolIO io;
+  io.dy = dy_in.data();
+  io.dx = dx_out.data();
+  KC_RETURN_IF_ERROR(engine_->avgpool_backward(g, t, io));
+  KC_RETURN_IF_ERROR(finish(*engine_, "avgpool backward", {&dy_in, &dx_out}));
   return download(dx_out, t, dx);
 }
 

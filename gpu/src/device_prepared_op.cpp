@@ -1,7 +1,8 @@
 // DevicePreparedOp (device_prepared_op.h). Buffers per op: conv_forward x w [b] -> y;
 // conv_backward x w [b] dy -> dx dw [db]; backward_data w dy -> dx; backward_weight
 // x dy -> dw; backward_bias dy -> db; pool_inference x -> y; pool_training x -> y
-// offsets; pool_backward dy offsets -> dx (offsets from one training forward).
+// offsets; pool_backward dy offsets -> dx (offsets from one training forward);
+// avgpool_forward x -> y; avgpool_backward dy -> dx.
 // device_peak_bytes is measured over prepare(), whose warm-up allocates all the (grow-
 // only) scratch the runs use: the larger growth of the device's used memory
 // (cudaMemGetInfo: the library's own allocations too) and of the DeviceBuffer
@@ -26,6 +27,7 @@ bool writes_dw(BenchOp op) { return op == BenchOp::kConvBackward || op == BenchO
 bool is_pool_op(BenchOp op) {
   return op == BenchOp::kPoolInference || op == BenchOp::kPoolTraining || op == BenchOp::kPoolBackward;
 }
+bool is_avgpool_op(BenchOp op) { return op == BenchOp::kAvgPoolForward || op == BenchOp::kAvgPoolBackward; }
 
 Status put(DeviceBuffer& buf, const Tensor& t, DType dtype, const char* name) {
   const std::vector<unsigned char> bytes = to_device_bytes(t, dtype);
@@ -63,9 +65,11 @@ class DevicePreparedOp final : public PreparedOp {
  private:
   Status allocate_conv(const ConvGeometry& g, const OpInputs& in);
   Status allocate_pool(const PoolGeometry& g, const OpInputs& in);
+  Status allocate_avgpool(const AvgPoolGeometry& g, const OpInputs& in);
   Status launch();
   Status launch_conv(const ConvGeometry& g);
   Status launch_pool(const PoolGeometry& g);
+  Status launch_avgpool(const AvgPoolGeometry& g);
   Status check_guards() const;
   std::vector<const DeviceBuffer*> buffers() const { return {&x_, &w_, &b_, &dy_, &y_, &dx_, &dw_, &db_, &offsets_}; }
   Status pool_outputs(const PoolGeometry& g, PreparedOutputs& o) const;
@@ -75,7 +79,7 @@ class DevicePreparedOp final : public PreparedOp {
   BenchOp op_;
   DType dtype_ = DType::kF32;
   bool relu_ = false;
-  std::variant<ConvGeometry, PoolGeometry> geometry_;
+  std::variant<ConvGeometry, PoolGeometry, AvgPoolGeometry> geometry_;
   DeviceBuffer x_, w_, b_, dy_, y_, dx_, dw_, db_, offsets_;
   EventTimer timer_;
   bool timed_ = false;
@@ -140,6 +144,19 @@ Status DevicePreparedOp::allocate_pool(const PoolGeometry& g, const OpInputs& in
   return engine_->pool_forward(g, dtype_, io);
 }
 
+Status DevicePreparedOp::allocate_avgpool(const AvgPoolGeometry& g, const OpInputs& in) {
+  if (!is_avgpool_op(op_)) {
+    return invalid_argument(std::string(bench_op_name(op_)) + " is no op of an average-pool case");
+  }
+  const int e = device_bytes(dtype_);
+  if (op_ == BenchOp::kAvgPoolForward) {
+    KC_RETURN_IF_ERROR(put(x_, in.x, dtype_, "x"));
+    return out(y_, element_count(g.y_shape()), e, "y");
+  }
+  KC_RETURN_IF_ERROR(put(dy_, in.dy, dtype_, "dy"));
+  return out(dx_, element_count(g.x_shape()), e, "dx");
+}
+
 Status DevicePreparedOp::launch_conv(const ConvGeometry& g) {
   ConvIO io;
   io.x = x_ ? x_.data() : nullptr;
@@ -176,9 +193,20 @@ Status DevicePreparedOp::launch_pool(const PoolGeometry& g) {
   return op_ == BenchOp::kPoolBackward ? engine_->pool_backward(g, dtype_, io) : engine_->pool_forward(g, dtype_, io);
 }
 
+Status DevicePreparedOp::launch_avgpool(const AvgPoolGeometry& g) {
+  PoolIO io;
+  io.x = x_ ? x_.data() : nullptr;
+  io.y = y_ ? y_.data() : nullptr;
+  io.dy = dy_ ? dy_.data() : nullptr;
+  io.dx = dx_ ? dx_.data() : nullptr;
+  return op_ == BenchOp::kAvgPoolBackward ? engine_->avgpool_backward(g, dtype_, io)
+                                          : engine_->avgpool_forward(g, dtype_, io);
+}
+
 Status DevicePreparedOp::launch() {
   StreamScope scope(stream_.handle());
   if (const auto* g = std::get_if<ConvGeometry>(&geometry_)) return launch_conv(*g);
+  if (const auto* g = std::get_if<AvgPoolGeometry>(&geometry_)) return launch_avgpool(*g);
   return launch_pool(std::get<PoolGeometry>(geometry_));
 }
 
@@ -206,6 +234,10 @@ Status DevicePreparedOp::prepare(const Case& c, const OpInputs& in) {
     KC_ASSIGN_OR_RETURN(PoolGeometry g, pool_geometry(c));
     geometry_ = g;
     KC_RETURN_IF_ERROR(allocate_pool(g, in));
+  } else if (std::holds_alternative<AvgPoolParams>(c.op)) {
+    KC_ASSIGN_OR_RETURN(AvgPoolGeometry g, avgpool_geometry(c));
+    geometry_ = g;
+    KC_RETURN_IF_ERROR(allocate_avgpool(g, in));
   } else {
     KC_ASSIGN_OR_RETURN(ConvGeometry g, conv_geometry(c));
     geometry_ = g;
@@ -259,6 +291,11 @@ StatusOr<PreparedOutputs> DevicePreparedOp::outputs() const {
     if (dx_) KC_RETURN_IF_ERROR(get(dx_, dtype_, g->x_shape(), o.dx));
     if (dw_) KC_RETURN_IF_ERROR(get(dw_, dtype_, g->w_shape(), o.dw));
     if (db_) KC_RETURN_IF_ERROR(get(db_, dtype_, g->b_shape(), o.db));
+    return o;
+  }
+  if (const auto* g = std::get_if<AvgPoolGeometry>(&geometry_)) {
+    if (y_) KC_RETURN_IF_ERROR(get(y_, dtype_, g->y_shape(), o.y));
+    if (dx_) KC_RETURN_IF_ERROR(get(dx_, dtype_, g->x_shape(), o.dx));
     return o;
   }
   KC_RETURN_IF_ERROR(pool_outputs(std::get<PoolGeometry>(geometry_), o));

@@ -1,5 +1,6 @@
 // The defaults of Engine (engine.h): an engine that cannot split the backward says so,
-// and the bench times its whole conv_backward instead.
+// and the bench times its whole conv_backward instead; one without average pooling says
+// so too.
 #include "engine.h"
 
 namespace kc::gpu {
@@ -22,5 +23,11 @@ StatusOr<std::unique_ptr<Engine>> make_engine(const std::string& name) {
 Status Engine::conv_backward_data(const ConvGeometry&, DType, const ConvIO&) { return no_split(*this, "dx"); }
 Status Engine::conv_backward_weight(const ConvGeometry&, DType, const ConvIO&) { return no_split(*this, "dw"); }
 Status Engine::conv_backward_bias(const ConvGeometry&, DType, const ConvIO&) { return no_split(*this, "db"); }
+Status Engine::avgpool_forward(const AvgPoolGeometry&, DType, const PoolIO&) {
+  return unimplemented("avgpool forward is not implemented by the " + name() + " engine");
+}
+Status Engine::avgpool_backward(const AvgPoolGeometry&, DType, const PoolIO&) {
+  return unimplemented("avgpool backward is not implemented by the " + name() + " engine");
+}
 
 }  // namespace kc::gpu

@@ -27,10 +27,11 @@ struct ConvIO {
   void* db = nullptr;  // null without a bias
 };
 
+// Max pooling and average pooling (which has no offsets).
 struct PoolIO {
   const void* x = nullptr;
   void* y = nullptr;
-  void* offsets = nullptr;  // training: compact argmax offsets (pool_shape.h); else null
+  void* offsets = nullptr;  // max-pool training: compact argmax offsets (pool_shape.h); else null
   const void* dy = nullptr;
   void* dx = nullptr;
 };
@@ -50,6 +51,10 @@ class Engine {
   virtual Status conv_backward(const ConvGeometry& g, DType dtype, bool relu, const ConvIO& io) = 0;
   virtual Status pool_forward(const PoolGeometry& g, DType dtype, const PoolIO& io) = 0;
   virtual Status pool_backward(const PoolGeometry& g, DType dtype, const PoolIO& io) = 0;
+  // Average pooling: io.x -> io.y, and io.dy -> io.dx (x and y are not passed to the
+  // backward). unimplemented by default.
+  virtual Status avgpool_forward(const AvgPoolGeometry& g, DType dtype, const PoolIO& io);
+  virtual Status avgpool_backward(const AvgPoolGeometry& g, DType dtype, const PoolIO& io);
 
   // The backward split for the bench (unfused convs only): dx, dw or db alone, reading
   // what each needs of io. unimplemented where the engine cannot split.
@@ -97,7 +102,7 @@ std::unique_ptr<Engine> make_cudnn_engine();
 // By name ("cuda", "cudnn"); not_found for a name this build lacks.
 StatusOr<std::unique_ptr<Engine>> make_engine(const std::string& name);
 
-// Refusals both engines share: f64, tensors of 2^31 elements or more. ok for a case
+// Refusals both engines share: f64, tensors of 2^31 - 2^20 elements or more. ok for a case
 // whose geometry does not resolve (invalid: not ours to refuse).
 Status common_supports(const Case& c, const std::string& engine);
 

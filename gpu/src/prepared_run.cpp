@@ -16,6 +16,8 @@ struct PreparedRun::State {
 
 StatusOr<BenchOp> bench_op_for(const Case& c, PreparedPass pass) {
   const bool forward = pass == PreparedPass::kForward;
+  if (std::holds_alternative<AvgPoolParams>(c.op))
+    return forward ? BenchOp::kAvgPoolForward : BenchOp::kAvgPoolBackward;
   const auto* pool = std::get_if<MaxPoolParams>(&c.op);
   if (pool == nullptr) return forward ? BenchOp::kConvForward : BenchOp::kConvBackward;
   const bool training = pool->mode == PoolMode::kTraining;

@@ -72,6 +72,17 @@ PoolShape pool_shape(const PoolGeometry& g) {
   return s;
 }
 
+AvgPoolShape avgpool_shape(const AvgPoolGeometry& g) {
+  AvgPoolShape s;
+  s.planes = narrow(g.batch * g.channels);
+  fill_window(g.spatial, false, s);
+  const std::array<DimGeometry, 3> d = g.spatial.as_3d();
+  for (int i = 0; i < 3; ++i) s.pad_hi[i] = narrow(d[i].pad_hi);
+  s.count_include_pad = g.count_include_pad;
+  s.divisor = g.divisor;
+  return s;
+}
+
 int choose_splits(int64_t k, int64_t tiles_per_group, int64_t groups) {
   const int64_t blocks = std::max<int64_t>(1, tiles_per_group * groups);
   if (blocks >= kTargetBlocks) return 1;

@@ -38,6 +38,12 @@ Status common_supports(const Case& c, const std::string& engine) {
     KC_RETURN_IF_ERROR(check_elements(engine, "x", g->x_shape()));
     return check_elements(engine, "y", g->y_shape());
   }
+  if (std::holds_alternative<AvgPoolParams>(c.op)) {
+    auto g = avgpool_geometry(c);
+    if (!g.ok()) return ok_status();
+    KC_RETURN_IF_ERROR(check_elements(engine, "x", g->x_shape()));
+    return check_elements(engine, "y", g->y_shape());
+  }
   auto g = conv_geometry(c);
   if (!g.ok()) return ok_status();
   KC_RETURN_IF_ERROR(check_elements(engine, "x", g->x_shape()));

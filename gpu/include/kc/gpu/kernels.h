@@ -65,6 +65,13 @@ Status launch_maxpool_backward(DType dtype, const PoolShape& s, const void* dy, 
 Status launch_maxpool_expand_indices(const PoolShape& s, const void* offsets, int offset_bytes, int64_t* indices);
 Status launch_maxpool_compress_indices(const PoolShape& s, const int64_t* indices, void* offsets, int offset_bytes);
 
+// avgpool_forward.cu: y = the window's f32 sum / its divisor (pool_shape.h).
+Status launch_avgpool_forward(DType dtype, const AvgPoolShape& s, const void* x, void* y);
+
+// avgpool_backward.cu: the deterministic gather dx[i] = sum of dy / divisor over the
+// windows that read i, in ascending output order.
+Status launch_avgpool_backward(DType dtype, const AvgPoolShape& s, const void* dy, void* dx);
+
 // device_copy.cu: `bytes` from src to dst on the device (the bandwidth ceiling's copy).
 Status launch_device_copy(void* dst, const void* src, int64_t bytes);
 

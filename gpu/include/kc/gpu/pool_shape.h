@@ -1,10 +1,11 @@
-// Max-pool geometry and the compact argmax encoding (docs/ops.md, "Max pooling"), shared
-// by the pool kernels and their CPU tests. Training mode keeps, per output, the chosen
-// tap's offset inside its window (the flat kernel index, row-major), in uint8 below 255
-// taps and uint16 below 65535; the all-ones value means "never written". At the
-// interface an offset expands to the int64 flat position in the unpadded (n, c) plane,
-// and an int64 index that is no tap of its window is refused on the way back. The
-// backward is a gather in ascending output order, without atomics: deterministic.
+// Max-pool geometry and the compact argmax encoding (docs/ops.md, "Max pooling"), and
+// the average-pool window arithmetic (AvgPoolShape), shared by the pool kernels and
+// their CPU tests. Training mode keeps, per output, the chosen tap's offset inside its
+// window (the flat kernel index, row-major), in uint8 below 255 taps and uint16 below
+// 65535; the all-ones value means "never written". At the interface an offset expands
+// to the int64 flat position in the unpadded (n, c) plane, and an int64 index that is
+// no tap of its window is refused on the way back. Both backwards are gathers in
+// ascending output order, without atomics: deterministic.
 // More on the method: docs/notes.md, section gpu/include/kc/gpu/pool_shape.h.
 #pragma once
 
@@ -16,7 +17,8 @@
 
 namespace kc {
 struct PoolGeometry;
-}
+struct AvgPoolGeometry;
+}  // namespace kc
 
 namespace kc::gpu {
 
@@ -84,6 +86,87 @@ KC_HD bool pool_replaces(bool have, float best, float v, bool tie_last) {
   if (best_nan) return v_nan && tie_last;
   if (v_nan) return true;
   return v > best || (tie_last && v == best && v >= -FLT_MAX);  // -inf < -FLT_MAX
+}
+
+// Average pooling (dilation 1). pad_hi bounds the divisor of count_include_pad (a
+// ceil_mode overhang past the padding does not count); divisor > 0 replaces the rule.
+struct AvgPoolShape : WindowShape {
+  int planes = 1;  // batch * channels
+  int pad_hi[3] = {0, 0, 0};
+  bool count_include_pad = true;
+  long long divisor = 0;
+};
+
+AvgPoolShape avgpool_shape(const AvgPoolGeometry& g);
+
+// Window o along dim d: the input range [lo, hi) it reads (empty for a window only in
+// padding) and its factor of the divisor there: the window clipped to
+// [-pad_lo, in + pad_hi) (count_include_pad) or to [0, in).
+struct AvgSpan {
+  int lo = 0, hi = 0, counted = 1;
+};
+
+KC_HD AvgSpan avg_span(const AvgPoolShape& s, int d, int o) {
+  const int start = o * s.stride[d] - s.pad_lo[d];
+  const int end = start + s.kernel[d];
+  const int edge = s.in[d] + s.pad_hi[d];
+  AvgSpan r;
+  r.lo = start < 0 ? 0 : start;
+  r.hi = end < s.in[d] ? end : s.in[d];
+  if (r.hi < r.lo) r.hi = r.lo;
+  r.counted = s.count_include_pad ? (end < edge ? end : edge) - start : r.hi - r.lo;
+  return r;
+}
+
+// The windows along dim d that read input i: [*first, *last] (empty when first > last).
+KC_HD void avg_windows_of(const AvgPoolShape& s, int d, int i, int* first, int* last) {
+  const int t = i + s.pad_lo[d];  // o * stride <= t < o * stride + kernel
+  const int past = t - s.kernel[d];
+  *first = past < 0 ? 0 : past / s.stride[d] + 1;
+  const int l = t / s.stride[d];
+  *last = l < s.out[d] - 1 ? l : s.out[d] - 1;
+}
+
+KC_HD float avg_divisor(const AvgPoolShape& s, const AvgSpan sp[3]) {
+  if (s.divisor > 0) return static_cast<float>(s.divisor);
+  return static_cast<float>(static_cast<long long>(sp[0].counted) * sp[1].counted * sp[2].counted);
+}
+
+// y of window o (per-dim coords): the f32 sum of its input elements in row-major order,
+// divided once. load(flat plane index) gives an element as float.
+template <class Load>
+KC_HD float avg_window_mean(const AvgPoolShape& s, const int o[3], Load&& load) {
+  const AvgSpan sp[3] = {avg_span(s, 0, o[0]), avg_span(s, 1, o[1]), avg_span(s, 2, o[2])};
+  float sum = 0.f;
+  for (int i0 = sp[0].lo; i0 < sp[0].hi; ++i0) {
+    for (int i1 = sp[1].lo; i1 < sp[1].hi; ++i1) {
+      const int row = (i0 * s.in[1] + i1) * s.in[2];
+      for (int i2 = sp[2].lo; i2 < sp[2].hi; ++i2) sum += load(row + i2);
+    }
+  }
+  return sum / avg_divisor(s, sp);
+}
+
+// dx of input i (per-dim coords): dy / divisor of every window that reads it, added in
+// ascending output order (a fixed order: the gather is deterministic). load(flat plane
+// output index) gives dy as float.
+template <class Load>
+KC_HD float avg_input_grad(const AvgPoolShape& s, const int i[3], Load&& load) {
+  int first[3], last[3];
+  for (int d = 0; d < 3; ++d) avg_windows_of(s, d, i[d], &first[d], &last[d]);
+  float sum = 0.f;
+  for (int o0 = first[0]; o0 <= last[0]; ++o0) {
+    AvgSpan sp[3];
+    sp[0] = avg_span(s, 0, o0);
+    for (int o1 = first[1]; o1 <= last[1]; ++o1) {
+      sp[1] = avg_span(s, 1, o1);
+      for (int o2 = first[2]; o2 <= last[2]; ++o2) {
+        sp[2] = avg_span(s, 2, o2);
+        sum += load((o0 * s.out[1] + o1) * s.out[2] + o2) / avg_divisor(s, sp);
+      }
+    }
+  }
+  return sum;
 }
 
 }  // namespace kc::gpu

@@ -3,7 +3,8 @@
 // thin form of the bench's prepared op (kc/prepared_op.h, which the cuda and cudnn
 // backends' prepare() return): prepare() makes the inputs and prepares the pass's
 // BenchOp (forward: conv_forward, pool_training or pool_inference by the case's mode;
-// backward: conv_backward, or pool_backward, which needs maxpool.mode: training); run()
+// backward: conv_backward, or pool_backward, which needs maxpool.mode: training;
+// avgpool_forward and avgpool_backward for an average pool); run()
 // launches only the op's kernels between two CUDA events on the op's own stream.
 // More on the method: docs/notes.md, section gpu/include/kc/gpu/prepared_run.h.
 #pragma once
