@@ -53,7 +53,8 @@
   X(cudnnCreatePoolingDescriptor)                   \
   X(cudnnDestroyPoolingDescriptor)                  \
   X(cudnnSetPoolingNdDescriptor)                    \
-  X(cudnnPoolingForward)
+  X(cudnnPoolingForward)                            \
+  X(cudnnPoolingBackward)
 
 namespace kc::gpu {
 

@@ -106,6 +106,21 @@ StatusOr<PoolDesc> make_max_pool(const CudnnApi& api, const std::vector<int>& wi
   return d;
 }
 
+StatusOr<PoolDesc> make_avg_pool(const CudnnApi& api, bool count_include_pad, const std::vector<int>& window,
+                                 const std::vector<int>& pad, const std::vector<int>& stride) {
+  cudnnPoolingDescriptor_t h = nullptr;
+  KC_RETURN_IF_ERROR(cudnn_status(api, api.cudnnCreatePoolingDescriptor(&h), "cudnnCreatePoolingDescriptor"));
+  PoolDesc d(h, api.cudnnDestroyPoolingDescriptor);
+  const cudnnPoolingMode_t mode =
+      count_include_pad ? CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING : CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING;
+  KC_RETURN_IF_ERROR(
+      cudnn_status(api,
+                   api.cudnnSetPoolingNdDescriptor(h, mode, CUDNN_PROPAGATE_NAN, static_cast<int>(window.size()),
+                                                   window.data(), pad.data(), stride.data()),
+                   "cudnnSetPoolingNdDescriptor (average)"));
+  return d;
+}
+
 // cuDNN's documentation says cudnnSetTensor reads a value of the tensor's type, but on an
 // H100 (cuDNN 9) an f16 tensor set from the two bytes of f16 -inf (0xFC00, zero above)
 // held 0, as if a float were read (0x0000FC00, a subnormal that rounds to 0): an

@@ -61,6 +61,10 @@ StatusOr<ConvDesc> make_conv(const CudnnApi& api, const ConvGeometry& g, const s
 
 StatusOr<ActDesc> make_relu(const CudnnApi& api);
 StatusOr<PoolDesc> make_max_pool(const CudnnApi& api, const std::vector<int>& window, const std::vector<int>& stride);
+// Average pooling with cuDNN's own symmetric zero padding `pad` (cuDNN order), its
+// divisor the window's size (count_include_pad) or its count of non-padding elements.
+StatusOr<PoolDesc> make_avg_pool(const CudnnApi& api, bool count_include_pad, const std::vector<int>& window,
+                                 const std::vector<int>& pad, const std::vector<int>& stride);
 
 // The four bytes cudnnSetTensor reads a fill value from. Its documentation says a value
 // of the tensor's own type, but on an H100 f16 -inf's two bytes filled an f16 tensor with

@@ -6,6 +6,11 @@
 //                  the bench's split ops of an unfused conv)
 //   max pool:      inference forward only (cuDNN keeps no argmax indices; its backward
 //                  needs x and y, which the backend interface does not pass)
+//   average pool:  cudnnPoolingForward / cudnnPoolingBackward, COUNT_INCLUDE_PADDING or
+//                  COUNT_EXCLUDE_PADDING; cuDNN's own symmetric padding, or (counting the
+//                  padding) x pre-padded with zeros and dx cropped from the padded
+//                  gradient. Refused: a divisor, asymmetric padding that is not counted,
+//                  and a ceil_mode output longer than floor's (cuDNN has no ceil mode)
 // More on the method: docs/notes.md, section peers/cudnn/cudnn_engine.cpp.
 #include <algorithm>
 #include <cmath>
@@ -59,6 +64,8 @@ class CudnnEngine final : public Engine {
         "cudnn max-pool backward: cuDNN recomputes the argmax from x and y, which the backend "
         "interface does not pass (the peer runs inference pooling only)");
   }
+  Status avgpool_forward(const AvgPoolGeometry& g, DType dtype, const PoolIO& io) override;
+  Status avgpool_backward(const AvgPoolGeometry& g, DType dtype, const PoolIO& io) override;
   Status conv_backward_data(const ConvGeometry& g, DType dtype, const ConvIO& io) override;
   Status conv_backward_weight(const ConvGeometry& g, DType dtype, const ConvIO& io) override;
   Status conv_backward_bias(const ConvGeometry& g, DType dtype, const ConvIO& io) override;
@@ -71,15 +78,18 @@ class CudnnEngine final : public Engine {
   bool has_atomic_weight_gradient() const override { return true; }
   int64_t scratch_bytes() const override {
     int64_t n = 0;
-    for (const DeviceBuffer* b : {&workspace_, &xp_, &dxp_, &z_, &r_, &dz_}) n += b->bytes();
+    for (const DeviceBuffer* b : {&workspace_, &xp_, &dxp_, &z_, &r_, &dz_, &zeros_}) n += b->bytes();
     return n;
   }
   Status check_guards() const override {
-    for (const DeviceBuffer* b : {&workspace_, &xp_, &dxp_, &z_, &r_, &dz_}) KC_RETURN_IF_ERROR(b->check_guards());
+    for (const DeviceBuffer* b : {&workspace_, &xp_, &dxp_, &z_, &r_, &dz_, &zeros_}) {
+      KC_RETURN_IF_ERROR(b->check_guards());
+    }
     return ok_status();
   }
   void release_scratch() override {
-    for (DeviceBuffer* b : {&workspace_, &xp_, &dxp_, &z_, &r_, &dz_}) *b = DeviceBuffer{};
+    for (DeviceBuffer* b : {&workspace_, &xp_, &dxp_, &z_, &r_, &dz_, &zeros_}) *b = DeviceBuffer{};
+    zeros_filled_ = 0;
   }
 
  private:
@@ -104,13 +114,22 @@ class CudnnEngine final : public Engine {
   Status conv_plus_bias(DType dtype, const ConvDescs& d, const void* x, const void* w, const void* b, void* y);
   Status relu_in_place(const ConvDescs& d, void* y);
   Status fused_grad(const ConvGeometry& g, DType dtype, const ConvDescs& d, const Input& in, const ConvIO& io);
+  // An average pool's input as cuDNN reads it (pre-padded with zeros into xp_ when x is
+  // given and cuDNN's own padding cannot be used), and the pooling descriptor.
+  struct AvgProblem {
+    Input in;
+    PoolDesc pool;
+  };
+  StatusOr<AvgProblem> avg_problem(const AvgPoolGeometry& g, DType dtype, const void* x);
 
   const CudnnApi* api_ = nullptr;
   cudnnHandle_t handle_ = nullptr;
   DeviceBuffer workspace_, xp_, dxp_, z_, r_, dz_;
-  AlgoCache chosen_;     // the convolution algorithms that ran, per problem
-  ConvDescCache descs_;  // the descriptors of each problem, made once
-  ActDesc relu_;         // made once, in ready()
+  DeviceBuffer zeros_;        // the x cudnnPoolingBackward takes for an average pool
+  int64_t zeros_filled_ = 0;  // its leading bytes that hold zeros
+  AlgoCache chosen_;          // the convolution algorithms that ran, per problem
+  ConvDescCache descs_;       // the descriptors of each problem, made once
+  ActDesc relu_;              // made once, in ready()
 };
 
 // Whether the convolution uses cuDNN's own zero padding: symmetric in every dim and not
@@ -129,6 +148,41 @@ bool cudnn_pads(const Case& c, const ConvParams& conv) {
     any = any || d.pad_lo > 0;
   }
   return any;
+}
+
+// Whether cuDNN's own padding runs an average pool: symmetric in every dim and narrower
+// than the window. Otherwise the engine pre-pads x with zeros, which is the contract only
+// when the padding is counted (count_include_pad); supports() refuses the rest.
+bool cudnn_pads_avgpool(const AvgPoolGeometry& g) {
+  return std::all_of(g.spatial.dims.begin(), g.spatial.dims.end(),
+                     [](const DimGeometry& d) { return d.pad_lo == d.pad_hi && d.pad_lo < d.kernel; });
+}
+
+// What cuDNN's average pooling cannot compute as the contract says (docs/ops.md,
+// "Average pooling"). ok for a case whose geometry does not resolve (invalid).
+Status avgpool_supports(const Case& c, const AvgPoolParams& p) {
+  if (p.divisor) {
+    return unimplemented("avgpool.divisor: " + std::to_string(*p.divisor) +
+                         ": cuDNN divides by the window's size or its count of input elements, never by a given "
+                         "divisor");
+  }
+  const StatusOr<AvgPoolGeometry> g = avgpool_geometry(c);
+  if (!g.ok()) return ok_status();
+  for (size_t i = 0; i < g->spatial.dims.size(); ++i) {
+    const DimGeometry& d = g->spatial.dims[i];
+    const int64_t floor_out = output_extent(d.in, d.kernel, d.stride, 1, d.pad_lo, d.pad_hi, false);
+    if (d.out != floor_out) {
+      return unimplemented("avgpool.ceil_mode: dim " + std::to_string(i) + " has " + std::to_string(d.out) +
+                           " windows where floor gives " + std::to_string(floor_out) +
+                           "; cuDNN has no ceil mode, and its last window would need padding past the case's");
+    }
+  }
+  if (!g->count_include_pad && !cudnn_pads_avgpool(*g)) {
+    return unimplemented(
+        "avgpool.padding: asymmetric with count_include_pad: false: cuDNN pads symmetrically, and explicit zeros "
+        "in its place would be counted in the divisor");
+  }
+  return ok_status();
 }
 
 bool non_finite_inline(const Case& c, const char* name) {
@@ -153,6 +207,7 @@ Status CudnnEngine::supports(const Case& c) const {
     }
     return ok_status();
   }
+  if (const auto* p = std::get_if<AvgPoolParams>(&c.op)) return avgpool_supports(c, *p);
   const ConvParams* conv = std::get_if<ConvParams>(&c.op);
   if (const auto* fused = std::get_if<ConvBiasReluParams>(&c.op)) conv = &fused->conv;
   if (conv == nullptr) return ok_status();  // a stack: each layer's case is asked on its own
@@ -381,6 +436,86 @@ Status CudnnEngine::pool_forward(const PoolGeometry& g, DType dtype, const PoolI
   KC_ASSIGN_OR_RETURN(PoolDesc pd, make_max_pool(*api_, cudnn_spatial(window, 1), cudnn_spatial(stride, 1)));
   return cudnn_status(*api_, api_->cudnnPoolingForward(handle_, pd.get(), &kOne, xd.get(), x, &kZero, yd.get(), io.y),
                       "cudnnPoolingForward");
+}
+
+StatusOr<CudnnEngine::AvgProblem> CudnnEngine::avg_problem(const AvgPoolGeometry& g, DType dtype, const void* x) {
+  KC_RETURN_IF_ERROR(ready());
+  AvgProblem p;
+  std::vector<int64_t> lo, window, stride;
+  for (const DimGeometry& d : g.spatial.dims) {
+    lo.push_back(d.pad_lo);
+    window.push_back(d.kernel);
+    stride.push_back(d.stride);
+  }
+  p.in.x = x;
+  p.in.spatial = cudnn_spatial(g.spatial.in_dims(), 1);
+  if (cudnn_pads_avgpool(g)) {
+    p.in.pad = cudnn_spatial(lo, 0);
+  } else {  // counted padding (supports()): explicit zeros, the same sums and divisors
+    p.in.prepadded = true;
+    p.in.lo = cudnn_spatial(lo, 0);
+    p.in.pad.assign(p.in.lo.size(), 0);
+    const std::vector<int> unpadded = p.in.spatial;
+    p.in.spatial = padded_extents(g.spatial, std::vector<int64_t>(lo.size(), 0));
+    if (x != nullptr) {
+      KC_RETURN_IF_ERROR(prepad(dtype, static_cast<int>(g.batch), static_cast<int>(g.channels), unpadded, p.in.spatial,
+                                p.in.lo, TypedValue{}, x, xp_));
+      p.in.x = xp_.data();
+    }
+  }
+  KC_ASSIGN_OR_RETURN(
+      p.pool, make_avg_pool(*api_, g.count_include_pad, cudnn_spatial(window, 1), p.in.pad, cudnn_spatial(stride, 1)));
+  return p;
+}
+
+Status CudnnEngine::avgpool_forward(const AvgPoolGeometry& g, DType dtype, const PoolIO& io) {
+  KC_ASSIGN_OR_RETURN(AvgProblem p, avg_problem(g, dtype, io.x));
+  const int n = static_cast<int>(g.batch), c = static_cast<int>(g.channels);
+  KC_ASSIGN_OR_RETURN(TensorDesc xd, make_tensor(*api_, dtype, n, c, p.in.spatial));
+  KC_ASSIGN_OR_RETURN(TensorDesc yd, make_tensor(*api_, dtype, n, c, cudnn_spatial(g.spatial.out_dims(), 1)));
+  return cudnn_status(*api_,
+                      api_->cudnnPoolingForward(handle_, p.pool.get(), &kOne, xd.get(), p.in.x, &kZero, yd.get(), io.y),
+                      "cudnnPoolingForward (average)");
+}
+
+// cudnnPoolingBackward takes x and y too, which an average pool's gradient does not
+// depend on and the backend interface does not pass: x is zeros (zeros_, filled once
+// for the largest x so far, so that a timed run does not fill it) and y is dy, so that a
+// library which read them would show as a wrong dx, never pass by chance.
+Status CudnnEngine::avgpool_backward(const AvgPoolGeometry& g, DType dtype, const PoolIO& io) {
+  KC_ASSIGN_OR_RETURN(AvgProblem p, avg_problem(g, dtype, nullptr));
+  const int n = static_cast<int>(g.batch), c = static_cast<int>(g.channels);
+  KC_ASSIGN_OR_RETURN(TensorDesc xd, make_tensor(*api_, dtype, n, c, p.in.spatial));
+  KC_ASSIGN_OR_RETURN(TensorDesc yd, make_tensor(*api_, dtype, n, c, cudnn_spatial(g.spatial.out_dims(), 1)));
+  int64_t count = g.batch * g.channels;
+  for (int e : p.in.spatial) count *= e;
+  const int64_t bytes = count * device_bytes(dtype);
+  if (zeros_filled_ < bytes) {
+    KC_RETURN_IF_ERROR(ensure_size(zeros_, bytes, "cudnn avgpool x (zeros)"));
+    KC_RETURN_IF_ERROR(cudnn_status(*api_, api_->cudnnSetTensor(handle_, xd.get(), zeros_.data(), TypedValue{}.bytes),
+                                    "cudnnSetTensor (x: zeros)"));
+    zeros_filled_ = bytes;
+  }
+  void* dx = io.dx;
+  if (p.in.prepadded) {
+    KC_RETURN_IF_ERROR(ensure_size(dxp_, bytes, "cudnn padded dx"));
+    dx = dxp_.data();
+  }
+  KC_RETURN_IF_ERROR(cudnn_status(*api_,
+                                  api_->cudnnPoolingBackward(handle_, p.pool.get(), &kOne, yd.get(), io.dy, yd.get(),
+                                                             io.dy, xd.get(), zeros_.data(), &kZero, xd.get(), dx),
+                                  "cudnnPoolingBackward (average)"));
+  if (!p.in.prepadded) return ok_status();
+  // dx is the interior of the padded gradient.
+  const std::vector<int> unpadded = cudnn_spatial(g.spatial.in_dims(), 1);
+  int64_t offset = 0;
+  KC_ASSIGN_OR_RETURN(TensorDesc inner, interior(dtype, n, c, unpadded, p.in.spatial, p.in.lo, &offset));
+  KC_ASSIGN_OR_RETURN(TensorDesc dst, make_tensor(*api_, dtype, n, c, unpadded));
+  return cudnn_status(
+      *api_,
+      api_->cudnnTransformTensor(handle_, &kOne, inner.get(), static_cast<unsigned char*>(dxp_.data()) + offset, &kZero,
+                                 dst.get(), io.dx),
+      "cudnnTransformTensor (crop dx)");
 }
 
 }  // namespace
