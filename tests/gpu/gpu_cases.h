@@ -2,7 +2,10 @@
 // backend claims, each cheap enough to check fully (gradcheck included) in seconds.
 #pragma once
 
+#include <array>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kc/case.h"
@@ -42,6 +45,50 @@ inline Case pool(Dims spatial, Dims kernel, Dims stride, PadSpec pad, TieRule ti
   return named(std::move(c), std::move(name), dtype, fill);
 }
 
+// An average pool on a 2 x 3 input with explicit [lo, hi] pads.
+struct AvgSpec {
+  Dims spatial, kernel, stride;
+  std::vector<std::array<int64_t, 2>> pads;
+  bool ceil_mode = false;
+  bool count_include_pad = true;
+  std::optional<int64_t> divisor;
+};
+
+inline Case avgpool(const AvgSpec& s, std::string name, DType dtype, Fill fill = Fill::kRandom) {
+  Case c;
+  c.input = InputSpec{2, 3, s.spatial};
+  AvgPoolParams p;
+  p.kernel = s.kernel;
+  p.stride = s.stride;
+  p.padding = test::explicit_pad(s.pads);
+  p.ceil_mode = s.ceil_mode;
+  p.count_include_pad = s.count_include_pad;
+  p.divisor = s.divisor;
+  c.op = p;
+  return named(std::move(c), std::move(name), dtype, fill);
+}
+
+// Average-pool geometries over ranks 1-3: strides below, at and above the kernel,
+// asymmetric pads, ceil_mode with and without a last window past the padding, padding
+// counted or not, a given divisor. The comments say what the cudnn peer does with each.
+inline std::vector<std::pair<std::string, AvgSpec>> avgpool_specs() {
+  return {
+      // floor and ceil agree; symmetric: cuDNN's own padding, padding not counted
+      {"avgpool1d exclude", {{11}, {4}, {3}, {{1, 1}}, true, false, std::nullopt}},
+      // counted asymmetric padding, overlapping windows: cuDNN on x pre-padded with zeros
+      {"avgpool2d include asym", {{8, 7}, {3, 2}, {1, 2}, {{2, 1}, {0, 1}}, false, true, std::nullopt}},
+      // ceil_mode adds a window past the padding (dim 0): cudnn refuses
+      {"avgpool2d ceil include", {{9, 7}, {3, 3}, {2, 2}, {{1, 0}, {1, 1}}, true, true, std::nullopt}},
+      // the same, padding not counted: cudnn refuses
+      {"avgpool3d ceil exclude",
+       {{5, 4, 6}, {3, 2, 2}, {2, 1, 2}, {{1, 0}, {0, 1}, {1, 0}}, true, false, std::nullopt}},
+      // a divisor: cudnn refuses
+      {"avgpool3d divisor", {{4, 5, 6}, {2, 3, 2}, {2, 1, 2}, {{1, 0}, {1, 1}, {0, 1}}, false, true, 5}},
+      // no padding, stride past the kernel (input elements no window reads)
+      {"avgpool2d sparse", {{9, 10}, {2, 3}, {3, 4}, {{0, 0}, {0, 0}}, false, true, std::nullopt}},
+  };
+}
+
 inline std::vector<Case> cuda_cases() {
   using test::explicit_pad;
   using test::pad_kind;
@@ -75,6 +122,11 @@ inline std::vector<Case> cuda_cases() {
                    "maxpool special last f32", DType::kF32, Fill::kSpecial));
   r.push_back(pool({10}, {3}, {1}, explicit_pad({{1, 1}}), TieRule::kAny, PoolMode::kInference, "maxpool inference f32",
                    DType::kF32, Fill::kRandom));
+  const std::vector<std::pair<std::string, AvgSpec>> avg = avgpool_specs();
+  for (size_t i = 0; i < avg.size(); ++i) {  // one dtype each, in turn
+    const DType d = std::array<DType, 3>{DType::kF32, DType::kF16, DType::kBF16}[i % 3];
+    r.push_back(avgpool(avg[i].second, avg[i].first + " " + std::string(dtype_name(d)), d));
+  }
   return r;
 }
 

@@ -21,6 +21,7 @@ namespace {
 // The ops the bench times for the case (docs/bench.md): conv_backward_bias with a bias.
 std::vector<BenchOp> ops_of(const Case& c, const OpGeometry& g) {
   if (is_pool(c)) return {BenchOp::kPoolInference, BenchOp::kPoolTraining, BenchOp::kPoolBackward};
+  if (is_avgpool(c)) return {BenchOp::kAvgPoolForward, BenchOp::kAvgPoolBackward};
   if (is_fused(c)) return {BenchOp::kConvForward, BenchOp::kConvBackward};
   std::vector<BenchOp> ops = {BenchOp::kConvForward, BenchOp::kConvBackward, BenchOp::kConvBackwardData,
                               BenchOp::kConvBackwardWeight};
@@ -47,6 +48,7 @@ void expect_matches(const PreparedOutputs& p, const OpOutputs& h, BenchOp op, do
   switch (op) {
     case BenchOp::kConvForward:
     case BenchOp::kPoolInference:
+    case BenchOp::kAvgPoolForward:
       EXPECT_TRUE(same(p.y, h.y, tol)) << what;
       break;
     case BenchOp::kPoolTraining:
@@ -67,6 +69,7 @@ void expect_matches(const PreparedOutputs& p, const OpOutputs& h, BenchOp op, do
       }
       break;
     case BenchOp::kConvBackwardData:
+    case BenchOp::kAvgPoolBackward:
       EXPECT_TRUE(same(p.dx, h.dx, tol)) << what;
       break;
     case BenchOp::kConvBackwardWeight:
@@ -116,7 +119,8 @@ void check_ops(Backend& backend, const std::vector<Case>& cases, double tol, int
 
 std::vector<Case> small_cases() {
   const std::vector<Case> all = gpu_test::cuda_cases();
-  // conv with bias, fused, pool (training), pool (inference), a reflect-padded conv
+  // conv with bias, fused, pool (training), pool (inference), a reflect-padded conv,
+  // average pools
   std::vector<Case> r;
   for (const Case& c : all) {
     if (c.dtype == DType::kF32 || c.name == "conv2d same bias bf16") r.push_back(c);
