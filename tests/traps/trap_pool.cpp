@@ -247,6 +247,24 @@ double avg_divisor(Bug bug, const AvgPoolGeometry& g, const AvgWindow& w) {
 
 }  // namespace
 
+bool is_avgpool_trap(Bug bug) {
+  switch (bug) {
+    case Bug::kAvgCountPadInverted:
+    case Bug::kAvgCeilOverhangCounted:
+    case Bug::kAvgEmptyWindowNan:
+    case Bug::kAvgEmptyWindowUnwritten:
+    case Bug::kAvgWindowOffByOne:
+    case Bug::kAvgIgnoresPadLo:
+    case Bug::kAvgDivisorIgnored:
+    case Bug::kAvgDxUndivided:
+    case Bug::kAvgDxKernelDivisor:
+    case Bug::kAvgDxRace:
+      return true;
+    default:
+      return false;
+  }
+}
+
 Status trap_avgpool_forward(Bug bug, const AvgPoolGeometry& g, const Tensor& x, Tensor& y) {
   const int64_t planes = g.batch * g.channels, in_count = g.spatial.in_count(), out_count = g.spatial.out_count();
   for (int64_t o = 0; o < out_count; ++o) {

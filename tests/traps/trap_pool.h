@@ -21,6 +21,9 @@ Status trap_pool_forward(Bug bug, const PoolGeometry& g, const Tensor& x, Tensor
 Status trap_pool_backward(Bug bug, const PoolGeometry& g, const Tensor& dy, const IndexTensor* indices, const Tensor* x,
                           Tensor& dx);
 
+// The avg_* traps: their bug is in the average-pool kernels only.
+bool is_avgpool_trap(Bug bug);
+
 Status trap_avgpool_forward(Bug bug, const AvgPoolGeometry& g, const Tensor& x, Tensor& y);
 Status trap_avgpool_backward(Bug bug, const AvgPoolGeometry& g, const Tensor& dy, Tensor& dx);
 
