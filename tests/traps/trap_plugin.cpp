@@ -32,14 +32,19 @@ class TrapBackend final : public Backend {
     blind_.set_form(form_);
     // A trap's bug lives in one op's kernels: on the other ops it would rerun the
     // oracle's code, at the cost of a whole corpus run. The avg_* traps run the pooling
-    // cases (a max-pool case is the clean case of two of them); the others, every case
-    // but average pooling, which the controls (trap.none, trap.f32_accumulation) run.
+    // cases (a max-pool case is the clean case of two of them), most pool_* traps max pools
+    // and stacks (whose layers pool; trap_pool.h), the others every case but average pooling, which
+    // the controls (trap.none, trap.f32_accumulation) run.
     const bool avg_case = std::holds_alternative<AvgPoolParams>(c.op);
     if (bug_ != Bug::kNone && is_avgpool_trap(bug_) && !avg_case && !std::holds_alternative<MaxPoolParams>(c.op)) {
       return unimplemented(name_ + " plants its bug in average pooling only");
     }
     if (bug_ != Bug::kNone && !is_avgpool_trap(bug_) && avg_case) {
       return unimplemented(name_ + " has no bug in average pooling");
+    }
+    if (runs_max_pool_cases_only(bug_) &&
+        (avg_case || std::holds_alternative<ConvParams>(c.op) || std::holds_alternative<ConvBiasReluParams>(c.op))) {
+      return unimplemented(name_ + " plants its bug in max pooling only");
     }
     return ok_status();
   }

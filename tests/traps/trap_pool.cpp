@@ -265,6 +265,23 @@ bool is_avgpool_trap(Bug bug) {
   }
 }
 
+bool runs_max_pool_cases_only(Bug bug) {
+  switch (bug) {
+    case Bug::kPoolLastTie:
+    case Bug::kPoolTieMask:
+    case Bug::kPoolOverlapOverwrites:
+    case Bug::kPoolAtomicDx:
+    case Bug::kPoolPadZero:
+    case Bug::kPoolIgnoresNan:
+    case Bug::kPoolIndexMinusOne:
+    case Bug::kPoolCeilExtraWindow:
+    case Bug::kPoolIndexWithBatch:
+      return true;
+    default:
+      return false;
+  }
+}
+
 Status trap_avgpool_forward(Bug bug, const AvgPoolGeometry& g, const Tensor& x, Tensor& y) {
   const int64_t planes = g.batch * g.channels, in_count = g.spatial.in_count(), out_count = g.spatial.out_count();
   for (int64_t o = 0; o < out_count; ++o) {

@@ -23,6 +23,11 @@ Status trap_pool_backward(Bug bug, const PoolGeometry& g, const Tensor& dy, cons
 
 // The avg_* traps: their bug is in the average-pool kernels only.
 bool is_avgpool_trap(Bug bug);
+// The pool_* traps that run only max-pool and stack cases: their bug is in the max-pool
+// kernels (a stack's pool included) and their clean case is a max pool. The others
+// (pool_inference_in_training, pool_stale_indices, pool_window_u8_offset) are clean on a
+// conv case, so they run every case.
+bool runs_max_pool_cases_only(Bug bug);
 
 Status trap_avgpool_forward(Bug bug, const AvgPoolGeometry& g, const Tensor& x, Tensor& y);
 Status trap_avgpool_backward(Bug bug, const AvgPoolGeometry& g, const Tensor& dy, Tensor& dx);
