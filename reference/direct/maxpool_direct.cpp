@@ -50,13 +50,10 @@ std::vector<int64_t> window_members(const SpatialGeometry& s, const Dims& o) {
 }
 
 // The chosen member: the first NaN, else the first element equal to the maximum, where
-// "first" is in scan order for tie first/any and in reverse scan order for tie last;
-// a window of only -inf (no NaN, nothing larger) always takes its first member.
+// "first" is in scan order for tie first/any and in reverse scan order for tie last
+// (a window of only -inf too: its maximum is -inf, held by every member).
 int64_t choose(std::vector<int64_t> members, const double* plane, TieRule tie) {
   KC_CHECK(!members.empty());
-  const bool only_minus_inf = std::all_of(
-      members.begin(), members.end(), [&](int64_t i) { return plane[i] == -std::numeric_limits<double>::infinity(); });
-  if (only_minus_inf) return members.front();
   if (tie == TieRule::kLast) std::reverse(members.begin(), members.end());
   for (int64_t i : members) {
     if (std::isnan(plane[i])) return i;

@@ -35,8 +35,8 @@ int64_t input_coord(const DimGeometry& d, int64_t o, int64_t k) { return o * d.s
 bool inside(const DimGeometry& d, int64_t i) { return i >= 0 && i < d.in; }
 
 // Whether candidate v, met after the current choice in scan order, replaces it.
-//   NaN beats every number; between two NaNs, or two equal numbers, only `last` moves,
-//   except between two -inf: a window of only -inf keeps its first element.
+//   NaN beats every number; between two NaNs, or two equal numbers (two -inf too), only
+//   `last` moves: a window of only -inf points to its first or last element by the rule.
 bool replaces(const Choice& cur, double v, TieRule tie) {
   if (cur.index < 0) return true;
   const bool later_wins_tie = tie == TieRule::kLast;  // kAny is computed as kFirst
@@ -45,7 +45,7 @@ bool replaces(const Choice& cur, double v, TieRule tie) {
   if (cur_nan) return v_nan && later_wins_tie;
   if (v_nan) return true;
   if (v > cur.value) return true;
-  return v == cur.value && later_wins_tie && v != -INFINITY;
+  return v == cur.value && later_wins_tie;
 }
 
 // Chooses the maximum of window (od, oh, ow) of one input plane (row-major, in_count long).

@@ -216,7 +216,7 @@ TEST(GpuPoolIndex, ChoiceRule) {
   EXPECT_FALSE(gpu::pool_replaces(true, nan, nan, false));
   EXPECT_TRUE(gpu::pool_replaces(true, nan, nan, true));
   EXPECT_FALSE(gpu::pool_replaces(true, -inf, -inf, false));  // an all -inf window keeps its first
-  EXPECT_FALSE(gpu::pool_replaces(true, -inf, -inf, true));   // ... under tie last too
+  EXPECT_TRUE(gpu::pool_replaces(true, -inf, -inf, true));    // ... and moves to its last under tie last
   EXPECT_TRUE(gpu::pool_replaces(true, -inf, -3.f, true));
   EXPECT_TRUE(gpu::pool_replaces(true, -FLT_MAX, -FLT_MAX, true));  // the lowest finite value ties as usual
 }

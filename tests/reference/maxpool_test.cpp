@@ -244,25 +244,36 @@ TEST(MaxPoolNaN, NaNOnlyAffectsItsOwnWindows) {
   expect_forward(g, tensor({1, 1, 6}, {1, 2, kNaN, 0, 4, 3}), {2, kNaN, 4}, {1, 2, 4});
 }
 
-TEST(MaxPoolPadding, AllMinusInfWindowPointsToItsFirstInputElementUnderEveryTieRule) {
+TEST(MaxPoolPadding, AllMinusInfWindowFollowsTheTieRuleAmongItsInputElements) {
   // in 3, kernel 3, stride 1, pad [1, 1]: windows [-1, 1], [0, 2], [1, 3].
   Spec s{{3}, {3}, {1}, {{1, 1}}};
   const Tensor x = tensor({1, 1, 3}, {-kInf, -kInf, -kInf});
-  for (TieRule tie : {TieRule::kFirst, TieRule::kLast, TieRule::kAny}) {
+  for (TieRule tie : {TieRule::kFirst, TieRule::kAny}) {
     s.tie = tie;
     expect_forward(geometry(s), x, {-kInf, -kInf, -kInf}, {0, 0, 1});
   }
-  // A tie of finite values still moves under `last`.
+  // -inf ties move under `last` like any other tie; padding is still never chosen.
   s.tie = TieRule::kLast;
+  expect_forward(geometry(s), x, {-kInf, -kInf, -kInf}, {1, 2, 2});
   expect_forward(geometry(s), tensor({1, 1, 3}, {-kInf, -2, -2}), {-2, -2, -2}, {1, 2, 2});
+}
+
+TEST(MaxPoolTies, AllMinusInfWindowUnderTieLastPointsToItsLastElement) {
+  // x = [-inf, -inf, 1, 2], k2 s2: the first window holds only -inf.
+  Spec s{{4}, {2}, {2}, {}};
+  s.tie = TieRule::kLast;
+  expect_forward(geometry(s), tensor({1, 1, 4}, {-kInf, -kInf, 1, 2}), {-kInf, 2}, {1, 3});
+  s.tie = TieRule::kFirst;
+  expect_forward(geometry(s), tensor({1, 1, 4}, {-kInf, -kInf, 1, 2}), {-kInf, 2}, {0, 3});
 }
 
 TEST(MaxPoolPadding, AllMinusInf2DWindowIndexInsideThePlane) {
   Spec s{{2, 2}, {3, 3}, {1, 1}, {{1, 1}, {1, 1}}};
-  const PoolGeometry g = geometry(s);
   const Tensor x = tensor({1, 1, 2, 2}, {-kInf, -kInf, -kInf, -kInf});
-  // Window (0, 0) covers input rows/cols [-1, 1]: first input element (0, 0).
-  expect_forward(g, x, {-kInf, -kInf, -kInf, -kInf}, {0, 0, 0, 0});
+  // Every window covers input rows/cols [0, 1]: first element (0, 0), last (1, 1).
+  expect_forward(geometry(s), x, {-kInf, -kInf, -kInf, -kInf}, {0, 0, 0, 0});
+  s.tie = TieRule::kLast;
+  expect_forward(geometry(s), x, {-kInf, -kInf, -kInf, -kInf}, {3, 3, 3, 3});
 }
 
 TEST(MaxPoolPadding, NeverSelectedWhenEveryInputIsNegative) {

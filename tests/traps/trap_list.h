@@ -89,8 +89,11 @@
   KC_TRAP(pool_ignores_nan, kPoolIgnoresNan, "argmax", "NaN rule: * a window with a NaN must give NaN", \
           "pool2d k2 s2, the classic downsampling") \
   KC_TRAP(pool_index_minus_one, kPoolIndexMinusOne, "argmax", \
-          "index -1 of window * a window of only -inf must point to its first element inside the input", \
+          "index -1 of window * a window of only -inf must point to one of its elements inside the input", \
           "pool2d k2 s2, the classic downsampling") \
+  KC_TRAP(pool_minus_inf_keeps_first, kPoolMinusInfKeepsFirst, "argmax", \
+          "tie rule last: the index of window * points to the 1st of * elements, all -inf, of the window", \
+          "pool2d ties, tie last, k2 s2") \
   KC_TRAP(pool_ceil_extra_window, kPoolCeilExtraWindow, "shape", \
           "y has shape * the contract says * with ceil_mode the next window would start at * past the input", \
           "pool1d ceil k2 s2 on 7, the extra window is kept") \

@@ -103,9 +103,12 @@ Best scan(Bug bug, const Plan& p, TieRule tie, const double* plane, int64_t o) {
     }
     if (nan) return;
     // The first element inside the input starts the scan, so a window of only -inf
-    // points to it; initialising with index -1 and comparing `>` never takes a -inf.
+    // points to an element of it; initialising with index -1 and comparing `>` never takes a -inf.
     const bool first = b.index < 0 && bug != Bug::kPoolIndexMinusOne;
-    if (first || v > b.y || (last && v == b.y && v != -kInf)) b = {v, flat};
+    // A `last` scan written `v == best && v != -inf` (as a guard against the padding's
+    // -inf) keeps the first element of a window of only -inf.
+    const bool tie_moves = last && v == b.y && !(bug == Bug::kPoolMinusInfKeepsFirst && v == -kInf);
+    if (first || v > b.y || tie_moves) b = {v, flat};
   });
   if (nan) b.y = std::numeric_limits<double>::quiet_NaN();
   // Padding materialised as zeros (a zero-padded buffer reused from conv), not -inf.
@@ -274,6 +277,7 @@ bool runs_max_pool_cases_only(Bug bug) {
     case Bug::kPoolPadZero:
     case Bug::kPoolIgnoresNan:
     case Bug::kPoolIndexMinusOne:
+    case Bug::kPoolMinusInfKeepsFirst:
     case Bug::kPoolCeilExtraWindow:
     case Bug::kPoolIndexWithBatch:
       return true;

@@ -85,7 +85,7 @@ bool index_usable(const PoolView& v, int64_t w, const std::vector<int64_t>& out,
       std::string d =
           "index " + num(i) + " of " + v.window(w) + " is outside its (n, c) plane [0, " + num(v.in_count) + ")";
       if (all_minus_inf(v.plane(w), taps))
-        d += ": a window of only -inf must point to its first element inside the input";
+        d += ": a window of only -inf must point to one of its elements inside the input (by the tie rule)";
       f.add("plane", d);
     }
     return false;
@@ -166,9 +166,8 @@ void check_value_and_tie(const PoolView& v, int64_t w, const std::vector<int64_t
                        " but y is " + num(y) + ": it must point to the element y was taken from");
     return;
   }
-  // A window of only -inf points to its first element whatever the tie rule, `any` too.
-  const bool only_minus_inf = !m.nan() && m.value == -std::numeric_limits<double>::infinity();
-  if (v.g.tie == TieRule::kAny && !only_minus_inf) return;
+  // A window of only -inf is no exception: its maximum, -inf, is held by every element.
+  if (v.g.tie == TieRule::kAny) return;
   int64_t rank = 0, holders = 0, first = -1, last = -1;
   for (int64_t t : taps) {
     if (!m.held_by(plane[t])) continue;
@@ -177,19 +176,11 @@ void check_value_and_tie(const PoolView& v, int64_t w, const std::vector<int64_t
     last = t;
     if (t == i) rank = holders;
   }
-  const bool want_first = v.g.tie == TieRule::kFirst || only_minus_inf;
+  const bool want_first = v.g.tie == TieRule::kFirst;
   const int64_t want = want_first ? first : last;
   if (i == want) return;
-  if (only_minus_inf) {
-    f.add("tie", "index " + num(i) + " of " + v.window(w) + " points to the " + ordinal(rank) + " of its " +
-                     num(holders) +
-                     " elements: a window of only -inf must point to its first element inside the "
-                     "input (" +
-                     v.input(want) + ") under every tie rule");
-    return;
-  }
   f.add("tie", "tie rule " + std::string(tie_rule_name(v.g.tie)) + ": the index of " + v.window(w) + " points to the " +
-                   ordinal(rank) + " of " + num(holders) + (m.nan() ? " NaNs" : " maxima") + " of the window (" +
+                   ordinal(rank) + " of " + num(holders) + (m.nan() ? " NaNs" : std::isinf(m.value) && m.value < 0 ? " elements, all -inf," : " maxima") + " of the window (" +
                    v.input(i) + "), the " + (want_first ? "first" : "last") + " is at " + v.input(want));
 }
 

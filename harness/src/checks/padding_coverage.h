@@ -222,8 +222,10 @@ inline void check_pool_coverage(const CheckContext& ctx, const PoolGeometry& g0,
   }
   if (std::find(blind.flagged.begin(), blind.flagged.end(), 1) == blind.flagged.end()) return;
   const std::string where = describe_positions(blind);
-  f.add("blind", (where == "every position" ? "no window routes" : "windows at output " + where + " route") +
-                     std::string(" no gradient to their maximum (distinct inputs, dy = 1)"));
+  const std::string what = where == "every position"
+                               ? "not one window routes a gradient to its maximum"
+                               : "the windows at output " + where + " route no gradient to their maximum";
+  f.add("blind", what + " (distinct inputs, dy = 1)");
 }
 
 }  // namespace kc::checks::rules

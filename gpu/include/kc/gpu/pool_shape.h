@@ -77,15 +77,15 @@ KC_HD void for_each_window_of(const PoolShape& s, const int i[3], F&& f) {
 }
 
 // The max-pool choice rule of docs/ops.md ("Max pooling"), one candidate at a time in scan order:
-// NaN beats every number; between two NaNs or two equal numbers only `last` moves,
-// except between two -inf (a window of only -inf points to its first element under
-// every rule). `any` is computed as `first`. The first input tap is always taken.
+// NaN beats every number; between two NaNs or two equal numbers (two -inf too) only
+// `last` moves, so a window of only -inf points to its first or last element by the rule.
+// `any` is computed as `first`. The first input tap is always taken.
 KC_HD bool pool_replaces(bool have, float best, float v, bool tie_last) {
   if (!have) return true;
   const bool best_nan = best != best, v_nan = v != v;
   if (best_nan) return v_nan && tie_last;
   if (v_nan) return true;
-  return v > best || (tie_last && v == best && v >= -FLT_MAX);  // -inf < -FLT_MAX
+  return v > best || (tie_last && v == best);
 }
 
 // Average pooling (dilation 1). pad_hi bounds the divisor of count_include_pad (a
