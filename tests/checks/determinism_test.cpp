@@ -45,10 +45,9 @@ class CachesByAddress final : public DelegatingBackend {
 TEST(DeterminismCheck, CatchesOutputsCachedByBufferAddress) {
   CachesByAddress be;
   expect_check(good_conv_cases()[0], be, "determinism", Disposition::kFailed,
-               {"outputs on input buffers refilled in place with new values differ from the outputs on the same values "
-                "in fresh buffers (y differs",
-                "and equal bitwise to the outputs for the old values: the backend returns something kept by its "
-                "buffers' addresses"});
+               {"outputs on input buffers refilled in place with new values (x, w, b and dy) differ from the same "
+                "values' outputs in fresh buffers beyond twice the tolerance (y), and are bitwise the old values' "
+                "outputs: the backend keeps something by its buffers' addresses"});
   PassThrough pass;
   const CheckResult ok = run_check(good_conv_cases()[0], pass, "determinism");
   EXPECT_DISPOSITION(ok, Disposition::kPassed);

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <vector>
 
 #include "kc/tensor.h"
 
@@ -84,6 +85,26 @@ TEST(HostBuffer, TensorsUseGuardedStorage) {
   kc::Tensor t = kc::poisoned(kc::DType::kF32, {2, 3});
   t.data.data()[6] = 0.0;  // one past the last of 6
   EXPECT_FALSE(kc::guard_damage(t.data).intact());
+}
+
+// The fingerprint that tells a backend wrote into an input: every single-bit change of
+// a buffer changes it, in the word-wise lanes and in the byte-wise tail, and so does
+// the length (a zero byte appended).
+TEST(Digest, EverySingleBitFlipChangesIt) {
+  for (size_t bytes : {1u, 7u, 31u, 32u, 33u, 64u, 100u}) {
+    std::vector<unsigned char> buf(bytes);
+    for (size_t i = 0; i < bytes; ++i) buf[i] = static_cast<unsigned char>(i * 37 + 11);
+    const uint64_t base = kc::digest_bytes(buf.data(), bytes);
+    for (size_t i = 0; i < bytes; ++i) {
+      for (int bit = 0; bit < 8; ++bit) {
+        buf[i] ^= static_cast<unsigned char>(1u << bit);
+        EXPECT_NE(kc::digest_bytes(buf.data(), bytes), base) << bytes << " bytes, byte " << i << " bit " << bit;
+        buf[i] ^= static_cast<unsigned char>(1u << bit);
+      }
+    }
+    buf.push_back(0);
+    EXPECT_NE(kc::digest_bytes(buf.data(), bytes + 1), base) << bytes;
+  }
 }
 
 }  // namespace

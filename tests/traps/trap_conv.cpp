@@ -284,7 +284,8 @@ void weight_grad(const Plan& p, const std::vector<Tap>& taps, const Tensor& x, c
             part[static_cast<size_t>(t.k)] = v;
             continue;
           }
-          const int64_t c = (n * p.out_count + t.o) * chunks / positions;
+          // The racing chunk of this position (one chunk, and no division, without the race).
+          const int64_t c = chunks == 1 ? 0 : (n * p.out_count + t.o) * chunks / positions;
           double& acc = part[static_cast<size_t>(c * p.k_count + t.k)];
           acc = sum.add(acc, v);
         }

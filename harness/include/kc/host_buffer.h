@@ -84,7 +84,7 @@ std::string describe_guard_damage(const HostVector<T>& v, const GuardDamage& d) 
   return describe_guard_damage(d, sizeof(T), v.size());
 }
 
-// FNV-1a over `bytes` bytes: a changed buffer changes it (but for a collision). The
+// A 64-bit hash of `bytes` bytes: a changed buffer changes it (but for a collision). The
 // fingerprint a stack run keeps of a buffer no call may write (stack_schedule.h).
 uint64_t digest_bytes(const void* data, size_t bytes);
 

@@ -16,6 +16,7 @@
 #include "judge/tolerance.h"
 #include "kc/backend.h"
 #include "kc/case.h"
+#include "kc/registry.h"
 #include "kc/result.h"
 
 namespace kc {
@@ -42,6 +43,9 @@ struct CheckContext {
   const OpOutputs& abs;                 // the oracle on absolute values (for the bound tolerance)
   const OpOutputs& cand;                // the backend on these inputs
   const StackContext* stack = nullptr;  // op: stack only
+  // Makes a new instance of the backend under test (the state check compares with one);
+  // null where the caller has no factory, and then what needs one is not checked.
+  const Registry::Factory* fresh = nullptr;
 };
 
 // A check's code, bound by name to its row of the check table (core/check_table.h),

@@ -78,7 +78,7 @@ const std::vector<CheckInfo>& check_table() {
        true, Judges::kYes, kNeedsForward, &argmax_scope},
       {"padding", "equals the op on an explicitly padded input; every element some window reads gets gradient", kSingle,
        true, Judges::kOnConv, kNeedsForward, nullptr},
-      {"determinism", "repeated runs, and runs on refilled buffers, are bitwise equal", kSingle, false, Judges::kNo,
+      {"determinism", "repeated runs are bitwise equal; buffers refilled in place give no outputs of the old values", kSingle, false, Judges::kNo,
        kNeedsForward, nullptr},
       {"integrity",
        "every output element is written; inputs and guard bands are unchanged; outputs do not change after the "
@@ -86,7 +86,7 @@ const std::vector<CheckInfo>& check_table() {
        kSingle, false, Judges::kNo, kNeedsForward, nullptr},
       {"golden", "results match the case's expected: tensors", kSingle, true, Judges::kWithExpectedGradients,
        kNeedsForward, &golden_scope},
-      {"state", "results do not depend on earlier calls: forward(A), forward(B), backward(A) equal fresh calls",
+      {"state", "results do not depend on earlier calls, of the same shape or another: each equals a fresh call's",
        kSingle, false, Judges::kNo, kNeedsForward, nullptr},
       {"checkpoint", "a stack's gradients are the same with and without recomputation", kOpStack, true, Judges::kNo,
        kNeedsNothing, nullptr},

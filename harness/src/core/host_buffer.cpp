@@ -91,10 +91,25 @@ std::string describe_guard_damage(const GuardDamage& d, size_t element_bytes, si
          num(static_cast<int64_t>(elements)) + " elements it was given";
 }
 
+// FNV-1a's step on 64-bit words, in four independent lanes (it runs at memory speed: the
+// checks fingerprint every input before and after every call). Each step is a bijection
+// of the lane in the word and in the lane, so a changed word always changes its lane's
+// end state; the lanes are then mixed into one value.
 uint64_t digest_bytes(const void* data, size_t bytes) {
+  constexpr uint64_t kPrime = 1099511628211ull;
   const auto* p = static_cast<const unsigned char*>(data);
-  uint64_t h = 1469598103934665603ull;
-  for (size_t i = 0; i < bytes; ++i) h = (h ^ p[i]) * 1099511628211ull;
+  uint64_t lane[4] = {1469598103934665603ull, 0x9e3779b97f4a7c15ull, 0xbf58476d1ce4e5b9ull, 0x94d049bb133111ebull};
+  size_t i = 0;
+  for (; i + 32 <= bytes; i += 32) {
+    for (int l = 0; l < 4; ++l) {
+      uint64_t w;
+      std::memcpy(&w, p + i + 8 * l, 8);
+      lane[l] = (lane[l] ^ w) * kPrime;
+    }
+  }
+  uint64_t h = lane[0];
+  for (int l = 1; l < 4; ++l) h = (h ^ (lane[l] >> 29) ^ lane[l]) * kPrime;
+  for (; i < bytes; ++i) h = (h ^ p[i]) * kPrime;  // the tail, byte by byte
   return h ^ static_cast<uint64_t>(bytes);
 }
 

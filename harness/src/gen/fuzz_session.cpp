@@ -231,7 +231,7 @@ class Session {
     label.source = c.source;
     label.backend = s_.backend;
     label.reproducer = case_to_one_line(c);
-    return {label, [this, c, slot] { return check_case(steer_here(c, slots_[slot]), *reg_.make(s_.backend)); }};
+    return {label, [this, c, slot] { return check_case(steer_here(c, slots_[slot]), *reg_.make(s_.backend), reg_.factory(s_.backend)); }};
   }
 
   // One worker checks a chunk of cases (a fresh backend each; case i's slot is
@@ -244,7 +244,7 @@ class Session {
               CaseResult packed;
               for (size_t i = 0; i < chunk.size(); ++i) {
                 const Case c = steer_here(chunk[i], slots_[first + i]);
-                const std::string one = serialize(check_case(c, *reg_.make(s_.backend)));
+                const std::string one = serialize(check_case(c, *reg_.make(s_.backend), reg_.factory(s_.backend)));
                 packed.message += std::to_string(one.size()) + ":" + one;
               }
               return packed;

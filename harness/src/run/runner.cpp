@@ -150,7 +150,7 @@ CaseResult check_stack(const Case& c, Backend& backend, CaseResult r) {
   return r;
 }
 
-CaseResult check_valid(const Case& c, Backend& backend, CaseResult r) {
+CaseResult check_valid(const Case& c, Backend& backend, const Registry::Factory* fresh, CaseResult r) {
   FpLeakWatch leaks;  // what the candidate's calls, available() and supports() too, left of the environment
   if (Status s = asked(backend, "available()", [&] { return backend.available(); }); !s.ok()) {
     r.disposition = Disposition::kSkipped;
@@ -178,7 +178,7 @@ CaseResult check_valid(const Case& c, Backend& backend, CaseResult r) {
   // supports() accepted the case but the backend does not implement the op after all:
   // nothing can be checked, whatever check would run first (never a shape-only pass).
   if (checks::unsupported(cand.forward)) return not_implemented(backend, "forward", cand.forward, std::move(r));
-  const CheckContext ctx{c, *geo, *in, backend, is_reference, ref, abs, cand};
+  const CheckContext ctx{c, *geo, *in, backend, is_reference, ref, abs, cand, nullptr, fresh};
   run_checks(ctx, r);
   std::vector<std::string> late = changed_after_return(cand);
   late.insert(late.end(), leaks.seen().begin(), leaks.seen().end());
@@ -207,7 +207,7 @@ CaseResult result_label(const LoadedCase& loaded, const std::string& backend) {
   return r;
 }
 
-CaseResult check_case(const Case& c, Backend& backend) {
+CaseResult check_case(const Case& c, Backend& backend, const Registry::Factory* fresh) {
   const auto start = std::chrono::steady_clock::now();
   CaseResult r;
   r.case_name = case_label(c);
@@ -217,7 +217,7 @@ CaseResult check_case(const Case& c, Backend& backend) {
   r.fields = case_fields(c);
   const CaseResult label = r;  // an exception leaves the result half made: start from the label
   try {
-    r = check_valid(c, backend, CaseResult(label));
+    r = check_valid(c, backend, fresh, CaseResult(label));
   } catch (const std::exception& e) {
     r = label;
     r.disposition = Disposition::kCrashed;
@@ -243,7 +243,7 @@ CaseResult check_loaded_on(const LoadedCase& loaded, const Registry& registry, c
   } catch (...) {
     why = "its factory threw a non-standard exception";
   }
-  if (b) return check_loaded(loaded, *b);
+  if (b) return check_loaded(loaded, *b, registry.factory(backend));
   CaseResult r = result_label(loaded, backend);
   r.disposition = Disposition::kCrashed;
   r.message = "backend " + backend + ": " + why;
@@ -263,8 +263,8 @@ std::string_view reason_of(std::string_view msg, const std::string& file) {
 
 }  // namespace
 
-CaseResult check_loaded(const LoadedCase& loaded, Backend& backend) {
-  if (loaded.c.ok() && loaded.expect.pass) return check_case(*loaded.c, backend);
+CaseResult check_loaded(const LoadedCase& loaded, Backend& backend, const Registry::Factory* fresh) {
+  if (loaded.c.ok() && loaded.expect.pass) return check_case(*loaded.c, backend, fresh);
   CaseResult r = result_label(loaded, backend.name());
   if (loaded.c.ok()) {  // must be refused, but was accepted
     r.disposition = Disposition::kFailed;
