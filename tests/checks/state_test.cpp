@@ -65,7 +65,7 @@ TEST(StateCheck, ACorrectBackendPassesEveryVariant) {
   const Registry::Factory fresh = [] { return std::make_unique<PassThrough>(); };
   const CheckResult r = run_with_factory(small_conv(2), be, fresh, "state");
   EXPECT_DISPOSITION(r, Disposition::kPassed);
-  EXPECT_MESSAGE_HAS(r, "then variants (batch 2 -> 1, extents [6, 5] -> [5, 4], channels 2 -> 1, out channels 3 -> 2");
+  EXPECT_MESSAGE_HAS(r, "then variants (batch 2 -> 3, extents [6, 5] -> [7, 6], channels 2 -> 3, out channels 3 -> 4");
 }
 
 // A correct conv whose dw is summed in a random order each call (float atomics): dw

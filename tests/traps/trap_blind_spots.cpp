@@ -75,6 +75,8 @@ bool is_blind_spot_trap(Bug bug) {
   switch (bug) {
     case Bug::kPoolStaleIndices:
     case Bug::kReluStaleMask:
+    case Bug::kPlanIgnoresBatch:
+    case Bug::kWeightsCachedByAddress:
     case Bug::kBatchTailDropped:
     case Bug::kChannelTileTail:
     case Bug::kOutChannelTileTail:
@@ -100,8 +102,17 @@ Status BlindSpotTrap::conv_forward(const ConvGeometry& g, const Tensor& x, const
       for (int64_t c = 0; c < g.in_channels; ++c)
         if (c % cpg >= from) std::fill_n(xin.data.begin() + (n * g.in_channels + c) * plane, plane, 0.0);
   }
-  KC_RETURN_IF_ERROR(trap_conv_forward({Bug::kNone, form_}, g, xin, w, b, relu, y));
+  if (bug_ == Bug::kWeightsCachedByAddress && (w.data.data() != cached_at_ || w.shape != cached_w_.shape)) {
+    cached_w_ = w;  // "converted" once per buffer: new values in the same buffer are never read
+    cached_at_ = w.data.data();
+  }
+  const Tensor& wk = bug_ == Bug::kWeightsCachedByAddress ? cached_w_ : w;
+  KC_RETURN_IF_ERROR(trap_conv_forward({Bug::kNone, form_}, g, xin, wk, b, relu, y));
   const int64_t ys = per_sample(y), xs = per_sample(x);
+  if (bug_ == Bug::kPlanIgnoresBatch) {  // the first call's plan, looked up by all but the batch
+    if (plan_batch_ == 0) plan_batch_ = g.batch;
+    if (g.batch > plan_batch_) std::fill(y.data.begin() + plan_batch_ * ys, y.data.end(), 0.0);
+  }
   if (bug_ == Bug::kBatchTailDropped) {  // samples past the last whole block of 8 come out 0
     std::fill(y.data.begin() + tail_start(g.batch, 8) * ys, y.data.end(), 0.0);
   }

@@ -4,6 +4,8 @@
 // mistake that shows only on such cases:
 //   pool_stale_indices   max pool backward routes through the indices its last forward kept
 //   relu_stale_mask      conv_bias_relu backward routes through the relu mask its last forward kept
+//   plan_ignores_batch   conv forward runs the first call's plan, looked up by all but the batch
+//   weights_cached_by_address conv forward reads w as it first found it in that buffer
 //   batch_tail_dropped   samples past the last whole block of 8 come out 0 (batch 9, 17, 33)
 //   channel_tile_tail    input channels past the last whole tile of 32 are left out (33, 65, ...)
 //   out_channel_tile_tail dw and db of output channels past the last whole tile of 64 stay 0
@@ -41,6 +43,9 @@ class BlindSpotTrap {
   PadKind form_ = PadKind::kExplicit;
   Tensor mask_;       // relu_stale_mask: the last forward's y
   IndexTensor kept_;  // pool_stale_indices: the last forward's indices
+  int64_t plan_batch_ = 0;            // plan_ignores_batch: the batch of the first call's plan
+  Tensor cached_w_;                   // weights_cached_by_address: w as first read from...
+  const double* cached_at_ = nullptr;  // ...this buffer
 };
 
 }  // namespace kc::traps

@@ -137,6 +137,11 @@
           "conv2d same k3, odd kernel") \
   KC_TRAP(relu_stale_mask, kReluStaleMask, "state", "backward read state left by another call", \
           "pool2d k2 s2, the classic downsampling") \
+  KC_TRAP(plan_ignores_batch, kPlanIgnoresBatch, "state", \
+          "results depend on a call of another shape: batch * -> *, after the case: y differs", \
+          "pool2d k2 s2, the classic downsampling") \
+  KC_TRAP(weights_cached_by_address, kWeightsCachedByAddress, "determinism", \
+          "the backend keeps something by its buffers' addresses", "pool2d k2 s2, the classic downsampling") \
   KC_TRAP(batch_tail_dropped, kBatchTailDropped, "forward", "y: * elements outside the tolerance", \
           "pool2d k2 s2, the classic downsampling") \
   KC_TRAP(channel_tile_tail, kChannelTileTail, "forward", "y: * elements outside the tolerance", \

@@ -20,9 +20,10 @@ using rules::Findings;
 
 namespace {
 
-// Changes one field of the case by one step down (-1) or up (+1) and says how ("batch 2
-// -> 1"), or returns "" where that step leaves no valid value. Down is tried first: the
-// smaller variant costs less and tests the key as well.
+// Changes one field of the case by one step up (+1) or down (-1) and says how ("batch 1
+// -> 2"), or returns "" where that step leaves no valid value. Up is tried first: a plan
+// made for the case and looked up by a key that misses the field is too small for a
+// larger variant (samples, rows or channels left out), and reused silently by a smaller one.
 using Mutation = std::function<std::string(Case&, int64_t)>;
 
 std::string from_to(const std::string& field, const std::string& from, const std::string& to) {
@@ -167,7 +168,7 @@ std::vector<ShapeVariant> shape_variants(const Case& c, Backend& backend) {
   std::vector<ShapeVariant> out;
   const std::vector<Mutation> m = mutations(c);
   for (const Mutation& mutate : m) {
-    for (int64_t step : {-1, 1}) {
+    for (int64_t step : {1, -1}) {
       Case v = base;
       std::string change = mutate(v, step);
       if (change.empty() || !usable(v, backend)) continue;
