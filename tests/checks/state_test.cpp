@@ -26,8 +26,8 @@ CheckResult run_with_factory(Case c, Backend& be, const Registry::Factory& fresh
 }
 
 Case small_conv(int64_t batch) {
-  return test::conv_case({.batch = batch, .channels = 2, .out_channels = 3, .spatial = {6, 5}, .kernel = {3, 3},
-                          .dtype = DType::kF32});
+  return test::conv_case(
+      {.batch = batch, .channels = 2, .out_channels = 3, .spatial = {6, 5}, .kernel = {3, 3}, .dtype = DType::kF32});
 }
 
 // A plan made on the first call and looked up by channels and extents only: a later

@@ -41,10 +41,10 @@ class BlindSpotTrap {
  private:
   Bug bug_;
   PadKind form_ = PadKind::kExplicit;
-  Tensor mask_;       // relu_stale_mask: the last forward's y
-  IndexTensor kept_;  // pool_stale_indices: the last forward's indices
-  int64_t plan_batch_ = 0;            // plan_ignores_batch: the batch of the first call's plan
-  Tensor cached_w_;                   // weights_cached_by_address: w as first read from...
+  Tensor mask_;                        // relu_stale_mask: the last forward's y
+  IndexTensor kept_;                   // pool_stale_indices: the last forward's indices
+  int64_t plan_batch_ = 0;             // plan_ignores_batch: the batch of the first call's plan
+  Tensor cached_w_;                    // weights_cached_by_address: w as first read from...
   const double* cached_at_ = nullptr;  // ...this buffer
 };
 

@@ -180,8 +180,12 @@ void check_value_and_tie(const PoolView& v, int64_t w, const std::vector<int64_t
   const int64_t want = want_first ? first : last;
   if (i == want) return;
   f.add("tie", "tie rule " + std::string(tie_rule_name(v.g.tie)) + ": the index of " + v.window(w) + " points to the " +
-                   ordinal(rank) + " of " + num(holders) + (m.nan() ? " NaNs" : std::isinf(m.value) && m.value < 0 ? " elements, all -inf," : " maxima") + " of the window (" +
-                   v.input(i) + "), the " + (want_first ? "first" : "last") + " is at " + v.input(want));
+                   ordinal(rank) + " of " + num(holders) +
+                   (m.nan()                              ? " NaNs"
+                    : std::isinf(m.value) && m.value < 0 ? " elements, all -inf,"
+                                                         : " maxima") +
+                   " of the window (" + v.input(i) + "), the " + (want_first ? "first" : "last") + " is at " +
+                   v.input(want));
 }
 
 // Every window's index; returns whether all of them are usable for routing dy.

@@ -13,6 +13,11 @@ namespace kc::checks {
 inline const ConvGeometry* conv_geo(const CheckContext& ctx) { return std::get_if<ConvGeometry>(&ctx.geo); }
 inline const PoolGeometry* pool_geo(const CheckContext& ctx) { return std::get_if<PoolGeometry>(&ctx.geo); }
 
+// The output tensor named "y", "dx", "dw" or "db".
+inline const Tensor& output_named(const OpOutputs& o, std::string_view name) {
+  return name == "y" ? o.y : name == "dx" ? o.dx : name == "dw" ? o.dw : o.db;
+}
+
 // A copy of the case for a run whose inputs the check passes itself (a padded input, a
 // sample, a tile): no inline tensors or expectations. The check judges with the original
 // case's tolerance; an `exact` one becomes an explicit tolerance of 0, since validate()'s

@@ -102,11 +102,7 @@ struct Refilled {
 
 Refilled compare_refill(const CheckContext& ctx, const OpInputs& in, const OpOutputs& ref, const OpOutputs& abs,
                         const char* name, const Tensor& now, const Tensor& fresh, const Tensor& old) {
-  const auto pick = [name](const OpOutputs& o) -> const Tensor& {
-    const std::string_view n = name;
-    return n == "y" ? o.y : n == "dx" ? o.dx : n == "dw" ? o.dw : o.db;
-  };
-  const Tensor &r = pick(ref), &a = pick(abs);
+  const Tensor &r = output_named(ref, name), &a = output_named(abs, name);
   const int64_t n = now.size();
   Refilled out;
   if (n == 0 || fresh.size() != n || r.size() != n || a.size() != n) return out;
@@ -132,7 +128,9 @@ void compare_refilled(const CheckContext& ctx, Findings& f) {
   OpInputs reused = ctx.in;
   const OpOutputs primed = invoke(ctx.backend, ctx.c, ctx.geo, reused);
   if (!primed.forward.ok()) return;
-  for (auto [to, from] : {std::pair{&reused.x, &values->x}, {&reused.w, &values->w}, {&reused.b, &values->b},
+  for (auto [to, from] : {std::pair{&reused.x, &values->x},
+                          {&reused.w, &values->w},
+                          {&reused.b, &values->b},
                           {&reused.dy, &values->dy}}) {
     std::copy(from->data.begin(), from->data.end(), to->data.begin());  // in place: the same addresses
   }
@@ -161,11 +159,12 @@ void compare_refilled(const CheckContext& ctx, Findings& f) {
     judge("db", refilled.db, clean.db, primed.db);
   }
   if (apart.empty()) return;
-  f.add("refilled", "outputs on input buffers refilled in place with new values (x, w, b and dy) differ from the "
-                    "same values' outputs in fresh buffers beyond twice the tolerance (" +
-                        apart + ")" + (all_old ? ", and are bitwise the old values' outputs" : "") +
-                        ": the backend keeps something by its buffers' addresses, such as a cache of earlier "
-                        "outputs or of converted weights");
+  f.add("refilled",
+        "outputs on input buffers refilled in place with new values (x, w, b and dy) differ from the "
+        "same values' outputs in fresh buffers beyond twice the tolerance (" +
+            apart + ")" + (all_old ? ", and are bitwise the old values' outputs" : "") +
+            ": the backend keeps something by its buffers' addresses, such as a cache of earlier "
+            "outputs or of converted weights");
 }
 
 std::string outputs_named(const OpOutputs& o) {

@@ -46,7 +46,6 @@ bool has_backward(const CheckContext& ctx) {
   return ctx.cand.ran_backward && ctx.cand.backward.ok() && (g == nullptr || g->mode == PoolMode::kTraining);
 }
 
-
 // The same-shape sequence's outputs: A's and B's (each backward with its own forward's
 // indices), B's fresh call, and A again in B's buffers.
 struct Sequence {

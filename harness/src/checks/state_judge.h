@@ -44,7 +44,7 @@ class Judge {
   BitDiff mismatch(std::string_view name, const Tensor& got, const Tensor& fresh) const {
     BitDiff d = bit_diff(got.data, fresh.data);
     if (d.count == 0 || bitwise() || got.size() != fresh.size()) return d;
-    const Tensor &r = pick(oracle(), name), &a = pick(*abs_, name);
+    const Tensor &r = output_named(oracle(), name), &a = output_named(*abs_, name);
     if (r.size() != got.size() || a.size() != got.size()) return d;
     const CheckContext here{c_, geo_, in_, ctx_.backend, ctx_.is_reference, *ref_, *abs_, *ref_};
     const ToleranceSpec spec = tolerance_for(here, name);
@@ -59,9 +59,6 @@ class Judge {
   }
 
  private:
-  static const Tensor& pick(const OpOutputs& o, std::string_view name) {
-    return name == "y" ? o.y : name == "dx" ? o.dx : name == "dw" ? o.dw : o.db;
-  }
   const OpOutputs& oracle() const {
     if (ref_ == nullptr) {
       auto reference = make_reference_backend();
@@ -98,7 +95,7 @@ inline bool shows_nondeterminism(const CheckContext& ctx) {
 }
 
 inline void compare(const Judge& j, const std::string& call, const char* name, const Tensor& got, const Tensor& fresh,
-             Findings& f, CheckResult& r) {
+                    Findings& f, CheckResult& r) {
   if (got.size() == 0 && fresh.size() == 0) return;
   const BitDiff d = j.mismatch(name, got, fresh);
   if (d.count == 0) return;
@@ -123,8 +120,8 @@ inline void compare_status(const std::string& call, const Status& got, const Sta
   f.add(call + "status", call + " returned " + got.to_string() + " where a fresh call succeeded");
 }
 
-inline void compare_forward(const Judge& j, const std::string& call, const OpOutputs& got, const OpOutputs& fresh, Findings& f,
-                     CheckResult& r) {
+inline void compare_forward(const Judge& j, const std::string& call, const OpOutputs& got, const OpOutputs& fresh,
+                            Findings& f, CheckResult& r) {
   compare_status(call, got.forward, fresh.forward, f);
   if (!got.forward.ok() || !fresh.forward.ok()) return;
   compare(j, call, "y", got.y, fresh.y, f, r);
@@ -132,7 +129,7 @@ inline void compare_forward(const Judge& j, const std::string& call, const OpOut
 }
 
 inline void compare_backward(const Judge& j, const std::string& call, const OpOutputs& got, const OpOutputs& fresh,
-                      Findings& f, CheckResult& r) {
+                             Findings& f, CheckResult& r) {
   compare_status(call, got.backward, fresh.backward, f);
   if (!got.backward.ok() || !fresh.backward.ok()) return;
   compare(j, call, "dx", got.dx, fresh.dx, f, r);

@@ -101,16 +101,16 @@ void add_pool(std::vector<Mutation>& m, const Pool& p) {
 // The op's mutations, besides the dtype; none for a stack (its layers are its own cases).
 std::vector<Mutation> mutations(const Case& c) {
   std::vector<Mutation> m{change_batch, change_extents};
-  std::visit(Overloaded{[&](const ConvParams& p) {
-                          add_conv(m, p, [](Case& v) -> ConvParams& { return std::get<ConvParams>(v.op); });
-                        },
-                        [&](const ConvBiasReluParams& p) {
-                          add_conv(m, p.conv,
-                                   [](Case& v) -> ConvParams& { return std::get<ConvBiasReluParams>(v.op).conv; });
-                        },
-                        [&](const MaxPoolParams& p) { add_pool(m, p); },
-                        [&](const AvgPoolParams& p) { add_pool(m, p); }, [&](const StackParams&) { m.clear(); }},
-             c.op);
+  std::visit(
+      Overloaded{[&](const ConvParams& p) {
+                   add_conv(m, p, [](Case& v) -> ConvParams& { return std::get<ConvParams>(v.op); });
+                 },
+                 [&](const ConvBiasReluParams& p) {
+                   add_conv(m, p.conv, [](Case& v) -> ConvParams& { return std::get<ConvBiasReluParams>(v.op).conv; });
+                 },
+                 [&](const MaxPoolParams& p) { add_pool(m, p); }, [&](const AvgPoolParams& p) { add_pool(m, p); },
+                 [&](const StackParams&) { m.clear(); }},
+      c.op);
   return m;
 }
 
@@ -130,9 +130,12 @@ bool usable(const Case& v, Backend& backend) {
 std::unique_ptr<Backend> fresh_instance(const CheckContext& ctx, const Case& c, std::string& why) {
   try {
     std::unique_ptr<Backend> b = (*ctx.fresh)();
-    if (!b) why = "the factory made no backend";
-    else if (Status s = b->available(); !s.ok()) why = "a fresh instance is unavailable: " + s.message();
-    else if (Status s = b->supports(c); !s.ok()) why = "a fresh instance does not take it: " + s.message();
+    if (!b)
+      why = "the factory made no backend";
+    else if (Status s = b->available(); !s.ok())
+      why = "a fresh instance is unavailable: " + s.message();
+    else if (Status s = b->supports(c); !s.ok())
+      why = "a fresh instance does not take it: " + s.message();
     return why.empty() ? std::move(b) : nullptr;
   } catch (const std::exception& e) {
     why = std::string("a fresh instance threw: ") + e.what();

@@ -78,8 +78,8 @@ const std::vector<CheckInfo>& check_table() {
        true, Judges::kYes, kNeedsForward, &argmax_scope},
       {"padding", "equals the op on an explicitly padded input; every element some window reads gets gradient", kSingle,
        true, Judges::kOnConv, kNeedsForward, nullptr},
-      {"determinism", "repeated runs are bitwise equal; buffers refilled in place give no outputs of the old values", kSingle, false, Judges::kNo,
-       kNeedsForward, nullptr},
+      {"determinism", "repeated runs are bitwise equal; buffers refilled in place give no outputs of the old values",
+       kSingle, false, Judges::kNo, kNeedsForward, nullptr},
       {"integrity",
        "every output element is written; inputs and guard bands are unchanged; outputs do not change after the "
        "call returned; the floating-point environment is left as found",

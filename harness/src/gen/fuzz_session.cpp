@@ -231,7 +231,9 @@ class Session {
     label.source = c.source;
     label.backend = s_.backend;
     label.reproducer = case_to_one_line(c);
-    return {label, [this, c, slot] { return check_case(steer_here(c, slots_[slot]), *reg_.make(s_.backend), reg_.factory(s_.backend)); }};
+    return {label, [this, c, slot] {
+              return check_case(steer_here(c, slots_[slot]), *reg_.make(s_.backend), reg_.factory(s_.backend));
+            }};
   }
 
   // One worker checks a chunk of cases (a fresh backend each; case i's slot is
