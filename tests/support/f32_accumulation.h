@@ -5,12 +5,15 @@
 // on integer results (exact in f32), unmoved; then stored in the case dtype, as a
 // kernel's outputs are (76800 is inf in f16). The stack checks
 // must pass it wherever they pass the oracle: it is what an f16/bf16 GPU kernel with
-// f32 accumulators looks like to them.
+// f32 accumulators looks like to them. With random_dw its dw moves at random on every
+// call instead (a dw summed with float atomics, in any order), and it refuses the cases
+// that say `deterministic: true`, as such a kernel must: every other case must pass.
 #pragma once
 
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <random>
 #include <string>
 #include <utility>
 
@@ -20,11 +23,13 @@ namespace kc::test {
 
 class F32Accumulation final : public DelegatingBackend {
  public:
-  explicit F32Accumulation(std::string name = "f32-accumulation") : DelegatingBackend(std::move(name)) {}
+  explicit F32Accumulation(std::string name = "f32-accumulation", bool random_dw = false)
+      : DelegatingBackend(std::move(name)), random_dw_(random_dw) {}
   Status supports(const Case& c) const override {  // as a GPU backend, which sums in f32
     if (c.accumulation == DType::kF64 && c.dtype != DType::kF64) {
       return unimplemented("accumulation: f64: this kernel accumulates in f32");
     }
+    if (random_dw_ && c.deterministic) return unimplemented("deterministic: true: dw is summed with float atomics");
     return DelegatingBackend::supports(c);
   }
   Status conv_forward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
@@ -40,7 +45,7 @@ class F32Accumulation final : public DelegatingBackend {
     if (x.dtype == DType::kF64) return ok_status();
     const int64_t positions = g.batch * g.spatial.out_count();
     perturb(dx, g.out_per_group() * g.spatial.kernel_count());
-    perturb(dw, positions);
+    perturb(dw, positions, random_dw_ ? &rng_ : nullptr);
     if (db != nullptr) perturb(*db, positions);
     dx.round_to_dtype(x.dtype);
     dw.round_to_dtype(x.dtype);
@@ -57,10 +62,15 @@ class F32Accumulation final : public DelegatingBackend {
   }
 
  private:
-  static void perturb(Tensor& t, int64_t n) {
+  // Moves by a hash of the value and position, or by `rng` (the order of atomics).
+  static void perturb(Tensor& t, int64_t n, std::mt19937_64* rng = nullptr) {
     const double scale = std::sqrt(static_cast<double>(n)) * std::ldexp(1.0, -24);
     for (int64_t i = 0; i < t.size(); ++i) {
       if (std::nearbyint(t[i]) == t[i]) continue;  // f32 sums of integers below 2^24 are exact
+      if (rng != nullptr) {
+        t[i] *= 1.0 + scale * std::uniform_real_distribution<double>(-1.0, 1.0)(*rng);
+        continue;
+      }
       uint64_t h;
       std::memcpy(&h, &t.data[static_cast<size_t>(i)], sizeof h);
       h ^= static_cast<uint64_t>(i) * 0x9E3779B97F4A7C15ull;
@@ -71,6 +81,9 @@ class F32Accumulation final : public DelegatingBackend {
       t[i] *= 1.0 + scale * r;
     }
   }
+
+  bool random_dw_ = false;
+  std::mt19937_64 rng_{std::random_device{}()};
 };
 
 }  // namespace kc::test

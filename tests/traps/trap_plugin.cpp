@@ -34,7 +34,7 @@ class TrapBackend final : public Backend {
     // oracle's code, at the cost of a whole corpus run. The avg_* traps run the pooling
     // cases (a max-pool case is the clean case of two of them), most pool_* traps max pools
     // and stacks (whose layers pool; trap_pool.h), the others every case but average pooling, which
-    // the controls (trap.none, trap.f32_accumulation) run.
+    // the controls (trap.none, trap.f32_accumulation, trap.random_order_dw) run.
     const bool avg_case = std::holds_alternative<AvgPoolParams>(c.op);
     if (bug_ != Bug::kNone && is_avgpool_trap(bug_) && !avg_case && !std::holds_alternative<MaxPoolParams>(c.op)) {
       return unimplemented(name_ + " plants its bug in average pooling only");
@@ -145,6 +145,8 @@ void register_traps(Registry& r) {
   // f32 accumulation, as a correct f16/bf16 kernel with f32 accumulators computes them
   // (the checks that compare with the oracle in the case dtype must pass it).
   (void)r.add("trap.f32_accumulation", [] { return std::make_unique<test::F32Accumulation>("trap.f32_accumulation"); });
+  (void)r.add("trap.random_order_dw",
+              [] { return std::make_unique<test::F32Accumulation>("trap.random_order_dw", true); });
 #define KC_TRAP_ADD(name, bug, check, diagnosis, clean) add(r, #name, Bug::bug);
   KC_TRAPS(KC_TRAP_ADD)
 #undef KC_TRAP_ADD

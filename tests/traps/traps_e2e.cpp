@@ -100,7 +100,7 @@ int run_all(const std::string& kcheck, const std::string& plugin, const std::str
   }
   std::string paths;
   for (const std::string& p : case_paths(cases, out)) paths += " " + quoted(p);
-  std::vector<std::string> backends = {"trap.none", "trap.f32_accumulation"};
+  std::vector<std::string> backends = {"trap.none", "trap.f32_accumulation", "trap.random_order_dw"};
   for (const Expectation& e : expectations()) backends.push_back(e.backend());
   int bad = 0;
   for (const std::string& b : backends) {
@@ -218,7 +218,7 @@ int check(const std::string& dir, const std::string& name) {
   const std::string backend = "trap." + name;
   const std::optional<ReadReport> report = load(dir, backend);
   if (!report) return 1;
-  if (name == "none" || name == "f32_accumulation") return check_control(*report, backend);
+  if (name == "none" || name == "f32_accumulation" || name == "random_order_dw") return check_control(*report, backend);
   for (const Expectation& e : expectations()) {
     if (e.name == name) return check_trap(*report, e);
   }
