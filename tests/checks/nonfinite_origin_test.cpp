@@ -1,7 +1,9 @@
 // The forward check's diagnoses of wrong non-finite values: a fused relu that maps a NaN
 // pre-activation to 0 is named "relu(NaN) = 0"; a NaN where the output's window and
 // filter hold only finite values is named an out-of-window read, not padding; a Winograd
-// tile that turns an infinity into NaN is named "±inf became NaN".
+// tile that turns an infinity into NaN is named "±inf became NaN"; an f16 store that calls
+// a sum past 65504 (but below the overflow threshold 65520) inf is named a conversion,
+// never a read, and a sum at the threshold that rightly becomes inf is named nothing.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -18,7 +20,7 @@ using ::testing::Not;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-enum class Plant { kNone, kReluNanZero, kNextPixelRead, kInfToNaN };
+enum class Plant { kNone, kReluNanZero, kNextPixelRead, kInfToNaN, kOverflowPastMax };
 
 // The reference's y with one planted change.
 class PlantedForward final : public test::DelegatingBackend {
@@ -30,6 +32,7 @@ class PlantedForward final : public test::DelegatingBackend {
     for (int64_t i = 0; i < y.size(); ++i) {
       if (p_ == Plant::kReluNanZero && std::isnan(y[i])) y[i] = 0.0;
       if (p_ == Plant::kInfToNaN && std::isinf(y[i])) y[i] = kNaN;
+      if (p_ == Plant::kOverflowPastMax && std::abs(y[i]) >= 65504.0) y[i] = std::copysign(kInf, y[i]);
     }
     // A lane of the next pixel read into y[0] (1x1 conv: output 0 reads input 0 only).
     if (p_ == Plant::kNextPixelRead) y[0] = y[0] * x[1];
@@ -75,6 +78,32 @@ TEST(NonfiniteOrigin, ReluOfNaNGivingZeroIsNamed) {
   EXPECT_THAT(r.message, HasSubstr("relu(NaN) = 0 at 1 outputs whose pre-activation is NaN"));
   PlantedForward none(Plant::kNone);  // relu(NaN) = NaN, as the contract says
   EXPECT_EQ(run_check(c, none, "forward").disposition, Disposition::kPassed);
+}
+
+// f16 1x1 conv over two channels: y = x0 + x1.
+Case f16_sums(std::initializer_list<double> x) {
+  Case c = conv_case({.batch = 1, .channels = 2, .out_channels = 1, .spatial = {2}, .kernel = {1}});
+  c.dtype = DType::kF16;
+  c.tensors["x"] = Tensor{DType::kF16, {1, 2, 2}, HostVector<double>(x)};
+  c.tensors["w"] = Tensor{DType::kF16, {1, 2, 1}, {1.0, 1.0}};
+  c.tensors["dy"] = Tensor{DType::kF16, {1, 1, 2}, {1.0, 2.0}};
+  return c;
+}
+
+TEST(NonfiniteOrigin, AnEarlyOverflowInTheStoreIsNamedAConversionNotARead) {
+  PlantedForward be(Plant::kOverflowPastMax);
+  // y = [65504 + 8, 65504 + 16] = [65512 -> 65504, 65520 -> inf]. (A sum closer to the
+  // threshold is within the tolerance of inf: an f32 sum's error could cross it.)
+  const CheckResult r = run_check(f16_sums({65504, 65504, 8, 16}), be, "forward");
+  EXPECT_EQ(r.disposition, Disposition::kFailed) << describe(r);
+  EXPECT_THAT(r.message, HasSubstr("y: inf at 1 outputs where the oracle's sum 65512 rounds to the largest "
+                                   "finite f16 value"));
+  EXPECT_THAT(r.message, Not(HasSubstr("out-of-window")));
+  // The near miss: y = [65520 -> inf, 3], the threshold's sum, whose inf is right.
+  PlantedForward none(Plant::kNone);
+  EXPECT_EQ(run_check(f16_sums({65504, 1, 16, 2}), none, "forward").disposition, Disposition::kPassed);
+  const CheckResult at = run_check(f16_sums({65504, 1, 16, 2}), be, "forward");
+  EXPECT_EQ(at.disposition, Disposition::kPassed) << describe(at);
 }
 
 }  // namespace

@@ -52,6 +52,18 @@ class F32Accumulation final : public DelegatingBackend {
     if (db != nullptr) db->round_to_dtype(x.dtype);
     return ok_status();
   }
+  // An average is a sum and a division, each exact or rounded once in f32, well inside
+  // the tolerance: the oracle's value, stored in the case dtype.
+  Status avgpool_forward(const AvgPoolGeometry& g, const Tensor& x, Tensor& y) override {
+    KC_RETURN_IF_ERROR(reference().avgpool_forward(g, x, y));
+    y.round_to_dtype(x.dtype);
+    return ok_status();
+  }
+  Status avgpool_backward(const AvgPoolGeometry& g, const Tensor& dy, Tensor& dx) override {
+    KC_RETURN_IF_ERROR(reference().avgpool_backward(g, dy, dx));
+    dx.round_to_dtype(dy.dtype);
+    return ok_status();
+  }
   // A max pool selects: y is x's own value. dx sums the dy of the windows that chose an
   // element (exact in f32 for a few terms), stored in the case dtype.
   Status maxpool_backward(const PoolGeometry& g, const Tensor& dy, const IndexTensor* indices, Tensor& dx) override {

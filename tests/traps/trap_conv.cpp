@@ -250,6 +250,10 @@ Status trap_conv_forward(const ConvSetup& s, const ConvGeometry& g, const Tensor
     // An f32 -> bf16 conversion that drops the low 16 bits (or __float2half_rz): each
     // output errs by less than one ulp, always toward zero, so errors add up over depth.
     y.data[i] = s.bug == Bug::kTruncatingConversion ? truncate_to(y.dtype, v) : round_to(y.dtype, v);
+    // A conversion that tests the range before rounding (`|v| > 65504 ? inf : ...`): a
+    // sum between the largest finite value and the overflow threshold becomes inf.
+    if (s.bug == Bug::kOverflowPastMax && std::isfinite(v) && std::abs(v) > largest_finite(y.dtype))
+      y.data[i] = std::copysign(INFINITY, v);
   }
   return ok_status();
 }

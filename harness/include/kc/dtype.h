@@ -29,6 +29,10 @@ double unit_roundoff(DType dtype);
 // smallest subnormal is not a double, the smallest subnormal itself (2 eta).
 double underflow_unit(DType dtype);
 
+// The dtype's largest finite value (65504 for f16, 2^128 - 2^120 for bf16). A result
+// below it plus half an ulp rounds to it; from there on, to inf.
+double largest_finite(DType dtype);
+
 // Exponent of the dtype's smallest normal number: -1022, -126, -14, and -126 for bf16
 // (f32's range).
 int min_normal_exponent(DType dtype);

@@ -2,9 +2,11 @@
 #include "nonfinite_origin.h"
 
 #include <cmath>
+#include <cstring>
 #include <vector>
 
 #include "core/format.h"
+#include "kc/dtype.h"
 #include "window.h"
 
 namespace kc::checks {
@@ -37,14 +39,33 @@ bool window_finite(const ConvGeometry& g, const Tensor& x, const Tensor& w, int6
 std::string nonfinite_origin(const ConvGeometry& g, bool relu, bool transform, const Tensor& x, const Tensor& w,
                              const Tensor& cand, const Tensor& ref) {
   if (cand.shape != ref.shape || ref.shape != g.y_shape()) return {};
-  int64_t relu_zero = 0, outside = 0, first_outside = -1;
+  int64_t relu_zero = 0, outside = 0, first_outside = -1, overflow = 0, first_overflow = -1;
+  const DType dtype = x.dtype;  // the case's storage dtype (inputs are made in it)
+  const double top = largest_finite(dtype);
+  const double poison = poison_value();
   for (int64_t i = 0; i < ref.size(); ++i) {
     const double c = cand[i], r = ref[i];
     relu_zero += relu && std::isnan(r) && c == 0.0;
     if (std::isfinite(c) || !std::isfinite(r) || !window_finite(g, x, w, i)) continue;
+    if (std::memcmp(&c, &poison, sizeof c) == 0) continue;  // never written: integrity says so
+    if (c == round_to(dtype, r)) continue;                  // a sum past the threshold: inf is right
+    // Evidence of a conversion, not of a read: the oracle's y lies at or past the largest
+    // finite value but rounds to it, and the kernel's is the infinity of its sign.
+    if (std::isinf(c) && std::abs(r) >= top && std::isfinite(round_to(dtype, r)) &&
+        std::signbit(c) == std::signbit(r)) {
+      if (overflow++ == 0) first_overflow = i;
+      continue;
+    }
     if (outside++ == 0) first_outside = i;
   }
   std::string s;
+  if (overflow > 0) {
+    s += "y: " + num(cand[first_overflow]) + " at " + std::to_string(overflow) + " outputs where the oracle's sum " +
+         num(ref[first_overflow]) + " rounds to the largest finite " + std::string(dtype_name(dtype)) +
+         " value, the first at " + at(first_overflow, ref.shape) +
+         ": a sum below the overflow threshold (the largest value plus half an ulp) rounds to the largest value "
+         "(a conversion that tests the range before it rounds?); ";
+  }
   if (relu_zero > 0) {
     s += "y: relu(NaN) = 0 at " + std::to_string(relu_zero) +
          " outputs whose pre-activation is NaN (the contract keeps NaN through relu); ";

@@ -78,6 +78,20 @@ double unit_roundoff(DType dtype) {
   return 0.0;
 }
 
+double largest_finite(DType dtype) {
+  switch (dtype) {
+    case DType::kF64:
+      return std::numeric_limits<double>::max();
+    case DType::kF32:
+      return std::numeric_limits<float>::max();
+    case DType::kF16:
+      return 65504.0;
+    case DType::kBF16:
+      return std::ldexp(255.0, 120);
+  }
+  return 0.0;
+}
+
 double underflow_unit(DType dtype) {
   switch (dtype) {
     case DType::kF64:
