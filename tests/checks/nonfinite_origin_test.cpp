@@ -67,6 +67,35 @@ TEST(NonfiniteOrigin, InfinityTurnedNaNIsNamed) {
   EXPECT_EQ(r.disposition, Disposition::kFailed) << describe(r);
   EXPECT_THAT(r.message, HasSubstr("±inf became NaN"));
   EXPECT_THAT(r.message, Not(HasSubstr("out-of-window")));
+  // No subnormal in the window: no cause is claimed (neither DAZ nor inf - inf).
+  EXPECT_THAT(r.message, Not(HasSubstr("DAZ")));
+  EXPECT_THAT(r.message, Not(HasSubstr("inf - inf")));
+}
+
+// Subnormal inputs read as 0 (DAZ): 0 x inf is NaN where the oracle's tiny x times inf is inf.
+class FlushesSubnormalInputs final : public test::DelegatingBackend {
+ public:
+  FlushesSubnormalInputs() : DelegatingBackend("flushes-subnormal-inputs") {}
+  Status conv_forward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
+                      Tensor& y) override {
+    Tensor flushed = x;
+    for (double& v : flushed.data) v = std::abs(v) < 0x1p-126 ? 0.0 : v;
+    return reference().conv_forward(g, flushed, w, b, relu, y);
+  }
+};
+
+TEST(NonfiniteOrigin, ASubnormalReadAsZeroTimesInfIsNamedDaz) {
+  // 1x1 over two channels, w = [inf, 1]: y = [2^-140 inf + 1, -1 inf + 2] = [inf, -inf].
+  Case c = conv_case({.batch = 1, .channels = 2, .out_channels = 1, .spatial = {2}, .kernel = {1}});
+  c.dtype = DType::kF32;
+  c.tensors["x"] = Tensor{DType::kF32, {1, 2, 2}, {0x1p-140, -1.0, 1.0, 2.0}};
+  c.tensors["w"] = Tensor{DType::kF32, {1, 2, 1}, {kInf, 1.0}};
+  c.tensors["dy"] = Tensor{DType::kF32, {1, 1, 2}, {1.0, 1.0}};
+  FlushesSubnormalInputs be;
+  const CheckResult r = run_check(c, be, "forward");
+  EXPECT_EQ(r.disposition, Disposition::kFailed) << describe(r);
+  EXPECT_THAT(r.message, HasSubstr("y: NaN at 1 outputs where the oracle gives ±inf and the window or filter holds a "
+                                   "subnormal, the first y at (0, 0, 0): a subnormal read as 0 met an infinity"));
 }
 
 TEST(NonfiniteOrigin, ReluOfNaNGivingZeroIsNamed) {

@@ -157,7 +157,7 @@
           "conv2d same k3, odd kernel") \
   KC_TRAP(bf16_nan_to_inf, kBf16NanToInf, "forward", "NaN became ±inf", \
           "pool2d k2 s2, the classic downsampling") \
-  KC_TRAP(f16_inf_saturates, kF16InfSaturates, "forward", "±inf became finite", \
+  KC_TRAP(f16_inf_saturates, kF16InfSaturates, "forward", "±inf became ±65504, the largest finite f16 value: a saturating store", \
           "pool2d k2 s2, the classic downsampling") \
   KC_TRAP(zero_sample_skipped, kZeroSampleSkipped, "integrity", "y: * never written", \
           "pool2d k2 s2, the classic downsampling") \

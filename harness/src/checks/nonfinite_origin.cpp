@@ -14,24 +14,44 @@ namespace {
 
 using rules::window_taps;
 
-// Whether every input of output i's window (all channels of its group) and every weight
-// of its filter is finite.
-bool window_finite(const ConvGeometry& g, const Tensor& x, const Tensor& w, int64_t i) {
+// Whether some input of output i's window (all channels of its group) or some weight of
+// its filter satisfies `pred`.
+template <typename Pred>
+bool window_any(const ConvGeometry& g, const Tensor& x, const Tensor& w, int64_t i, Pred pred) {
   const int64_t out_count = g.spatial.out_count(), in_count = g.spatial.in_count();
   const int64_t n = i / (g.out_channels * out_count), co = (i / out_count) % g.out_channels;
   const int64_t cin = g.in_per_group(), group = co / g.out_per_group();
   const int64_t k = g.spatial.kernel_count();
   for (int64_t t = 0; t < cin * k; ++t) {
-    if (!std::isfinite(w[co * cin * k + t])) return false;
+    if (pred(w[co * cin * k + t])) return true;
   }
   const std::vector<int64_t> taps = window_taps(g.spatial, unravel(i % out_count, g.spatial.out_dims()));
   for (int64_t c = 0; c < cin; ++c) {
     const int64_t plane = (n * g.in_channels + group * cin + c) * in_count;
     for (int64_t t : taps) {
-      if (!std::isfinite(x[plane + t])) return false;
+      if (pred(x[plane + t])) return true;
     }
   }
-  return true;
+  return false;
+}
+
+bool window_finite(const ConvGeometry& g, const Tensor& x, const Tensor& w, int64_t i) {
+  return !window_any(g, x, w, i, [](double v) { return !std::isfinite(v); });
+}
+
+// Where the oracle's y is ±inf and the kernel's NaN, a direct sum formed 0 x inf where the
+// oracle multiplied a nonzero: with a subnormal in the window or filter, one read as 0
+// (DAZ) is the evidence; without it no cause is named. Returns how many outputs show it.
+int64_t inf_to_nan_dazed(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor& cand, const Tensor& ref,
+                         int64_t& first) {
+  const double normal = std::ldexp(1.0, min_normal_exponent(x.dtype));
+  const auto subnormal = [normal](double v) { return v != 0.0 && std::abs(v) < normal; };
+  int64_t dazed = 0;
+  for (int64_t i = 0; i < ref.size(); ++i) {
+    if (!std::isinf(ref[i]) || !std::isnan(cand[i]) || !window_any(g, x, w, i, subnormal)) continue;
+    if (dazed++ == 0) first = i;
+  }
+  return dazed;
 }
 
 }  // namespace
@@ -69,6 +89,14 @@ std::string nonfinite_origin(const ConvGeometry& g, bool relu, bool transform, c
   if (relu_zero > 0) {
     s += "y: relu(NaN) = 0 at " + std::to_string(relu_zero) +
          " outputs whose pre-activation is NaN (the contract keeps NaN through relu); ";
+  }
+  if (!transform) {
+    int64_t first_daz = -1;
+    if (const int64_t dazed = inf_to_nan_dazed(g, x, w, cand, ref, first_daz); dazed > 0) {
+      s += "y: NaN at " + std::to_string(dazed) + " outputs where the oracle gives ±inf and the window or filter " +
+           "holds a subnormal, the first y at " + at(first_daz, ref.shape) +
+           ": a subnormal read as 0 met an infinity (0 x inf: subnormal inputs flushed, DAZ); ";
+    }
   }
   if (outside > 0 && transform) {
     s += "y: non-finite value spread over the transform's tile to " + std::to_string(outside) +

@@ -45,25 +45,32 @@ std::string flushed(const ToleranceSpec& spec, int64_t failures, const std::vect
          (spec.flush_atol > 0 ? ", or flushes beyond its allowance" : "") + ")";
 }
 
-// Where failing elements are NaN and the oracle's an infinity: a transform (Winograd adds
-// and subtracts a tile's inputs, so one inf meets another as inf - inf) or a reordered
-// sum that met both infinities; and where NaN in the oracle became 0 here.
-// A NaN stored as an infinity (a 16-bit conversion that truncates the mantissa of a NaN
-// whose high bits are 0) and an infinity stored as the largest finite value (a
-// saturating conversion) are named too.
-std::string nonfinite_changes(const std::vector<std::pair<double, double>>& bad) {
-  int64_t inf_nan = 0, nan_zero = 0, nan_inf = 0, inf_finite = 0;
+// The facts of failing non-finite elements, and a cause only where the values alone show
+// it: ±inf that became NaN (inf - inf in a sum, or 0 x inf where a subnormal was read as
+// 0: the values cannot tell, so no cause is named here; the forward check names it from
+// the inputs), NaN that became 0, NaN stored as an infinity (a 16-bit conversion that
+// truncates the mantissa of a NaN whose high bits are 0), and ±inf stored as the dtype's
+// largest finite value (a saturating store) or as another finite value (no cause).
+std::string nonfinite_changes(const ToleranceSpec& spec, const std::vector<std::pair<double, double>>& bad) {
+  int64_t inf_nan = 0, nan_zero = 0, nan_inf = 0, saturated = 0, inf_finite = 0;
+  const double top = largest_finite(spec.storage);
   for (const auto& [c, r] : bad) {
     inf_nan += std::isinf(r) && std::isnan(c);
     nan_zero += std::isnan(r) && c == 0.0;
     nan_inf += std::isnan(r) && std::isinf(c);
-    inf_finite += std::isinf(r) && std::isfinite(c);
+    const bool finite_for_inf = std::isinf(r) && std::isfinite(c);
+    saturated += finite_for_inf && std::abs(c) == top && std::signbit(c) == std::signbit(r);
+    inf_finite += finite_for_inf && !(std::abs(c) == top && std::signbit(c) == std::signbit(r));
   }
   std::string s;
-  if (inf_nan > 0) s += " (" + std::to_string(inf_nan) + " ±inf became NaN: an inf met another in the sum, inf - inf)";
+  if (inf_nan > 0) s += " (" + std::to_string(inf_nan) + " ±inf became NaN)";
   if (nan_zero > 0) s += " (" + std::to_string(nan_zero) + " NaN became 0)";
   if (nan_inf > 0) s += " (" + std::to_string(nan_inf) + " NaN became ±inf: a store that truncates NaN's mantissa?)";
-  if (inf_finite > 0) s += " (" + std::to_string(inf_finite) + " ±inf became finite: a saturating store?)";
+  if (saturated > 0) {
+    s += " (" + std::to_string(saturated) + " ±inf became ±" + num(top) + ", the largest finite " +
+         std::string(dtype_name(spec.storage)) + " value: a saturating store)";
+  }
+  if (inf_finite > 0) s += " (" + std::to_string(inf_finite) + " ±inf became finite)";
   return s;
 }
 
@@ -284,7 +291,7 @@ void compare_tensors(const std::string& tensor, const Tensor& cand, const Tensor
   out.message += tensor + ": " + std::to_string(failures) + " of " + std::to_string(ref.size()) +
                  " elements outside the tolerance";
   out.message +=
-      flushed(spec, failures, bad_all) + nonfinite_changes(bad_all) + not_stored_in(spec, tensor, cand) + "; ";
+      flushed(spec, failures, bad_all) + nonfinite_changes(spec, bad_all) + not_stored_in(spec, tensor, cand) + "; ";
 }
 
 }  // namespace kc
