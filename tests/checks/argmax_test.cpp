@@ -62,6 +62,37 @@ TEST(ArgmaxCheck, CatchesOverlappingWindowsThatOverwrite) {
   EXPECT_FALSE(r.worst.empty());
 }
 
+// One window skipped in the backward (its dy never added): where it shares an input with
+// another window, dx is the other's dy, which an overwrite also leaves; but the other
+// shared inputs add up, so it is not named an overwrite.
+class PoolSkipsOneWindow : public DelegatingBackend {
+ public:
+  PoolSkipsOneWindow() : DelegatingBackend("pool-skips-one-window") {}
+  Status maxpool_backward(const PoolGeometry& g, const Tensor& dy, const IndexTensor* indices, Tensor& dx) override {
+    if (indices == nullptr) return failed_precondition("no indices");
+    const int64_t in = g.spatial.in_count(), out = g.spatial.out_count();
+    for (double& v : dx.data) v = 0.0;
+    for (int64_t w = 0; w < dy.size(); ++w) {
+      if (w != 4) dx[(w / out) * in + indices->data[static_cast<size_t>(w)]] += dy[w];  // window 4 is skipped
+    }
+    return ok_status();
+  }
+};
+
+TEST(ArgmaxCheck, ASkippedWindowIsNotCalledAnOverwrite) {
+  // k3 s1: windows 1-3 all take x[3] = 8, windows 4 and 5 take x[6] = 7. Skipping window
+  // 4 leaves dx[6] = dy[5], one share; dx[3] adds up. An overwrite leaves one share at both.
+  Case c = pool_case({.spatial = {1, 8}, .kernel = {1, 3}, .stride = {1, 1}});
+  c.tensors["x"] = Tensor{DType::kF64, {1, 1, 1, 8}, {9, 1, 2, 8, 1, 2, 7, 1}};
+  c.tensors["dy"] = Tensor{DType::kF64, {1, 1, 1, 6}, {1.0, 2.0, 4.0, 8.0, 16.0, 32.0}};
+  PoolSkipsOneWindow be;
+  const CheckResult r = run_check(c, be, "argmax");
+  EXPECT_DISPOSITION(r, Disposition::kFailed);
+  EXPECT_EQ(r.message.find("overwrite instead of adding"), std::string::npos) << r.message;
+  PoolOverwrites over;
+  EXPECT_MESSAGE_HAS(run_check(c, over, "argmax"), "overlapping windows overwrite instead of adding");
+}
+
 // In f16 or bf16, a 16-bit accumulator loses small dy beside a large one, which could pass
 // for an overwrite: it is named as what it is, and an overwrite in f16 still as an overwrite.
 TEST(ArgmaxCheck, NamesADxSummedInTheStorageDtype) {

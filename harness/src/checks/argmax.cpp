@@ -242,6 +242,37 @@ void check_plane_sums(const PoolGeometry& g, const Tensor& dy, const Tensor& dx,
   }
 }
 
+// Bad sums at inputs several windows point to that equal one window's dy. Overwriting
+// windows leave no such input adding up; a skipped window (or another partial loss)
+// leaves others that do: only the first is named an overwrite.
+template <typename Target>
+void name_single_shares(const PoolGeometry& g, const Tensor& dy, const Tensor& want, const std::vector<int64_t>& hits,
+                        Target target, const Tensor& dx, const ToleranceSpec& spec, std::vector<char>& bad,
+                        Findings& f) {
+  std::vector<int64_t> share(hits.size(), -1);
+  std::vector<char> like_one(hits.size(), 0);  // the right sum is within the tolerance of one dy
+  for (int64_t w = 0; w < dy.size(); ++w) {
+    const int64_t i = target(w);
+    const double bound = element_bound(spec, dy[w], std::abs(dy[w]));
+    like_one[static_cast<size_t>(i)] |= within(want[i], dy[w], bound);
+    if (bad[static_cast<size_t>(i)] && within(dx[i], dy[w], bound)) share[static_cast<size_t>(i)] = w;
+  }
+  int64_t added_up = 0;  // inputs of several windows whose right sum is no one dy, summed right
+  for (size_t i = 0; i < hits.size(); ++i) added_up += hits[i] > 1 && !like_one[i] && !bad[i];
+  for (size_t i = 0; i < hits.size(); ++i) {
+    if (share[i] < 0) continue;
+    const std::string where = "dx at input " + at(static_cast<int64_t>(i), g.x_shape()) + " is " + num(dx[i]) +
+                              ", the dy of one window, but " + num(hits[i]) +
+                              " windows point there and their dy sum to " + num(want[i]);
+    if (added_up == 0)
+      f.add("overwrite", "overlapping windows overwrite instead of adding: " + where);
+    else
+      f.add("one-share",
+            where + " (yet " + num(added_up) + " other inputs of several windows add up: not an overwrite everywhere)");
+    bad[i] = 0;
+  }
+}
+
 // dx against dy scattered through the backend's own indices; names stray gradient and
 // overlapping windows that overwrite instead of adding.
 void check_scatter(const ModeRun& train, const Tensor& dy, const ToleranceSpec& spec, Findings& f, CheckResult& r) {
@@ -289,14 +320,7 @@ void check_scatter(const ModeRun& train, const Tensor& dy, const ToleranceSpec& 
                         " such elements); accumulate in f32 and round once");
     std::fill(bad.begin(), bad.end(), 0);
   }
-  for (int64_t w = 0; w < dy.size(); ++w) {  // a bad sum equal to one window's dy: overwritten
-    const int64_t i = target(w);
-    if (!bad[static_cast<size_t>(i)] || !within(t.dx[i], dy[w], element_bound(spec, dy[w], std::abs(dy[w])))) continue;
-    f.add("overwrite", "overlapping windows overwrite instead of adding: dx at input " + at(i, g.x_shape()) + " is " +
-                           num(t.dx[i]) + ", the dy of one window, but " + num(hits[static_cast<size_t>(i)]) +
-                           " windows point there and their dy sum to " + num(want[i]));
-    bad[static_cast<size_t>(i)] = 0;
-  }
+  name_single_shares(g, dy, want, hits, target, t.dx, spec, bad, f);
   for (int64_t i = 0; i < want.size(); ++i) {
     if (!bad[static_cast<size_t>(i)]) continue;
     f.add("routed", "dx at input " + at(i, g.x_shape()) + " is " + num(t.dx[i]) + " but the " +
