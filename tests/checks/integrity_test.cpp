@@ -107,3 +107,33 @@ TEST(IntegrityCheck, CatchesAnOverrunInTheSecondRunOnly) {
                {"y (in a second run on a copy): the guard band around the buffer was overwritten",
                 "the first of them 8 bytes past the end (where element 34 would be, counting from 0)"});
 }
+
+// A backward that writes past the end of dw only for a single sample: the runner's call
+// (batch 2) is clean, weight_share's per-sample runs are not.
+class OverrunsDwOfOneSample final : public test::DelegatingBackend {
+ public:
+  OverrunsDwOfOneSample() : DelegatingBackend("overruns-dw-of-one-sample") {}
+  Status conv_backward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
+                       const Tensor& dy, Tensor& dx, Tensor& dw, Tensor* db) override {
+    KC_RETURN_IF_ERROR(reference().conv_backward(g, x, w, b, relu, dy, dx, dw, db));
+    if (g.batch == 1) dw.data.data()[dw.size()] = 0.0;  // into the guard band
+    return ok_status();
+  }
+};
+
+TEST(IntegrityCheck, NamesAGuardBandDamagedInACheckOwnRun) {
+  Case c = good_conv_cases()[1];  // batch 2
+  c.checks = {"weight_share", "integrity"};
+  OverrunsDwOfOneSample be;
+  const CaseResult r = check_case(c, be);
+  bool named = false;
+  for (const CheckResult& cr : r.checks) {
+    if (cr.name != "integrity") continue;
+    EXPECT_DISPOSITION(cr, Disposition::kFailed);
+    named = cr.message.find("in a check's own run, dw in conv_backward:") != std::string::npos;
+    EXPECT_TRUE(named) << cr.message;
+  }
+  EXPECT_TRUE(named);
+  PassThrough pass;
+  for (const CheckResult& cr : check_case(c, pass).checks) EXPECT_NE(cr.disposition, Disposition::kFailed);
+}

@@ -12,6 +12,7 @@ namespace kc {
 namespace {
 
 thread_local InputWriteWatch* current_watch = nullptr;
+thread_local GuardWatch* current_guard_watch = nullptr;
 
 // A hash of a tensor's bits: an input the backend changed has another one (whatever the
 // change, up to a collision of 2^-64).
@@ -33,6 +34,26 @@ std::array<uint64_t, 5> output_prints(const OpOutputs& o) {
 void mark_returned(OpOutputs& o, bool forward) {
   const std::array<uint64_t, 5> now = output_prints(o);
   for (size_t i = forward ? 0 : 2; i < 5; ++i) o.returned[i] = now[i];
+}
+
+// Tells the innermost GuardWatch which outputs handed to `call` (a forward's y and
+// indices, a backward's dx, dw and db) it wrote outside of; a buffer the backend
+// replaced is the integrity check's to name.
+void note_breaches(const char* call, const OpOutputs& o, bool forward) {
+  if (current_guard_watch == nullptr) return;
+  const auto look = [&](const char* name, const auto& v, size_t slot) {
+    if (static_cast<const void*>(v.data()) != o.handed[slot] || v.data() == nullptr) return;
+    const GuardDamage d = guard_damage(v);
+    if (!d.intact()) current_guard_watch->add(std::string(name) + " in " + call + ": " + describe_guard_damage(v, d));
+  };
+  if (forward) {
+    look("y", o.y.data, 0);
+    if (o.indices) look("indices", o.indices->data, 1);
+  } else {
+    look("dx", o.dx.data, 2);
+    look("dw", o.dw.data, 3);
+    look("db", o.db.data, 4);
+  }
 }
 
 // Notes in o.wrote which of the inputs changed during `call`.
@@ -84,6 +105,7 @@ void conv_forward_into(Backend& be, const Case& c, const ConvGeometry& g, const 
       be, "conv_forward", [&] { return be.conv_forward(g, in.x, in.w, g.bias ? &in.b : nullptr, is_fused(c), o.y); });
   guard.after("conv_forward", o);
   mark_returned(o, true);
+  note_breaches("conv_forward", o, true);
 }
 
 void conv_backward_into(Backend& be, const Case& c, const ConvGeometry& g, const OpInputs& in, OpOutputs& o) {
@@ -101,6 +123,7 @@ void conv_backward_into(Backend& be, const Case& c, const ConvGeometry& g, const
   guard.after("conv_backward", o);
   o.ran_backward = true;
   mark_returned(o, false);
+  note_breaches("conv_backward", o, false);
 }
 
 void pool_forward_into(Backend& be, const Case& c, const PoolGeometry& g, const OpInputs& in, OpOutputs& o) {
@@ -113,6 +136,7 @@ void pool_forward_into(Backend& be, const Case& c, const PoolGeometry& g, const 
                              [&] { return be.maxpool_forward(g, in.x, o.y, o.indices ? &*o.indices : nullptr); });
   guard.after("maxpool_forward", o);
   mark_returned(o, true);
+  note_breaches("maxpool_forward", o, true);
 }
 
 void pool_backward_into(Backend& be, const Case& c, const PoolGeometry& g, const OpInputs& in, OpOutputs& o) {
@@ -124,6 +148,7 @@ void pool_backward_into(Backend& be, const Case& c, const PoolGeometry& g, const
   guard.after("maxpool_backward", o);
   o.ran_backward = true;
   mark_returned(o, false);
+  note_breaches("maxpool_backward", o, false);
 }
 
 void avgpool_forward_into(Backend& be, const Case& c, const AvgPoolGeometry& g, const OpInputs& in, OpOutputs& o) {
@@ -133,6 +158,7 @@ void avgpool_forward_into(Backend& be, const Case& c, const AvgPoolGeometry& g, 
   o.forward = candidate_call(be, "avgpool_forward", [&] { return be.avgpool_forward(g, in.x, o.y); });
   guard.after("avgpool_forward", o);
   mark_returned(o, true);
+  note_breaches("avgpool_forward", o, true);
 }
 
 void avgpool_backward_into(Backend& be, const Case& c, const AvgPoolGeometry& g, const OpInputs& in, OpOutputs& o) {
@@ -143,6 +169,7 @@ void avgpool_backward_into(Backend& be, const Case& c, const AvgPoolGeometry& g,
   guard.after("avgpool_backward", o);
   o.ran_backward = true;
   mark_returned(o, false);
+  note_breaches("avgpool_backward", o, false);
 }
 
 }  // namespace
@@ -156,6 +183,17 @@ void InputWriteWatch::add(const std::vector<std::string>& wrote) {
   for (const std::string& w : wrote) {
     if (std::find(seen_.begin(), seen_.end(), w) == seen_.end()) seen_.push_back(w);
   }
+}
+
+GuardWatch::GuardWatch() : outer_(current_guard_watch) { current_guard_watch = this; }
+GuardWatch::~GuardWatch() {
+  current_guard_watch = outer_;
+  for (const std::string& b : seen_) {
+    if (outer_ != nullptr) outer_->add(b);
+  }
+}
+void GuardWatch::add(const std::string& breach) {
+  if (std::find(seen_.begin(), seen_.end(), breach) == seen_.end()) seen_.push_back(breach);
 }
 
 std::vector<std::string> inputs_written_so_far() {

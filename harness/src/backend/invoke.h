@@ -91,4 +91,22 @@ class InputWriteWatch {
 // The writes the innermost watch of this thread has seen (none without a watch).
 std::vector<std::string> inputs_written_so_far();
 
+// Records, on this thread and while it lives, the output buffers whose guard bands a call
+// damaged ("dw in conv_backward: 1 element written past the end"). The runner opens one
+// after its own call (which the integrity check judges), so that the runs the checks make
+// of their own (per-sample, shape variants, padded inputs) are held to the same rule.
+class GuardWatch {
+ public:
+  GuardWatch();
+  ~GuardWatch();
+  GuardWatch(const GuardWatch&) = delete;
+  GuardWatch& operator=(const GuardWatch&) = delete;
+  const std::vector<std::string>& seen() const { return seen_; }
+  void add(const std::string& breach);
+
+ private:
+  GuardWatch* outer_;
+  std::vector<std::string> seen_;
+};
+
 }  // namespace kc

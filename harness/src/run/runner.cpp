@@ -179,9 +179,11 @@ CaseResult check_valid(const Case& c, Backend& backend, const Registry::Factory*
   // nothing can be checked, whatever check would run first (never a shape-only pass).
   if (checks::unsupported(cand.forward)) return not_implemented(backend, "forward", cand.forward, std::move(r));
   const CheckContext ctx{c, *geo, *in, backend, is_reference, ref, abs, cand, nullptr, fresh};
+  GuardWatch guards;  // the checks' own runs; the integrity check judges the runner's call
   run_checks(ctx, r);
   std::vector<std::string> late = changed_after_return(cand);
   late.insert(late.end(), leaks.seen().begin(), leaks.seen().end());
+  for (const std::string& b : guards.seen()) late.push_back("in a check's own run, " + b);
   fail_integrity(late, r);
   finish(r);
   return r;
