@@ -25,7 +25,7 @@ class Judge {
  public:
   // The results compared were computed on (c, geo, in); ctx is the check's (its backend,
   // whether it is the oracle). ref and abs: the oracle on these inputs when already known.
-  // bitwise: whether to compare bits (see bitwise_mode) or within the allowance.
+  // bitwise: compare bits (the case says deterministic: true) or within the allowance.
   Judge(const CheckContext& ctx, bool bitwise, const Case& c, const OpGeometry& geo, const OpInputs& in,
         const OpOutputs* ref = nullptr, const OpOutputs* abs = nullptr)
       : ctx_(ctx), bitwise_(bitwise), c_(c), geo_(geo), in_(in), ref_(ref), abs_(abs) {}
