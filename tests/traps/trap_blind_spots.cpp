@@ -77,6 +77,7 @@ bool is_blind_spot_trap(Bug bug) {
     case Bug::kReluStaleMask:
     case Bug::kPlanIgnoresBatch:
     case Bug::kWeightsCachedByAddress:
+    case Bug::kPlaneIndex15Bits:
     case Bug::kBatchTailDropped:
     case Bug::kChannelTileTail:
     case Bug::kOutChannelTileTail:
@@ -101,6 +102,11 @@ Status BlindSpotTrap::conv_forward(const ConvGeometry& g, const Tensor& x, const
     for (int64_t n = 0; n < g.batch; ++n)
       for (int64_t c = 0; c < g.in_channels; ++c)
         if (c % cpg >= from) std::fill_n(xin.data.begin() + (n * g.in_channels + c) * plane, plane, 0.0);
+  }
+  if (bug_ == Bug::kPlaneIndex15Bits) {  // the index within a plane kept in 15 bits: element i reads i & 0x7fff
+    const int64_t plane = g.spatial.in_count();
+    for (int64_t p = 0; p < g.batch * g.in_channels; ++p)
+      for (int64_t i = 32768; i < plane; ++i) xin[p * plane + i] = x[p * plane + (i & 0x7fff)];
   }
   if (bug_ == Bug::kWeightsCachedByAddress && (w.data.data() != cached_at_ || w.shape != cached_w_.shape)) {
     cached_w_ = w;  // "converted" once per buffer: new values in the same buffer are never read

@@ -5,6 +5,7 @@
 //   pool_stale_indices   max pool backward routes through the indices its last forward kept
 //   relu_stale_mask      conv_bias_relu backward routes through the relu mask its last forward kept
 //   plan_ignores_batch   conv forward runs the first call's plan, looked up by all but the batch
+//   plane_index_15_bits  conv forward keeps the index within a plane in 15 bits (planes past 2^15)
 //   weights_cached_by_address conv forward reads w as it first found it in that buffer
 //   batch_tail_dropped   samples past the last whole block of 8 come out 0 (batch 9, 17, 33)
 //   channel_tile_tail    input channels past the last whole tile of 32 are left out (33, 65, ...)

@@ -145,6 +145,8 @@
           "pool2d k2 s2, the classic downsampling") \
   KC_TRAP(weights_cached_by_address, kWeightsCachedByAddress, "determinism", \
           "the backend keeps something by its buffers' addresses", "pool2d k2 s2, the classic downsampling") \
+  KC_TRAP(plane_index_15_bits, kPlaneIndex15Bits, "forward", "y: * elements outside the tolerance", \
+          "conv2d same k3, odd kernel") \
   KC_TRAP(batch_tail_dropped, kBatchTailDropped, "forward", "y: * elements outside the tolerance", \
           "pool2d k2 s2, the classic downsampling") \
   KC_TRAP(channel_tile_tail, kChannelTileTail, "forward", "y: * elements outside the tolerance", \
