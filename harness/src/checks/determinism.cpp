@@ -6,14 +6,13 @@
 // dashboard can track it without failing CI. Not run on the oracle (see common.h).
 #include <algorithm>
 #include <array>
-#include <optional>
 #include <tuple>
 #include <utility>
 
 #include "check_list.h"
 #include "common.h"
 #include "findings.h"
-#include "judge/absolute_pass.h"
+#include "state_judge.h"
 
 namespace kc::checks {
 
@@ -92,36 +91,12 @@ StatusOr<OpInputs> new_values(const CheckContext& ctx) {
   return v;
 }
 
-// How an output on the refilled buffers (`now`) stands to the same values' output in
-// fresh buffers: apart beyond twice the tolerance at the oracle's value (order noise of a
-// nondeterministic backend never is), and then whether it is bitwise the old values'.
-struct Refilled {
-  bool apart = false;
-  bool old = false;
-};
-
-Refilled compare_refill(const CheckContext& ctx, const OpInputs& in, const OpOutputs& ref, const OpOutputs& abs,
-                        const char* name, const Tensor& now, const Tensor& fresh, const Tensor& old) {
-  const Tensor &r = output_named(ref, name), &a = output_named(abs, name);
-  const int64_t n = now.size();
-  Refilled out;
-  if (n == 0 || fresh.size() != n || r.size() != n || a.size() != n) return out;
-  const CheckContext here{ctx.c, ctx.geo, in, ctx.backend, ctx.is_reference, ref, abs, ref};
-  const ToleranceSpec spec = tolerance_for(here, name);
-  out.old = old.size() == n;
-  for (int64_t i = 0; i < n; ++i) {
-    if (within(now[i], fresh[i], 2.0 * element_bound(spec, std::abs(r[i]), a[i]))) continue;
-    out.apart = true;
-    out.old = out.old && same_bits(now[i], old[i]);
-  }
-  return out;
-}
-
 // Refilled buffers: the backend runs on a copy of the inputs, then on the same buffers
 // refilled in place with new values (new_values), then on those values in fresh buffers.
 // A backend that keys a cache on its inputs' addresses (an allocator hands the same
 // address to new data) answers the refilled buffers from what it kept for the old
-// values: outputs apart from the fresh buffers' beyond the allowance (compare_refill).
+// values: outputs apart from the fresh buffers' beyond the allowance for summation order
+// (order noise of a nondeterministic backend never is), and then maybe the old values' own.
 void compare_refilled(const CheckContext& ctx, Findings& f) {
   StatusOr<OpInputs> values = new_values(ctx);
   if (!values.ok()) return;
@@ -137,20 +112,18 @@ void compare_refilled(const CheckContext& ctx, Findings& f) {
   const OpOutputs refilled = invoke(ctx.backend, ctx.c, ctx.geo, reused);
   const OpInputs fresh = reused;  // the same values in new buffers
   const OpOutputs clean = invoke(ctx.backend, ctx.c, ctx.geo, fresh);
-  std::optional<OpOutputs> ref, abs;  // the oracle on the new values, made only when needed
+  // Within the allowance for summation order (state_judge.h), the oracle made only when needed.
+  const state::Judge allowance(ctx, false, ctx.c, ctx.geo, fresh);
   std::string apart;
-  bool all_old = true;
+  bool all_old = true;  // every element apart is bitwise the old values' output
   const auto judge = [&](const char* name, const Tensor& now, const Tensor& clean_t, const Tensor& old) {
     if (bitwise_equal(now, clean_t)) return;
-    if (!ref) {
-      auto oracle = make_reference_backend();
-      ref = invoke(*oracle, ctx.c, ctx.geo, fresh);
-      abs = absolute_pass_for(ctx.backend, ctx.c, ctx.geo, fresh, *ref);
-    }
-    const Refilled d = compare_refill(ctx, fresh, *ref, *abs, name, now, clean_t, old);
-    if (!d.apart) return;
+    const std::vector<char> beyond = allowance.beyond_allowance(name, now, clean_t);
+    if (std::find(beyond.begin(), beyond.end(), 1) == beyond.end()) return;
     apart += std::string(apart.empty() ? "" : ", ") + name;
-    all_old = all_old && d.old;
+    for (size_t i = 0; i < beyond.size(); ++i) {
+      all_old = all_old && (!beyond[i] || (i < old.data.size() && same_bits(now.data[i], old.data[i])));
+    }
   };
   if (refilled.forward.ok() && clean.forward.ok()) judge("y", refilled.y, clean.y, primed.y);
   if (refilled.backward.ok() && clean.backward.ok() && primed.backward.ok()) {

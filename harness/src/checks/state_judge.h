@@ -3,11 +3,13 @@
 // twice the tolerance at the oracle's value, the allowance for summation order. A backend
 // whose sums run in a varying order (float atomics) is thereby never said to read state:
 // two fresh calls that happen to agree prove nothing about the next one. The oracle on
-// the compared inputs is computed only when two results differ bitwise.
+// the compared inputs is computed only when two results differ bitwise. The determinism
+// check's refill judges with it too.
 #pragma once
 
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include "common.h"
 #include "findings.h"
@@ -40,17 +42,29 @@ class Judge {
   }
   const char* how() const { return how_compared(bitwise()); }
 
+  // Per element, whether `got` lies farther than twice the tolerance from `fresh` at the
+  // oracle's value; empty where the sizes of got, fresh and the oracle's tensor differ.
+  std::vector<char> beyond_allowance(std::string_view name, const Tensor& got, const Tensor& fresh) const {
+    if (got.size() != fresh.size()) return {};
+    const Tensor &r = output_named(oracle(), name), &a = output_named(*abs_, name);
+    if (r.size() != got.size() || a.size() != got.size()) return {};
+    const CheckContext here{c_, geo_, in_, ctx_.backend, ctx_.is_reference, *ref_, *abs_, *ref_};
+    const ToleranceSpec spec = tolerance_for(here, name);
+    std::vector<char> out(static_cast<size_t>(got.size()), 0);
+    for (int64_t i = 0; i < got.size(); ++i)
+      out[static_cast<size_t>(i)] = !rules::within(got[i], fresh[i], 2.0 * element_bound(spec, std::abs(r[i]), a[i]));
+    return out;
+  }
+
   // The elements of `got` that are not the same as `fresh`'s (a size change counts).
   BitDiff mismatch(std::string_view name, const Tensor& got, const Tensor& fresh) const {
     BitDiff d = bit_diff(got.data, fresh.data);
-    if (d.count == 0 || bitwise() || got.size() != fresh.size()) return d;
-    const Tensor &r = output_named(oracle(), name), &a = output_named(*abs_, name);
-    if (r.size() != got.size() || a.size() != got.size()) return d;
-    const CheckContext here{c_, geo_, in_, ctx_.backend, ctx_.is_reference, *ref_, *abs_, *ref_};
-    const ToleranceSpec spec = tolerance_for(here, name);
+    if (d.count == 0 || bitwise()) return d;
+    const std::vector<char> beyond = beyond_allowance(name, got, fresh);
+    if (beyond.empty()) return d;
     BitDiff out;
     for (int64_t i = 0; i < got.size(); ++i) {
-      if (rules::within(got[i], fresh[i], 2.0 * element_bound(spec, std::abs(r[i]), a[i]))) continue;
+      if (!beyond[static_cast<size_t>(i)]) continue;
       if (out.count++ == 0) out.first = i;
       if (std::isfinite(got[i]) && std::isfinite(fresh[i]))
         out.max_abs = std::max(out.max_abs, std::abs(got[i] - fresh[i]));
