@@ -1,5 +1,6 @@
 // Worker isolation: a crash and a hang become dispositions and the run goes on; workers
-// share the cores.
+// share the cores; a group's tasks share a worker, each with its own timeout, and a
+// crash costs only its own result.
 #include <gtest/gtest.h>
 
 #include <poll.h>
@@ -90,6 +91,83 @@ TEST(Isolation, WorkersShareTheCores) {
   }
 }
 
+CaseResult pid_result(const char* name) {
+  CaseResult r;
+  r.case_name = name;
+  r.message = std::to_string(getpid());
+  return r;
+}
+
+// A group's tasks run one after another in one worker; one that crashes costs only its
+// own result, and the tasks after it run in a fresh worker.
+TEST(IsolationGroups, ACrashCostsOnlyItsTaskAndTheRestRunInAFreshWorker) {
+  CaseResult label;
+  label.case_name = "crash";
+  IsolatedGroup g;
+  g.tasks.push_back({label, [] { return pid_result("a"); }});
+  g.tasks.push_back({label, [] { return pid_result("b"); }});
+  g.tasks.push_back({label, []() -> CaseResult {
+                       std::raise(SIGSEGV);
+                       return {};
+                     }});
+  g.tasks.push_back({label, [] { return pid_result("d"); }});
+  IsolatedGroup other;
+  other.tasks.push_back({label, [] { return pid_result("e"); }});
+  const auto results = run_groups({g, other}, IsolateOptions{1, 10.0, false, nullptr});
+  ASSERT_EQ(results.size(), 5u);
+  EXPECT_EQ(results[0].case_name, "a");
+  EXPECT_EQ(results[1].case_name, "b");
+  EXPECT_EQ(results[0].message, results[1].message);  // the same worker
+  EXPECT_EQ(results[2].disposition, Disposition::kCrashed);
+  EXPECT_NE(results[2].message.find("signal"), std::string::npos);
+  EXPECT_EQ(results[3].case_name, "d");
+  EXPECT_NE(results[3].message, results[0].message);  // a fresh worker
+  EXPECT_EQ(results[4].case_name, "e");
+  EXPECT_NE(results[4].message, results[3].message);  // another group, another worker
+}
+
+// Each task has the timeout to itself, counted from the result before it.
+TEST(IsolationGroups, EachTaskHasItsOwnTimeout) {
+  CaseResult label;
+  label.case_name = "slow";
+  IsolatedGroup g;
+  for (int i = 0; i < 3; ++i) {
+    g.tasks.push_back({label, [] {
+                         std::this_thread::sleep_for(std::chrono::milliseconds(700));
+                         return pid_result("in time");
+                       }});
+  }
+  g.tasks.push_back({label, [] {
+                       std::this_thread::sleep_for(std::chrono::seconds(30));
+                       return CaseResult{};
+                     }});
+  g.tasks.push_back({label, [] { return pid_result("after"); }});
+  const auto results = run_groups({g}, IsolateOptions{1, 1.5, false, nullptr});
+  ASSERT_EQ(results.size(), 5u);
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(results[i].case_name, "in time") << i;
+  EXPECT_EQ(results[3].disposition, Disposition::kTimeout);
+  EXPECT_EQ(results[4].case_name, "after");
+}
+
+// What the first task computed is there for the next: they share the worker's memory.
+TEST(IsolationGroups, TasksShareTheWorkersMemory) {
+  auto shared = std::make_shared<int>(0);
+  CaseResult label;
+  IsolatedGroup g;
+  g.tasks.push_back({label, [shared] {
+                       *shared = 41;
+                       return CaseResult{};
+                     }});
+  g.tasks.push_back({label, [shared] {
+                       CaseResult r;
+                       r.message = std::to_string(*shared + 1);
+                       return r;
+                     }});
+  const auto results = run_groups({g}, IsolateOptions{1, 10.0, false, nullptr});
+  EXPECT_EQ(results[1].message, "42");
+  EXPECT_EQ(*shared, 0);  // the parent's copy: nothing came back but the results
+}
+
 }  // namespace
 }  // namespace kc
 
@@ -163,6 +241,20 @@ TEST_F(Descendants, AResultThatArrivedIsUsedAndTheDescendantIsKilled) {
   EXPECT_EQ(results[0].case_name, "arrived");
   EXPECT_NE(results[0].message.find("still running when the case ended"), std::string::npos) << results[0].message;
   EXPECT_LT(took, 10.0);
+  EXPECT_TRUE(gone(descendant()));
+}
+
+// What a group's task left running is killed before the next task starts, and named on
+// the result of the task that started it.
+TEST_F(Descendants, OneLeftByATaskOfAGroupIsNamedOnThatTasksResult) {
+  CaseResult label;
+  IsolatedGroup g;
+  g.tasks.push_back(with_descendant(pids_[1], [] { return CaseResult{}; }));
+  g.tasks.push_back({label, [] { return CaseResult{}; }});
+  const auto results = run_groups({g}, IsolateOptions{1, 30.0, false, nullptr});
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_NE(results[0].message.find("still running when the case ended"), std::string::npos) << results[0].message;
+  EXPECT_EQ(results[1].message, "");
   EXPECT_TRUE(gone(descendant()));
 }
 

@@ -102,6 +102,31 @@ TEST(Report, SkippedCasesSayWhy) {
       << summary;
 }
 
+// A waived failure is one line naming its waiver; --verbose (and the report) give its
+// diagnosis and worst coordinates.
+TEST(Report, AWaivedFailureIsOneLineUnlessVerbose) {
+  CaseResult r;
+  r.case_name = "pool2d same";
+  r.source = "cases/maxpool/same.yaml:3";
+  r.backend = "onednn";
+  r.checks.push_back({"argmax",
+                      Disposition::kXfail,
+                      "waived (w.yaml:4: NaN not routed): dx: NaN at 3 elements",
+                      2.0,
+                      1.0,
+                      {{"dx", {0, 1}, 1.5, 2.0, 0.25}}});
+  roll_up(r);
+  ASSERT_EQ(r.disposition, Disposition::kXfail);
+  const std::string quiet = summary_text({r}, RunInfo{});
+  EXPECT_NE(quiet.find("XFAIL  pool2d same  [onednn]  argmax: waived (w.yaml:4: NaN not routed)\n"), std::string::npos)
+      << quiet;
+  EXPECT_EQ(quiet.find("NaN at 3 elements"), std::string::npos) << quiet;
+  const std::string verbose = summary_text({r}, RunInfo{}, true);
+  EXPECT_NE(verbose.find("dx: NaN at 3 elements"), std::string::npos) << verbose;
+  EXPECT_NE(verbose.find("dx[0,1]: got 1.5"), std::string::npos) << verbose;
+  EXPECT_NE(report_json({r}, RunInfo{}).find("dx: NaN at 3 elements"), std::string::npos);
+}
+
 // A file name holding a newline stays on its line in the summary and the reproducer.
 TEST(Report, FileNamesWithANewlineStayOnTheirLine) {
   CaseResult r;

@@ -1,6 +1,7 @@
 // Waivers applied to results: a failure a waiver describes is XFAIL, a waived check that
 // passed is XPASS, a failure with another diagnosis stays FAILED, an expired waiver is
-// ignored and named, and one that matched nothing is named.
+// ignored and named, and one that matched nothing on a case of the run is named (one for
+// a case not in the run is counted).
 #include "run/waivers.h"
 
 #include <gtest/gtest.h>
@@ -49,6 +50,21 @@ TEST(Waivers, AnotherDiagnosisOrBackendStaysFailedAndTheWaiverIsUnmatched) {
   EXPECT_EQ(rs[1].disposition, Disposition::kFailed);
   ASSERT_EQ(out.unmatched.size(), 1u);
   EXPECT_EQ(out.unmatched[0], "w.yaml:2: case *, backend onednn, check backward");
+  EXPECT_EQ(out.unmatched_elsewhere, 0);
+}
+
+// A waiver for a case this run did not hold (a run of one folder, a shard) is counted,
+// not named: only a waiver whose case ran and still matched nothing is stale.
+TEST(Waivers, OneForACaseNotInTheRunIsCountedNotNamed) {
+  std::vector<CaseResult> rs = {with_check("onednn", Disposition::kFailed, "dx: NaN")};  // conv2d same
+  const WaiverOutcome out =
+      apply_waivers(rs, {waiver("pool2d*", "onednn", "NaN"), waiver("conv2d*", "cudnn", "NaN")}, "2026-11-26");
+  EXPECT_EQ(out.unmatched_elsewhere, 1);
+  ASSERT_EQ(out.unmatched.size(), 1u);
+  EXPECT_NE(out.unmatched[0].find("case conv2d*"), std::string::npos);
+  const std::string text = waivers_text(out, rs, true);
+  EXPECT_NE(text.find("1 waiver(s) for cases not in this run"), std::string::npos) << text;
+  EXPECT_EQ(text.find("case pool2d*"), std::string::npos) << text;
 }
 
 TEST(Waivers, AWaivedCheckThatPassedIsXpass) {

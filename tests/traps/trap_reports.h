@@ -1,6 +1,7 @@
-// Where the trap zoo's runs leave their outputs: one folder per backend, DIR/BACKEND,
-// holding its report.json, its run.log and its failures/ folder, so that no run
-// overwrites another's failure reproducers.
+// Where the trap zoo's run leaves its outputs: one folder per backend, DIR/BACKEND,
+// holding its report.json and its failures/ folder (kcheck run --report
+// DIR/{backend}/report.json), so that no backend's reproducers mix with another's; the
+// run's log is DIR/run.log.
 #pragma once
 
 #include <string>
@@ -10,9 +11,6 @@ namespace kc::traps {
 inline std::string run_folder(const std::string& dir, const std::string& backend) { return dir + "/" + backend; }
 inline std::string report_path(const std::string& dir, const std::string& backend) {
   return run_folder(dir, backend) + "/report.json";
-}
-inline std::string run_log(const std::string& dir, const std::string& backend) {
-  return run_folder(dir, backend) + "/run.log";
 }
 
 // `s` as one single-quoted POSIX shell word.

@@ -102,23 +102,29 @@ int run_all(const std::string& kcheck, const std::string& plugin, const std::str
   for (const std::string& p : case_paths(cases, out)) paths += " " + quoted(p);
   std::vector<std::string> backends = {"trap.none", "trap.f32_accumulation", "trap.random_order_dw"};
   for (const Expectation& e : expectations()) backends.push_back(e.backend());
-  int bad = 0;
+  std::string names;
   for (const std::string& b : backends) {
-    const std::string report = report_path(dir, b);
     // Never judge a trap by a stale report, nor keep a stale reproducer.
     std::filesystem::remove_all(run_folder(dir, b));
-    std::filesystem::create_directories(run_folder(dir, b));
-    const std::string cmd = quoted(kcheck) + " run" + paths + " --plugin " + quoted(plugin) + " --backend " + b +
-                            " --jobs 2 --report " + quoted(report) + " > " + quoted(run_log(dir, b)) + " 2>&1";
-    const auto start = std::chrono::steady_clock::now();
-    const int status = std::system(cmd.c_str());
-    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    // kcheck exits 0 (all passed) or 1 (something failed); anything else is a broken run.
-    const bool ok = (code == 0 || code == 1) && std::filesystem::exists(report);
-    std::printf("%-34s exit %d  %5.1f s%s\n", b.c_str(), code, secs, ok ? "" : "  (no report: see its run.log)");
-    bad += !ok;
+    names += (names.empty() ? "" : ",") + b;
   }
+  // One run for every backend: each case's worker checks it on all of them, the oracle's
+  // part computed once; one report per backend (DIR/BACKEND/report.json).
+  const std::string cmd = quoted(kcheck) + " run" + paths + " --plugin " + quoted(plugin) + " --backend " + names +
+                          " --jobs 2 --report " + quoted(report_path(dir, "{backend}")) + " > " +
+                          quoted(dir + "/run.log") + " 2>&1";
+  const auto start = std::chrono::steady_clock::now();
+  const int status = std::system(cmd.c_str());
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  // kcheck exits 0 (all passed) or 1 (something failed); anything else is a broken run.
+  int bad = code == 0 || code == 1 ? 0 : 1;
+  for (const std::string& b : backends) {
+    if (std::filesystem::exists(report_path(dir, b))) continue;
+    std::printf("%s: no report (see %s/run.log)\n", b.c_str(), dir.c_str());
+    ++bad;
+  }
+  std::printf("%zu backends: exit %d, %.1f s\n", backends.size(), code, secs);
   return bad == 0 ? 0 : 1;
 }
 

@@ -43,9 +43,10 @@ void set_passed_over(RunInfo& info, const PassedOver& counts);
 std::string report_json(const std::vector<CaseResult>& results, const RunInfo& info);
 std::string junit_xml(const std::vector<CaseResult>& results, const RunInfo& info);
 // The table printed at the end of a run: one block per case that did not pass (check,
-// diagnosis, worst coordinates, reproducer), counts per backend and disposition, and the
-// most frequent reasons cases were skipped on each backend.
-std::string summary_text(const std::vector<CaseResult>& results, const RunInfo& info);
+// diagnosis, worst coordinates, reproducer; a waived failure, XFAIL, one line naming its
+// waiver unless `verbose`), counts per backend and disposition, and the most frequent
+// reasons cases were skipped on each backend.
+std::string summary_text(const std::vector<CaseResult>& results, const RunInfo& info, bool verbose = false);
 // A one-case YAML file for a failed result: comment lines with the diagnosis and the
 // worst coordinates (each made one line by one_line, so that no name or message can end
 // a comment), then the reproducer. Empty when the result has no reproducer.

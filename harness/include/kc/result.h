@@ -41,6 +41,7 @@ struct CheckResult {
   double max_error_ratio = 0.0;  // max |error| / bound over compared elements (0 if none)
   double max_abs_error = 0.0;
   std::vector<WorstPoint> worst;  // a few worst coordinates, worst first
+  double seconds = 0.0;           // wall time of the check, its own candidate calls included
 };
 
 struct CaseResult {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "backend/invoke.h"
+#include "checks/oracle_memo.h"
 #include "core/check_table.h"
 #include "core/fill.h"
 #include "core/ops/stack.h"
@@ -46,6 +47,9 @@ struct CheckContext {
   // Makes a new instance of the backend under test (the state check compares with one);
   // null where the caller has no factory, and then what needs one is not checked.
   const Registry::Factory* fresh = nullptr;
+  // What the oracle computed for this case on another backend in this worker, and where
+  // what it computes now is kept (oracle_memo.h); null: nothing is kept.
+  checks::OracleMemo* memo = nullptr;
 };
 
 // A check's code, bound by name to its row of the check table (core/check_table.h),

@@ -29,7 +29,18 @@ struct Eval {
   std::optional<IndexTensor> index;  // max pool: the argmax
 };
 
-Eval evaluate(const Problem& p, const Params& q) {
+uint64_t memo_digest(const Eval& e) {
+  checks::MemoKey k("fd.eval");
+  k.add(e.loss).add(e.out).add(e.z);
+  if (e.index) k.add(*e.index);
+  return k.value();
+}
+
+size_t memo_bytes(const Eval& e) {
+  return (e.out.data.size() + e.z.data.size() + (e.index ? e.index->data.size() : 0)) * sizeof(double);
+}
+
+Eval evaluate_now(const Problem& p, const Params& q) {
   Eval e;
   const Tensor& dy = p.ctx.in.dy;
   const bool keep = !p.rows.empty();
@@ -64,6 +75,15 @@ Eval evaluate(const Problem& p, const Params& q) {
   return e;
 }
 
+// The oracle's loss at q, or the one the memo kept from another backend's probes of
+// this case (the same inputs, cotangent, outputs left out and rows).
+Eval evaluate(const Problem& p, const Params& q) {
+  if (p.ctx.memo == nullptr) return evaluate_now(p, q);
+  checks::MemoKey key("fd.evaluate");
+  key.add(q[0]).add(q[1]).add(q[2]).add(p.ctx.in.dy).add(p.left_out).add(static_cast<int64_t>(!p.rows.empty()));
+  return p.ctx.memo->get<Eval>(key.value(), [&] { return evaluate_now(p, q); });
+}
+
 // |a| and |b| element by element, the larger: for a = q + hu and b = q - hu that is
 // |q| + h|u|, which bounds |q + su| for every |s| <= h.
 Params envelope(const Params& a, const Params& b) {
@@ -84,13 +104,20 @@ Params envelope(const Params& a, const Params& b) {
 // to the underflow unit each (subnormal data).
 void rounding_at(const Problem& p, const Params& env, Probe& r) {
   const CheckContext& ctx = p.ctx;
-  Tensor abs_y;
-  std::visit(Overloaded{[&](const PoolGeometry& g) { abs_y = ref::maxpool_forward(g, env[0]).y; },
-                        [&](const AvgPoolGeometry& g) { abs_y = ref::avgpool_forward(g, env[0]); },
-                        [&](const ConvGeometry& g) {
-                          abs_y = ref::conv_forward(g, env[0], env[1], g.bias ? &env[2] : nullptr);
-                        }},
-             ctx.geo);
+  auto forward = [&] {
+    Tensor abs_y;
+    std::visit(Overloaded{[&](const PoolGeometry& g) { abs_y = ref::maxpool_forward(g, env[0]).y; },
+                          [&](const AvgPoolGeometry& g) { abs_y = ref::avgpool_forward(g, env[0]); },
+                          [&](const ConvGeometry& g) {
+                            abs_y = ref::conv_forward(g, env[0], env[1], g.bias ? &env[2] : nullptr);
+                          }},
+               ctx.geo);
+    return abs_y;
+  };
+  const Tensor abs_y =
+      ctx.memo == nullptr
+          ? forward()
+          : ctx.memo->get<Tensor>(checks::MemoKey("fd.envelope").add(env[0]).add(env[1]).add(env[2]).value(), forward);
   const int64_t n_y = tolerance_for(ctx, "y").n + 8, n = n_y + ctx.in.dy.size();
   const double tiny = underflow_unit(DType::kF64);
   r.loss_error = 2.0 * (gamma_n(n, u64()) * abs_dot(abs_y, ctx.in.dy) + static_cast<double>(n) * tiny);

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "kc/report.h"
 #include "kc/result.h"
 
 namespace kc {
@@ -40,6 +41,25 @@ void name_reproducers(const std::string& folder, std::vector<CaseResult>& result
 // shell-quoted). False when one could not be written (each is named on stderr).
 bool write_failures(const std::string& folder, const std::vector<CaseResult>& results,
                     const std::vector<std::string>& plugins);
+// The backend of an invalid case file's one result: it is invalid whatever the backend.
+inline constexpr const char* kNoBackend = "-";
+
+// Where kcheck run writes a report (report_targets.cpp): the whole run (backend empty),
+// or with "{backend}" in the --report path one report per backend, holding its results
+// and the run's invalid case files, with its own failures/ folder beside it.
+struct ReportTarget {
+  std::string backend;  // empty: every result
+  std::string path;
+};
+bool per_backend_report(const std::string& report);
+std::vector<ReportTarget> report_targets(const std::string& report, const std::vector<std::string>& backends);
+// Why a target's report or its failures folder could not be written, or empty.
+std::string report_target_problem(const ReportTarget& t);
+// Writes each target's report and reproducers (naming them in `results`); an error
+// message when a report could not be written; `reproducers` false when one was not.
+std::string write_report_targets(const std::vector<ReportTarget>& targets, std::vector<CaseResult>& results,
+                                 const RunInfo& info, const std::vector<std::string>& plugins, bool& reproducers);
+
 // One argument as a POSIX shell word that stays on one line: 'text' ('\'' for a quote),
 // or $'text' with control characters as \xHH; bash reads back the exact bytes.
 std::string shell_quote(std::string_view text);

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <set>
 
+#include "checks/oracle_memo.h"
 #include "cli.h"
 #include "kc/case_io.h"
 #include "kc/plugin.h"
@@ -29,6 +30,7 @@ struct RunOptions {
   int jobs = 1;
   double timeout = kDefaultTimeoutSeconds;
   bool in_process = false, timeout_given = false;
+  bool verbose = false;           // a waived failure's diagnosis in the summary too
   bool allow_empty = false;       // a named or plugin backend may check nothing
   int64_t shard = 0, shards = 1;  // --shard i/n
   int max_failures = 0;           // 0: no limit
@@ -76,7 +78,7 @@ std::string parse_backends(const std::string& v, std::vector<std::string>& backe
 // What the options say together, once all are read: an error message or empty.
 std::string check_together(const RunOptions& o) {
   if (o.in_process && o.timeout_given) return in_process_timeout_problem();
-  if (!o.report.empty()) {
+  if (!o.report.empty() && !per_backend_report(o.report)) {  // per backend: once the backends are known
     const std::string folder = failures_folder(o.report);
     if (std::string bad = output_folder_problem("--report", "the failures folder next to the report", folder);
         !bad.empty()) {
@@ -112,7 +114,8 @@ std::string parse(const Args& args, RunOptions& o) {
     } else if (a == "--plugin" && value(v)) {
       o.plugins.push_back(v);
     } else if ((a == "--report" || a == "--junit") && value(v)) {
-      if (std::string bad = output_file_problem(a, v); !bad.empty()) return bad;
+      if (a == "--junit" && per_backend_report(v)) return "--junit: {backend} is for --report only";
+      if (std::string bad = per_backend_report(v) ? "" : output_file_problem(a, v); !bad.empty()) return bad;
       (a == "--report" ? o.report : o.junit) = v;
     } else if (a == "--require" && value(o.require)) {
       if (o.require.empty()) return "--require: expected a backend name, got ''";
@@ -123,6 +126,8 @@ std::string parse(const Args& args, RunOptions& o) {
       o.timeout_given = true;
     } else if (a == "--in-process") {
       o.in_process = true;
+    } else if (a == "--verbose") {
+      o.verbose = true;
     } else if (a == "--shard" && value(v)) {
       if (std::string bad = parse_shard_option(v, o.shard, o.shards); !bad.empty()) return bad;
     } else if (a == "--waivers" && value(o.waivers)) {
@@ -139,10 +144,25 @@ std::string parse(const Args& args, RunOptions& o) {
   return check_together(o);
 }
 
+// Why the failures folder of a report would be written over an input or the JUnit file.
+std::string failures_clash(const RunOptions& o, const std::string& failures, const std::vector<std::string>& inputs) {
+  for (const std::string& in : inputs) {
+    if (!inside_folder(in, failures)) continue;
+    return "--report: the failures folder '" + failures + "' next to the report holds the input case file '" + in +
+           "', which a failure reproducer may overwrite; write the report in another folder";
+  }
+  if (!o.junit.empty() && (same_file(o.junit, failures) || inside_folder(o.junit, failures))) {
+    return "--junit: '" + o.junit + "' is or is in '" + failures +
+           "', the failures folder of --report where failure reproducers are written; give another path";
+  }
+  return {};
+}
+
 // Why the report, the JUnit file or the failure reproducers would be written over an
 // input (a case file, or the NAME.expect beside one) or over one another, or empty.
 // Asked before the run: a case file overwritten by a report is lost.
-std::string output_clash(const RunOptions& o, const std::vector<std::string>& files) {
+std::string output_clash(const RunOptions& o, const std::vector<ReportTarget>& reports,
+                         const std::vector<std::string>& files) {
   std::vector<std::string> inputs = files;
   for (const std::string& f : files) {
     std::error_code ec;
@@ -150,7 +170,7 @@ std::string output_clash(const RunOptions& o, const std::vector<std::string>& fi
     if (std::filesystem::exists(expect, ec)) inputs.push_back(expect);
   }
   std::vector<Output> outputs;
-  if (!o.report.empty()) outputs.push_back({"--report", o.report});
+  for (const ReportTarget& t : reports) outputs.push_back({"--report", t.path});
   if (!o.junit.empty()) outputs.push_back({"--junit", o.junit});
   if (std::string clash = outputs_clash(outputs, inputs); !clash.empty()) return clash;
   for (const Output& out : outputs) {  // the next run would read it as a case file
@@ -161,16 +181,8 @@ std::string output_clash(const RunOptions& o, const std::vector<std::string>& fi
              "', a folder this run reads cases from, so the next run would read it as one; name it .json or .xml";
     }
   }
-  if (o.report.empty()) return {};
-  const std::string failures = failures_folder(o.report);
-  for (const std::string& in : inputs) {
-    if (!inside_folder(in, failures)) continue;
-    return "--report: the failures folder '" + failures + "' next to the report holds the input case file '" + in +
-           "', which a failure reproducer may overwrite; write the report in another folder";
-  }
-  if (!o.junit.empty() && (same_file(o.junit, failures) || inside_folder(o.junit, failures))) {
-    return "--junit: '" + o.junit + "' is or is in '" + failures +
-           "', the failures folder of --report where failure reproducers are written; give another path";
+  for (const ReportTarget& t : reports) {
+    if (std::string bad = failures_clash(o, failures_folder(t.path), inputs); !bad.empty()) return bad;
   }
   return {};
 }
@@ -203,28 +215,31 @@ std::string choose_backends(const Registry& reg, const std::vector<std::string>&
   return {};
 }
 
-// The backend of an invalid case file's one result: it is invalid whatever the backend.
-constexpr const char* kNoBackend = "-";
-
 // A case that did not load and was not expected to be refused: INVALID once, on no
 // backend, not once per backend (five bad files on two backends are five, not ten).
 bool invalid_anywhere(const LoadedCase& lc) { return !lc.c.ok() && lc.expect.pass; }
 
-std::vector<IsolatedTask> make_tasks(const std::vector<LoadedCase>& cases, const RunOptions& o, const Registry& reg) {
-  std::vector<IsolatedTask> tasks;
+// One group per case: its backends one after another in one worker, sharing what the
+// oracle computes for it (checks/oracle_memo.h).
+std::vector<IsolatedGroup> make_groups(const std::vector<LoadedCase>& cases, const RunOptions& o, const Registry& reg) {
+  std::vector<IsolatedGroup> groups;
   for (const LoadedCase& lc : cases) {
     if (invalid_anywhere(lc)) {
       CaseResult invalid = result_label(lc, kNoBackend);
       invalid.disposition = Disposition::kInvalid;
       invalid.message = lc.c.status().message();
-      tasks.push_back({invalid, [invalid] { return invalid; }});
+      groups.push_back({{{invalid, [invalid] { return invalid; }}}});
       continue;
     }
+    auto memo = std::make_shared<checks::OracleMemo>();
+    IsolatedGroup g;
     for (const std::string& b : o.backends) {
-      tasks.push_back({result_label(lc, b), [&lc, &reg, b] { return check_loaded_on(lc, reg, b); }});
+      g.tasks.push_back(
+          {result_label(lc, b), [&lc, &reg, b, memo] { return check_loaded_on(lc, reg, b, memo.get()); }});
     }
+    groups.push_back(std::move(g));
   }
-  return tasks;
+  return groups;
 }
 
 void progress_line(size_t done, size_t total, const CaseResult& r) {
@@ -239,14 +254,17 @@ void progress_line(size_t done, size_t total, const CaseResult& r) {
 constexpr const char* kRunUsage =
     "usage: kcheck run PATH... [--backend a,b] [--plugin lib.so]... [--report r.json] [--junit r.xml]\n"
     "                 [--jobs N] [--timeout S] [--require NAME] [--in-process] [--allow-empty]\n"
-    "                 [--max-failures N] [--max-crashes K] [--waivers FILE] [--shard i/n|auto]\n"
+    "                 [--max-failures N] [--max-crashes K] [--waivers FILE] [--shard i/n|auto] [--verbose]\n"
     "  checks every case file under the paths (files, or folders searched for *.yaml, *.yml) on each backend\n"
-    "  (default: reference and every available candidate), each case and backend in a worker process;\n"
+    "  (default: reference and every available candidate), each case in a worker process for all its\n"
+    "  backends; --report r.json: the report, with failures/ beside it (a path holding {backend}: one\n"
+    "  report per backend, that name in its place);\n"
     "  --timeout S: per case and backend (default 60); --max-failures N: start no case after N failed\n"
     "  results; --max-crashes K: on a backend, start no case after K crashed or timed-out results in a\n"
     "  row (default 3; 0: no limit), the cases not started being SKIPPED with why; --require NAME: exit 2\n"
     "  unless that backend is available; --waivers FILE: known failures (case, backend, check, diagnosis,\n"
-    "  reason, expires): a failure one names is XFAIL (exit 0), a waived check that passes XPASS (exit 1);\n"
+    "  reason, expires): a failure one names is XFAIL (exit 0; one line in the summary, its diagnosis with\n"
+    "  --verbose and in the report), a waived check that passes XPASS (exit 1);\n"
     "  --shard i/n: the case files k with k mod n = i (auto: from a Slurm array or a Kubernetes Indexed\n"
     "  Job; kcheck merge joins the reports); --in-process: no workers (debugging; cannot be timed out).\n"
     "  A backend named with\n"
@@ -275,7 +293,13 @@ int run_command(const Args& args) {
     found.files = shard_of(found.files, o.shard, o.shards);
     if (o.shard != 0) found.unlisted.clear();  // named once, by shard 0
   }
-  if (std::string clash = output_clash(o, found.files); !clash.empty()) return usage_error(clash);
+  const std::vector<ReportTarget> reports = report_targets(o.report, o.backends);
+  for (const ReportTarget& t : reports) {
+    if (std::string bad = per_backend_report(o.report) ? report_target_problem(t) : ""; !bad.empty()) {
+      return usage_error(bad);
+    }
+  }
+  if (std::string clash = output_clash(o, reports, found.files); !clash.empty()) return usage_error(clash);
   const auto start = std::chrono::steady_clock::now();
   RunInfo info;
   info.started = now_utc();
@@ -300,28 +324,26 @@ int run_command(const Args& args) {
   FastFailure fast(o.max_failures, o.max_crashes);
   iso.gate = [&fast](const CaseResult& label) { return fast.skip_reason(label); };
   iso.observe = [&fast](const CaseResult& r) { fast.observe(r); };
-  std::vector<CaseResult> results = run_tasks(make_tasks(cases, o, reg), iso);
+  std::vector<CaseResult> results = run_groups(make_groups(cases, o, reg), iso);
   const WaiverOutcome waived = apply_waivers(results, waivers, info.started.substr(0, 10));
   if (!o.waivers.empty()) info.extra["waivers"] = o.waivers;
   info.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   // Report, JUnit and reproducers first: whatever happens to stdout (a reader that went
   // away), what the run found is on disk before the summary is printed.
   bool reproducers_written = true;
-  if (!o.report.empty()) {
-    name_reproducers(failures_folder(o.report), results);
-    if (std::string why = write_text_file(o.report, report_json(results, info)); !why.empty()) {
-      return usage_error("cannot write " + o.report + ": " + why);
-    }
-    reproducers_written = write_failures(failures_folder(o.report), results, o.plugins);
+  if (std::string why = write_report_targets(reports, results, info, o.plugins, reproducers_written); !why.empty()) {
+    return usage_error(why);
   }
   if (!o.junit.empty()) {
     if (std::string why = write_text_file(o.junit, junit_xml(results, info)); !why.empty()) {
       return usage_error("cannot write " + o.junit + ": " + why);
     }
   }
-  std::fputs(terminal_safe(summary_text(results, info)).c_str(), stdout);
+  std::fputs(terminal_safe(summary_text(results, info, o.verbose)).c_str(), stdout);
   std::fputs(terminal_safe(waivers_text(waived, results, !o.waivers.empty())).c_str(), stdout);
-  if (!o.report.empty()) std::printf("report: %s\n", terminal_safe(o.report).c_str());
+  if (!o.report.empty()) {
+    std::printf("%s: %s\n", reports.size() > 1 ? "reports" : "report", terminal_safe(o.report).c_str());
+  }
   if (results.empty()) return usage_error("no case files found under the given paths");
   if (const std::string empty = nothing_checked(results, info); !empty.empty() && !o.allow_empty) {
     std::fprintf(stderr, "kcheck: %s(a run that checks nothing is not a pass; --allow-empty accepts it)\n",

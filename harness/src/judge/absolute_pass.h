@@ -17,5 +17,7 @@ OpOutputs absolute_pass(const Case& c, const OpGeometry& g, const OpInputs& in, 
 // (judge/transform_bound.h).
 OpOutputs absolute_pass_for(const Backend& backend, const Case& c, const OpGeometry& g, const OpInputs& in,
                             const OpOutputs& ref);
+// absolute_pass_for from absolute_pass's result.
+OpOutputs absolute_pass_for(const Backend& backend, const OpGeometry& g, OpOutputs abs);
 
 }  // namespace kc

@@ -1,7 +1,8 @@
 // What a run checked, per backend considered: available or why not, and for those that
-// ran, how many cases ran, passed and were skipped. A run that checked nothing on a
+// ran, how many cases ran, passed and were skipped, and the seconds its results took. A run that checked nothing on a
 // backend it was asked for is an error, never a green run (docs/cli.md, "run").
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@ namespace {
 
 struct Tally {
   int ran = 0, passed = 0, skipped = 0;
+  double seconds = 0.0;  // the results' own times: the backend's share of the run
   std::map<std::string, int> skip_reasons;
 };
 
@@ -22,6 +24,7 @@ Tally tally_of(const std::vector<CaseResult>& results, const std::string& backen
   for (const CaseResult& r : results) {
     if (r.backend != backend) continue;
     ++t.ran;
+    t.seconds += r.seconds;
     t.passed += r.disposition == Disposition::kPassed;
     if (r.disposition == Disposition::kSkipped) {
       ++t.skipped;
@@ -55,8 +58,10 @@ std::string backend_state(const std::vector<CaseResult>& results, const BackendS
   if (!b.unavailable.empty()) return "unavailable: " + b.unavailable;
   if (!b.ran) return "available, not run (not named with --backend)";
   const Tally t = tally_of(results, b.name);
+  char secs[32];
+  std::snprintf(secs, sizeof secs, "%.1f s", t.seconds);
   return "available, " + std::to_string(t.ran) + " cases: " + std::to_string(t.passed) + " passed, " +
-         std::to_string(t.skipped) + " skipped";
+         std::to_string(t.skipped) + " skipped, " + secs;
 }
 
 std::string backends_text(const std::vector<CaseResult>& results, const RunInfo& info) {
@@ -81,7 +86,7 @@ std::string backends_json(const std::vector<CaseResult>& results, const RunInfo&
          ", \"reason\": " + json_string(b.unavailable) + ", \"numerics\": " + json_string(b.numerics) +
          ", \"ran\": " + (b.ran ? "true" : "false") + ", \"cases\": " + std::to_string(t.ran) +
          ", \"passed\": " + std::to_string(t.passed) + ", \"skipped\": " + std::to_string(t.skipped) +
-         ", \"top_skip_reasons\": " + json_string(top_reasons(t, 3)) + "}";
+         ", \"seconds\": " + json_number(t.seconds) + ", \"top_skip_reasons\": " + json_string(top_reasons(t, 3)) + "}";
   }
   return s + (info.backends.empty() ? "]" : "\n  ]");
 }

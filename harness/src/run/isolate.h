@@ -1,6 +1,7 @@
-// Running each case x backend in a worker process (docs/architecture.md, "Data flow"; docs/plugins.md, "Trust"), so
-// that a crash or a hang becomes CRASHED or TIMEOUT and the run goes on. Workers are forked: the parent must not have
-// initialised CUDA (a CUDA context does not survive fork), which holds for kcheck because only workers touch a device.
+// Running each case on its backends in a worker process (docs/architecture.md, "Data flow"; docs/plugins.md, "Trust"),
+// so that a crash or a hang becomes CRASHED or TIMEOUT and the run goes on. Workers are forked: the parent must not
+// have initialised CUDA (a CUDA context does not survive fork), which holds for kcheck because only workers touch a
+// device.
 #pragma once
 
 #include <functional>
@@ -15,6 +16,16 @@ namespace kc {
 struct IsolatedTask {
   CaseResult label;                  // case name, source, backend: used when the worker dies
   std::function<CaseResult()> work;  // runs in the child
+};
+
+// Tasks that run one after another in one worker (a case on each of its backends), so
+// that what they compute alike is computed once there (run/oracle_share.h). Each task
+// has its own timeout, from the moment the one before it delivered its result. A task
+// that crashes or times out costs only its own result: the tasks after it start again
+// in a fresh worker. What a task's code started and left running is killed before its
+// result is sent, and named in it.
+struct IsolatedGroup {
+  std::vector<IsolatedTask> tasks;
 };
 
 struct IsolateOptions {
@@ -32,6 +43,9 @@ struct IsolateOptions {
 
 // Results in task order. Each worker may use cores / jobs threads (task_threads()).
 std::vector<CaseResult> run_tasks(std::vector<IsolatedTask> tasks, const IsolateOptions& options);
+
+// As run_tasks, a worker per group: results in order, group after group.
+std::vector<CaseResult> run_groups(std::vector<IsolatedGroup> groups, const IsolateOptions& options);
 
 // CaseResult <-> a self-delimiting text form (used over the worker pipe).
 std::string serialize(const CaseResult& r);

@@ -132,4 +132,20 @@ int kill_stray_children(const std::vector<pid_t>& keep) {
   return n;
 }
 
+KilledDescendants kill_descendants(pid_t group) {
+  KilledDescendants k;
+  for (int round = 0; round < 16; ++round) {
+    const std::vector<pid_t> kids = own_children();
+    if (kids.empty()) break;
+    for (const pid_t pid : kids) {
+      const bool stayed = getpgid(pid) == group;
+      if (waitpid(pid, nullptr, WNOHANG) == pid) continue;  // it had ended: reaped, nothing to kill
+      kill(pid, SIGKILL);
+      reap(pid, nullptr, 2.0);
+      ++(stayed ? k.in_group : k.left_group);
+    }
+  }
+  return k;
+}
+
 }  // namespace kc

@@ -23,6 +23,18 @@ void kill_group(pid_t pgid);
 // waitpid(pid) for at most `seconds`: whether it was reaped.
 bool reap(pid_t pid, int* status, double seconds);
 
+// What kill_descendants killed: processes still in the given group, and those that had
+// left it (setsid).
+struct KilledDescendants {
+  int in_group = 0, left_group = 0;
+};
+
+// SIGKILLs and reaps every child of this process, round after round as the children of
+// those come back to it (this process must be a subreaper), for at most 16 rounds: a
+// worker's cleanup between its tasks, so that nothing one backend started runs on
+// into the next.
+KilledDescendants kill_descendants(pid_t group);
+
 // SIGKILLs and reaps children of this process (reparented descendants that left their
 // worker's group) that are neither in `keep` nor in the group of one in `keep`; returns
 // how many.

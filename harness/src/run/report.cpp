@@ -26,7 +26,8 @@ std::string check_json(const CheckResult& c) {
   std::string s =
       "{\"name\": " + json_string(c.name) + ", \"disposition\": " + json_string(disposition_name(c.disposition)) +
       ", \"message\": " + json_string(c.message) + ", \"max_error_ratio\": " + json_number(c.max_error_ratio) +
-      ", \"max_abs_error\": " + json_number(c.max_abs_error) + ", \"worst\": [";
+      ", \"max_abs_error\": " + json_number(c.max_abs_error) + ", \"seconds\": " + json_number(c.seconds) +
+      ", \"worst\": [";
   for (size_t i = 0; i < c.worst.size(); ++i) s += (i ? ", " : "") + worst_json(c.worst[i]);
   return s + "]}";
 }
@@ -301,12 +302,30 @@ std::string file_on_one_line(std::string text, std::string_view file) {
   return text;
 }
 
-std::string summary_text(const std::vector<CaseResult>& results, const RunInfo& info) {
+// A waived failure as one line: the case, the backend, each waived check and its waiver
+// (the diagnosis is in the report, and in the summary with --verbose).
+std::string xfail_line(const CaseResult& r) {
+  std::string s = "XFAIL  " + one_line(r.case_name) + "  [" + one_line(r.backend) + "]";
+  for (const CheckResult& c : r.checks) {
+    if (c.disposition != Disposition::kXfail) continue;
+    const size_t end = c.message.find("): ");  // "waived (FILE:LINE: reason): diagnosis"
+    std::string why = end == std::string::npos ? c.message : c.message.substr(0, end + 1);
+    if (why.size() > 160) why = why.substr(0, 157) + "...";
+    s += "  " + c.name + ": " + one_line(why);
+  }
+  return s + "\n";
+}
+
+std::string summary_text(const std::vector<CaseResult>& results, const RunInfo& info, bool verbose) {
   std::set<std::string> backends;
   for (const CaseResult& r : results) backends.insert(r.backend);
   std::string s;
   for (const CaseResult& r : results) {
     if (!is_problem(r.disposition)) continue;
+    if (r.disposition == Disposition::kXfail && !verbose) {
+      s += xfail_line(r);
+      continue;
+    }
     // A case without a name goes by its file:line, given once.
     s += std::string(disposition_name(r.disposition)) + "  " + one_line(r.case_name) + "  [" + one_line(r.backend) +
          "]" + (r.case_name == r.source ? "" : "  " + one_line(r.source)) + "\n";

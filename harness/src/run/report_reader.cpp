@@ -32,6 +32,7 @@ CheckResult check_of(const YAML::Node& n) {
   c.message = n["message"].as<std::string>();
   c.max_error_ratio = number(n["max_error_ratio"]);
   c.max_abs_error = number(n["max_abs_error"]);
+  if (n["seconds"]) c.seconds = number(n["seconds"]);  // reports before it was written have none
   for (const YAML::Node& w : n["worst"]) {
     WorstPoint p{w["tensor"].as<std::string>(), w["index"].as<std::vector<int64_t>>(), number(w["candidate"]),
                  number(w["reference"]), number(w["bound"])};

@@ -64,6 +64,7 @@ void run_checks(const CheckContext& ctx, CaseResult& r) {
       if (!ctx.c.checks.empty()) r.checks.push_back(make_result(def.name(), Disposition::kSkipped, why));
       continue;
     }
+    const auto start = std::chrono::steady_clock::now();
     try {
       std::optional<CheckResult> failed = failed_call(def, ctx);
       InputWriteWatch watch;
@@ -73,6 +74,7 @@ void run_checks(const CheckContext& ctx, CaseResult& r) {
       r.checks.push_back(
           make_result(def.name(), Disposition::kCrashed, cut_text(std::string("exception: ") + e.what())));
     }
+    r.checks.back().seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
 }
 
@@ -150,7 +152,25 @@ CaseResult check_stack(const Case& c, Backend& backend, CaseResult r) {
   return r;
 }
 
-CaseResult check_valid(const Case& c, Backend& backend, const Registry::Factory* fresh, CaseResult r) {
+// The oracle on the case's inputs and its absolute pass for judging `backend`: computed,
+// or found in the memo where another backend's check of this case left them.
+std::pair<OpOutputs, OpOutputs> oracle_outputs(const Backend& backend, const Case& c, const OpGeometry& g,
+                                               const OpInputs& in, checks::OracleMemo* memo) {
+  auto run = [&] { return invoke(*make_reference_backend(), c, g, in); };
+  if (memo == nullptr) {
+    OpOutputs ref = run();
+    OpOutputs abs = absolute_pass_for(backend, c, g, in, ref);
+    return {std::move(ref), std::move(abs)};
+  }
+  const uint64_t key = checks::MemoKey("oracle").add(in.x).add(in.w).add(in.b).add(in.dy).value();
+  OpOutputs ref = memo->get<OpOutputs>(key, run);
+  OpOutputs abs = memo->get<OpOutputs>(checks::MemoKey("oracle.abs").add(static_cast<int64_t>(key)).value(),
+                                       [&] { return absolute_pass(c, g, in, ref); });
+  return {std::move(ref), absolute_pass_for(backend, g, std::move(abs))};
+}
+
+CaseResult check_valid(const Case& c, Backend& backend, const Registry::Factory* fresh, checks::OracleMemo* memo,
+                       CaseResult r) {
   FpLeakWatch leaks;  // what the candidate's calls, available() and supports() too, left of the environment
   if (Status s = asked(backend, "available()", [&] { return backend.available(); }); !s.ok()) {
     r.disposition = Disposition::kSkipped;
@@ -170,15 +190,13 @@ CaseResult check_valid(const Case& c, Backend& backend, const Registry::Factory*
     r.message = in.status().message();
     return r;
   }
-  auto oracle = make_reference_backend();
-  const OpOutputs ref = invoke(*oracle, c, *geo, *in);
-  const OpOutputs abs = absolute_pass_for(backend, c, *geo, *in, ref);
+  const auto [ref, abs] = oracle_outputs(backend, c, *geo, *in, memo);
   const bool is_reference = backend.name() == "reference";
   const OpOutputs cand = is_reference ? ref : invoke(backend, c, *geo, *in);
   // supports() accepted the case but the backend does not implement the op after all:
   // nothing can be checked, whatever check would run first (never a shape-only pass).
   if (checks::unsupported(cand.forward)) return not_implemented(backend, "forward", cand.forward, std::move(r));
-  const CheckContext ctx{c, *geo, *in, backend, is_reference, ref, abs, cand, nullptr, fresh};
+  const CheckContext ctx{c, *geo, *in, backend, is_reference, ref, abs, cand, nullptr, fresh, memo};
   GuardWatch guards;  // the checks' own runs; the integrity check judges the runner's call
   run_checks(ctx, r);
   std::vector<std::string> late = changed_after_return(cand);
@@ -209,7 +227,7 @@ CaseResult result_label(const LoadedCase& loaded, const std::string& backend) {
   return r;
 }
 
-CaseResult check_case(const Case& c, Backend& backend, const Registry::Factory* fresh) {
+CaseResult check_case(const Case& c, Backend& backend, const Registry::Factory* fresh, checks::OracleMemo* memo) {
   const auto start = std::chrono::steady_clock::now();
   CaseResult r;
   r.case_name = case_label(c);
@@ -219,7 +237,7 @@ CaseResult check_case(const Case& c, Backend& backend, const Registry::Factory* 
   r.fields = case_fields(c);
   const CaseResult label = r;  // an exception leaves the result half made: start from the label
   try {
-    r = check_valid(c, backend, fresh, CaseResult(label));
+    r = check_valid(c, backend, fresh, memo, CaseResult(label));
   } catch (const std::exception& e) {
     r = label;
     r.disposition = Disposition::kCrashed;
@@ -233,7 +251,8 @@ CaseResult check_case(const Case& c, Backend& backend, const Registry::Factory* 
   return r;
 }
 
-CaseResult check_loaded_on(const LoadedCase& loaded, const Registry& registry, const std::string& backend) {
+CaseResult check_loaded_on(const LoadedCase& loaded, const Registry& registry, const std::string& backend,
+                           checks::OracleMemo* memo) {
   std::unique_ptr<Backend> b;
   std::string why;
   try {
@@ -245,7 +264,7 @@ CaseResult check_loaded_on(const LoadedCase& loaded, const Registry& registry, c
   } catch (...) {
     why = "its factory threw a non-standard exception";
   }
-  if (b) return check_loaded(loaded, *b, registry.factory(backend));
+  if (b) return check_loaded(loaded, *b, registry.factory(backend), memo);
   CaseResult r = result_label(loaded, backend);
   r.disposition = Disposition::kCrashed;
   r.message = "backend " + backend + ": " + why;
@@ -265,8 +284,9 @@ std::string_view reason_of(std::string_view msg, const std::string& file) {
 
 }  // namespace
 
-CaseResult check_loaded(const LoadedCase& loaded, Backend& backend, const Registry::Factory* fresh) {
-  if (loaded.c.ok() && loaded.expect.pass) return check_case(*loaded.c, backend, fresh);
+CaseResult check_loaded(const LoadedCase& loaded, Backend& backend, const Registry::Factory* fresh,
+                        checks::OracleMemo* memo) {
+  if (loaded.c.ok() && loaded.expect.pass) return check_case(*loaded.c, backend, fresh, memo);
   CaseResult r = result_label(loaded, backend.name());
   if (loaded.c.ok()) {  // must be refused, but was accepted
     r.disposition = Disposition::kFailed;

@@ -62,6 +62,7 @@ std::string serialize(const CaseResult& r) {
     put(out, c.message);
     put(out, c.max_error_ratio);
     put(out, c.max_abs_error);
+    put(out, c.seconds);
     put(out, static_cast<double>(c.worst.size()));
     for (const WorstPoint& w : c.worst) {
       put(out, w.tensor);
@@ -93,6 +94,7 @@ bool deserialize(const std::string& text, CaseResult& r) {
     c.message = in.str();
     c.max_error_ratio = in.num();
     c.max_abs_error = in.num();
+    c.seconds = in.num();
     const int64_t worst = in.integer();
     for (int64_t k = 0; in.ok && k < worst; ++k) {
       WorstPoint w;

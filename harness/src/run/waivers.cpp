@@ -3,6 +3,8 @@
 
 #include <fnmatch.h>
 
+#include <algorithm>
+
 namespace kc {
 namespace {
 
@@ -62,10 +64,16 @@ WaiverOutcome apply_waivers(std::vector<CaseResult>& results, const std::vector<
     if (changed) roll_up(r);
   }
   for (size_t i = 0; i < waivers.size(); ++i) {
-    if (live[i] && !used[i]) {
-      out.unmatched.push_back(waivers[i].source + ": case " + waivers[i].case_glob + ", backend " +
-                              waivers[i].backend_glob + ", check " + waivers[i].check);
+    if (!live[i] || used[i]) continue;
+    const Waiver& w = waivers[i];
+    const bool in_run = std::any_of(results.begin(), results.end(), [&](const CaseResult& r) {
+      return glob(w.case_glob, r.case_name) || glob(w.case_glob, file_of(r.source));
+    });
+    if (!in_run) {
+      ++out.unmatched_elsewhere;
+      continue;
     }
+    out.unmatched.push_back(w.source + ": case " + w.case_glob + ", backend " + w.backend_glob + ", check " + w.check);
   }
   return out;
 }
@@ -80,6 +88,9 @@ std::string waivers_text(const WaiverOutcome& outcome, const std::vector<CaseRes
   std::string s = "waivers: " + std::to_string(xfail) + " XFAIL, " + std::to_string(xpass) + " XPASS\n";
   for (const std::string& e : outcome.expired) s += "  expired, ignored: " + e + "\n";
   for (const std::string& u : outcome.unmatched) s += "  matched nothing: " + u + "\n";
+  if (outcome.unmatched_elsewhere > 0) {
+    s += "  " + std::to_string(outcome.unmatched_elsewhere) + " waiver(s) for cases not in this run\n";
+  }
   return s;
 }
 
