@@ -15,4 +15,11 @@ void set_task_threads(int n);
 // The cores of this machine (at least one).
 int task_cores();
 
+// Gives the OpenMP runtime loaded in this process, if any, n threads (at least one): a
+// worker's share of the cores. A backend whose library runs on OpenMP (oneDNN from
+// Debian's packages does) otherwise runs a thread per core in each of --jobs workers, and
+// OpenMP threads that spin while they wait make that oversubscription many times slower.
+// False when no OpenMP runtime is loaded.
+bool limit_openmp_threads(int n);
+
 }  // namespace kc

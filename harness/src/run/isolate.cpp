@@ -139,6 +139,7 @@ void name_leftovers(CaseResult& r, int in_group, int left_group) {
   for (int other : others) close(other);  // another case's result is not this one's to read
   for (int sig : {SIGPIPE, SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTERM, SIGINT}) signal(sig, SIG_DFL);
   become_subreaper();
+  limit_openmp_threads(task_threads());
   for (const size_t k : subs) {
     pin_judge_fp_env();
     CaseResult r = work_caught(g.tasks[k]);
