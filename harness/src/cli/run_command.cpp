@@ -16,6 +16,7 @@
 #include "kc/registry.h"
 #include "kc/report.h"
 #include "kc/runner.h"
+#include "progress.h"
 #include "run/fast_failure.h"
 #include "run/isolate.h"
 #include "run/waivers.h"
@@ -31,6 +32,7 @@ struct RunOptions {
   double timeout = kDefaultTimeoutSeconds;
   bool in_process = false, timeout_given = false;
   bool verbose = false;           // a waived failure's diagnosis in the summary too
+  bool quiet = false;             // no progress on stderr
   bool allow_empty = false;       // a named or plugin backend may check nothing
   int64_t shard = 0, shards = 1;  // --shard i/n
   int max_failures = 0;           // 0: no limit
@@ -128,6 +130,8 @@ std::string parse(const Args& args, RunOptions& o) {
       o.in_process = true;
     } else if (a == "--verbose") {
       o.verbose = true;
+    } else if (a == "--quiet") {
+      o.quiet = true;
     } else if (a == "--shard" && value(v)) {
       if (std::string bad = parse_shard_option(v, o.shard, o.shards); !bad.empty()) return bad;
     } else if (a == "--waivers" && value(o.waivers)) {
@@ -242,19 +246,12 @@ std::vector<IsolatedGroup> make_groups(const std::vector<LoadedCase>& cases, con
   return groups;
 }
 
-void progress_line(size_t done, size_t total, const CaseResult& r) {
-  std::fprintf(stderr, "\r\033[K[%zu/%zu] %-10s %s [%s]", done, total,
-               std::string(disposition_name(r.disposition)).c_str(),
-               terminal_safe(one_line(r.case_name.substr(0, 60))).c_str(), terminal_safe(one_line(r.backend)).c_str());
-  if (done == total) std::fputc('\n', stderr);
-}
-
 }  // namespace
 
 constexpr const char* kRunUsage =
     "usage: kcheck run PATH... [--backend a,b] [--plugin lib.so]... [--report r.json] [--junit r.xml]\n"
     "                 [--jobs N] [--timeout S] [--require NAME] [--in-process] [--allow-empty]\n"
-    "                 [--max-failures N] [--max-crashes K] [--waivers FILE] [--shard i/n|auto] [--verbose]\n"
+    "                 [--max-failures N] [--max-crashes K] [--waivers FILE] [--shard i/n|auto] [--verbose] [--quiet]\n"
     "  checks every case file under the paths (files, or folders searched for *.yaml, *.yml) on each backend\n"
     "  (default: reference and every available candidate), each case in a worker process for all its\n"
     "  backends; --report r.json: the report, with failures/ beside it (a path holding {backend}: one\n"
@@ -266,7 +263,8 @@ constexpr const char* kRunUsage =
     "  reason, expires): a failure one names is XFAIL (exit 0; one line in the summary, its diagnosis with\n"
     "  --verbose and in the report), a waived check that passes XPASS (exit 1);\n"
     "  --shard i/n: the case files k with k mod n = i (auto: from a Slurm array or a Kubernetes Indexed\n"
-    "  Job; kcheck merge joins the reports); --in-process: no workers (debugging; cannot be timed out).\n"
+    "  Job; kcheck merge joins the reports); --in-process: no workers (debugging; cannot be timed out);\n"
+    "  progress on stderr: on a terminal one updating line, elsewhere a line every 30 s (--quiet: none).\n"
     "  A backend named with\n"
     "  --backend must be available (exit 2 with the reason), and a named or plugin backend on which every\n"
     "  case was SKIPPED exits 2 naming it, unless --allow-empty. An invalid case file is\n"
@@ -320,7 +318,8 @@ int run_command(const Args& args) {
   }
   const std::vector<LoadedCase> cases = load_all(std::move(found));
   IsolateOptions iso{o.jobs, o.timeout, o.in_process, nullptr, nullptr, nullptr};
-  if (isatty(STDERR_FILENO)) iso.progress = progress_line;
+  RunProgress progress(stderr, isatty(STDERR_FILENO) != 0);
+  if (!o.quiet) iso.progress = std::ref(progress);
   FastFailure fast(o.max_failures, o.max_crashes);
   iso.gate = [&fast](const CaseResult& label) { return fast.skip_reason(label); };
   iso.observe = [&fast](const CaseResult& r) { fast.observe(r); };
