@@ -3,7 +3,6 @@
 // is killed and TIMEOUT. Each worker leads a process group, killed whole at its end.
 #include "run/isolate.h"
 
-#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -21,8 +20,8 @@
 #include "core/task_threads.h"
 #include "run/fd_io.h"
 #include "run/process_group.h"
-
-extern char** environ;
+#include "run/process_state.h"
+#include "run/result_frame.h"
 
 namespace kc {
 namespace {
@@ -44,28 +43,6 @@ struct Worker {
   int status = 0;
   Clock::time_point exited_at;
 };
-
-// A result larger than this is not one kcheck's own code writes: the worker is killed.
-constexpr size_t kMaxResultBytes = size_t{64} << 20;
-
-// A worker's answer is framed "<length>:<serialized result>", so that the parent knows it
-// has the whole result whether or not the pipe is closed (a descendant may hold it open).
-std::string frame(const std::string& payload) { return std::to_string(payload.size()) + ":" + payload; }
-
-// The payload once the whole frame has arrived; null before.
-const char* framed_payload(const std::string& out, size_t& size) {
-  const size_t colon = out.find(':');
-  if (colon == std::string::npos || colon == 0 || colon > 20) return nullptr;
-  size_t n = 0;
-  for (size_t i = 0; i < colon; ++i) {
-    if (out[i] < '0' || out[i] > '9') return nullptr;
-    n = n * 10 + static_cast<size_t>(out[i] - '0');
-    if (n > kMaxResultBytes) return nullptr;  // not a frame kcheck wrote
-  }
-  if (out.size() < colon + 1 + n) return nullptr;
-  size = n;
-  return out.data() + colon + 1;
-}
 
 // How long a worker that exited may still be read from (its last bytes in the pipe).
 constexpr double kAfterExitSeconds = 0.2;
@@ -89,34 +66,6 @@ CaseResult work_caught(const IsolatedTask& t) {
     return died(t, Disposition::kCrashed, "exception of a non-standard type");
   }
 }
-
-// What a task run in kcheck's own process (--in-process) may not change for the tasks
-// after it or for the report: the working directory, the environment, the floating-point
-// environment. Taken before the task, put back after it.
-class ProcessState {
- public:
-  ProcessState() : cwd_(open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) {
-    for (char** e = environ; e != nullptr && *e != nullptr; ++e) env_.emplace_back(*e);
-  }
-  ~ProcessState() {
-    if (cwd_ >= 0) {
-      if (fchdir(cwd_) != 0) std::perror("kcheck: cannot return to the working directory");
-      close(cwd_);
-    }
-    clearenv();
-    for (const std::string& kv : env_) {
-      const size_t eq = kv.find('=');
-      if (eq != std::string::npos && eq > 0) setenv(kv.substr(0, eq).c_str(), kv.c_str() + eq + 1, 1);
-    }
-    pin_judge_fp_env();
-  }
-  ProcessState(const ProcessState&) = delete;
-  ProcessState& operator=(const ProcessState&) = delete;
-
- private:
-  int cwd_;
-  std::vector<std::string> env_;
-};
 
 // What a task's code left running, as its result says it.
 void name_leftovers(CaseResult& r, int in_group, int left_group) {
