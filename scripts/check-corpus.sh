@@ -4,6 +4,7 @@
 # Extra arguments go to `kcheck run` (e.g. --backend reference --jobs 4); one that names
 # an option below replaces its default (kcheck refuses an option given twice).
 set -euo pipefail
+KC_BUILD_TARGETS=kcheck  # the tests' targets are test.sh's to build
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 cd "$KC_ROOT"
 given() {  # given FLAG: whether the caller's arguments hold FLAG

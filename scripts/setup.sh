@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages kernelcheck needs when any is missing, then configures
-# and builds into ${KC_BUILD_DIR:-build}. Sourced by check-corpus.sh and test.sh.
+# and builds into ${KC_BUILD_DIR:-build} (every target, or those in KC_BUILD_TARGETS).
+# Sourced by check-corpus.sh (kcheck alone) and test.sh (everything).
 # CUDA is optional: gpu/ is built when nvcc is found (on PATH or under /usr/local/cuda).
 set -euo pipefail
 
@@ -29,7 +30,9 @@ kc_build() {
   fi
   command -v ccache >/dev/null 2>&1 && extra+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
   cmake -S "$KC_ROOT" -B "$KC_BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release "${extra[@]}" >/dev/null
-  cmake --build "$KC_BUILD_DIR" -j "$(nproc)"
+  # KC_BUILD_TARGETS: what the caller runs (the main job needs kcheck alone; the tests, all).
+  # shellcheck disable=SC2086
+  cmake --build "$KC_BUILD_DIR" -j "$(nproc)" ${KC_BUILD_TARGETS:+--target $KC_BUILD_TARGETS}
 }
 
 kc_install_missing

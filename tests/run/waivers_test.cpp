@@ -53,17 +53,19 @@ TEST(Waivers, AnotherDiagnosisOrBackendStaysFailedAndTheWaiverIsUnmatched) {
   EXPECT_EQ(out.unmatched_elsewhere, 0);
 }
 
-// A waiver for a case this run did not hold (a run of one folder, a shard) is counted,
-// not named: only a waiver whose case ran and still matched nothing is stale.
+// A waiver for a case or a backend this run did not hold (a run of one folder or one
+// backend, a shard) is counted, not named: only a waiver whose case ran on its backend
+// and still matched nothing is stale.
 TEST(Waivers, OneForACaseNotInTheRunIsCountedNotNamed) {
   std::vector<CaseResult> rs = {with_check("onednn", Disposition::kFailed, "dx: NaN")};  // conv2d same
-  const WaiverOutcome out =
-      apply_waivers(rs, {waiver("pool2d*", "onednn", "NaN"), waiver("conv2d*", "cudnn", "NaN")}, "2026-11-26");
-  EXPECT_EQ(out.unmatched_elsewhere, 1);
+  const WaiverOutcome out = apply_waivers(
+      rs, {waiver("pool2d*", "onednn", "NaN"), waiver("conv2d*", "cudnn"), waiver("conv2d*", "one*", "inf")},
+      "2026-11-26");
+  EXPECT_EQ(out.unmatched_elsewhere, 2);
   ASSERT_EQ(out.unmatched.size(), 1u);
-  EXPECT_NE(out.unmatched[0].find("case conv2d*"), std::string::npos);
+  EXPECT_NE(out.unmatched[0].find("case conv2d*, backend one*"), std::string::npos);
   const std::string text = waivers_text(out, rs, true);
-  EXPECT_NE(text.find("1 waiver(s) for cases not in this run"), std::string::npos) << text;
+  EXPECT_NE(text.find("2 waiver(s) for cases or backends not in this run"), std::string::npos) << text;
   EXPECT_EQ(text.find("case pool2d*"), std::string::npos) << text;
 }
 

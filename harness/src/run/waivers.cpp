@@ -67,7 +67,8 @@ WaiverOutcome apply_waivers(std::vector<CaseResult>& results, const std::vector<
     if (!live[i] || used[i]) continue;
     const Waiver& w = waivers[i];
     const bool in_run = std::any_of(results.begin(), results.end(), [&](const CaseResult& r) {
-      return glob(w.case_glob, r.case_name) || glob(w.case_glob, file_of(r.source));
+      return (glob(w.case_glob, r.case_name) || glob(w.case_glob, file_of(r.source))) &&
+             glob(w.backend_glob, r.backend);
     });
     if (!in_run) {
       ++out.unmatched_elsewhere;
@@ -89,7 +90,7 @@ std::string waivers_text(const WaiverOutcome& outcome, const std::vector<CaseRes
   for (const std::string& e : outcome.expired) s += "  expired, ignored: " + e + "\n";
   for (const std::string& u : outcome.unmatched) s += "  matched nothing: " + u + "\n";
   if (outcome.unmatched_elsewhere > 0) {
-    s += "  " + std::to_string(outcome.unmatched_elsewhere) + " waiver(s) for cases not in this run\n";
+    s += "  " + std::to_string(outcome.unmatched_elsewhere) + " waiver(s) for cases or backends not in this run\n";
   }
   return s;
 }

@@ -14,7 +14,7 @@ namespace kc {
 struct WaiverOutcome {
   std::vector<std::string> expired;    // "FILE:LINE (expired DATE): reason"
   std::vector<std::string> unmatched;  // "FILE:LINE: case C, backend B, check K", of a case in the run
-  int unmatched_elsewhere = 0;         // waivers that matched nothing, for cases not in the run
+  int unmatched_elsewhere = 0;         // waivers that matched nothing, for cases or backends not in the run
 };
 
 // `today` is YYYY-MM-DD (UTC); a waiver whose `expires` is before it does not apply.
