@@ -37,3 +37,6 @@ kc_build() {
 
 kc_install_missing
 kc_build
+# oneDNN's OpenMP threads spin while they wait; beside other work on the cores (the tests
+# run two at a time) that doubles the peers' time. Read once, when a process starts.
+export OMP_WAIT_POLICY="${OMP_WAIT_POLICY:-PASSIVE}"
