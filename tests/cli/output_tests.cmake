@@ -50,6 +50,12 @@ kc_output_test(explain.receptive_field_past_int64
 # naming the call, and kcheck goes on.
 kc_output_test(plugin.planted_bug_is_caught "backward: FAILED: dw:"
   kcheck run ${kc_plugin_case} --plugin ${kc_example} --backend example.scaled_dw)
+# --report with {backend}: one report per backend, each holding only its own results and
+# its own failures/ (the planted bug's reproducers under its backend's folder only).
+kc_shell_test(run.report_per_backend
+  "reference: 7 results, 0 failures\nexample.scaled_dw: 7 results, 7 failures\nexit=1"
+  "d=\$(mktemp -d) && \"$0\" run \"$1\" --plugin \"$2\" --backend reference,example.scaled_dw --quiet --report \"\$d/{backend}/r.json\" >/dev/null 2>&1; e=\$?; for b in reference example.scaled_dw; do n=\$(grep -c '\"backend\": \"'\$b'\"' \"\$d/\$b/r.json\"); f=\$(ls \"\$d/\$b/failures\" 2>/dev/null | wc -l); echo \"\$b: \$n results, \$f failures\"; done; echo exit=\$e; rm -rf \"\$d\""
+  $<TARGET_FILE:kcheck> ${kc_plugin_case} ${kc_example})
 kc_output_test(plugin.listed_by_backends "example.scaled_dw +available" kcheck backends --plugin ${kc_example})
 kc_output_test(plugin.wrong_abi_is_refused "built for plugin ABI version [0-9]+, this kcheck has version [0-9]+; rebuild"
   kcheck backends --plugin $<TARGET_FILE:kc_wrong_abi_plugin>)
