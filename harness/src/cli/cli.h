@@ -52,6 +52,8 @@ struct ReportTarget {
   std::string path;
 };
 bool per_backend_report(const std::string& report);
+// Where a report's failure reproducers are written: failures/ next to it.
+std::string failures_folder(const std::string& report);
 std::vector<ReportTarget> report_targets(const std::string& report, const std::vector<std::string>& backends);
 // Why a target's report or its failures folder could not be written, or empty.
 std::string report_target_problem(const ReportTarget& t);

@@ -14,6 +14,10 @@ namespace {
 constexpr std::string_view kBackendField = "{backend}";
 }
 
+std::string failures_folder(const std::string& report) {
+  return (std::filesystem::path(report).parent_path() / "failures").string();
+}
+
 bool per_backend_report(const std::string& report) { return report.find(kBackendField) != std::string::npos; }
 
 std::vector<ReportTarget> report_targets(const std::string& report, const std::vector<std::string>& backends) {
@@ -32,7 +36,7 @@ std::vector<ReportTarget> report_targets(const std::string& report, const std::v
 
 std::string report_target_problem(const ReportTarget& t) {
   if (std::string bad = output_file_problem("--report", t.path); !bad.empty()) return bad;
-  const std::string folder = (std::filesystem::path(t.path).parent_path() / "failures").string();
+  const std::string folder = failures_folder(t.path);
   return output_folder_problem("--report", "the failures folder next to the report", folder);
 }
 
@@ -40,7 +44,7 @@ std::string write_report_targets(const std::vector<ReportTarget>& targets, std::
                                  const RunInfo& info, const std::vector<std::string>& plugins, bool& reproducers) {
   reproducers = true;
   for (const ReportTarget& t : targets) {
-    const std::string failures = (std::filesystem::path(t.path).parent_path() / "failures").string();
+    const std::string failures = failures_folder(t.path);
     std::vector<size_t> mine;  // indices into results: this backend's, and the invalid files'
     for (size_t i = 0; i < results.size(); ++i) {
       if (t.backend.empty() || results[i].backend == t.backend || results[i].backend == kNoBackend) {

@@ -58,11 +58,6 @@ void drop_repeats(std::vector<std::string>& names) {
   std::erase_if(names, [&](const std::string& n) { return !seen.insert(n).second; });
 }
 
-// Where failure reproducers are written: failures/ next to the report.
-std::string failures_folder(const std::string& report) {
-  return (std::filesystem::path(report).parent_path() / "failures").string();
-}
-
 // The options that take one value (--plugin may be given several times).
 const std::set<std::string> kSingleValued = {"--backend", "--report",  "--junit",        "--require",
                                              "--jobs",    "--timeout", "--max-failures", "--max-crashes"};
