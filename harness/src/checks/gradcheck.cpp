@@ -192,7 +192,6 @@ std::string shape_problem(const CheckContext& ctx, const OpOutputs& o) {
 // Outputs left out of the loss (`skip`: at the relu's kink, or ambiguous) have no row.
 std::optional<CheckResult> add_rows(Problem& p, const std::vector<bool>& skip) {
   const CheckContext& ctx = p.ctx;
-  auto oracle = make_reference_backend();
   OpInputs in = ctx.in;  // a small case: the copies are cheap
   for (int64_t j = 0; j < ctx.in.dy.size(); ++j) {
     if (!skip.empty() && skip[static_cast<size_t>(j)]) continue;
@@ -200,15 +199,9 @@ std::optional<CheckResult> add_rows(Problem& p, const std::vector<bool>& skip) {
     in.dy[j] = 1.0;
     Row row;
     row.output = j;
-    auto oracle_row = [&] { return invoke(*oracle, ctx.c, ctx.geo, in); };
-    const uint64_t key = MemoKey("fd.row").add(in.x).add(in.w).add(in.b).add(in.dy).value();
-    row.ref = ctx.memo == nullptr ? oracle_row() : ctx.memo->get<OpOutputs>(key, oracle_row);
-    auto abs_row = [&] { return absolute_pass(ctx.c, ctx.geo, in, row.ref); };
-    row.abs = absolute_pass_for(
-        ctx.backend, ctx.geo,
-        ctx.memo == nullptr
-            ? abs_row()
-            : ctx.memo->get<OpOutputs>(MemoKey("fd.row.abs").add(static_cast<int64_t>(key)).value(), abs_row));
+    OracleRun oracle = oracle_run(ctx.memo, ctx.c, ctx.geo, in);
+    row.ref = std::move(oracle.ref);
+    row.abs = absolute_pass_for(ctx.backend, ctx.geo, std::move(oracle.abs));
     row.cand = ctx.is_reference ? row.ref : invoke(ctx.backend, ctx.c, ctx.geo, in);
     const std::string which = " for the unit dy of output " + dims_to_string(unravel(j, in.dy.shape));
     if (!row.cand.forward.ok()) return call_failed("gradcheck", "forward" + which, row.cand.forward);

@@ -39,12 +39,10 @@ class MemoKey {
   uint64_t h_ = 0x6b636865636b2121ull;
 };
 
-// What the memo needs of a tensor and a list of tensors (declared before the
+// What the memo needs of a tensor and of an op's outputs (declared before the
 // memo, whose templates look them up).
 uint64_t memo_digest(const Tensor& t);
 size_t memo_bytes(const Tensor& t);
-uint64_t memo_digest(const std::vector<Tensor>& ts);
-size_t memo_bytes(const std::vector<Tensor>& ts);
 uint64_t memo_digest(const OpOutputs& o);  // the tensors, indices and statuses
 size_t memo_bytes(const OpOutputs& o);
 
@@ -111,5 +109,13 @@ class OracleMemo {
   size_t used_ = 0, budget_;
   int64_t hits_ = 0;
 };
+
+// The oracle on `in` and its absolute pass (judge/absolute_pass.h: absolute_pass, before
+// absolute_pass_for spreads it for a backend): from the memo, or computed and kept there
+// (null memo: computed).
+struct OracleRun {
+  OpOutputs ref, abs;
+};
+OracleRun oracle_run(OracleMemo* memo, const Case& c, const OpGeometry& g, const OpInputs& in);
 
 }  // namespace kc::checks

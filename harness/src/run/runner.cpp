@@ -152,23 +152,6 @@ CaseResult check_stack(const Case& c, Backend& backend, CaseResult r) {
   return r;
 }
 
-// The oracle on the case's inputs and its absolute pass for judging `backend`: computed,
-// or found in the memo where another backend's check of this case left them.
-std::pair<OpOutputs, OpOutputs> oracle_outputs(const Backend& backend, const Case& c, const OpGeometry& g,
-                                               const OpInputs& in, checks::OracleMemo* memo) {
-  auto run = [&] { return invoke(*make_reference_backend(), c, g, in); };
-  if (memo == nullptr) {
-    OpOutputs ref = run();
-    OpOutputs abs = absolute_pass_for(backend, c, g, in, ref);
-    return {std::move(ref), std::move(abs)};
-  }
-  const uint64_t key = checks::MemoKey("oracle").add(in.x).add(in.w).add(in.b).add(in.dy).value();
-  OpOutputs ref = memo->get<OpOutputs>(key, run);
-  OpOutputs abs = memo->get<OpOutputs>(checks::MemoKey("oracle.abs").add(static_cast<int64_t>(key)).value(),
-                                       [&] { return absolute_pass(c, g, in, ref); });
-  return {std::move(ref), absolute_pass_for(backend, g, std::move(abs))};
-}
-
 CaseResult check_valid(const Case& c, Backend& backend, const Registry::Factory* fresh, checks::OracleMemo* memo,
                        CaseResult r) {
   FpLeakWatch leaks;  // what the candidate's calls, available() and supports() too, left of the environment
@@ -190,7 +173,9 @@ CaseResult check_valid(const Case& c, Backend& backend, const Registry::Factory*
     r.message = in.status().message();
     return r;
   }
-  const auto [ref, abs] = oracle_outputs(backend, c, *geo, *in, memo);
+  checks::OracleRun oracle = checks::oracle_run(memo, c, *geo, *in);
+  const OpOutputs ref = std::move(oracle.ref);
+  const OpOutputs abs = absolute_pass_for(backend, *geo, std::move(oracle.abs));
   const bool is_reference = backend.name() == "reference";
   const OpOutputs cand = is_reference ? ref : invoke(backend, c, *geo, *in);
   // supports() accepted the case but the backend does not implement the op after all:
