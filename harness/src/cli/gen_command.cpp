@@ -10,10 +10,12 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
 #include <set>
 
 #include "cli.h"
+#include "gen/boundary_sweep.h"
 #include "gen/gen.h"
 #include "kc/case_io.h"
 #include "kc/runner.h"
@@ -24,7 +26,7 @@ namespace {
 struct GenOptions {
   gen::OpSet ops = gen::OpSet::kAll;
   uint64_t count = 10, seed = 0;
-  bool seed_given = false, invalid = false;
+  bool seed_given = false, invalid = false, boundaries = false;
   std::string dir;
 };
 
@@ -34,8 +36,8 @@ std::string parse(const Args& args, GenOptions& o) {
   std::set<std::string> seen;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
-    if (a == "--invalid") {
-      o.invalid = true;
+    if (a == "--invalid" || a == "--boundaries") {
+      (a == "--invalid" ? o.invalid : o.boundaries) = true;
       continue;
     }
     if (i + 1 >= args.size()) return "gen: unknown option or missing value: '" + a + "'";
@@ -60,6 +62,9 @@ std::string parse(const Args& args, GenOptions& o) {
     }
   }
   if (o.dir.empty()) return "gen: give the output folder with -o DIR";
+  if (o.boundaries && (o.invalid || seen.count("--count") || seen.count("--seed"))) {
+    return "--boundaries: the sweep is fixed by the op's parameters; it takes no --invalid, --count or --seed";
+  }
   if (o.invalid && o.ops == gen::OpSet::kAvgPool) {
     return "--invalid: not generated for --op avgpool (its refusals are the hand-written cases in "
            "cases/invalid/); give --op conv, maxpool, conv_bias_relu, all or stack";
@@ -118,6 +123,31 @@ Made make(const GenOptions& o, uint64_t k, Backend& oracle) {
   return {header(o, k) + "# breaks rule " + bad.rule + "\n" + bad.yaml, op_name(bad.c.op), {}};
 }
 
+// The boundary sweep (gen/boundary_sweep.h) as one file per op, a case per line.
+int write_boundaries(const GenOptions& o) {
+  std::map<std::string, std::string> files;
+  size_t count = 0;
+  for (const Case& c : gen::boundary_sweep(o.ops)) {
+    std::string& text = files[std::string(op_name(c.op))];
+    if (text.empty()) {
+      text = "# kcheck gen --boundaries: each quantity " + std::string(op_name(c.op)) +
+             " kernels branch or index on, at 2^k - 1, 2^k and 2^k + 1,\n"
+             "# every other dimension minimal (docs/cases.md, \"Boundary sweeps\"). Generated: do not edit;\n"
+             "# the test boundaries.drift fails when these differ from what the generator writes.\n"
+             "cases:\n";
+    }
+    text += "  - " + case_to_one_line(c) + "\n";
+    ++count;
+  }
+  for (const auto& [op, text] : files) {
+    const std::string path = (std::filesystem::path(o.dir) / ("boundaries_" + op + ".yaml")).string();
+    if (std::string why = write_text_file(path, text); !why.empty())
+      return usage_error("cannot write " + path + ": " + why);
+  }
+  std::printf("%zu boundary cases in %zu files in %s\n", count, files.size(), terminal_safe(o.dir).c_str());
+  return 0;
+}
+
 }  // namespace
 
 int gen_command(const Args& args) {
@@ -129,12 +159,16 @@ int gen_command(const Args& args) {
         "  the single ops, --op stack: deep stacks; --invalid: cases that each break one rule and expect\n"
         "  the error, which kcheck run passes when refused. Valid cases whose data cannot judge a kernel\n"
         "  (MISTRUSTED) are left out, their numbers skipped, and more drawn so that N are written.\n"
-        "  DIR must hold no case files yet (new or empty), so that kcheck run DIR checks these alone\n",
+        "  DIR must hold no case files yet (new or empty), so that kcheck run DIR checks these alone\n"
+        "usage: kcheck gen --boundaries [--op ...] -o DIR\n"
+        "  writes the boundary sweep of each op (every quantity kernels branch or index on, at 2^k - 1,\n"
+        "  2^k and 2^k + 1), one file per op: DIR/boundaries_OP.yaml (cases/boundaries/ holds them)\n",
         stdout);
     return 0;
   }
   GenOptions o;
   if (std::string err = parse(args, o); !err.empty()) return usage_error(err);
+  if (o.boundaries) return write_boundaries(o);
   if (!o.seed_given) o.seed = (static_cast<uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
   std::printf("kcheck gen: seed %llu\n", static_cast<unsigned long long>(o.seed));
   // The oracle as a candidate: every check runs, so every check's trust rule is asked.

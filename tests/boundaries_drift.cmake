@@ -1,0 +1,36 @@
+# cases/boundaries/ is what `kcheck gen --boundaries` writes (cmake -P): regenerates the
+# sweep into WORK and fails naming every file that differs, is missing or is extra, so
+# that a change to the generator (gen/boundary_sweep.cpp) comes with its regenerated cases.
+#   -D KCHECK=kcheck binary  -D CASES=cases/boundaries  -D WORK=scratch folder
+cmake_policy(SET CMP0057 NEW)  # if(IN_LIST)
+file(REMOVE_RECURSE "${WORK}")
+execute_process(COMMAND "${KCHECK}" gen --boundaries -o "${WORK}" RESULT_VARIABLE rc OUTPUT_VARIABLE out
+                ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "kcheck gen --boundaries exited ${rc}:\n${out}${err}")
+endif()
+file(GLOB made RELATIVE "${WORK}" "${WORK}/*.yaml")
+file(GLOB kept RELATIVE "${CASES}" "${CASES}/*.yaml")
+set(problems "")
+foreach(f ${made})
+  if(NOT EXISTS "${CASES}/${f}")
+    list(APPEND problems "${f}: generated, not in ${CASES}")
+    continue()
+  endif()
+  execute_process(COMMAND ${CMAKE_COMMAND} -E compare_files "${WORK}/${f}" "${CASES}/${f}" RESULT_VARIABLE differs)
+  if(differs)
+    list(APPEND problems "${f}: differs from what the generator writes")
+  endif()
+endforeach()
+foreach(f ${kept})
+  if(NOT f IN_LIST made)
+    list(APPEND problems "${f}: in ${CASES}, no longer generated")
+  endif()
+endforeach()
+if(problems)
+  string(REPLACE ";" "\n  " listed "${problems}")
+  message(FATAL_ERROR "cases/boundaries/ drifted from kcheck gen --boundaries:\n  ${listed}\n"
+                      "regenerate: rm cases/boundaries/*.yaml && kcheck gen --boundaries -o cases/boundaries")
+endif()
+list(LENGTH made n)
+message(STATUS "${n} boundary files as generated")
