@@ -76,6 +76,7 @@ bool is_blind_spot_trap(Bug bug) {
     case Bug::kPoolStaleIndices:
     case Bug::kReluStaleMask:
     case Bug::kPlanIgnoresBatch:
+    case Bug::kSmallerBatchStaleY:
     case Bug::kWeightsCachedByAddress:
     case Bug::kPlaneIndex15Bits:
     case Bug::kBatchTailDropped:
@@ -115,6 +116,10 @@ Status BlindSpotTrap::conv_forward(const ConvGeometry& g, const Tensor& x, const
   const Tensor& wk = bug_ == Bug::kWeightsCachedByAddress ? cached_w_ : w;
   KC_RETURN_IF_ERROR(trap_conv_forward({Bug::kNone, form_}, g, xin, wk, b, relu, y));
   const int64_t ys = per_sample(y), xs = per_sample(x);
+  if (bug_ == Bug::kSmallerBatchStaleY) {  // a call of a smaller batch than the first reads its workspace
+    if (plan_batch_ == 0) plan_batch_ = g.batch, stale_y_ = y;
+    if (g.batch < plan_batch_) std::copy_n(stale_y_.data.begin(), y.size(), y.data.begin());
+  }
   if (bug_ == Bug::kPlanIgnoresBatch) {  // the first call's plan, looked up by all but the batch
     if (plan_batch_ == 0) plan_batch_ = g.batch;
     if (g.batch > plan_batch_) std::fill(y.data.begin() + plan_batch_ * ys, y.data.end(), 0.0);

@@ -5,6 +5,7 @@
 //   pool_stale_indices   max pool backward routes through the indices its last forward kept
 //   relu_stale_mask      conv_bias_relu backward routes through the relu mask its last forward kept
 //   plan_ignores_batch   conv forward runs the first call's plan, looked up by all but the batch
+//   smaller_batch_stale_y conv forward of a smaller batch than its first call's gives that call's y
 //   plane_index_15_bits  conv forward keeps the index within a plane in 15 bits (planes past 2^15)
 //   weights_cached_by_address conv forward reads w as it first found it in that buffer
 //   batch_tail_dropped   samples past the last whole block of 8 come out 0 (batch 9, 17, 33)
@@ -45,6 +46,7 @@ class BlindSpotTrap {
   Tensor mask_;                        // relu_stale_mask: the last forward's y
   IndexTensor kept_;                   // pool_stale_indices: the last forward's indices
   int64_t plan_batch_ = 0;             // plan_ignores_batch: the batch of the first call's plan
+  Tensor stale_y_;                     // smaller_batch_stale_y: the first call's y
   Tensor cached_w_;                    // weights_cached_by_address: w as first read from...
   const double* cached_at_ = nullptr;  // ...this buffer
 };

@@ -145,6 +145,9 @@
           "pool2d k2 s2, the classic downsampling") \
   KC_TRAP(weights_cached_by_address, kWeightsCachedByAddress, "determinism", \
           "the backend keeps something by its buffers' addresses", "pool2d k2 s2, the classic downsampling") \
+  KC_TRAP(smaller_batch_stale_y, kSmallerBatchStaleY, "weight_share", \
+          "the batch-1 run of sample * gives another y in * elements * results depend on the batch size", \
+          "pool2d k2 s2, the classic downsampling") \
   KC_TRAP(plane_index_15_bits, kPlaneIndex15Bits, "forward", "y: * elements outside the tolerance", \
           "conv2d same k3, odd kernel") \
   KC_TRAP(batch_tail_dropped, kBatchTailDropped, "forward", "y: * elements outside the tolerance", \
@@ -166,7 +169,20 @@
   KC_TRAP(zero_dy_early_return, kZeroDyEarlyReturn, "integrity", "dx: * never written", \
           "conv2d same k3, odd kernel") \
   KC_TRAP(writes_weights, kWritesWeights, "weight_share", "the backend wrote into its input w", \
-          "pool2d k2 s2, the classic downsampling")
+          "pool2d k2 s2, the classic downsampling") \
+  /* narrow index arithmetic, caught by the boundary sweeps (trap_index_width.h) */ \
+  KC_TRAP(batch_index_7_bits, kBatchIndex7Bits, "forward", "y: * elements outside the tolerance", \
+          "conv2d same k3, odd kernel") \
+  KC_TRAP(channel_index_8_bits, kChannelIndex8Bits, "forward", "y: * elements outside the tolerance", \
+          "conv2d same k3, odd kernel") \
+  KC_TRAP(output_index_16_bits, kOutputIndex16Bits, "integrity", "y: * never written", \
+          "conv2d same k3, odd kernel") \
+  KC_TRAP(gemm_m_rows_int16, kGemmMRowsInt16, "backward", "dw: * elements outside the tolerance", \
+          "conv2d same k3, odd kernel") \
+  KC_TRAP(dw_out_channel_7_bits, kDwOutChannel7Bits, "backward", "dw: * elements outside the tolerance", \
+          "conv2d same k3, odd kernel") \
+  KC_TRAP(avg_divisor_u8, kAvgDivisorU8, "forward", "y: * elements outside the tolerance", \
+          "avgpool2d k2 s2 on 8x8, no padding")
 // clang-format on
 
 namespace kc::traps {

@@ -231,7 +231,15 @@ AvgWindow avg_window(Bug bug, const AvgPoolGeometry& g, int64_t o) {
 }
 
 // The forward's divisor of a window.
+double divisor_of(Bug bug, const AvgPoolGeometry& g, const AvgWindow& w);
+
+// A window's count kept in a uint8: 256 taps divide by 0, 257 by 1.
 double avg_divisor(Bug bug, const AvgPoolGeometry& g, const AvgWindow& w) {
+  const double d = divisor_of(bug, g, w);
+  return bug == Bug::kAvgDivisorU8 ? static_cast<double>(static_cast<int64_t>(d) & 0xff) : d;
+}
+
+double divisor_of(Bug bug, const AvgPoolGeometry& g, const AvgWindow& w) {
   // The divisor field not read: every window divides by its own count.
   if (g.divisor > 0 && bug != Bug::kAvgDivisorIgnored) return static_cast<double>(g.divisor);
   // count_include_pad read with the opposite sense (a flag named exclude_pad upstream).
@@ -262,6 +270,7 @@ bool is_avgpool_trap(Bug bug) {
     case Bug::kAvgDxUndivided:
     case Bug::kAvgDxKernelDivisor:
     case Bug::kAvgDxRace:
+    case Bug::kAvgDivisorU8:
       return true;
     default:
       return false;

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <bit>
 #include <functional>
+#include <tuple>
 
 #include "check_list.h"
 #include "check_math.h"
@@ -25,6 +26,12 @@ constexpr const char* kName = "weight_share";
 
 struct Grads {
   Tensor dw, db;
+};
+
+// A run of the backend on other inputs: its gradients, and the y and dx they came with.
+struct Run {
+  Grads grads;
+  Tensor y, dx;
 };
 
 // Allowed |lhs - rhs| per element of an identity whose rhs sums `parts` backend runs:
@@ -53,18 +60,19 @@ struct IdentityOutcome {
   const FusedExpectation* fused = nullptr;  // conv_bias_relu with ambiguous outputs
   Tally tally;
   std::vector<std::string> held, broken;
+  std::string batch_one;  // a batch-1 run whose y or dx is not its sample's: which
   bool dw_broken = false, db_broken = false, race_fails = false;
   std::string race;  // how two runs differed, empty when bitwise equal
 };
 
 // The backend's backward on a copy of the case with other inputs.
-StatusOr<Grads> run_backend(const CheckContext& ctx, Case c, const OpInputs& in) {
+StatusOr<Run> run_backend(const CheckContext& ctx, Case c, const OpInputs& in) {
   c = with_own_inputs(std::move(c));  // inline data belongs to the original shapes; `in` replaces it
   KC_ASSIGN_OR_RETURN(OpGeometry geo, op_geometry(c));
   OpOutputs o = invoke(ctx.backend, c, geo, in);
   if (!o.forward.ok()) return o.forward;
   if (!o.backward.ok()) return o.backward;
-  return Grads{std::move(o.dw), std::move(o.db)};
+  return Run{{std::move(o.dw), std::move(o.db)}, std::move(o.y), std::move(o.dx)};
 }
 
 Tensor sample(const Tensor& t, int64_t n) {
@@ -121,6 +129,27 @@ void check_identity(const CheckContext& ctx, const std::string& what, const Grad
   f.broken.push_back(what + " breaks: " + which + " elements");
 }
 
+// A batch-1 run's y and dx against the oracle's sample n, as forward and backward judge
+// them (a plan or workspace kept for another batch shows here, not in the dw sum); empty
+// when both agree. Not on conv_bias_relu, whose ambiguous relu' only dw and db allow for.
+std::string sample_outputs_differ(const CheckContext& ctx, const Run& part, int64_t n, Tally& tally) {
+  if (is_fused(ctx.c) || ctx.is_reference) return {};
+  std::string differ;
+  for (const auto& [name, got, ref, abs] :
+       {std::tuple{"y", &part.y, &ctx.ref.y, &ctx.abs.y}, std::tuple{"dx", &part.dx, &ctx.ref.dx, &ctx.abs.dx}}) {
+    const Tensor want = sample(*ref, n);
+    if (got->shape != want.shape) return "a batch-1 run's " + std::string(name) + " has another shape";
+    const int64_t bad = compare(name, *got, want, want, sample(*abs, n), nullptr, rule_for(ctx, name), 0, tally);
+    if (bad > 0) {
+      differ += (differ.empty() ? "" : ", ") + std::string(name) + " in " + std::to_string(bad) + " of " +
+                std::to_string(want.size()) + " elements";
+    }
+  }
+  if (differ.empty()) return {};
+  return "the batch-1 run of sample " + std::to_string(n) + " gives another " + differ + " than the oracle's sample " +
+         std::to_string(n) + ": results depend on the batch size";
+}
+
 Status batch_split(const CheckContext& ctx, const ConvGeometry& g, IdentityOutcome& f) {
   if (g.batch < 2) return ok_status();
   Grads sum{Tensor::zeros(DType::kF64, g.w_shape()), g.bias ? Tensor::zeros(DType::kF64, g.b_shape()) : Tensor{}};
@@ -128,8 +157,9 @@ Status batch_split(const CheckContext& ctx, const ConvGeometry& g, IdentityOutco
     Case c = ctx.c;
     c.input.batch = 1;
     const OpInputs one{sample(ctx.in.x, n), ctx.in.w, ctx.in.b, sample(ctx.in.dy, n)};
-    KC_ASSIGN_OR_RETURN(Grads part, run_backend(ctx, c, one));
-    accumulate(sum, part);
+    KC_ASSIGN_OR_RETURN(Run part, run_backend(ctx, c, one));
+    if (f.batch_one.empty()) f.batch_one = sample_outputs_differ(ctx, part, n, f.tally);
+    accumulate(sum, part.grads);
   }
   check_identity(ctx, "batch split (sum of " + std::to_string(g.batch) + " batch-1 runs)", sum, g.batch, f);
   return ok_status();
@@ -141,8 +171,8 @@ Status tile_split_identity(const CheckContext& ctx, const ConvGeometry& g, Ident
   Grads sum{Tensor::zeros(DType::kF64, g.w_shape()), g.bias ? Tensor::zeros(DType::kF64, g.b_shape()) : Tensor{}};
   for (bool first : {true, false}) {
     const Tensor dy = masked(ctx.in.dy, [&](int64_t i) { return s->first(i) == first; });
-    KC_ASSIGN_OR_RETURN(Grads part, run_backend(ctx, ctx.c, {ctx.in.x, ctx.in.w, ctx.in.b, dy}));
-    accumulate(sum, part);
+    KC_ASSIGN_OR_RETURN(Run part, run_backend(ctx, ctx.c, {ctx.in.x, ctx.in.w, ctx.in.b, dy}));
+    accumulate(sum, part.grads);
   }
   check_identity(ctx,
                  "tile split (spatial dim " + std::to_string(s->dim) + " at " + std::to_string(s->cut) + " of " +
@@ -317,6 +347,11 @@ CheckResult weight_share_run(const CheckContext& ctx) {
   if (Status s = batch_split(ctx, g, f); !s.ok()) return call_failed(kName, "a batch-1 run", s);
   if (Status s = tile_split_identity(ctx, g, f); !s.ok()) return call_failed(kName, "a run on one output tile", s);
   if (Status s = two_runs(ctx, f); !s.ok()) return call_failed(kName, "a second run", s);
+  if (!f.batch_one.empty()) {
+    CheckResult r = make_result(kName, Disposition::kFailed, f.batch_one);
+    f.tally.into(r);
+    return r;
+  }
   if (!ctx.is_reference) {
     const Grads oracle = f.fused ? Grads{fused.want.dw, fused.want.db} : Grads{ctx.ref.dw, ctx.ref.db};
     check_identity(ctx, "the oracle's sum", oracle, 0, f);
