@@ -17,6 +17,10 @@ kcheck(2 fuzz --shard 2/2)
 kcheck(2 fuzz --time -1)
 kcheck(2 fuzz --backend no.such.backend)
 kcheck(2 gen --count 3)
+kcheck(2 gen --boundaries --op stack -o "${WORK}/x")       # a stack has no sweep of its own
+kcheck(2 gen --boundaries --count 3 -o "${WORK}/x")        # the sweep takes no count
+kcheck(0 gen --boundaries --op maxpool -o "${WORK}/sweep")  # one file, every case loads and passes
+kcheck(0 run "${WORK}/sweep/boundaries_maxpool.yaml" --backend reference)
 kcheck(2 gen --count x -o "${WORK}/x")
 kcheck(2 gen --count 1000000000 -o "${WORK}/x")  # over the cap: the message says the cap
 if(NOT out MATCHES "--count: expected an integer from 0 to 10000000, got '1000000000'")

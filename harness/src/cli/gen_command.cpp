@@ -65,6 +65,10 @@ std::string parse(const Args& args, GenOptions& o) {
   if (o.boundaries && (o.invalid || seen.count("--count") || seen.count("--seed"))) {
     return "--boundaries: the sweep is fixed by the op's parameters; it takes no --invalid, --count or --seed";
   }
+  if (o.boundaries && o.ops == gen::OpSet::kStack) {
+    return "--boundaries: op stack has no sweep of its own (its layers are conv cases); give --op conv, maxpool, "
+           "avgpool, conv_bias_relu or all";
+  }
   if (o.invalid && o.ops == gen::OpSet::kAvgPool) {
     return "--invalid: not generated for --op avgpool (its refusals are the hand-written cases in "
            "cases/invalid/); give --op conv, maxpool, conv_bias_relu, all or stack";
