@@ -137,3 +137,25 @@ TEST(IntegrityCheck, NamesAGuardBandDamagedInACheckOwnRun) {
   PassThrough pass;
   for (const CheckResult& cr : check_case(c, pass).checks) EXPECT_NE(cr.disposition, Disposition::kFailed);
 }
+
+// dw summed onto its buffer (dw +=) without clearing it: the poison stays NaN, which the
+// value cannot tell from an element never written, so the message names both.
+class AddsIntoDw : public DelegatingBackend {
+ public:
+  AddsIntoDw() : DelegatingBackend("adds-into-dw") {}
+  Status conv_backward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
+                       const Tensor& dy, Tensor& dx, Tensor& dw, Tensor* db) override {
+    const Tensor before = dw;
+    KC_RETURN_IF_ERROR(reference().conv_backward(g, x, w, b, relu, dy, dx, dw, db));
+    for (int64_t i = 0; i < dw.size(); ++i) dw[i] += before[i];
+    return ok_status();
+  }
+};
+
+TEST(IntegrityCheck, NamesADwAddedOntoItsUnclearedBuffer) {
+  const Case c =
+      with_fill(test::conv_case({.channels = 2, .out_channels = 2, .spatial = {6}, .kernel = {3}}), Fill::kRandom);
+  AddsIntoDw be;
+  expect_check(c, be, "integrity", Disposition::kFailed,
+               {"dw: 12 of 12 elements never written, or added to (+=) without being cleared first"});
+}

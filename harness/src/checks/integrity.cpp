@@ -42,8 +42,12 @@ void check_written(const std::string& name, const Tensor& got, const Tensor& ref
     if (sg) set.flagged[static_cast<size_t>(i) % set.flagged.size()] = 1;
   }
   if (n == 0) return;
+  // A kernel that adds into its output (dw +=, a scatter of dx) without clearing it first
+  // leaves the same NaN: the value cannot tell the two apart, so both are named.
   std::string d = name + ": " + num(n) + " of " + num(got.size()) +
-                  " elements never written (still the poison NaN), first at " + at(first, ref.shape);
+                  " elements never written, or added to (+=) without being cleared first (still the poison NaN), "
+                  "first at " +
+                  at(first, ref.shape);
   if (sg) {
     bool border = false;
     const std::string where = describe_positions(set, &border);
