@@ -347,8 +347,9 @@ CheckResult weight_share_run(const CheckContext& ctx) {
   if (Status s = batch_split(ctx, g, f); !s.ok()) return call_failed(kName, "a batch-1 run", s);
   if (Status s = tile_split_identity(ctx, g, f); !s.ok()) return call_failed(kName, "a run on one output tile", s);
   if (Status s = two_runs(ctx, f); !s.ok()) return call_failed(kName, "a second run", s);
-  if (!f.batch_one.empty()) {
-    CheckResult r = make_result(kName, Disposition::kFailed, f.batch_one);
+  if (!f.batch_one.empty()) {  // an input written comes first, as for the identities below
+    const std::string wrote = input_writes(ctx);
+    CheckResult r = make_result(kName, Disposition::kFailed, wrote.empty() ? f.batch_one : wrote + "; " + f.batch_one);
     f.tally.into(r);
     return r;
   }
