@@ -75,7 +75,7 @@ int64_t quantity(const Case& c, const std::string& name) {
 }
 
 TEST(BoundarySweep, EveryCaseIsValidAndSitsAtItsThreshold) {
-  const std::vector<Case> sweep = gen::boundary_sweep(gen::OpSet::kAll);
+  const std::vector<Case> sweep = gen::boundary_sweep(gen::kAllOps);
   ASSERT_GT(sweep.size(), 500u);
   std::set<std::string> names;
   std::map<std::string, std::set<DType>> dtypes;
@@ -100,7 +100,8 @@ TEST(BoundarySweep, EveryCaseIsValidAndSitsAtItsThreshold) {
 
 TEST(BoundarySweep, EveryQuantityIsSweptAtEachThresholdOfEveryOp) {
   for (const OpParams& op : {OpParams{ConvParams{}}, OpParams{MaxPoolParams{}}}) {
-    const gen::OpSet set = std::holds_alternative<ConvParams>(op) ? gen::OpSet::kConv : gen::OpSet::kMaxPool;
+    const gen::OpSet set =
+        std::holds_alternative<ConvParams>(op) ? gen::only<ConvParams>() : gen::only<MaxPoolParams>();
     const std::vector<Case> sweep = gen::boundary_sweep(set);
     size_t expected = 0;
     for (const gen::BoundaryQuantity& q : gen::boundary_quantities(op)) {
@@ -117,8 +118,8 @@ TEST(BoundarySweep, EveryQuantityIsSweptAtEachThresholdOfEveryOp) {
 }
 
 TEST(BoundarySweep, IsTheSameOnEveryCall) {
-  EXPECT_EQ(gen::boundary_sweep(gen::OpSet::kAvgPool), gen::boundary_sweep(gen::OpSet::kAvgPool));
-  EXPECT_TRUE(gen::boundary_sweep(gen::OpSet::kStack).empty());
+  EXPECT_EQ(gen::boundary_sweep(gen::only<AvgPoolParams>()), gen::boundary_sweep(gen::only<AvgPoolParams>()));
+  EXPECT_TRUE(gen::boundary_sweep(gen::only<StackParams>()).empty());
 }
 
 TEST(BoundarySweep, FactorsNearASquareAndACube) {

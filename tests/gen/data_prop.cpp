@@ -100,7 +100,7 @@ TEST(GenData, ValuesShrinkToAnOrdinaryZero) {
 }
 
 RC_GTEST_PROP(GenData, InlineXHasTheInputShape, ()) {
-  const Case c = *gen::valid_case(gen::OpSet::kAll);
+  const Case c = *gen::valid_case(gen::kAllOps);
   const Case with = *gen::with_inline_x(c, gen::kAllData);
   const Tensor& x = with.tensors.at("x");
   Dims want = {c.input.batch, c.input.channels};

@@ -19,7 +19,8 @@ namespace {
 
 using test::conv_of;
 
-const std::vector<gen::OpSet> kOps = {gen::OpSet::kConv, gen::OpSet::kMaxPool, gen::OpSet::kConvBiasRelu};
+const std::vector<gen::OpSet> kOps = {gen::only<ConvParams>(), gen::only<MaxPoolParams>(),
+                                      gen::only<ConvBiasReluParams>()};
 
 RC_GTEST_PROP(GenValid, EveryGeneratedCaseIsValid, ()) {
   const gen::OpSet ops = *rc::gen::elementOf(kOps);
@@ -38,7 +39,7 @@ RC_GTEST_PROP(GenValid, EveryGeneratedCaseIsValid, ()) {
 }
 
 TEST(GenValid, SameSeedAndIndexGiveTheSameCase) {
-  const auto g = gen::valid_case(gen::OpSet::kAll);
+  const auto g = gen::valid_case(gen::kAllOps);
   for (uint64_t k = 0; k < 50; ++k) {
     EXPECT_EQ(gen::generate(g, 7, k).value(), gen::generate(g, 7, k).value());
   }
@@ -87,7 +88,7 @@ std::set<std::string> features(const Case& c) {
 }
 
 TEST(GenValid, CasesCoverEveryParameter) {
-  const std::set<std::string> seen = test::features_seen(gen::valid_case(gen::OpSet::kAll), 3000, features);
+  const std::set<std::string> seen = test::features_seen(gen::valid_case(gen::kAllOps), 3000, features);
   test::expect_every_rank_dtype_and_fill(seen);
   test::expect_seen(seen, {"fill.integer",
                            "fill.ties",
@@ -191,7 +192,7 @@ TEST(GenShrink, KeepsWhatTheFailureNeedsAndDropsTheRest) {
     }
     return false;
   };
-  const auto g = gen::valid_case(gen::OpSet::kConv);
+  const auto g = gen::valid_case(gen::only<ConvParams>());
   int shrunk = 0;
   for (uint64_t k = 0; k < 200 && shrunk < 5; ++k) {
     if (!fails(gen::generate(g, 3, k).value())) continue;
@@ -214,10 +215,10 @@ TEST(GenShrink, StopsAtTheDeadline) {
   const auto past = std::chrono::steady_clock::now();
   int calls = 0;
   const gen::ShrinkOutcome out = gen::shrink_case(
-      gen::generate(gen::valid_case(gen::OpSet::kConv), 3, 1), [&](const Case&) { return ++calls > 0; }, past);
+      gen::generate(gen::valid_case(gen::only<ConvParams>()), 3, 1), [&](const Case&) { return ++calls > 0; }, past);
   EXPECT_TRUE(out.out_of_time);
   EXPECT_EQ(calls, 0);
-  EXPECT_EQ(out.smallest, gen::generate(gen::valid_case(gen::OpSet::kConv), 3, 1).value());
+  EXPECT_EQ(out.smallest, gen::generate(gen::valid_case(gen::only<ConvParams>()), 3, 1).value());
 }
 
 }  // namespace

@@ -46,7 +46,7 @@ void assert_loads_back(const Case& c, const std::string& text) {
 }
 
 RC_GTEST_PROP(GenRoundTrip, GeneratedCasesSurviveTheYamlWriters, ()) {
-  const Case c = with_optional_fields(*gen::valid_case(gen::OpSet::kAll));
+  const Case c = with_optional_fields(*gen::valid_case(gen::kAllOps));
   assert_loads_back(c, case_to_yaml(c));
   assert_loads_back(c, case_to_one_line(c));
 }
@@ -79,11 +79,11 @@ void assert_refused(const gen::InvalidCase& bad) {
 }
 
 RC_GTEST_PROP(GenInvalid, EveryInvalidCaseIsRefusedWithItsError, ()) {
-  assert_refused(*gen::invalid_case(gen::OpSet::kAll));
+  assert_refused(*gen::invalid_case(gen::kAllOps));
 }
 
 RC_GTEST_PROP(GenInvalid, EveryInvalidStackIsRefusedWithItsError, ()) {
-  assert_refused(*gen::invalid_case(gen::OpSet::kStack));
+  assert_refused(*gen::invalid_case(gen::only<StackParams>()));
 }
 
 // Windows of one dim, placed one by one: a window is kept while it fits in the
@@ -130,7 +130,7 @@ RC_GTEST_PROP(GenShape, SamePaddingKeepsCeilInOverStride, ()) {
 }
 
 RC_GTEST_PROP(GenShape, GeneratedGeometriesCountTheWindows, ()) {
-  const Case c = *gen::valid_case(gen::OpSet::kAll);
+  const Case c = *gen::valid_case(gen::kAllOps);
   const SpatialGeometry g = is_pool(c) ? pool_geometry(c)->spatial : conv_geometry(c)->spatial;
   const bool ceil_mode = is_pool(c) && std::get<MaxPoolParams>(c.op).ceil_mode;
   for (const DimGeometry& d : g.dims) {

@@ -391,14 +391,14 @@ std::pair<int, std::string> mistrusted_of(gen::OpSet ops, uint64_t count) {
 }
 
 TEST(GenReference, FewGeneratedCasesAreMistrusted) {
-  const auto [mistrusted, first] = mistrusted_of(gen::OpSet::kAll, 300);
+  const auto [mistrusted, first] = mistrusted_of(gen::kAllOps, 300);
   EXPECT_LE(mistrusted, 15) << "first: " << first;
 }
 
 // A relu stack often zeroes every path for the data drawn (the oracle's dx all zero):
 // the generator redraws the data seed. Without it, 17 of 300 were MISTRUSTED.
 TEST(GenReference, FewGeneratedStacksAreMistrusted) {
-  const auto [mistrusted, first] = mistrusted_of(gen::OpSet::kStack, 300);
+  const auto [mistrusted, first] = mistrusted_of(gen::only<StackParams>(), 300);
   EXPECT_LE(mistrusted, 9) << "first: " << first;
 }
 

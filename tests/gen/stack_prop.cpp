@@ -33,7 +33,7 @@ const StackParams& stack_of(const Case& c) { return std::get<StackParams>(c.op);
 
 RC_GTEST_PROP(GenStack, EveryGeneratedStackIsValid, ()) {
   const gen::Options options;
-  const Case c = *gen::valid_case(gen::OpSet::kStack, options);
+  const Case c = *gen::valid_case(gen::only<StackParams>(), options);
   RC_ASSERT(op_name(c.op) == "stack");
   const Status s = validate(c);
   if (!s.ok()) RC_FAIL(s.to_string());
@@ -164,16 +164,16 @@ TEST(GenStack, CorrectF32AccumulationPassesTheStackChecks) {
 }
 
 TEST(GenStack, SameSeedAndIndexGiveTheSameCase) {
-  const auto g = gen::valid_case(gen::OpSet::kStack);
+  const auto g = gen::valid_case(gen::only<StackParams>());
   for (uint64_t k = 0; k < 50; ++k) EXPECT_EQ(gen::generate(g, 7, k).value(), gen::generate(g, 7, k).value());
   EXPECT_FALSE(gen::generate(g, 7, 1).value() == gen::generate(g, 8, 1).value());
 }
 
 TEST(GenStack, OpSetNames) {
-  EXPECT_EQ(gen::parse_op_set("stack"), gen::OpSet::kStack);
-  EXPECT_EQ(gen::op_set_name(gen::OpSet::kStack), "stack");
+  EXPECT_EQ(gen::parse_op_set("stack"), gen::only<StackParams>());
+  EXPECT_EQ(gen::op_set_name(gen::only<StackParams>()), "stack");
   // kAll keeps to the single ops (a stack costs several single-op cases to check).
-  const auto all = gen::valid_case(gen::OpSet::kAll);
+  const auto all = gen::valid_case(gen::kAllOps);
   for (uint64_t k = 0; k < 300; ++k) EXPECT_FALSE(is_stack(gen::generate(all, 1, k).value()));
 }
 
@@ -210,7 +210,7 @@ std::set<std::string> features(const Case& c) {
 }
 
 TEST(GenStack, CasesCoverWhatTheStackChecksNeed) {
-  const std::set<std::string> seen = test::features_seen(gen::valid_case(gen::OpSet::kStack), 1500, features);
+  const std::set<std::string> seen = test::features_seen(gen::valid_case(gen::only<StackParams>()), 1500, features);
   test::expect_every_rank_dtype_and_fill(seen);
   test::expect_seen(seen, {"pad.explicit",     "pad.same",
                            "pad.same_lower",   "pad.valid",

@@ -98,7 +98,7 @@ std::set<std::string> threshold_features(const Case& c) {
 }
 
 TEST(GenThreshold, GeneratedRunsReachEveryLargeSizeWithinTheBudget) {
-  const auto g = gen::valid_case(gen::OpSet::kAll);
+  const auto g = gen::valid_case(gen::kAllOps);
   std::set<std::string> seen;
   int threshold = 0;
   for (uint64_t k = 0; k < 3000; ++k) {

@@ -30,7 +30,7 @@ std::string kind_of(const ZeroRegion& r) {
 
 // The cases with a zero region among the first `count` of seed 1.
 std::vector<Case> region_cases(uint64_t count, const gen::Options& options = {}) {
-  const auto g = gen::valid_case(gen::OpSet::kAll, options);
+  const auto g = gen::valid_case(gen::kAllOps, options);
   std::vector<Case> out;
   for (uint64_t k = 0; k < count; ++k) {
     Case c = gen::generate(g, 1, k).value();
@@ -120,7 +120,7 @@ Case shrink(const rc::Shrinkable<Case>& root, const std::function<bool(const Cas
 }
 
 TEST(GenZero, ShrinkingDropsTheRegionOrKeepsTheOneAFailureNeeds) {
-  const auto g = gen::valid_case(gen::OpSet::kAll);
+  const auto g = gen::valid_case(gen::kAllOps);
   int shrunk = 0;
   for (uint64_t k = 0; k < 200 && shrunk < 4; ++k) {
     const rc::Shrinkable<Case> root = gen::generate(g, 3, k);

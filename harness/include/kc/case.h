@@ -34,6 +34,8 @@ enum class PoolMode { kInference, kTraining };
 enum class TieRule { kFirst, kLast, kAny };
 
 struct ConvParams {
+  static constexpr std::string_view kName = "conv";     // `op:` in a case
+  static constexpr std::string_view kSection = "conv";  // the YAML section of its params
   int64_t out_channels = 1;
   Dims kernel;    // per spatial dim
   Dims stride;    // per spatial dim; empty means all 1
@@ -46,6 +48,8 @@ struct ConvParams {
 };
 
 struct MaxPoolParams {
+  static constexpr std::string_view kName = "maxpool";     // `op:` in a case
+  static constexpr std::string_view kSection = "maxpool";  // the YAML section of its params
   Dims kernel;
   Dims stride;    // empty means equal to the kernel (the usual framework default)
   Dims dilation;  // empty means all 1
@@ -61,6 +65,8 @@ struct MaxPoolParams {
 // the ceil-mode overhang past the padding never counts), else the number of input
 // elements it covers (docs/ops.md, "Average pooling").
 struct AvgPoolParams {
+  static constexpr std::string_view kName = "avgpool";     // `op:` in a case
+  static constexpr std::string_view kSection = "avgpool";  // the YAML section of its params
   Dims kernel;
   Dims stride;  // empty means equal to the kernel
   PadSpec padding;
@@ -72,6 +78,8 @@ struct AvgPoolParams {
 
 // conv + bias + relu as one op; the conv always has a bias.
 struct ConvBiasReluParams {
+  static constexpr std::string_view kName = "conv_bias_relu";  // `op:` in a case
+  static constexpr std::string_view kSection = "conv";         // the YAML section of its params
   ConvParams conv;
   bool operator==(const ConvBiasReluParams&) const = default;
 };
@@ -91,6 +99,8 @@ struct CheckpointPolicy {
 // maps input.channels to conv.out_channels, the others out_channels to out_channels;
 // every layer has its own weights. The pool always runs in training mode.
 struct StackParams {
+  static constexpr std::string_view kName = "stack";     // `op:` in a case
+  static constexpr std::string_view kSection = "stack";  // the YAML section of its params
   int64_t depth = 1;
   ConvParams conv;
   bool relu = false;
@@ -99,10 +109,11 @@ struct StackParams {
   bool operator==(const StackParams&) const = default;
 };
 
-// The closed set of ops, enumerated here once. Code that differs by op dispatches with
-// std::visit and one overload per op (kc/overloaded.h), never with a default branch, so
-// that a new op fails to compile wherever it must be handled.
-using OpParams = std::variant<ConvParams, MaxPoolParams, ConvBiasReluParams, StackParams, AvgPoolParams>;
+// The closed set of ops, enumerated here once; each op's name is its params' kName,
+// written once. Code that differs by op dispatches with std::visit and one overload per
+// op (kc/overloaded.h), never with a default branch, so that a new op fails to compile
+// wherever it must be handled.
+using OpParams = std::variant<ConvParams, MaxPoolParams, AvgPoolParams, ConvBiasReluParams, StackParams>;
 
 struct InputSpec {
   int64_t batch = 1;
@@ -173,7 +184,11 @@ struct Case {
   bool operator==(const Case& o) const;
 };
 
-std::string_view op_name(const OpParams& op);  // "conv", "maxpool", "avgpool", "conv_bias_relu", "stack"
+std::string_view op_name(const OpParams& op);             // its params' kName
+std::string_view op_section(const OpParams& op);          // its params' kSection
+std::vector<OpParams> all_ops();                          // each op's default params, in OpParams' order
+std::optional<OpParams> op_named(std::string_view name);  // the op's default params; nullopt: no such op
+std::string op_name_list(std::string_view last_sep);      // "conv, maxpool, ... or stack" (last_sep: " or ")
 bool is_stack(const Case& c);
 const PadSpec& padding_of(const OpParams& op);           // a stack's: its layer conv's
 DType accumulation_of(const Case& c);                    // c.accumulation, or default_accumulation(c.dtype)

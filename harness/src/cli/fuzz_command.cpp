@@ -38,7 +38,7 @@ std::string parse_value(const std::string& a, const std::string& v, FuzzArgs& o)
   constexpr uint64_t kMaxCount = 1ull << 40;
   if (a == "--op") {
     const auto ops = gen::parse_op_set(v);
-    if (!ops) return "--op: expected conv, maxpool, avgpool, conv_bias_relu, all or stack, got '" + v + "'";
+    if (!ops) return "--op: expected " + gen::op_set_names() + ", got '" + v + "'";
     s.ops = *ops;
   } else if (a == "--time" || a == "--shrink-time" || a == "--timeout") {
     double& out = a == "--time" ? s.time_budget : a == "--shrink-time" ? s.shrink_time : s.timeout;

@@ -24,7 +24,7 @@ namespace kc::cli {
 namespace {
 
 struct GenOptions {
-  gen::OpSet ops = gen::OpSet::kAll;
+  gen::OpSet ops = gen::kAllOps;
   uint64_t count = 10, seed = 0;
   bool seed_given = false, invalid = false, boundaries = false;
   std::string dir;
@@ -45,7 +45,7 @@ std::string parse(const Args& args, GenOptions& o) {
     if (std::string twice = given_twice(seen, a == "-o" || a == "--out" ? "-o/--out" : a); !twice.empty()) return twice;
     if (a == "--op") {
       const auto ops = gen::parse_op_set(v);
-      if (!ops) return "--op: expected conv, maxpool, avgpool, conv_bias_relu, all or stack, got '" + v + "'";
+      if (!ops) return "--op: expected " + gen::op_set_names() + ", got '" + v + "'";
       o.ops = *ops;
     } else if (a == "--count" || a == "--seed") {
       const auto n = parse_uint(v);
@@ -65,11 +65,11 @@ std::string parse(const Args& args, GenOptions& o) {
   if (o.boundaries && (o.invalid || seen.count("--count") || seen.count("--seed"))) {
     return "--boundaries: the sweep is fixed by the op's parameters; it takes no --invalid, --count or --seed";
   }
-  if (o.boundaries && o.ops == gen::OpSet::kStack) {
+  if (o.boundaries && o.ops == gen::only<StackParams>()) {
     return "--boundaries: op stack has no sweep of its own (its layers are conv cases); give --op conv, maxpool, "
            "avgpool, conv_bias_relu or all";
   }
-  if (o.invalid && o.ops == gen::OpSet::kAvgPool) {
+  if (o.invalid && o.ops == gen::only<AvgPoolParams>()) {
     return "--invalid: not generated for --op avgpool (its refusals are the hand-written cases in "
            "cases/invalid/); give --op conv, maxpool, conv_bias_relu, all or stack";
   }

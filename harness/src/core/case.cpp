@@ -1,6 +1,8 @@
 // Names of the case enums and Case equality (which ignores where a case was read).
 #include "kc/case.h"
 
+#include <utility>
+
 #include "kc/overloaded.h"
 
 namespace kc {
@@ -21,15 +23,38 @@ bool Case::operator==(const Case& o) const {
 
 DType accumulation_of(const Case& c) { return c.accumulation ? *c.accumulation : default_accumulation(c.dtype); }
 
+// Every alternative must declare kName and kSection: a new op without them fails here.
 std::string_view op_name(const OpParams& op) {
-  struct Namer {
-    std::string_view operator()(const ConvParams&) const { return "conv"; }
-    std::string_view operator()(const MaxPoolParams&) const { return "maxpool"; }
-    std::string_view operator()(const ConvBiasReluParams&) const { return "conv_bias_relu"; }
-    std::string_view operator()(const StackParams&) const { return "stack"; }
-    std::string_view operator()(const AvgPoolParams&) const { return "avgpool"; }
-  };
-  return std::visit(Namer{}, op);
+  return std::visit([](const auto& p) { return std::decay_t<decltype(p)>::kName; }, op);
+}
+
+std::string_view op_section(const OpParams& op) {
+  return std::visit([](const auto& p) { return std::decay_t<decltype(p)>::kSection; }, op);
+}
+
+namespace {
+template <size_t... I>
+std::vector<OpParams> ops_in_order(std::index_sequence<I...>) {
+  return {OpParams(std::in_place_index<I>)...};
+}
+}  // namespace
+
+std::vector<OpParams> all_ops() { return ops_in_order(std::make_index_sequence<std::variant_size_v<OpParams>>{}); }
+
+std::optional<OpParams> op_named(std::string_view name) {
+  for (OpParams& op : all_ops()) {
+    if (op_name(op) == name) return op;
+  }
+  return std::nullopt;
+}
+
+std::string op_name_list(std::string_view last_sep) {
+  const std::vector<OpParams> ops = all_ops();
+  std::string text;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    text += std::string(i == 0 ? "" : i + 1 == ops.size() ? last_sep : ", ") + std::string(op_name(ops[i]));
+  }
+  return text;
 }
 
 const PadSpec& padding_of(const OpParams& op) {

@@ -254,12 +254,8 @@ std::vector<BoundaryQuantity> boundary_quantities(const OpParams& op) {
   return out;
 }
 
-std::vector<Case> boundary_sweep(OpSet ops) {
-  std::vector<OpParams> list;
-  if (ops == OpSet::kConv || ops == OpSet::kAll) list.push_back(ConvParams{});
-  if (ops == OpSet::kConvBiasRelu || ops == OpSet::kAll) list.push_back(ConvBiasReluParams{});
-  if (ops == OpSet::kMaxPool || ops == OpSet::kAll) list.push_back(MaxPoolParams{});
-  if (ops == OpSet::kAvgPool || ops == OpSet::kAll) list.push_back(AvgPoolParams{});
+std::vector<Case> boundary_sweep(const OpSet& ops) {
+  const std::vector<OpParams> list = ops.only ? std::vector<OpParams>{*ops.only} : all_ops();
   auto oracle = make_reference_as_candidate("oracle (as a candidate)");
   std::vector<Case> out;
   for (const OpParams& op : list) {

@@ -26,11 +26,11 @@ struct BoundaryQuantity {
 // The quantities of an op and their thresholds (stack: none; its layers are conv cases).
 std::vector<BoundaryQuantity> boundary_quantities(const OpParams& op);
 
-// The sweep of one op (kConv, kMaxPool, kAvgPool or kConvBiasRelu; kAll: those four,
-// kStack: empty). The dtype cycles over f32, f16, bf16 and f64 from one (quantity,
+// The sweep of one op, or of every op (kAllOps); a stack's is empty (its layers are
+// conv cases). The dtype cycles over f32, f16, bf16 and f64 from one (quantity,
 // threshold) to the next, so that each op meets every dtype at every size class, and
 // the three cases of a threshold share one dtype (the step shows, not a dtype change).
-std::vector<Case> boundary_sweep(OpSet ops);
+std::vector<Case> boundary_sweep(const OpSet& ops);
 
 // n = a * b with a <= b and a the largest divisor of n at most sqrt(n).
 std::array<int64_t, 2> near_square_factors(int64_t n);

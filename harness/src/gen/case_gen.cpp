@@ -14,6 +14,7 @@
 #include "core/validate.h"
 #include "gen/gen.h"
 #include "kc/backend.h"
+#include "kc/overloaded.h"
 #include "kc/ref/conv.h"
 #include "pick.h"
 #include "stack/stack.h"
@@ -353,43 +354,28 @@ rc::Gen<Case> stack_case(const Options& options) {
                       [steer](const StackDraft& d) { return steer ? steered(realise_stack(d)) : realise_stack(d); });
 }
 
-rc::Gen<Case> valid_case(OpSet ops, const Options& options) {
-  if (ops == OpSet::kStack) return stack_case(options);
-  if (ops == OpSet::kConv) return conv_case(options);
-  if (ops == OpSet::kMaxPool) return maxpool_case(options);
-  if (ops == OpSet::kAvgPool) return avgpool_case(options);
-  if (ops == OpSet::kConvBiasRelu) return conv_bias_relu_case(options);
-  // kAll: the single ops only (see OpSet).
-  return rc::gen::mapcat(pick<OpSet>({{2, OpSet::kConv}, {1, OpSet::kMaxPool}, {1, OpSet::kConvBiasRelu}}),
-                         [options](OpSet op) { return valid_case(op, options); });
+rc::Gen<Case> valid_case(const OpSet& ops, const Options& options) {
+  if (!ops.only) {  // the mix (see OpSet)
+    return rc::gen::mapcat(
+        pick<OpSet>({{2, only<ConvParams>()}, {1, only<MaxPoolParams>()}, {1, only<ConvBiasReluParams>()}}),
+        [options](const OpSet& op) { return valid_case(op, options); });
+  }
+  return std::visit(Overloaded{[&](const ConvParams&) { return conv_case(options); },
+                               [&](const MaxPoolParams&) { return maxpool_case(options); },
+                               [&](const AvgPoolParams&) { return avgpool_case(options); },
+                               [&](const ConvBiasReluParams&) { return conv_bias_relu_case(options); },
+                               [&](const StackParams&) { return stack_case(options); }},
+                    *ops.only);
 }
 
 std::optional<OpSet> parse_op_set(std::string_view name) {
-  if (name == "conv") return OpSet::kConv;
-  if (name == "maxpool") return OpSet::kMaxPool;
-  if (name == "avgpool") return OpSet::kAvgPool;
-  if (name == "conv_bias_relu") return OpSet::kConvBiasRelu;
-  if (name == "all") return OpSet::kAll;
-  if (name == "stack") return OpSet::kStack;
+  if (name == "all") return kAllOps;
+  if (std::optional<OpParams> op = op_named(name)) return OpSet{*op};
   return std::nullopt;
 }
 
-std::string_view op_set_name(OpSet ops) {
-  switch (ops) {
-    case OpSet::kConv:
-      return "conv";
-    case OpSet::kMaxPool:
-      return "maxpool";
-    case OpSet::kAvgPool:
-      return "avgpool";
-    case OpSet::kConvBiasRelu:
-      return "conv_bias_relu";
-    case OpSet::kAll:
-      return "all";
-    case OpSet::kStack:
-      return "stack";
-  }
-  return "?";
-}
+std::string_view op_set_name(const OpSet& ops) { return ops.only ? op_name(*ops.only) : "all"; }
+
+std::string op_set_names() { return op_name_list(", ") + " or all"; }
 
 }  // namespace kc::gen

@@ -23,7 +23,7 @@ namespace kc::fuzz {
 inline constexpr const char* kRegressions = "cases/regressions";
 
 struct Settings {
-  gen::OpSet ops = gen::OpSet::kAll;
+  gen::OpSet ops = gen::kAllOps;
   uint64_t seed = 0;
   double time_budget = 0;  // seconds of generation; <= 0: no time limit
   int64_t count = -1;      // cases over all shards; < 0: no count limit

@@ -32,16 +32,26 @@
 
 namespace kc::gen {
 
-// kAll is the three single ops, as it was before op: stack existed: a seed keeps
-// generating the cases it did (saved reproduce commands, the kAll properties, the
-// time the planted-bug fuzz tests take), and single-op bugs are found by the checks
-// that see one op. Stacks are generated only when asked for (kStack).
-// Average pooling is drawn only when asked for (kAvgPool), for the same reason.
-enum class OpSet { kConv, kMaxPool, kConvBiasRelu, kAll, kStack, kAvgPool };
+// The ops a generator draws: one op, named by its default params, or the mix (kAllOps):
+// conv, max pool and conv_bias_relu, as it was before op: stack existed, so that a seed
+// keeps generating the cases it did (saved reproduce commands, the mix's properties, the
+// time the planted-bug fuzz tests take), and single-op bugs are found by the checks that
+// see one op. Stacks and average pools are drawn only when asked for.
+struct OpSet {
+  std::optional<OpParams> only;  // nullopt: the mix
+  bool operator==(const OpSet&) const = default;
+};
+inline const OpSet kAllOps{};
+template <class P>
+OpSet only() {
+  return OpSet{OpParams(P{})};
+}
 
-// "conv", "maxpool", "avgpool", "conv_bias_relu", "all" or "stack".
+// An op's name (kc/case.h) or "all"; op_set_name is its inverse.
 std::optional<OpSet> parse_op_set(std::string_view name);
-std::string_view op_set_name(OpSet ops);
+std::string_view op_set_name(const OpSet& ops);
+// "conv, maxpool, ..., stack or all", for --op's help and errors.
+std::string op_set_names();
 
 // Kinds of input values, as a bit mask.
 enum DataKind : unsigned {
@@ -133,7 +143,7 @@ rc::Gen<Case> conv_bias_relu_case(const Options& options = {});
 // least 8 elements a sample where the depth allows (relu still zeroes every gradient
 // of about 1 in 7 relu stacks, which the checks report MISTRUSTED).
 rc::Gen<Case> stack_case(const Options& options = {});
-rc::Gen<Case> valid_case(OpSet ops, const Options& options = {});
+rc::Gen<Case> valid_case(const OpSet& ops, const Options& options = {});
 
 // The steering of the generators above: the case with the first of its data seed s,
 // s + 1, ..., s + 5 whose oracle results can judge a kernel, or with s where none can
@@ -163,7 +173,7 @@ struct InvalidCase {
 };
 // kStack breaks a stack's rules (depth out of range, a layer that erodes to nothing,
 // inline tensors, a bad checkpoint policy, ...) and the field rules it shares.
-rc::Gen<InvalidCase> invalid_case(OpSet ops);
+rc::Gen<InvalidCase> invalid_case(const OpSet& ops);
 
 // The RapidCheck size the case `index` of a run with `seed` is generated at: spread
 // over [40, 100] so that a run mixes small and large cases.

@@ -42,7 +42,7 @@ InvalidCase make_invalid(Case c, const Entry& e, size_t dim, int64_t amount) {
 
 }  // namespace
 
-rc::Gen<InvalidCase> invalid_case(OpSet ops) {
+rc::Gen<InvalidCase> invalid_case(const OpSet& ops) {
   Options plain;
   plain.data = 0;
   return rc::gen::mapcat(valid_case(ops, plain), [](const Case& base) {

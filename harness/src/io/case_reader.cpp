@@ -9,6 +9,7 @@
 #include "core/check_table.h"
 #include "core/validate.h"
 #include "io/case_yaml.h"
+#include "kc/overloaded.h"
 
 namespace kc::io {
 namespace {
@@ -22,8 +23,6 @@ Status read_optional(const Value& v, std::string_view key, T& out, Read&& read) 
   }
   return ok_status();
 }
-
-enum class OpKind { kConv, kMaxPool, kAvgPool, kConvBiasRelu, kStack };
 
 StatusOr<Value> require(const Value& v, std::string_view key) {
   if (std::optional<Value> f = v.get(key)) return *f;
@@ -172,13 +171,13 @@ StatusOr<StackParams> read_stack(const Value& v, size_t rank) {
   KC_ASSIGN_OR_RETURN(Value depth, require(v, "depth"));
   KC_ASSIGN_OR_RETURN(p.depth, read_int(depth));
   KC_ASSIGN_OR_RETURN(Value layer, require(v, "layer"));
-  KC_RETURN_IF_ERROR(layer.check_keys({"conv", "relu", "maxpool"}));
-  KC_ASSIGN_OR_RETURN(Value conv, require(layer, "conv"));
+  KC_RETURN_IF_ERROR(layer.check_keys({ConvParams::kSection, "relu", MaxPoolParams::kSection}));
+  KC_ASSIGN_OR_RETURN(Value conv, require(layer, ConvParams::kSection));
   KC_ASSIGN_OR_RETURN(p.conv, read_conv(conv, rank, false));
   if (auto f = layer.get("relu")) {
     KC_ASSIGN_OR_RETURN(p.relu, read_bool(*f));
   }
-  if (auto f = layer.get("maxpool")) {
+  if (auto f = layer.get(MaxPoolParams::kSection)) {
     KC_ASSIGN_OR_RETURN(MaxPoolParams pool, read_maxpool(*f, rank));
     if (pool.mode != PoolMode::kTraining)
       return f->error("a stack's max pool runs in training mode (its backward needs indices)");
@@ -188,58 +187,58 @@ StatusOr<StackParams> read_stack(const Value& v, size_t rank) {
   return p;
 }
 
-// The section an op's params go under.
-std::string_view section_of(OpKind op) {
-  switch (op) {
-    case OpKind::kConv:
-    case OpKind::kConvBiasRelu:
-      return "conv";
-    case OpKind::kMaxPool:
-      return "maxpool";
-    case OpKind::kAvgPool:
-      return "avgpool";
-    case OpKind::kStack:
-      return "stack";
+// The sections of every op's params, once each.
+std::vector<std::string_view> op_sections() {
+  std::vector<std::string_view> sections;
+  for (const OpParams& op : all_ops()) {
+    if (std::find(sections.begin(), sections.end(), op_section(op)) == sections.end()) {
+      sections.push_back(op_section(op));
+    }
   }
-  return "conv";
+  return sections;
+}
+
+template <class P>
+StatusOr<OpParams> as_op(StatusOr<P> params) {
+  if (!params.ok()) return params.status();
+  return OpParams(std::move(params).value());
+}
+
+// The params of `op` (default params naming the op) read from its section `p`.
+StatusOr<OpParams> read_params(const Value& p, const OpParams& op, size_t rank) {
+  return std::visit(Overloaded{[&](const ConvParams&) { return as_op(read_conv(p, rank, false)); },
+                               [&](const ConvBiasReluParams&) -> StatusOr<OpParams> {
+                                 KC_ASSIGN_OR_RETURN(ConvParams conv, read_conv(p, rank, true));
+                                 return OpParams(ConvBiasReluParams{std::move(conv)});
+                               },
+                               [&](const MaxPoolParams&) { return as_op(read_maxpool(p, rank)); },
+                               [&](const AvgPoolParams&) { return as_op(read_avgpool(p, rank)); },
+                               [&](const StackParams&) { return as_op(read_stack(p, rank)); }},
+                    op);
 }
 
 // The op's params section; another op's section is refused when the case itself writes
 // it, and ignored when it is only inherited from defaults.
-Status read_op(const Value& v, OpKind op, std::string_view op_text, Case* c) {
-  const std::string_view section = section_of(op);
-  for (std::string_view other : {"conv", "maxpool", "avgpool", "stack"}) {
+Status read_op(const Value& v, const OpParams& op, std::string_view op_text, Case* c) {
+  const std::string_view section = op_section(op);
+  for (std::string_view other : op_sections()) {
     if (other == section || !v.own(other)) continue;
-    return v.get(other)->error(
-        "given, but op is " + std::string(op_text) + " (whose " +
-        (op == OpKind::kStack ? "layer goes under stack: layer:)" : "params go under " + std::string(section) + ":)"));
+    return v.get(other)->error("given, but op is " + std::string(op_text) + " (whose " +
+                               (std::holds_alternative<StackParams>(op)
+                                    ? "layer goes under stack: layer:)"
+                                    : "params go under " + std::string(section) + ":)"));
   }
   KC_ASSIGN_OR_RETURN(Value p, require(v, section));
-  const size_t rank = c->input.spatial.size();
-  switch (op) {
-    case OpKind::kStack: {
-      KC_ASSIGN_OR_RETURN(c->op, read_stack(p, rank));
-      break;
-    }
-    case OpKind::kMaxPool: {
-      KC_ASSIGN_OR_RETURN(c->op, read_maxpool(p, rank));
-      break;
-    }
-    case OpKind::kAvgPool: {
-      KC_ASSIGN_OR_RETURN(c->op, read_avgpool(p, rank));
-      break;
-    }
-    case OpKind::kConv: {
-      KC_ASSIGN_OR_RETURN(c->op, read_conv(p, rank, false));
-      break;
-    }
-    case OpKind::kConvBiasRelu: {
-      KC_ASSIGN_OR_RETURN(ConvParams conv, read_conv(p, rank, true));
-      c->op = ConvBiasReluParams{std::move(conv)};
-      break;
-    }
-  }
+  KC_ASSIGN_OR_RETURN(c->op, read_params(p, op, c->input.spatial.size()));
   return ok_status();
+}
+
+// The op named by `op:`, as its default params.
+StatusOr<OpParams> read_op_name(const Value& v) {
+  if (v.is_scalar()) {
+    if (std::optional<OpParams> op = op_named(v.text())) return *op;
+  }
+  return v.type_error("one of " + op_name_list(", "));
 }
 
 Status read_input(const Value& v, InputSpec* in) {
@@ -436,18 +435,16 @@ StatusOr<Case> read_case(const Value& v, Expectation* expect) {
   // `expect` first: a case written to be refused (say, for an unknown key) must still
   // tell the runner which error it expects.
   KC_RETURN_IF_ERROR(read_optional(v, "expect", *expect, [&](const Value& f) { return read_expect(f); }));
-  KC_RETURN_IF_ERROR(
-      v.check_keys({"name", "op", "dtype", "input", "conv", "maxpool", "avgpool", "stack", "data", "checks",
-                    "tolerance", "accumulation", "deterministic", "tensors", "expected", "expect"}));
+  std::vector<std::string_view> keys = {"name", "op", "dtype", "input"};
+  for (std::string_view section : op_sections()) keys.push_back(section);
+  keys.insert(keys.end(),
+              {"data", "checks", "tolerance", "accumulation", "deterministic", "tensors", "expected", "expect"});
+  KC_RETURN_IF_ERROR(v.check_keys(keys));
   Case c;
   c.expect = *expect;
   KC_RETURN_IF_ERROR(read_optional(v, "name", c.name, [&](const Value& f) { return read_string(f); }));
   KC_ASSIGN_OR_RETURN(Value op_value, require(v, "op"));
-  KC_ASSIGN_OR_RETURN(OpKind op, read_enum<OpKind>(op_value, {{"conv", OpKind::kConv},
-                                                              {"maxpool", OpKind::kMaxPool},
-                                                              {"avgpool", OpKind::kAvgPool},
-                                                              {"conv_bias_relu", OpKind::kConvBiasRelu},
-                                                              {"stack", OpKind::kStack}}));
+  KC_ASSIGN_OR_RETURN(OpParams op, read_op_name(op_value));
   const std::initializer_list<std::pair<std::string_view, DType>> dtypes = {
       {"f64", DType::kF64}, {"f32", DType::kF32}, {"f16", DType::kF16}, {"bf16", DType::kBF16}};
   KC_RETURN_IF_ERROR(read_optional(v, "dtype", c.dtype, [&](const Value& f) { return read_enum<DType>(f, dtypes); }));

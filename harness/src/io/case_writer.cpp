@@ -130,8 +130,8 @@ std::string avgpool_flow(const AvgPoolParams& p) {
 }
 
 std::string stack_flow(const StackParams& p) {
-  Entries layer = {{"conv", conv_flow(p.conv)}, {"relu", p.relu ? "true" : "false"}};
-  if (p.pool) layer.emplace_back("maxpool", maxpool_flow(*p.pool));
+  Entries layer = {{std::string(ConvParams::kSection), conv_flow(p.conv)}, {"relu", p.relu ? "true" : "false"}};
+  if (p.pool) layer.emplace_back(MaxPoolParams::kSection, maxpool_flow(*p.pool));
   return flow_map({{"depth", std::to_string(p.depth)},
                    {"layer", flow_map(layer)},
                    {"checkpoint", quote(checkpoint_name(p.checkpoint))}});
@@ -182,12 +182,12 @@ Entries head_entries(const Case& c) {
   e.emplace_back("input", flow_map({{"batch", std::to_string(c.input.batch)},
                                     {"channels", std::to_string(c.input.channels)},
                                     {"spatial", dims_flow(c.input.spatial)}}));
-  std::visit(Overloaded{[&](const ConvParams& p) { e.emplace_back("conv", conv_flow(p)); },
-                        [&](const ConvBiasReluParams& p) { e.emplace_back("conv", conv_flow(p.conv)); },
-                        [&](const MaxPoolParams& p) { e.emplace_back("maxpool", maxpool_flow(p)); },
-                        [&](const AvgPoolParams& p) { e.emplace_back("avgpool", avgpool_flow(p)); },
-                        [&](const StackParams& p) { e.emplace_back("stack", stack_flow(p)); }},
-             c.op);
+  e.emplace_back(op_section(c.op), std::visit(Overloaded{[](const ConvParams& p) { return conv_flow(p); },
+                                                         [](const ConvBiasReluParams& p) { return conv_flow(p.conv); },
+                                                         [](const MaxPoolParams& p) { return maxpool_flow(p); },
+                                                         [](const AvgPoolParams& p) { return avgpool_flow(p); },
+                                                         [](const StackParams& p) { return stack_flow(p); }},
+                                              c.op));
   e.emplace_back("data", data_flow(c.data));
   if (!c.checks.empty()) e.emplace_back("checks", flow_list(c.checks));
   e.emplace_back("tolerance", tolerance_flow(c.tolerance));

@@ -35,7 +35,7 @@ size_t edit_distance(std::string_view a, std::string_view b) {
   return d[a.size()][b.size()];
 }
 
-std::string unknown_key_message(std::string_view key, std::initializer_list<std::string_view> allowed) {
+std::string unknown_key_message(std::string_view key, const std::vector<std::string_view>& allowed) {
   std::string list;
   std::string_view best;
   // Suggest only close matches (typos): at most 2 edits, and fewer than half the key's
@@ -124,6 +124,10 @@ std::string Value::child_path(std::string_view key) const {
 std::string Value::item_path(size_t i) const { return path_ + "[" + std::to_string(i) + "]"; }
 
 Status Value::check_keys(std::initializer_list<std::string_view> allowed) const {
+  return check_keys(std::vector<std::string_view>(allowed));
+}
+
+Status Value::check_keys(const std::vector<std::string_view>& allowed) const {
   if (!is_map()) return type_error("a map");
   for (const YAML::Node& layer : layers_) {
     std::vector<std::string> seen;

@@ -57,6 +57,7 @@ class Value {
   // Maps. check_keys refuses a value that is not a map, non-scalar or duplicate keys,
   // and keys outside `allowed` (with a did-you-mean hint), in every layer.
   Status check_keys(std::initializer_list<std::string_view> allowed) const;
+  Status check_keys(const std::vector<std::string_view>& allowed) const;
   std::optional<Value> get(std::string_view key) const;  // merged across layers
   bool own(std::string_view key) const;                  // in the first layer itself
 
