@@ -9,14 +9,11 @@
 namespace kc::cli {
 namespace {
 
-std::string applies_to(unsigned ops) {
-  if (ops == kOpAll) return "every op and stacks";
+std::string applies_to(const CheckInfo& info) {
+  const std::vector<std::string_view> ops = ops_checked_by(info);
+  if (ops.size() == all_ops().size()) return "every op and stacks";
   std::string s;
-  for (const auto& [bit, name] :
-       {std::pair{kOpConv, "conv"}, std::pair{kOpFused, "conv_bias_relu"}, std::pair{kOpPool, "maxpool"},
-        std::pair{kOpAvgPool, "avgpool"}, std::pair{kOpStack, "stack"}}) {
-    if (ops & bit) s += (s.empty() ? "" : ", ") + std::string(name);
-  }
+  for (std::string_view name : ops) s += (s.empty() ? "" : ", ") + std::string(name);
   return s;
 }
 
@@ -34,7 +31,7 @@ int checks_command(const Args& args) {
   if (!args.empty() && !markdown) return usage_error("checks: usage: kcheck checks [--markdown]");
   if (markdown) std::puts("| check | proves | on the oracle | applies to |\n|---|---|---|---|");
   for (const CheckInfo& info : check_table()) {
-    const std::string name(info.name), proves(info.proves), ops = applies_to(info.ops);
+    const std::string name(info.name), proves(info.proves), ops = applies_to(info);
     const char* oracle = info.on_oracle ? "yes" : "no";
     if (markdown) {
       std::printf("| `%s` | %s | %s | %s |\n", name.c_str(), proves.c_str(), oracle, ops.c_str());

@@ -3,96 +3,58 @@
 
 #include <algorithm>
 
-#include "kc/overloaded.h"
+#include "core/ops/op_module.h"
 
 namespace kc {
 namespace {
 
-const MaxPoolParams* pool_of(const Case& c) { return std::get_if<MaxPoolParams>(&c.op); }
 bool low_precision(const Case& c) { return c.dtype == DType::kF16 || c.dtype == DType::kBF16; }
-bool inference_pool(const Case& c) { return pool_of(c) != nullptr && pool_of(c)->mode == PoolMode::kInference; }
-
-std::string backward_scope(const Case& c) {
-  if (is_stack(c) && low_precision(c)) {
-    return "f16/bf16 gradients are checked op by op (single-op cases in the dtype): through a stack, values that "
-           "round to a tie in a max pool, or a relu input within rounding of 0, route the gradient differently in "
-           "any two correct runs";
-  }
-  return inference_pool(c) ? "inference mode keeps no indices, so there is no backward to check" : "";
-}
-
-std::string gradcheck_scope(const Case& c) {
-  return inference_pool(c) ? "inference mode keeps no indices, so there is no backward to check" : "";
-}
-
-std::string adjoint_scope(const Case& c) {
-  if (pool_of(c)) return "max pool is not linear in x, so it has no adjoint identity (gradcheck and argmax cover it)";
-  if (std::holds_alternative<AvgPoolParams>(c.op)) {
-    return "the adjoint identity is checked on conv's three products; an average pool's linear map is checked by "
-           "gradcheck";
-  }
-  if (std::holds_alternative<ConvBiasReluParams>(c.op)) {
-    return "relu makes conv_bias_relu nonlinear, so it has no adjoint identity (run it on plain conv)";
-  }
-  return {};
-}
-
-std::string weight_share_scope(const Case& c) {
-  if (pool_of(c)) return "max pool has no weights, so nothing is shared";
-  if (std::holds_alternative<AvgPoolParams>(c.op)) return "average pool has no weights, so nothing is shared";
-  return "";
-}
-
-std::string argmax_scope(const Case& c) { return pool_of(c) ? "" : "argmax applies to max pooling only"; }
 std::string golden_scope(const Case& c) { return c.expected.empty() ? "the case has no expected: tensors" : ""; }
 std::string drift_scope(const Case& c) { return low_precision(c) ? "" : "applies to f16 and bf16 stacks"; }
 
-constexpr unsigned kSingle = kOpConv | kOpFused | kOpPool | kOpAvgPool;
+bool single(const CheckInfo& i) { return i.scope != Scope::kStack; }
+bool stacked(const CheckInfo& i) { return i.scope != Scope::kSingle; }
+
+// The op module's reason (core/ops/op_module.h): every op has its never_applies.
+std::string op_never_applies(const Case& c, std::string_view name) {
+  return std::visit([&](const auto& p) { return never_applies(c, p, name); }, c.op);
+}
 
 }  // namespace
 
-unsigned op_mask(const Case& c) {
-  return std::visit(Overloaded{[](const ConvParams&) { return unsigned{kOpConv}; },
-                               [](const ConvBiasReluParams&) { return unsigned{kOpFused}; },
-                               [](const MaxPoolParams&) { return unsigned{kOpPool}; },
-                               [](const AvgPoolParams&) { return unsigned{kOpAvgPool}; },
-                               [](const StackParams&) { return unsigned{kOpStack}; }},
-                    c.op);
-}
-
 const std::vector<CheckInfo>& check_table() {
   static const std::vector<CheckInfo> table = {
-      {"shape", "every output has the contract's shape (SAME keeps ceil(in/s); no silent erosion)", kOpAll, true,
+      {"shape", "every output has the contract's shape (SAME keeps ceil(in/s); no silent erosion)", Scope::kBoth, true,
        Judges::kNo, kNeedsNothing, nullptr},
-      {"forward", "y (and indices) match the oracle within the tolerance model", kSingle, false, Judges::kNo,
+      {"forward", "y (and indices) match the oracle within the tolerance model", Scope::kSingle, false, Judges::kNo,
        kNeedsForward, nullptr},
-      {"backward", "dx, dw, db match the oracle's backward", kOpAll, false, Judges::kYes, kNeedsBackward,
-       &backward_scope},
-      {"gradcheck", "analytic gradients match central finite differences in f64", kSingle, true, Judges::kYes,
-       kNeedsBackward, &gradcheck_scope},
-      {"adjoint", "<conv(x,w), g> = <x, dx(g,w)> = <w, dw(x,g)>", kOpConv, true, Judges::kYes, kNeedsBackward,
-       &adjoint_scope},
-      {"weight_share", "dw of a batch is the sum of per-sample and per-tile dw; failures classified",
-       kOpConv | kOpFused, true, Judges::kYes, kNeedsBackward, &weight_share_scope},
-      {"argmax", "indices obey the tie/NaN rule and route the gradient; backward without indices refused", kOpPool,
-       true, Judges::kYes, kNeedsForward, &argmax_scope},
-      {"padding", "equals the op on an explicitly padded input; every element some window reads gets gradient", kSingle,
-       true, Judges::kOnConv, kNeedsForward, nullptr},
+      {"backward", "dx, dw, db match the oracle's backward", Scope::kBoth, false, Judges::kYes, kNeedsBackward,
+       nullptr},
+      {"gradcheck", "analytic gradients match central finite differences in f64", Scope::kSingle, true, Judges::kYes,
+       kNeedsBackward, nullptr},
+      {"adjoint", "<conv(x,w), g> = <x, dx(g,w)> = <w, dw(x,g)>", Scope::kSingle, true, Judges::kYes, kNeedsBackward,
+       nullptr},
+      {"weight_share", "dw of a batch is the sum of per-sample and per-tile dw; failures classified", Scope::kSingle,
+       true, Judges::kYes, kNeedsBackward, nullptr},
+      {"argmax", "indices obey the tie/NaN rule and route the gradient; backward without indices refused",
+       Scope::kSingle, true, Judges::kYes, kNeedsForward, nullptr},
+      {"padding", "equals the op on an explicitly padded input; every element some window reads gets gradient",
+       Scope::kSingle, true, Judges::kOnConv, kNeedsForward, nullptr},
       {"determinism", "repeated runs are bitwise equal; buffers refilled in place give no outputs of the old values",
-       kSingle, false, Judges::kNo, kNeedsForward, nullptr},
+       Scope::kSingle, false, Judges::kNo, kNeedsForward, nullptr},
       {"integrity",
        "every output element is written; inputs and guard bands are unchanged; outputs do not change after the "
        "call returned; the floating-point environment is left as found",
-       kSingle, false, Judges::kNo, kNeedsForward, nullptr},
-      {"golden", "results match the case's expected: tensors", kSingle, true, Judges::kWithExpectedGradients,
+       Scope::kSingle, false, Judges::kNo, kNeedsForward, nullptr},
+      {"golden", "results match the case's expected: tensors", Scope::kSingle, true, Judges::kWithExpectedGradients,
        kNeedsForward, &golden_scope},
       {"state", "results do not depend on earlier calls, of the same shape or another: each equals a fresh call's",
-       kSingle, false, Judges::kNo, kNeedsForward, nullptr},
-      {"checkpoint", "a stack's gradients are the same with and without recomputation", kOpStack, true, Judges::kNo,
-       kNeedsNothing, nullptr},
-      {"influence", "every input of a stack within its receptive field receives gradient (no blind borders)", kOpStack,
-       true, Judges::kNo, kNeedsNothing, nullptr},
-      {"drift", "f16/bf16 stacks stay within the bound of rounding every layer", kOpStack, true, Judges::kNo,
+       Scope::kSingle, false, Judges::kNo, kNeedsForward, nullptr},
+      {"checkpoint", "a stack's gradients are the same with and without recomputation", Scope::kStack, true,
+       Judges::kNo, kNeedsNothing, nullptr},
+      {"influence", "every input of a stack within its receptive field receives gradient (no blind borders)",
+       Scope::kStack, true, Judges::kNo, kNeedsNothing, nullptr},
+      {"drift", "f16/bf16 stacks stay within the bound of rounding every layer", Scope::kStack, true, Judges::kNo,
        kNeedsNothing, &drift_scope},
   };
   return table;
@@ -119,22 +81,28 @@ std::string check_names(bool (*pick)(const CheckInfo&)) {
 
 std::string oracle_self_reason() {
   return "the oracle is not compared with itself; on the reference the self-checks are " +
-         check_names([](const CheckInfo& i) { return i.on_oracle && (i.ops & kSingle) != 0; }) +
-         " (on a stack: " + check_names([](const CheckInfo& i) { return i.on_oracle && (i.ops & kOpStack) != 0; }) +
-         ")";
+         check_names([](const CheckInfo& i) { return i.on_oracle && single(i); }) +
+         " (on a stack: " + check_names([](const CheckInfo& i) { return i.on_oracle && stacked(i); }) + ")";
 }
 
 std::string check_never_applies(const Case& c, std::string_view name) {
   const CheckInfo* info = find_check(name);
   if (info == nullptr) return "no check is named " + std::string(name);
-  if (is_stack(c) && (info->ops & kOpStack) == 0) {
-    return "checks a single op; a stack is checked by " +
-           check_names([](const CheckInfo& i) { return (i.ops & kOpStack) != 0; });
-  }
-  if (!is_stack(c) && (info->ops & kSingle) == 0) return "applies to op: stack only";
+  if (is_stack(c) && !stacked(*info)) return "checks a single op; a stack is checked by " + check_names(&stacked);
+  if (!is_stack(c) && !single(*info)) return "applies to op: stack only";
   const std::string why = info->never_applies ? info->never_applies(c) : "";
-  if (!why.empty() || (info->ops & op_mask(c)) != 0) return why;
-  return "does not apply to op: " + std::string(op_name(c.op));
+  return why.empty() ? op_never_applies(c, name) : why;
+}
+
+std::vector<std::string_view> ops_checked_by(const CheckInfo& info) {
+  std::vector<std::string_view> names;
+  for (const OpParams& op : all_ops()) {
+    Case c;
+    c.op = op;
+    const bool in_scope = std::holds_alternative<StackParams>(op) ? stacked(info) : single(info);
+    if (in_scope && op_never_applies(c, info.name).empty()) names.push_back(op_name(op));
+  }
+  return names;
 }
 
 Status validate_checks(const Case& c, bool from_defaults) {
@@ -164,7 +132,7 @@ std::vector<std::string> checks_that_apply(const Case& c) {
 
 bool judges_backward(const Case& c) {
   if (c.checks.empty()) return true;
-  const bool pool = pool_of(c) != nullptr;
+  const bool pool = std::holds_alternative<MaxPoolParams>(c.op);
   const bool expects_gradient = c.expected.count("dx") || c.expected.count("dw") || c.expected.count("db");
   for (const std::string& name : c.checks) {
     const CheckInfo* info = find_check(name);

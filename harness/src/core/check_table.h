@@ -15,10 +15,9 @@
 
 namespace kc {
 
-enum OpMask : unsigned { kOpConv = 1, kOpFused = 2, kOpPool = 4, kOpStack = 8, kOpAvgPool = 16, kOpAll = 31 };
-
-// The op's bit of OpMask.
-unsigned op_mask(const Case& c);
+// Whether a check applies to single ops, to stacks, or to both. Which single ops, and
+// when, each op's module says (core/ops/op_module.h, never_applies).
+enum class Scope { kSingle, kStack, kBoth };
 
 // Whether a check compares backward values under the tolerance model (validation of
 // `tolerance: exact` needs dy inline or an integer fill exactly then).
@@ -31,12 +30,12 @@ enum Needs : unsigned { kNeedsNothing = 0, kNeedsForward = 1, kNeedsBackward = 3
 struct CheckInfo {
   std::string_view name;
   std::string_view proves;  // one line, for --help and the README
-  unsigned ops;             // OpMask bits
-  bool on_oracle;           // runs when the backend under test is the reference
+  Scope scope;
+  bool on_oracle;  // runs when the backend under test is the reference
   Judges judges;
   Needs needs;
-  // Why it never applies to a case, from the case alone, beyond the stack / single-op
-  // split of `ops` (empty: it may apply). Null: no further rule.
+  // Why it never applies to a case, from the case alone and whatever its op, beyond the
+  // scope (empty: it may apply). Null: no such rule.
   std::string (*never_applies)(const Case&);
 };
 
@@ -68,5 +67,9 @@ std::string oracle_self_reason();
 
 // "a, b and c": the names of the checks whose row satisfies `pick`, in table order.
 std::string check_names(bool (*pick)(const CheckInfo&));
+
+// The ops (their names, in OpParams' order) a check may apply to, by the scope and each
+// op's module on the op's default params: what `kcheck checks` prints.
+std::vector<std::string_view> ops_checked_by(const CheckInfo& info);
 
 }  // namespace kc

@@ -1,6 +1,6 @@
 // The stack op (docs/ops.md, "Stack") in kc_core: a stack case unrolled into
-// per-layer single-op cases and their resolved geometry, and its validation (every layer
-// as the single-op case it runs as, the work and memory caps over all layers). The
+// per-layer single-op cases and their resolved geometry; its module rules (validation,
+// checks that never apply) are in stack_validate.cpp, declared in op_module.h. The
 // checkpoint plan and the executor are the harness's (stack/stack.h, stack/stack_exec.h).
 #pragma once
 
@@ -42,11 +42,6 @@ bool has_max_pool(const std::vector<StackLayer>& layers);
 
 // Validates the case (every layer) and unrolls it.
 StatusOr<std::vector<StackLayer>> stack_layers(const Case& c);
-
-// The validation of a stack case, which validate() hands it to (stack_validate.cpp): its
-// own fields, the work cap over all layers, every layer as the single-op case it runs as
-// (so that the layer that erodes to nothing is named), then the memory cap over all layers.
-Status validate_stack(const Case& c, const StackParams& p, const Limits& limits);
 
 // The work of one forward through a stack, summed over its layers (unchecked_stack_layers),
 // against limits.max_op_work; the error names stack.depth, the total and the largest layer.

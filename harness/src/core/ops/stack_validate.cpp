@@ -1,10 +1,12 @@
-// The stack op's validation: its own fields, the work cap summed over its layers, every
-// layer as the single-op case it runs as, then the memory cap (validate_limits.cpp).
+// The stack op's module rules (ops/op_module.h): its validation (its own fields, the work
+// cap summed over its layers, every layer as the single-op case it runs as, then the
+// memory cap of validate_limits.cpp) and the checks that never apply to it.
 #include <limits>
 #include <string>
 #include <vector>
 
 #include "core/format.h"
+#include "core/ops/op_module.h"
 #include "core/ops/stack.h"
 #include "core/validate.h"
 #include "core/validate_limits.h"
@@ -33,7 +35,7 @@ Status check_stack_fields(const Case& c, const StackParams& p, const Limits& lim
 }
 
 // One layer as the single-op cases it runs as (accumulation included). Memory and work
-// are the stack's caps over all layers (validate_stack): a layer is not a single-op case
+// are the stack's caps over all layers (validate_op): a layer is not a single-op case
 // with the checks' copies of its own, and a stack's forward runs every layer.
 Status check_layer(const StackLayer& layer, const Limits& limits) {
   Limits per_layer = limits;
@@ -74,7 +76,7 @@ Status check_stack_work(const Case& c, const std::vector<StackLayer>& layers, co
                             count_text(largest) + ")" + cap + " for the whole stack" + hint);
 }
 
-Status validate_stack(const Case& c, const StackParams& p, const Limits& limits) {
+Status validate_op(const Case& c, const StackParams& p, const Limits& limits) {
   KC_RETURN_IF_ERROR(check_stack_fields(c, p, limits));
   KC_RETURN_IF_ERROR(check_exact_tolerance(c, {"x", "w", "b"}, nullptr));
   const std::vector<StackLayer> layers = unchecked_stack_layers(c);
@@ -82,6 +84,15 @@ Status validate_stack(const Case& c, const StackParams& p, const Limits& limits)
   KC_RETURN_IF_ERROR(check_stack_work(c, layers, limits));
   for (size_t i = 0; i < layers.size(); ++i) KC_RETURN_IF_ERROR(at_stack_layer(i, check_layer(layers[i], limits)));
   return check_memory(c, limits);
+}
+
+std::string never_applies(const Case& c, const StackParams&, std::string_view check) {
+  if (check == "backward" && (c.dtype == DType::kF16 || c.dtype == DType::kBF16)) {
+    return "f16/bf16 gradients are checked op by op (single-op cases in the dtype): through a stack, values that "
+           "round to a tie in a max pool, or a relu input within rounding of 0, route the gradient differently in "
+           "any two correct runs";
+  }
+  return "";
 }
 
 std::vector<StackLayer> stack_layers_up_to_refused(const Case& c, const Limits& limits) {

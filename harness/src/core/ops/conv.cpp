@@ -1,0 +1,85 @@
+// The conv op's module in kc_core (docs/ops.md, "Convolution"): its field and geometry
+// rules, and the checks that never apply to it. conv_bias_relu (ops/conv_bias_relu.cpp)
+// and a stack's layer reuse the field rules.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "core/format.h"
+#include "core/ops/op_module.h"
+#include "core/validate_limits.h"
+#include "core/validate_rules.h"
+#include "core/zero_region.h"
+#include "kc/shape.h"
+
+namespace kc {
+
+Status check_conv_fields(const std::string& f, const ConvParams& p, const InputSpec& in, const Limits& limits) {
+  const size_t rank = in.spatial.size();
+  KC_RETURN_IF_ERROR(check_size(f + ".out_channels", p.out_channels, 1, limits));
+  KC_RETURN_IF_ERROR(check_dims(f + ".kernel", p.kernel, rank, true, 1, limits));
+  KC_RETURN_IF_ERROR(check_dims(f + ".stride", p.stride, rank, false, 1, limits));
+  KC_RETURN_IF_ERROR(check_dims(f + ".dilation", p.dilation, rank, false, 1, limits));
+  KC_RETURN_IF_ERROR(check_size(f + ".groups", p.groups, 1, limits));
+  if (in.channels % p.groups != 0) {
+    return invalid_argument(f + ".groups: " + num(p.groups) + " does not divide input.channels " + num(in.channels));
+  }
+  if (p.out_channels % p.groups != 0) {
+    return invalid_argument(f + ".groups: " + num(p.groups) + " does not divide " + f + ".out_channels " +
+                            num(p.out_channels));
+  }
+  return check_padding_fields(f + ".padding", p.padding, rank, limits);
+}
+
+namespace {
+
+Status check_conv_geometry(const std::string& f, const ConvGeometry& g) {
+  KC_RETURN_IF_ERROR(check_nonempty(f, g.spatial));
+  for (size_t i = 0; i < g.spatial.dims.size(); ++i) {
+    const DimGeometry& d = g.spatial.dims[i];
+    const std::string where = f + ".padding: dim " + num(static_cast<int64_t>(i)) + " pads " + num(d.pad_lo) + "/" +
+                              num(d.pad_hi) + " on input extent " + num(d.in);
+    if (g.mode == PaddingMode::kReflect && (d.pad_lo >= d.in || d.pad_hi >= d.in)) {
+      return invalid_argument(where + ": reflect padding must be smaller than the input extent");
+    }
+    if (g.mode == PaddingMode::kCircular && (d.pad_lo > d.in || d.pad_hi > d.in)) {
+      return invalid_argument(where + ": circular padding must not exceed the input extent");
+    }
+  }
+  return ok_status();
+}
+
+int64_t longest_conv_sum(const ConvGeometry& g) {
+  const int64_t taps = g.spatial.kernel_count();
+  return std::max({g.in_per_group() * taps + 1, g.out_per_group() * taps, g.batch * g.spatial.out_count()});
+}
+
+}  // namespace
+
+// Fields named after the case's op: "conv" or "conv_bias_relu".
+Status validate_op(const Case& c, const ConvParams& p, const Limits& limits) {
+  const std::string f(op_name(c.op));
+  KC_RETURN_IF_ERROR(check_conv_fields(f, p, c.input, limits));
+  KC_RETURN_IF_ERROR(check_memory(c, limits));
+  KC_RETURN_IF_ERROR(check_work(c, limits));
+  const ConvGeometry g = unchecked_conv_geometry(c);
+  KC_RETURN_IF_ERROR(check_conv_geometry(f, g));
+  KC_RETURN_IF_ERROR(check_accumulation(c, longest_conv_sum(g)));
+  if (!g.bias && (c.tensors.count("b") || c.expected.count("db"))) {
+    return invalid_argument(std::string(c.tensors.count("b") ? "tensors.b" : "expected.db") +
+                            ": the case has no bias (" + f + ".bias: false)");
+  }
+  KC_RETURN_IF_ERROR(check_tensor_shapes(
+      c, {{"x", g.x_shape()}, {"w", g.w_shape()}, {"b", g.b_shape()}, {"dy", g.y_shape()}}, "tensors"));
+  KC_RETURN_IF_ERROR(check_tensor_shapes(
+      c, {{"y", g.y_shape()}, {"dx", g.x_shape()}, {"dw", g.w_shape()}, {"db", g.b_shape()}}, "expected"));
+  KC_RETURN_IF_ERROR(check_zero_regions(c.data.zero, {g.x_shape(), g.w_shape(), g.y_shape()}, op_name(c.op)));
+  return check_exact_tolerance(c, g.bias ? std::vector<std::string>{"x", "w", "b"} : std::vector<std::string>{"x", "w"},
+                               nullptr);
+}
+
+std::string never_applies(const Case&, const ConvParams&, std::string_view check) {
+  return check == "argmax" ? std::string(kArgmaxOnlyMaxPool) : "";
+}
+
+}  // namespace kc

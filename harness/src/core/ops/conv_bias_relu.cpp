@@ -1,0 +1,20 @@
+// The conv_bias_relu op's module in kc_core (docs/ops.md, "conv + bias + relu"): a
+// conv with a bias, validated by the conv's rules under its own name, and relu, which
+// takes the adjoint identity away.
+#include <string>
+
+#include "core/ops/op_module.h"
+
+namespace kc {
+
+Status validate_op(const Case& c, const ConvBiasReluParams& p, const Limits& limits) {
+  return validate_op(c, p.conv, limits);
+}
+
+std::string never_applies(const Case& c, const ConvBiasReluParams& p, std::string_view check) {
+  if (check == "adjoint")
+    return "relu makes conv_bias_relu nonlinear, so it has no adjoint identity (run it on plain conv)";
+  return never_applies(c, p.conv, check);
+}
+
+}  // namespace kc

@@ -1,0 +1,35 @@
+// What each op's module in kc_core (core/ops/<op>.cpp) defines for its params type:
+// its validation and which checks never apply to it. Callers dispatch with std::visit
+// and a generic lambda over these overloads, so that an op without one fails to compile
+// there. The op's name and YAML section are its params' kName and kSection (kc/case.h).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "core/validate.h"
+#include "kc/case.h"
+#include "kc/status.h"
+
+namespace kc {
+
+// Why argmax never applies to an op other than max pooling.
+inline constexpr std::string_view kArgmaxOnlyMaxPool = "argmax applies to max pooling only";
+
+// The op's rules of validate() (validate.h), after the input's own fields passed.
+Status validate_op(const Case& c, const ConvParams& p, const Limits& limits);
+Status validate_op(const Case& c, const ConvBiasReluParams& p, const Limits& limits);
+Status validate_op(const Case& c, const MaxPoolParams& p, const Limits& limits);
+Status validate_op(const Case& c, const AvgPoolParams& p, const Limits& limits);
+Status validate_op(const Case& c, const StackParams& p, const Limits& limits);
+
+// Why check `check` (a name in core/check_table.h) never applies to case c of this op,
+// from the case alone; empty: it may. The table's own rules (a stack's checks versus a
+// single op's, golden without expected tensors) are applied before these.
+std::string never_applies(const Case& c, const ConvParams& p, std::string_view check);
+std::string never_applies(const Case& c, const ConvBiasReluParams& p, std::string_view check);
+std::string never_applies(const Case& c, const MaxPoolParams& p, std::string_view check);
+std::string never_applies(const Case& c, const AvgPoolParams& p, std::string_view check);
+std::string never_applies(const Case& c, const StackParams& p, std::string_view check);
+
+}  // namespace kc
