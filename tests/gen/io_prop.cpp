@@ -86,6 +86,12 @@ RC_GTEST_PROP(GenInvalid, EveryInvalidStackIsRefusedWithItsError, ()) {
   assert_refused(*gen::invalid_case(gen::only<StackParams>()));
 }
 
+// Average pools are not in the mix: their rules (no dilation, the divisor, a window of
+// only padding without count_include_pad) are drawn here.
+RC_GTEST_PROP(GenInvalid, EveryInvalidAvgPoolIsRefusedWithItsError, ()) {
+  assert_refused(*gen::invalid_case(gen::only<AvgPoolParams>()));
+}
+
 // Windows of one dim, placed one by one: a window is kept while it fits in the
 // padded input, or (ceil_mode) while the window a stride before it leaves part of
 // the padded input uncovered; a ceil_mode window that would start in the right

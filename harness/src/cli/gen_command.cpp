@@ -69,10 +69,6 @@ std::string parse(const Args& args, GenOptions& o) {
     return "--boundaries: op stack has no sweep of its own (its layers are conv cases); give --op conv, maxpool, "
            "avgpool, conv_bias_relu or all";
   }
-  if (o.invalid && o.ops == gen::only<AvgPoolParams>()) {
-    return "--invalid: not generated for --op avgpool (its refusals are the hand-written cases in "
-           "cases/invalid/); give --op conv, maxpool, conv_bias_relu, all or stack";
-  }
   // Into a folder of its own: cases of an earlier run left beside these would be checked
   // with them by `kcheck run DIR`, and two of them could carry the same case number.
   std::error_code ec;

@@ -29,7 +29,7 @@ struct Rule {
 std::vector<Rule> case_rules(const Case& c);
 std::vector<Rule> reader_rules(const Case& c);
 
-// The field prefix validate() uses for the op's params: conv, conv_bias_relu, maxpool.
+// The field prefix validate() uses for the op's params: its name, or stack.layer.conv.
 std::string op_field(const Case& c);
 
 }  // namespace kc::gen::detail

@@ -9,6 +9,7 @@
 
 #include "core/format.h"
 #include "invalid.h"
+#include "kc/overloaded.h"
 #include "kc/shape.h"
 #include "stack/stack.h"
 
@@ -17,47 +18,56 @@ namespace {
 
 std::string at(size_t i) { return "[" + std::to_string(i) + "]"; }
 
-bool pool(const Case& c) { return std::holds_alternative<MaxPoolParams>(c.op); }
-
 ConvParams& conv(Case& c) {
   if (auto* p = std::get_if<ConvParams>(&c.op)) return *p;
   if (auto* p = std::get_if<StackParams>(&c.op)) return p->conv;
-  return std::get<ConvBiasReluParams>(c.op).conv;
+  return std::get<ConvBiasReluParams>(c.op).conv;  // conv rules are listed for these three ops only
 }
 
 // The prefix of a geometry refusal: the op's field, or for a stack its first layer as
 // the single-op case it runs as (a layer with relu runs as conv_bias_relu).
 std::string geometry_field(const Case& c) {
   if (const auto* p = std::get_if<StackParams>(&c.op)) {
-    return std::string("stack layer 1: ") + (p->relu ? "conv_bias_relu" : "conv");
+    return "stack layer 1: " + std::string(p->relu ? ConvBiasReluParams::kName : ConvParams::kName);
   }
   return op_field(c);
 }
 
+// The op's window fields; dilation is null for an average pool, which has none.
 struct WindowRef {
   Dims& kernel;
   Dims& stride;
-  Dims& dilation;
+  Dims* dilation;
   PadSpec& padding;
+  bool pool;  // stride defaults to the kernel
 };
 
 WindowRef window(Case& c) {
-  if (auto* p = std::get_if<MaxPoolParams>(&c.op)) return {p->kernel, p->stride, p->dilation, p->padding};
-  ConvParams& p = conv(c);
-  return {p.kernel, p.stride, p.dilation, p.padding};
+  auto of_conv = [](ConvParams& p) { return WindowRef{p.kernel, p.stride, &p.dilation, p.padding, false}; };
+  return std::visit(
+      Overloaded{[&](ConvParams& p) { return of_conv(p); }, [&](ConvBiasReluParams& p) { return of_conv(p.conv); },
+                 [&](StackParams& p) { return of_conv(p.conv); },
+                 [](MaxPoolParams& p) {
+                   return WindowRef{p.kernel, p.stride, &p.dilation, p.padding, true};
+                 },
+                 [](AvgPoolParams& p) {
+                   return WindowRef{p.kernel, p.stride, nullptr, p.padding, true};
+                 }},
+      c.op);
 }
 
 // Strides, dilations and padding written out in full, with the same geometry.
 WindowRef make_explicit(Case& c) {
   WindowRef w = window(c);
   const size_t rank = c.input.spatial.size();
-  if (w.stride.empty()) w.stride = pool(c) ? w.kernel : Dims(rank, 1);
-  if (w.dilation.empty()) w.dilation = Dims(rank, 1);
-  w.padding = PadSpec{PadKind::kExplicit, resolve_padding(w.padding, c.input.spatial, w.kernel, w.stride, w.dilation)};
+  if (w.stride.empty()) w.stride = w.pool ? w.kernel : Dims(rank, 1);
+  if (w.dilation && w.dilation->empty()) *w.dilation = Dims(rank, 1);
+  const Dims dilation = w.dilation ? *w.dilation : Dims(rank, 1);
+  w.padding = PadSpec{PadKind::kExplicit, resolve_padding(w.padding, c.input.spatial, w.kernel, w.stride, dilation)};
   return w;
 }
 
-int64_t extent(const WindowRef& w, size_t i) { return w.dilation[i] * (w.kernel[i] - 1) + 1; }
+int64_t extent(const WindowRef& w, size_t i) { return (w.dilation ? (*w.dilation)[i] : 1) * (w.kernel[i] - 1) + 1; }
 
 Breakage batch_zero(Case& c, size_t, int64_t) {
   c.input.batch = 0;
@@ -89,7 +99,7 @@ Breakage rank_four(Case& c, size_t, int64_t a) {
     c.input.spatial.insert(c.input.spatial.begin(), 1 + a);
     w.kernel.insert(w.kernel.begin(), 1);
     w.stride.insert(w.stride.begin(), 1);
-    w.dilation.insert(w.dilation.begin(), 1);
+    if (w.dilation) w.dilation->insert(w.dilation->begin(), 1);
     w.padding.pairs.insert(w.padding.pairs.begin(), {0, 0});
   }
   return {"input.spatial: rank 4 is outside 1 to 3", {}};
@@ -99,7 +109,7 @@ Breakage rank_zero(Case& c, size_t, int64_t) {
   c.input.spatial.clear();
   w.kernel.clear();
   w.stride.clear();
-  w.dilation.clear();
+  if (w.dilation) w.dilation->clear();
   w.padding.pairs.clear();
   return {"input.spatial: rank 0 is outside 1 to 3", {}};
 }
@@ -119,7 +129,7 @@ Breakage stride_zero(Case& c, size_t dim, int64_t) {
   return {op_field(c) + ".stride" + at(dim) + ": 0 must be at least 1", {}};
 }
 Breakage dilation_zero(Case& c, size_t dim, int64_t) {
-  make_explicit(c).dilation[dim] = 0;
+  (*make_explicit(c).dilation)[dim] = 0;  // listed only for ops with a dilation
   return {op_field(c) + ".dilation" + at(dim) + ": 0 must be at least 1", {}};
 }
 Breakage padding_negative(Case& c, size_t dim, int64_t a) {
@@ -138,7 +148,7 @@ Breakage empty_output(Case& c, size_t dim, int64_t a) {
   WindowRef w = make_explicit(c);
   const auto [lo, hi] = w.padding.pairs[dim];
   w.kernel[dim] = c.input.spatial[dim] + lo + hi + w.stride[dim] + a;
-  w.dilation[dim] = 1;
+  if (w.dilation) (*w.dilation)[dim] = 1;
   return {geometry_field(c) + ": empty output in spatial dim " + std::to_string(dim), {}};
 }
 
@@ -208,7 +218,7 @@ Breakage pool_window_over_padding(Case& c, size_t dim, int64_t a) {
   const int64_t d = 2 + std::min<int64_t>(a, 3), e = d + 1, lo = e / 2;
   const int64_t in = 1 + (a - 1) % (d - lo);
   w.kernel[dim] = 2;
-  w.dilation[dim] = d;
+  (*w.dilation)[dim] = d;
   w.stride[dim] = e;
   c.input.spatial[dim] = in;
   w.padding.pairs[dim] = {lo, std::max<int64_t>(0, e - in - lo)};
@@ -228,7 +238,23 @@ Breakage x_shape_mismatch(Case& c, size_t, int64_t a) {
 }
 Breakage pool_weights(Case& c, size_t, int64_t a) {
   c.tensors["w"] = Tensor::zeros(c.dtype, {a});
-  return {"tensors.w: unknown tensor for op maxpool", {}};
+  return {"tensors.w: unknown tensor for op " + op_field(c), {}};
+}
+
+Breakage avg_divisor_not_positive(Case& c, size_t, int64_t a) {
+  std::get<AvgPoolParams>(c.op).divisor = 1 - a;
+  return {"avgpool.divisor: " + num(1 - a) + " is not a divisor", {}};
+}
+// A window of only padding in dim `dim` (kernel and stride 1 there, `a` elements of
+// left padding) that count_include_pad: false would divide by 0. Another dim's window
+// may be the one named first, so the dim is left out of the expected text.
+Breakage avg_window_over_padding(Case& c, size_t dim, int64_t a) {
+  WindowRef w = make_explicit(c);
+  w.kernel[dim] = 1;
+  w.stride[dim] = 1;
+  w.padding.pairs[dim] = {a, 0};
+  std::get<AvgPoolParams>(c.op).count_include_pad = false;
+  return {"covers no input element (only padding), and count_include_pad: false would divide by 0", {}};
 }
 Breakage expected_y_shape(Case& c, size_t, int64_t a) {
   c.expected["y"] = Tensor::zeros(DType::kF64, {a});
@@ -264,8 +290,8 @@ Breakage stack_erodes(Case& c, size_t dim, int64_t a) {
   c.input.spatial[dim] += a;
   const int64_t m = c.input.spatial[dim];
   p.depth = m + a - 1;
-  return {"stack layer " + num(m) + ": " + (p.relu ? "conv_bias_relu" : "conv") + ": empty output in spatial dim " +
-              std::to_string(dim),
+  return {"stack layer " + num(m) + ": " + std::string(p.relu ? ConvBiasReluParams::kName : ConvParams::kName) +
+              ": empty output in spatial dim " + std::to_string(dim),
           {}};
 }
 // The first layer's max pool padded past half its window (its conv is left valid).
@@ -295,22 +321,64 @@ Breakage exact_random_fill(Case& c, size_t, int64_t a) {
   return {"tolerance: exact with fill: " + std::string(fill_name(c.data.fill)), {}};
 }
 
-std::vector<Rule> stack_rules(const Case& c) {
+std::vector<Rule> stack_rules(const StackParams& p) {
   std::vector<Rule> r = {
       {"stack_depth_zero", stack_depth_zero}, {"stack_depth_negative", stack_depth_negative},
       {"stack_too_deep", stack_too_deep},     {"stack_erodes", stack_erodes},
       {"stack_inline_x", stack_inline_x},     {"stack_inline_expected", stack_inline_expected},
   };
-  if (std::get<StackParams>(c.op).pool) r.push_back({"stack_pool_pad_over_half", stack_pool_pad_over_half});
+  if (p.pool) r.push_back({"stack_pool_pad_over_half", stack_pool_pad_over_half});
   return r;
+}
+
+std::vector<Rule> conv_rules() {
+  return {{"exact_random_fill", exact_random_fill},
+          {"out_channels_zero", out_channels_zero},
+          {"groups_zero", groups_zero},
+          {"groups_channels", groups_channels},
+          {"groups_out", groups_out},
+          {"reflect_too_wide", reflect_too_wide},
+          {"circular_too_wide", circular_too_wide}};
+}
+
+std::vector<Rule> single_op_rules() {
+  return {{"x_shape_mismatch", x_shape_mismatch}, {"expected_y_shape", expected_y_shape}};
+}
+
+// The rules of the op after the ones every op has: in the order they were listed
+// before each op had its own list, so that a seed keeps generating what it did.
+std::vector<Rule> op_rules(const Case& c) {
+  auto join = [](std::vector<Rule> a, const std::vector<Rule>& b) {
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
+  };
+  return std::visit(Overloaded{[&](const ConvParams&) {
+                                 return join(join(single_op_rules(), conv_rules()), {{"bias_tensor", bias_tensor}});
+                               },
+                               [&](const ConvBiasReluParams&) { return join(single_op_rules(), conv_rules()); },
+                               [&](const StackParams& p) { return join(stack_rules(p), conv_rules()); },
+                               [&](const MaxPoolParams&) {
+                                 return join(single_op_rules(), {{"pool_pad_over_half", pool_pad_over_half},
+                                                                 {"pool_window_over_padding", pool_window_over_padding},
+                                                                 {"pool_weights", pool_weights}});
+                               },
+                               [&](const AvgPoolParams&) {
+                                 return join(single_op_rules(), {{"avg_divisor_not_positive", avg_divisor_not_positive},
+                                                                 {"avg_window_over_padding", avg_window_over_padding},
+                                                                 {"pool_weights", pool_weights}});
+                               }},
+                    c.op);
 }
 
 }  // namespace
 
 std::string op_field(const Case& c) {
-  if (pool(c)) return "maxpool";
-  if (is_stack(c)) return "stack.layer.conv";
-  return std::holds_alternative<ConvBiasReluParams>(c.op) ? "conv_bias_relu" : "conv";
+  return std::visit(Overloaded{[](const ConvParams&) { return std::string(ConvParams::kName); },
+                               [](const ConvBiasReluParams&) { return std::string(ConvBiasReluParams::kName); },
+                               [](const MaxPoolParams&) { return std::string(MaxPoolParams::kName); },
+                               [](const AvgPoolParams&) { return std::string(AvgPoolParams::kName); },
+                               [](const StackParams&) { return std::string("stack.layer.conv"); }},
+                    c.op);
 }
 
 std::vector<Rule> case_rules(const Case& c) {
@@ -331,25 +399,11 @@ std::vector<Rule> case_rules(const Case& c) {
       {"padding_rank", padding_rank},
       {"empty_output", empty_output},
   };
-  if (is_stack(c)) {  // inline data is refused as a whole, before its shape is looked at
-    for (const Rule& rule : stack_rules(c)) r.push_back(rule);
-  } else {
-    r.insert(r.end(), {{"x_shape_mismatch", x_shape_mismatch}, {"expected_y_shape", expected_y_shape}});
+  if (std::holds_alternative<AvgPoolParams>(c.op)) {  // the one op without a dilation
+    r.erase(std::find_if(r.begin(), r.end(), [](const Rule& x) { return x.apply == dilation_zero; }));
   }
-  if (pool(c)) {
-    r.insert(r.end(), {{"pool_pad_over_half", pool_pad_over_half},
-                       {"pool_window_over_padding", pool_window_over_padding},
-                       {"pool_weights", pool_weights}});
-    return r;
-  }
-  r.push_back({"exact_random_fill", exact_random_fill});
-  r.insert(r.end(), {{"out_channels_zero", out_channels_zero},
-                     {"groups_zero", groups_zero},
-                     {"groups_channels", groups_channels},
-                     {"groups_out", groups_out},
-                     {"reflect_too_wide", reflect_too_wide},
-                     {"circular_too_wide", circular_too_wide}});
-  if (std::holds_alternative<ConvParams>(c.op)) r.push_back({"bias_tensor", bias_tensor});
+  const std::vector<Rule> own = op_rules(c);
+  r.insert(r.end(), own.begin(), own.end());
   return r;
 }
 

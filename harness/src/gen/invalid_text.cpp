@@ -8,6 +8,7 @@
 
 #include "invalid.h"
 #include "kc/case_io.h"
+#include "kc/overloaded.h"
 
 namespace kc::gen::detail {
 namespace {
@@ -51,18 +52,14 @@ std::string remove_entry(std::string text, std::string_view key) {
 }
 
 // The path of the op's params section in reader messages.
-std::string section(const Case& c) {
-  if (is_stack(c)) return "stack.layer.conv";
-  return std::holds_alternative<MaxPoolParams>(c.op) ? "maxpool" : "conv";
-}
-bool pool(const Case& c) { return std::holds_alternative<MaxPoolParams>(c.op); }
+std::string section(const Case& c) { return is_stack(c) ? "stack.layer.conv" : std::string(op_section(c.op)); }
 std::string yaml(const Case& c) { return case_to_yaml(c); }
 
 Breakage bad_dtype(Case& c, size_t, int64_t) {
   return {"dtype: expected one of f64, f32, f16, bf16", set_value(yaml(c), "dtype", "f8")};
 }
 Breakage unknown_op(Case& c, size_t, int64_t) {
-  return {"op: expected one of conv, maxpool, avgpool, conv_bias_relu", set_value(yaml(c), "op", "conv4d")};
+  return {"op: expected one of " + op_name_list(", "), set_value(yaml(c), "op", "conv4d")};
 }
 Breakage bad_fill(Case& c, size_t, int64_t) {
   return {"data.fill: expected one of random, normal, integer, ties, special", set_value(yaml(c), "fill", "noise")};
@@ -76,11 +73,16 @@ Breakage misspelt_stride(Case& c, size_t, int64_t a) {
 Breakage quoted_batch(Case& c, size_t, int64_t) {
   return {"input.batch: expected an integer", set_value(yaml(c), "batch", "\"" + std::to_string(c.input.batch) + "\"")};
 }
+// A boolean field of the op written as a YAML 1.1 word.
 Breakage bool_word(Case& c, size_t, int64_t a) {
-  const char* word = a % 2 ? "yes" : "on";
-  if (pool(c)) return {"maxpool.ceil_mode: expected true or false", set_value(yaml(c), "ceil_mode", word)};
-  if (is_stack(c)) return {"stack.layer.relu: expected true or false", set_value(yaml(c), "relu", word)};
-  return {"conv.bias: expected true or false", set_value(yaml(c), "bias", word)};
+  const std::string word = a % 2 ? "yes" : "on";
+  const std::string field = std::visit(
+      Overloaded{[](const ConvParams&) { return "bias"; }, [](const ConvBiasReluParams&) { return "bias"; },
+                 [](const MaxPoolParams&) { return "ceil_mode"; },
+                 [](const AvgPoolParams&) { return "count_include_pad"; }, [](const StackParams&) { return "relu"; }},
+      c.op);
+  const std::string path = is_stack(c) ? "stack.layer." + field : section(c) + "." + field;
+  return {path + ": expected true or false", set_value(yaml(c), field, word)};
 }
 Breakage fused_without_bias(Case& c, size_t, int64_t) {
   return {"conv_bias_relu always has a bias", set_value(yaml(c), "bias", "false")};
@@ -94,10 +96,13 @@ Breakage unknown_check(Case& c, size_t, int64_t) {
 Breakage negative_seed(Case& c, size_t, int64_t a) {
   return {"data.seed: expected a non-negative integer", set_value(yaml(c), "seed", std::to_string(-a))};
 }
+// Another op's section beside the op's own: conv's, or a max pool's beside a conv.
 Breakage other_section(Case& c, size_t, int64_t) {
-  if (pool(c)) return {"conv: given, but op is maxpool", yaml(c) + "conv: {out_channels: 1, kernel: 1}\n"};
-  if (is_stack(c)) return {"conv: given, but op is stack", yaml(c) + "conv: {out_channels: 1, kernel: 1}\n"};
-  return {"maxpool: given, but op is conv", yaml(c) + "maxpool: {kernel: 2}\n"};
+  const std::string op(op_name(c.op));
+  if (op_section(c.op) != ConvParams::kSection || is_stack(c)) {
+    return {"conv: given, but op is " + op, yaml(c) + "conv: {out_channels: 1, kernel: 1}\n"};
+  }
+  return {"maxpool: given, but op is " + op, yaml(c) + "maxpool: {kernel: 2}\n"};
 }
 Breakage missing_kernel(Case& c, size_t, int64_t) {
   return {section(c) + ".kernel: missing (required)", remove_entry(yaml(c), "kernel")};

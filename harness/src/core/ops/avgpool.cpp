@@ -60,6 +60,10 @@ Status validate_op(const Case& c, const AvgPoolParams& p, const Limits& limits) 
   KC_RETURN_IF_ERROR(check_dims("avgpool.kernel", p.kernel, rank, true, 1, limits));
   KC_RETURN_IF_ERROR(check_dims("avgpool.stride", p.stride, rank, false, 1, limits));
   KC_RETURN_IF_ERROR(check_padding_fields("avgpool.padding", p.padding, rank, limits));
+  if (p.divisor && *p.divisor < 1) {  // as the reader says it
+    return invalid_argument("avgpool.divisor: " + num(*p.divisor) +
+                            " is not a divisor: give a count >= 1, or leave divisor out");
+  }
   if (p.divisor) KC_RETURN_IF_ERROR(check_size("avgpool.divisor", *p.divisor, 1, limits));
   KC_RETURN_IF_ERROR(check_memory(c, limits));
   KC_RETURN_IF_ERROR(check_work(c, limits));
