@@ -5,13 +5,13 @@
 #include <array>
 
 #include "conv_direct_index.h"
-#include "core/check.h"
+#include "core/invariant.h"
 #include "kc_direct.h"
 
 namespace kc::ref::direct {
 
 Tensor conv_forward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b) {
-  KC_CHECK(x.shape == g.x_shape() && w.shape == g.w_shape());
+  KC_INVARIANT(x.shape == g.x_shape() && w.shape == g.w_shape());
   const Conv cv(g);
   Tensor y = Tensor::zeros(DType::kF64, g.y_shape());
   for (int64_t n = 0; n < g.batch; ++n) {
@@ -33,7 +33,7 @@ Tensor conv_forward(const ConvGeometry& g, const Tensor& x, const Tensor& w, con
 }
 
 Tensor conv_backward_data(const ConvGeometry& g, const Tensor& dy, const Tensor& w) {
-  KC_CHECK(dy.shape == g.y_shape() && w.shape == g.w_shape());
+  KC_INVARIANT(dy.shape == g.y_shape() && w.shape == g.w_shape());
   const Conv cv(g);
   Tensor dx = Tensor::zeros(DType::kF64, g.x_shape());
   // dx[src] gets dy[o] * w[k] for every (o, k) whose tap reads src (padding copies too).
@@ -55,7 +55,7 @@ Tensor conv_backward_data(const ConvGeometry& g, const Tensor& dy, const Tensor&
 }
 
 Tensor conv_backward_weight(const ConvGeometry& g, const Tensor& x, const Tensor& dy) {
-  KC_CHECK(x.shape == g.x_shape() && dy.shape == g.y_shape());
+  KC_INVARIANT(x.shape == g.x_shape() && dy.shape == g.y_shape());
   const Conv cv(g);
   Tensor dw = Tensor::zeros(DType::kF64, g.w_shape());
   // dw[co, ci, k] = sum_n sum_o dy[n, co, o] * xp[n, g*Cin/G + ci, o*s + k*d]

@@ -13,7 +13,7 @@
 #include <limits>
 #include <vector>
 
-#include "core/check.h"
+#include "core/invariant.h"
 #include "kc_direct.h"
 
 namespace kc::ref::direct {
@@ -53,7 +53,7 @@ std::vector<int64_t> window_members(const SpatialGeometry& s, const Dims& o) {
 // "first" is in scan order for tie first/any and in reverse scan order for tie last
 // (a window of only -inf too: its maximum is -inf, held by every member).
 int64_t choose(std::vector<int64_t> members, const double* plane, TieRule tie) {
-  KC_CHECK(!members.empty());
+  KC_INVARIANT(!members.empty());
   if (tie == TieRule::kLast) std::reverse(members.begin(), members.end());
   for (int64_t i : members) {
     if (std::isnan(plane[i])) return i;
@@ -63,14 +63,14 @@ int64_t choose(std::vector<int64_t> members, const double* plane, TieRule tie) {
   for (int64_t i : members) {
     if (plane[i] == m) return i;
   }
-  KC_CHECK(false && "a maximum must be attained");
+  KC_INVARIANT(false && "a maximum must be attained");
   return -1;
 }
 
 }  // namespace
 
 PoolForward maxpool_forward(const PoolGeometry& g, const Tensor& x) {
-  KC_CHECK(x.shape == g.x_shape());
+  KC_INVARIANT(x.shape == g.x_shape());
   const int64_t planes = g.batch * g.channels;
   const int64_t in_count = g.spatial.in_count();
   const int64_t out_count = g.spatial.out_count();
@@ -91,7 +91,7 @@ PoolForward maxpool_forward(const PoolGeometry& g, const Tensor& x) {
 }
 
 Tensor maxpool_backward(const PoolGeometry& g, const Tensor& dy, const IndexTensor& indices) {
-  KC_CHECK(dy.shape == g.y_shape() && indices.shape == g.y_shape());
+  KC_INVARIANT(dy.shape == g.y_shape() && indices.shape == g.y_shape());
   const int64_t planes = g.batch * g.channels;
   const int64_t in_count = g.spatial.in_count();
   const int64_t out_count = g.spatial.out_count();

@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "core/check.h"
+#include "core/invariant.h"
 
 namespace kc::ref {
 
@@ -15,7 +15,7 @@ Tensor relu(const Tensor& x) {
 }
 
 Tensor relu_backward(const Tensor& z, const Tensor& dy) {
-  KC_CHECK(z.shape == dy.shape);
+  KC_INVARIANT(z.shape == dy.shape);
   Tensor dx = Tensor::zeros(DType::kF64, dy.shape);
   for (int64_t i = 0; i < dx.size(); ++i) dx[i] = z[i] > 0.0 ? dy[i] : 0.0;  // relu'(0) = 0
   return dx;

@@ -14,7 +14,7 @@
 #include <algorithm>
 #include <array>
 
-#include "core/check.h"
+#include "core/invariant.h"
 #include "kc/ref/pad.h"
 
 namespace kc::ref {
@@ -123,8 +123,8 @@ int64_t w_offset(const Layout& L, int64_t grp) { return grp * L.kpg * L.rows(); 
 }  // namespace
 
 Tensor conv_forward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b) {
-  KC_CHECK(x.shape == g.x_shape() && w.shape == g.w_shape());
-  KC_CHECK(b == nullptr || b->shape == g.b_shape());
+  KC_INVARIANT(x.shape == g.x_shape() && w.shape == g.w_shape());
+  KC_INVARIANT(b == nullptr || b->shape == g.b_shape());
   const Layout L(g);
   const Tensor xp = pad(x, g.spatial, g.mode);
   Tensor y = Tensor::zeros(DType::kF64, g.y_shape());
@@ -145,7 +145,7 @@ Tensor conv_forward(const ConvGeometry& g, const Tensor& x, const Tensor& w, con
 }
 
 Tensor conv_backward_data(const ConvGeometry& g, const Tensor& dy, const Tensor& w) {
-  KC_CHECK(dy.shape == g.y_shape() && w.shape == g.w_shape());
+  KC_INVARIANT(dy.shape == g.y_shape() && w.shape == g.w_shape());
   const Layout L(g);
   Dims xp_shape{g.batch, g.in_channels};
   for (const DimGeometry& d : g.spatial.dims) xp_shape.push_back(d.padded());
@@ -163,7 +163,7 @@ Tensor conv_backward_data(const ConvGeometry& g, const Tensor& dy, const Tensor&
 }
 
 Tensor conv_backward_weight(const ConvGeometry& g, const Tensor& x, const Tensor& dy) {
-  KC_CHECK(x.shape == g.x_shape() && dy.shape == g.y_shape());
+  KC_INVARIANT(x.shape == g.x_shape() && dy.shape == g.y_shape());
   const Layout L(g);
   const Tensor xp = pad(x, g.spatial, g.mode);
   Tensor dw = Tensor::zeros(DType::kF64, g.w_shape());
@@ -182,7 +182,7 @@ Tensor conv_backward_weight(const ConvGeometry& g, const Tensor& x, const Tensor
 }
 
 Tensor conv_backward_bias(const ConvGeometry& g, const Tensor& dy) {
-  KC_CHECK(dy.shape == g.y_shape());
+  KC_INVARIANT(dy.shape == g.y_shape());
   Tensor db = Tensor::zeros(DType::kF64, g.b_shape());
   const int64_t P = g.spatial.out_count();
   for (int64_t n = 0; n < g.batch; ++n) {

@@ -14,7 +14,7 @@
 #include <optional>
 #include <string>
 
-#include "core/check.h"
+#include "core/invariant.h"
 
 namespace kc::ref {
 namespace {
@@ -66,7 +66,7 @@ Choice pool_window(const Geometry3& g, const double* plane, int64_t od, int64_t 
     }
   }
   // Validation refuses a case with a window of only padding (see validate.cpp).
-  KC_CHECK(best.index >= 0);
+  KC_INVARIANT(best.index >= 0);
   return best;
 }
 
@@ -87,8 +87,8 @@ void pool_plane(const Geometry3& g, TieRule tie, const double* x, double* y, int
 }  // namespace
 
 PoolForward maxpool_forward(const PoolGeometry& g, const Tensor& x) {
-  KC_CHECK(x.shape == g.x_shape());
-  KC_CHECK(x.size() == element_count(g.x_shape()));
+  KC_INVARIANT(x.shape == g.x_shape());
+  KC_INVARIANT(x.size() == element_count(g.x_shape()));
   const Geometry3 g3 = g.spatial.as_3d();
   const int64_t planes = g.batch * g.channels;
   const int64_t in_count = g.spatial.in_count();
@@ -112,9 +112,9 @@ StatusOr<Tensor> maxpool_backward(const PoolGeometry& g, const Tensor& dy, const
         "maxpool backward needs the argmax indices of a training-mode forward; an "
         "inference-mode forward keeps none (set maxpool.mode: training)");
   }
-  KC_CHECK(dy.shape == g.y_shape());
-  KC_CHECK(indices->shape == g.y_shape());
-  KC_CHECK(dy.size() == indices->size());
+  KC_INVARIANT(dy.shape == g.y_shape());
+  KC_INVARIANT(indices->shape == g.y_shape());
+  KC_INVARIANT(dy.size() == indices->size());
   const int64_t planes = g.batch * g.channels;
   const int64_t in_count = g.spatial.in_count();
   const int64_t out_count = g.spatial.out_count();

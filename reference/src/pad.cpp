@@ -5,7 +5,7 @@
 #include <array>
 #include <vector>
 
-#include "core/check.h"
+#include "core/invariant.h"
 
 namespace kc::ref {
 namespace {
@@ -62,7 +62,7 @@ int64_t pad_source(int64_t p, const DimGeometry& d, PaddingMode mode) {
 }
 
 Tensor pad(const Tensor& x, const SpatialGeometry& g, PaddingMode mode) {
-  KC_CHECK(x.shape.size() == g.dims.size() + 2);
+  KC_INVARIANT(x.shape.size() == g.dims.size() + 2);
   Tensor xp = Tensor::zeros(x.dtype, padded_shape(x.shape, g));
   const int64_t planes = x.shape[0] * x.shape[1];
   const int64_t in_plane = g.in_count(), pad_plane = g.padded_count();
@@ -75,7 +75,7 @@ Tensor pad(const Tensor& x, const SpatialGeometry& g, PaddingMode mode) {
 }
 
 Tensor pad_adjoint(const Tensor& dxp, const SpatialGeometry& g, PaddingMode mode) {
-  KC_CHECK(dxp.shape.size() == g.dims.size() + 2);
+  KC_INVARIANT(dxp.shape.size() == g.dims.size() + 2);
   Dims x_shape{dxp.shape[0], dxp.shape[1]};
   for (const DimGeometry& d : g.dims) x_shape.push_back(d.in);
   Tensor dx = Tensor::zeros(DType::kF64, x_shape);

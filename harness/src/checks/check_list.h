@@ -1,6 +1,6 @@
 // The code of every check: for check NAME (a row of core/check_table.h), NAME_run()
 // runs it and, where only the data or the backend decide whether it applies,
-// NAME_not_applicable() says why not (empty: it applies). registry.cpp binds them to
+// NAME_not_applicable() says why not (empty: it applies). check_registry.cpp binds them to
 // the table's rows. The files: checks/NAME.cpp, and stack/NAME.cpp for the stack checks.
 #pragma once
 

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "check_list.h"
-#include "core/check.h"
+#include "core/invariant.h"
 #include "judge/transform_bound.h"
 #include "kc/overloaded.h"
 #include "kc/shape.h"
@@ -42,10 +42,10 @@ const std::vector<CheckDef>& check_registry() {
     for (const CheckInfo& info : check_table()) {
       const Binding* b = std::find_if(std::begin(kBindings), std::end(kBindings),
                                       [&](const Binding& x) { return x.name == info.name; });
-      KC_CHECK(b != std::end(kBindings));  // every row of the table has its code
+      KC_INVARIANT(b != std::end(kBindings));  // every row of the table has its code
       r.push_back(CheckDef{info, b->not_applicable, b->run});
     }
-    KC_CHECK(r.size() == std::size(kBindings));  // and all code has a row
+    KC_INVARIANT(r.size() == std::size(kBindings));  // and all code has a row
     return r;
   }();
   return registry;

@@ -42,9 +42,9 @@ Status Status::with_context(std::string_view context) const {
 #include <cstdio>
 #include <cstdlib>
 
-#include "core/check.h"
+#include "core/invariant.h"
 
-void kc::check_failed(const char* condition, const char* file, int line) {
-  std::fprintf(stderr, "kernelcheck internal error: %s:%d: KC_CHECK(%s) failed\n", file, line, condition);
+void kc::invariant_failed(const char* condition, const char* file, int line) {
+  std::fprintf(stderr, "kernelcheck internal error: %s:%d: KC_INVARIANT(%s) failed\n", file, line, condition);
   std::abort();
 }

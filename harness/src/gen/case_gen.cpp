@@ -13,6 +13,7 @@
 #include "core/fill.h"
 #include "core/validate.h"
 #include "gen/gen.h"
+#include "gen/window_draft.h"
 #include "kc/backend.h"
 #include "kc/overloaded.h"
 #include "kc/ref/conv.h"
@@ -20,7 +21,6 @@
 #include "stack/stack.h"
 #include "stack/stack_exec.h"
 #include "threshold.h"
-#include "window.h"
 #include "zero_draft.h"
 
 namespace kc::gen {
@@ -69,7 +69,7 @@ struct AvgPoolDraft {
 };
 
 // op: stack. The depth is drawn up to caps.stack_depth and lowered by realise_stack()
-// (window.h) where no input within the caps fits it. Without `strided` the window's
+// (window_draft.h) where no input within the caps fits it. Without `strided` the window's
 // strides are all 1: a strided layer repeated over depth shrinks the input
 // geometrically, so that strided stacks are shallow ones.
 struct StackDraft {

@@ -66,7 +66,7 @@ DimGeometry dim_of(const Case& c, size_t d) {
 }
 
 // A conv with zeros padding has, in every dim, an output whose window reads the input
-// (else every output is the bias alone: window.cpp's rule for the generators).
+// (else every output is the bias alone: window_draft.cpp's rule for the generators).
 bool reads_input(const Case& c) {
   if (pool(c)) return true;
   const ConvGeometry g = unchecked_conv_geometry(c);
@@ -95,7 +95,7 @@ bool set_extent(Case& c, size_t d, int64_t target) {
   return false;
 }
 
-// Keeps spatial dim d alone (each dim is valid on its own: window.cpp draws them so).
+// Keeps spatial dim d alone (each dim is valid on its own: window_draft.cpp draws them so).
 void keep_dim(Case& c, size_t d) {
   c.input.spatial = {c.input.spatial[d]};
   with_window(c, [d](auto& p) {

@@ -2,7 +2,7 @@
 // that validate() accepts. Validity is decided by validate() itself on a one-dim case
 // per dim (a one-dim stack for op: stack), so the generator cannot drift from the
 // rules it must obey.
-#include "window.h"
+#include "gen/window_draft.h"
 
 #include <algorithm>
 

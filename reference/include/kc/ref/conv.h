@@ -2,7 +2,7 @@
 //   y[n, co, o] = b[co] + sum_ci sum_k w[co, ci, k] * xp[n, g*Cin/G + ci, o*s + k*d]
 // with co in group g, w of shape [Cout, Cin/G, k...] and xp the padded input.
 // Accumulation is f64 whatever the case dtype; outputs are f64 tensors.
-// Geometry comes from a validated case; tensor shapes must match it (KC_CHECK).
+// Geometry comes from a validated case; tensor shapes must match it (KC_INVARIANT).
 #pragma once
 
 #include "kc/shape.h"
