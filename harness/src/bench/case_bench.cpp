@@ -34,22 +34,35 @@ struct CaseData {
   const OpOutputs* judged = nullptr;  // what the backend being timed is judged with: abs, or its own
 };
 
-std::vector<OpPlan> ops_of(const Case& c, const OpGeometry& g) {
-  if (std::holds_alternative<PoolGeometry>(g)) {
-    return {{BenchOp::kPoolInference, "pool_inference"},
-            {BenchOp::kPoolTraining, "pool_training"},
-            {BenchOp::kPoolBackward, "pool_backward"}};
-  }
-  if (std::holds_alternative<AvgPoolGeometry>(g)) {
-    return {{BenchOp::kAvgPoolForward, "avgpool_forward"}, {BenchOp::kAvgPoolBackward, "avgpool_backward"}};
-  }
-  if (is_fused(c)) return {{BenchOp::kConvForward, "fused_forward"}, {BenchOp::kConvBackward, "fused_backward"}};
+std::vector<OpPlan> conv_ops(bool bias) {
   std::vector<OpPlan> ops = {{BenchOp::kConvForward, "conv_forward"},
                              {BenchOp::kConvBackwardData, "conv_backward_data"},
                              {BenchOp::kConvBackwardWeight, "conv_backward_weight"}};
-  if (std::get<ConvGeometry>(g).bias) ops.push_back({BenchOp::kConvBackwardBias, "conv_backward_bias"});
+  if (bias) ops.push_back({BenchOp::kConvBackwardBias, "conv_backward_bias"});
   ops.push_back({BenchOp::kConvBackwardWeight, "conv_backward_weight_atomic", false});
   return ops;
+}
+
+// The backend calls timed for a single-op case; a stack is timed step by step
+// (stack_step.h), never here.
+std::vector<OpPlan> ops_of(const Case& c) {
+  using Plans = std::vector<OpPlan>;
+  return std::visit(
+      Overloaded{[](const ConvParams& p) { return conv_ops(p.bias); },
+                 [](const ConvBiasReluParams&) {
+                   return Plans{{BenchOp::kConvForward, "fused_forward"}, {BenchOp::kConvBackward, "fused_backward"}};
+                 },
+                 [](const MaxPoolParams&) {
+                   return Plans{{BenchOp::kPoolInference, "pool_inference"},
+                                {BenchOp::kPoolTraining, "pool_training"},
+                                {BenchOp::kPoolBackward, "pool_backward"}};
+                 },
+                 [](const AvgPoolParams&) {
+                   return Plans{{BenchOp::kAvgPoolForward, "avgpool_forward"},
+                                {BenchOp::kAvgPoolBackward, "avgpool_backward"}};
+                 },
+                 [](const StackParams&) { return Plans{}; }},
+      c.op);
 }
 
 // BenchEntry::geometry, family, resolution: what the seeds' tables match entries by.
@@ -224,7 +237,7 @@ std::vector<BenchEntry> bench_with(Backend& backend, CaseData& d, const BenchOpt
   d.judged = own_abs ? &own : &d.abs;
   std::vector<BenchEntry> out;
   bool split_missing = false;
-  for (const OpPlan& p : ops_of(d.c, d.g)) {
+  for (const OpPlan& p : ops_of(d.c)) {
     bool unimpl = false;
     for (BenchEntry& e : bench_op(backend, d, p, options, unimpl)) out.push_back(std::move(e));
     if (unimpl && p.deterministic && p.op != BenchOp::kConvForward) split_missing = true;
