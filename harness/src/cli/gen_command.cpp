@@ -17,8 +17,8 @@
 #include "cli.h"
 #include "gen/boundary_sweep.h"
 #include "gen/gen.h"
+#include "gen/oracle_trust.h"
 #include "kc/case_io.h"
-#include "kc/runner.h"
 
 namespace kc::cli {
 namespace {
@@ -102,22 +102,12 @@ struct Made {
   std::string mistrusted;  // a valid case the oracle cannot trust: why (the case is not written)
 };
 
-// Why a candidate's results on c cannot be trusted ("check: reason"), or empty.
-std::string mistrusted_on_reference(const Case& c, Backend& oracle) {
-  const CaseResult r = check_case(c, oracle);
-  if (r.disposition != Disposition::kMistrusted) return {};
-  for (const CheckResult& check : r.checks) {
-    if (check.disposition == Disposition::kMistrusted) return check.name + ": " + check.message;
-  }
-  return r.message;
-}
-
 Made make(const GenOptions& o, uint64_t k, Backend& oracle) {
   if (!o.invalid) {
     Case c = gen::generate(gen::valid_case(o.ops), o.seed, k).value();
     c.name = "gen " + std::string(gen::op_set_name(o.ops)) + " seed " + std::to_string(o.seed) + " case " +
              std::to_string(k);
-    return {header(o, k) + case_to_yaml(c), op_name(c.op), mistrusted_on_reference(c, oracle)};
+    return {header(o, k) + case_to_yaml(c), op_name(c.op), gen::mistrusted_on_oracle(c, oracle)};
   }
   const gen::InvalidCase bad = gen::generate(gen::invalid_case(o.ops), o.seed, k).value();
   return {header(o, k) + "# breaks rule " + bad.rule + "\n" + bad.yaml, op_name(bad.c.op), {}};
