@@ -143,6 +143,7 @@ TEST(GradcheckCheck, FullJacobianCatchesWhatTheCasesDyHides) {
   EXPECT_THAT(r.message, HasSubstr("as the full Jacobian (48 rows)"));
   EXPECT_THAT(r.message, HasSubstr("J(y,x), the backward of one output's unit dy at a time"));
   EXPECT_THAT(r.message, HasSubstr("the gradients for the case's dy agree, the Jacobian's rows do not"));
+  EXPECT_THAT(r.message, HasSubstr("dy read in the wrong layout or position"));  // both kinds of entry seen
   ASSERT_FALSE(r.worst.empty());
   EXPECT_EQ(r.worst[0].tensor, "J(y,x)");
   EXPECT_EQ(r.worst[0].index.size(), 8u);  // the output's coordinates, then x's
@@ -161,6 +162,33 @@ TEST(GradcheckCheck, FullJacobianCatchesWhatTheCasesDyHides) {
   EXPECT_THAT(dy_only.message, HasSubstr("too many for the full Jacobian"));
   const CheckResult oracle_rows = run_check(c, *oracle, "gradcheck");
   EXPECT_EQ(oracle_rows.disposition, Disposition::kPassed) << describe(oracle_rows);
+}
+
+// dx summed over output channel 0 only (a reduction over out channels that stops after
+// the first): the case's dy is 0 on the others, so its gradients agree; the rows of
+// those outputs are 0 in the backward where y depends on x. Named as terms left out,
+// never as dy read in the wrong layout.
+void dx_from_first_out_channel(const ConvGeometry& g, const Tensor&, const Tensor& w, const Tensor& dy, Tensor& dx,
+                               Tensor&, Tensor*) {
+  Tensor first = dy;
+  const int64_t P = g.spatial.out_count(), C = dy.shape[1];
+  for (int64_t n = 0; n < dy.shape[0]; ++n) {
+    for (int64_t i = P; i < C * P; ++i) first[n * C * P + i] = 0.0;
+  }
+  dx.data = ref::conv_backward_data(g, first, w).data;
+}
+
+TEST(GradcheckCheck, RowsNameTermsLeftOutWhereTheCasesDyIsZero) {
+  Case c = seeded(conv_case({.batch = 1, .channels = 2, .out_channels = 3, .spatial = {5}, .kernel = {3}}), 21);
+  Tensor dy = Tensor::filled(DType::kF64, {1, 3, 3}, 0.0);
+  for (int64_t i = 0; i < 3; ++i) dy[i] = 0.25 * static_cast<double>(i + 1);  // channel 0 only
+  c.tensors["dy"] = dy;
+  PlantedBackward be(dx_from_first_out_channel);
+  const CheckResult r = run_check(c, be, "gradcheck");
+  EXPECT_EQ(r.disposition, Disposition::kFailed) << describe(r);
+  EXPECT_THAT(r.message, HasSubstr("the gradients for the case's dy agree, the Jacobian's rows do not"));
+  EXPECT_THAT(r.message, HasSubstr("the backward leaves out terms the forward has"));
+  EXPECT_THAT(r.message, ::testing::Not(HasSubstr("wrong layout")));
 }
 
 TEST(GradcheckCheck, AimedDirectionCatchesWhatRandomProjectionsAverageOut) {

@@ -54,8 +54,25 @@ std::string unit_name(const std::string& tensor, const std::vector<int64_t>& uni
 
 // Entry (j, unit) of row j against the difference of y_j along a probe unit of tensor t:
 // the tolerance model on the row's gradient plus the difference's own error for y_j.
+// How the Jacobian's failing row entries are wrong: the backward has nothing where the
+// forward depends on the input (a term left out), something where it does not (dy taken
+// from another position), or another weight. Each is counted where it is beyond the
+// entry's bound on its own, so a count is evidence, not a guess.
+struct RowFaults {
+  int64_t missing = 0, misplaced = 0, weighted = 0;
+  void add(double cand, double value, double bound) {
+    if (!(std::abs(cand - value) > bound)) return;  // agrees (or a NaN, which the tally names)
+    if (std::abs(cand) <= bound)
+      ++missing;
+    else if (std::abs(value) <= bound)
+      ++misplaced;
+    else
+      ++weighted;
+  }
+};
+
 void compare_row_entries(const Problem& p, int t, const std::vector<int64_t>& unit, const Probe& r,
-                         const ToleranceSpec& spec, Tally& tally) {
+                         const ToleranceSpec& spec, Tally& tally, RowFaults& faults) {
   const Tensor& y = p.ctx.ref.y;
   for (const Row& row : p.rows) {
     const auto j = static_cast<size_t>(row.output);  // the probe differences every output
@@ -66,11 +83,33 @@ void compare_row_entries(const Problem& p, int t, const std::vector<int64_t>& un
     const std::vector<int64_t> in = unravel(unit.front(), grad_of(row.cand, t).shape);
     at.insert(at.end(), in.begin(), in.end());
     tally.add(unit_name(std::string("J(y,") + kWrt[t] + ")", unit), std::move(at), g.cand, value, g.bound + error);
+    faults.add(g.cand, value, g.bound + error);
   }
+}
+
+// What the Jacobian's rows show when the gradients for the case's dy agree: only what the
+// failing entries are evidence of.
+std::string hidden_by_dy(const RowFaults& f) {
+  const std::string head = "the gradients for the case's dy agree, the Jacobian's rows do not: ";
+  if (f.misplaced > 0 && f.missing > 0) {
+    return head + "the backward puts dy where y does not depend on the input and leaves it out where y does (" +
+           std::to_string(f.misplaced) + " and " + std::to_string(f.missing) +
+           " entries): dy read in the wrong layout or position, which this dy hides (a constant dy does)";
+  }
+  if (f.misplaced > 0) {
+    return head + "the backward puts dy where y does not depend on the input (" + std::to_string(f.misplaced) +
+           " entries): terms added that the forward does not have, which this dy hides";
+  }
+  if (f.missing > 0 && f.weighted == 0) {
+    return head + "the backward leaves out terms the forward has (" + std::to_string(f.missing) +
+           " entries are 0 in the backward): a sum that drops some of its terms, where this dy is 0 or cancels";
+  }
+  return head + "the backward weights dy wrongly in a way this dy hides";
 }
 
 void full_jacobian(const Problem& p, Outcome& out) {
   const CheckContext& ctx = p.ctx;
+  RowFaults faults;
   const Params theta = {ctx.in.x, ctx.in.w, ctx.in.b};
   for (int t = 0; t < 3; ++t) {
     if (theta[t].size() == 0) continue;
@@ -96,7 +135,7 @@ void full_jacobian(const Problem& p, Outcome& out) {
       const UnitGrad g = unit_grad(ctx.cand, ctx.ref, ctx.abs, t, unit, spec);
       out.tally.add(unit_name(kGrad[t], unit), unravel(unit.front(), theta[t].shape), g.cand, r.value,
                     g.bound + slack + difference_error(r));
-      compare_row_entries(p, t, unit, r, spec, rows);
+      compare_row_entries(p, t, unit, r, spec, rows, faults);
     }
     if (const int64_t bad = out.tally.failures() - failed_before; bad > 0) {
       const bool grouped = units.size() < static_cast<size_t>(theta[t].size());
@@ -112,12 +151,7 @@ void full_jacobian(const Problem& p, Outcome& out) {
     }
     out.tally.merge(rows);
   }
-  if (out.row_failures > 0 && out.row_failures == out.tally.failures()) {
-    out.notes.push_back(
-        "the gradients for the case's dy agree, the Jacobian's rows do not: the backward "
-        "combines dy wrongly in a way this dy hides (a constant dy hides dy read in the "
-        "wrong layout or position)");
-  }
+  if (out.row_failures > 0 && out.row_failures == out.tally.failures()) out.notes.push_back(hidden_by_dy(faults));
 }
 
 // conv_bias_relu on a candidate: outputs whose relu' is ambiguous (relu_ambiguity.h).
