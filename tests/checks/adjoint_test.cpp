@@ -82,6 +82,35 @@ TEST(AdjointCheck, CatchesAKernelFlippedTheWrongWay) {
               HasSubstr("dw (backward weight) is not the adjoint"));
 }
 
+// A forward and a dw that share one bug (both use 2w: a weight scale applied in both
+// passes) agree with each other; dx, the one right pass, disagrees with both. The
+// identity alone would blame dx; the oracle's inner product names the two.
+TEST(AdjointCheck, ABugTheForwardAndDwShareIsNamedByTheOracle) {
+  class DoubledWeights : public test::DelegatingBackend {
+   public:
+    DoubledWeights() : DelegatingBackend("doubled") {}
+    Status conv_forward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
+                        Tensor& y) override {
+      Tensor w2 = w;
+      for (double& v : w2.data) v *= 2.0;
+      return DelegatingBackend::conv_forward(g, x, w2, b, relu, y);
+    }
+    Status conv_backward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
+                         const Tensor& dy, Tensor& dx, Tensor& dw, Tensor* db) override {
+      KC_RETURN_IF_ERROR(DelegatingBackend::conv_backward(g, x, w, b, relu, dy, dx, dw, db));
+      for (double& v : dw.data) v *= 2.0;
+      return ok_status();
+    }
+  } be;
+  for (const Case& c : conv_cases()) {
+    const CheckResult r = run_check(c, be, "adjoint");
+    EXPECT_EQ(r.disposition, Disposition::kFailed) << case_to_one_line(c) << "\n" << describe(r);
+    EXPECT_THAT(r.message, HasSubstr("the forward and dw (backward weight) depart from the oracle's inner product"));
+    EXPECT_THAT(r.message, HasSubstr("while dx (backward data) matches it"));
+    EXPECT_THAT(r.message, ::testing::Not(HasSubstr("dx (backward data) is not the adjoint")));
+  }
+}
+
 // Past toy sizes a bound summing every output's worst case exceeds the inner products
 // themselves (the check could only say MISTRUSTED); the noise model keeps it judging:
 // correct kernels with f32 sums and 16-bit outputs pass, and a dx off by a relative 2^-9

@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include "check_list.h"
 #include "check_math.h"
@@ -92,13 +94,15 @@ ToleranceSpec spec_for(const CheckContext& ctx, const char* tensor) {
   return s;
 }
 
+// The message naming one pass that breaks the identity: the forward, dx or dw.
+const std::array<const char*, 3> kCulprit = {"the forward disagrees with both backward passes; ",
+                                             "dx (backward data) is not the adjoint of the forward; ",
+                                             "dw (backward weight) is not the adjoint of the forward; "};
+
 // Names the pass that breaks the identity, from which pairs agree (ab, ac, bc). Where one
 // pair alone disagrees (the third side's bound is too wide to tell), the side of that
 // pair farther from the third is named.
 std::string blame(const std::array<Side, 3>& s, bool ab, bool ac, bool bc) {
-  static const std::array<const char*, 3> culprit = {"the forward disagrees with both backward passes; ",
-                                                     "dx (backward data) is not the adjoint of the forward; ",
-                                                     "dw (backward weight) is not the adjoint of the forward; "};
   auto farther = [&](int i, int j, int k) {
     const double di = std::abs(s[i].value - s[k].value), dj = std::abs(s[j].value - s[k].value);
     return di > dj ? i : dj > di ? j : -1;
@@ -110,7 +114,40 @@ std::string blame(const std::array<Side, 3>& s, bool ab, bool ac, bool bc) {
   if (!ab && ac && bc) who = farther(0, 1, 2);
   if (ab && !ac && bc) who = farther(0, 2, 1);
   if (ab && ac && !bc) who = farther(1, 2, 0);
-  return who >= 0 ? culprit[static_cast<size_t>(who)] : "the forward and both backward passes disagree; ";
+  return who >= 0 ? kCulprit[static_cast<size_t>(who)] : "the forward and both backward passes disagree; ";
+}
+
+// The oracle's value of the three sides (equal in exact arithmetic): <y, g> from its y
+// without bias, in f64, with the rounding of that sum as its bound.
+Side oracle_side(const LinearRun& run, const Tensor& g) {
+  Side s{"the oracle's <y,g>"};
+  double magnitude = 0.0;
+  for (int64_t i = 0; i < g.size(); ++i) {
+    s.value += run.ref_y[i] * g[i];
+    magnitude += std::abs(run.ref_y[i] * g[i]);
+  }
+  s.bound = gamma_n(g.size() + 1, u64()) * magnitude;
+  return s;
+}
+
+// Where the sides disagree, the oracle says which depart from it: a side beyond its
+// bound of the oracle's value is wrong, whatever the other sides agree on. Two passes
+// with one bug (a forward and a dw that both scale w) agree with each other, and the
+// identity alone would blame the one right pass. Empty when the oracle cannot tell
+// (no side, or every side, departs).
+std::string blame_by_oracle(const std::array<Side, 3>& s, const Side& truth, bool exact) {
+  static const std::array<const char*, 3> pass = {"the forward", "dx (backward data)", "dw (backward weight)"};
+  std::vector<size_t> off;
+  for (size_t i = 0; i < s.size(); ++i) {
+    const double gap = std::abs(s[i].value - truth.value);
+    if (exact ? gap != 0.0 : !(gap <= s[i].bound + truth.bound)) off.push_back(i);
+  }
+  if (off.empty() || off.size() == s.size()) return {};
+  if (off.size() == 1) return kCulprit[off[0]];  // what the identity says too, now known
+  return std::string(pass[off[0]]) + " and " + pass[off[1]] +
+         " depart from the oracle's inner product alike (one bug they share: they agree with each other, not with "
+         "the oracle), while " +
+         pass[3 - off[0] - off[1]] + " matches it; ";
 }
 
 CheckResult judge(const CheckContext& ctx, const std::array<Side, 3>& s, bool exact, const LinearRun& run) {
@@ -135,7 +172,10 @@ CheckResult judge(const CheckContext& ctx, const std::array<Side, 3>& s, bool ex
                              "; relative gap " + num_brief(largest > 0.0 ? gap / largest : 0.0) +
                              (exact ? " (exact: integer fill)" : "");
   if (r.disposition == Disposition::kFailed) {
-    r.message = blame(s, agree[0], agree[1], agree[2]) + values;
+    const Side truth = oracle_side(run, ctx.in.dy);
+    const std::string by_oracle = blame_by_oracle(s, truth, exact);
+    r.message = (by_oracle.empty() ? blame(s, agree[0], agree[1], agree[2]) : by_oracle) + values + "; " + truth.name +
+                " = " + num_brief(truth.value);
     return r;
   }
   r.message = values;
