@@ -39,8 +39,15 @@ int locate(const Context& ctx, const std::string& message, int fallback) {
     return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '.' || ch == '[' || ch == ']';
   });
   if (!is_path) return fallback;
-  // conv_bias_relu's params are written under `conv:`.
-  if (path.rfind("conv_bias_relu", 0) == 0) path = "conv" + path.substr(14);
+  // An op's fields are named after it, and written under its section (conv_bias_relu's
+  // under `conv:`).
+  for (const OpParams& op : all_ops()) {
+    const std::string_view name = op_name(op);
+    if (path.rfind(name, 0) == 0 && (path.size() == name.size() || path[name.size()] == '.')) {
+      path = std::string(op_section(op)) + path.substr(name.size());
+      break;
+    }
+  }
   while (!path.empty()) {
     if (auto it = ctx.lines.find(path); it != ctx.lines.end()) return it->second;
     const size_t cut = path.find_last_of(".[");

@@ -31,7 +31,7 @@ void uniform_fill(Tensor& t, uint64_t seed, uint64_t stream, double scale, bool 
   }
 }
 
-Status named(size_t l, const char* call, const Status& s) { return at_stack_layer(l, s.with_context(call)); }
+Status named(size_t l, const std::string& call, const Status& s) { return at_stack_layer(l, s.with_context(call)); }
 
 }  // namespace
 
@@ -278,8 +278,10 @@ StackRun run_stack(Backend& backend, const std::vector<StackLayer>& layers, cons
 
 Status stack_supports(const Backend& backend, const std::vector<StackLayer>& layers) {
   for (size_t l = 0; l < layers.size(); ++l) {
-    KC_RETURN_IF_ERROR(named(l, "conv", backend.supports(layers[l].conv_case)));
-    if (layers[l].pool_case) KC_RETURN_IF_ERROR(named(l, "maxpool", backend.supports(*layers[l].pool_case)));
+    KC_RETURN_IF_ERROR(named(l, std::string(ConvParams::kName), backend.supports(layers[l].conv_case)));
+    if (layers[l].pool_case) {
+      KC_RETURN_IF_ERROR(named(l, std::string(MaxPoolParams::kName), backend.supports(*layers[l].pool_case)));
+    }
   }
   return ok_status();
 }
