@@ -1,12 +1,12 @@
-// The shape contract: output extents, padding resolution, resolved geometries.
+// The shape contract every op shares: output extents, padding resolution, a window's
+// per-dim geometry. Each op's geometry is built by its module (ops/<op>.cpp).
 #include "kc/shape.h"
 
 #include <algorithm>
 
-#include "core/validate.h"
+#include "core/ops/op_module.h"
 
 namespace kc {
-namespace {
 
 Dims or_ones(const Dims& d, size_t rank) { return d.empty() ? Dims(rank, 1) : d; }
 
@@ -21,6 +21,8 @@ SpatialGeometry build_spatial(const Dims& in, const Dims& kernel, const Dims& st
   }
   return g;
 }
+
+namespace {
 
 template <class F>
 int64_t product(const std::vector<DimGeometry>& dims, F f) {
@@ -114,52 +116,6 @@ std::vector<std::array<int64_t, 2>> resolve_padding(const PadSpec& pad, const Di
   return r;
 }
 
-// Builds geometry without validating; only for a case that validate() accepted, or
-// from validate() itself after the field rules passed.
-ConvGeometry unchecked_conv_geometry(const Case& c) {
-  const ConvParams& p =
-      std::holds_alternative<ConvParams>(c.op) ? std::get<ConvParams>(c.op) : std::get<ConvBiasReluParams>(c.op).conv;
-  const size_t rank = c.input.spatial.size();
-  ConvGeometry g;
-  g.batch = c.input.batch;
-  g.in_channels = c.input.channels;
-  g.out_channels = p.out_channels;
-  g.groups = p.groups;
-  g.mode = p.padding_mode;
-  g.bias = p.bias || std::holds_alternative<ConvBiasReluParams>(c.op);
-  g.spatial =
-      build_spatial(c.input.spatial, p.kernel, or_ones(p.stride, rank), or_ones(p.dilation, rank), p.padding, false);
-  return g;
-}
-
-PoolGeometry unchecked_pool_geometry(const Case& c) {
-  const MaxPoolParams& p = std::get<MaxPoolParams>(c.op);
-  const size_t rank = c.input.spatial.size();
-  PoolGeometry g;
-  g.batch = c.input.batch;
-  g.channels = c.input.channels;
-  g.ceil_mode = p.ceil_mode;
-  g.mode = p.mode;
-  g.tie = p.tie;
-  g.spatial = build_spatial(c.input.spatial, p.kernel, p.stride.empty() ? p.kernel : p.stride,
-                            or_ones(p.dilation, rank), p.padding, p.ceil_mode);
-  return g;
-}
-
-AvgPoolGeometry unchecked_avgpool_geometry(const Case& c) {
-  const AvgPoolParams& p = std::get<AvgPoolParams>(c.op);
-  const size_t rank = c.input.spatial.size();
-  AvgPoolGeometry g;
-  g.batch = c.input.batch;
-  g.channels = c.input.channels;
-  g.ceil_mode = p.ceil_mode;
-  g.count_include_pad = p.count_include_pad;
-  g.divisor = p.divisor.value_or(0);
-  g.spatial = build_spatial(c.input.spatial, p.kernel, p.stride.empty() ? p.kernel : p.stride, Dims(rank, 1), p.padding,
-                            p.ceil_mode);
-  return g;
-}
-
 int64_t max_pad_copies(const ConvGeometry& g) {
   int64_t total = 1;
   for (const DimGeometry& d : g.spatial.dims) {
@@ -177,30 +133,6 @@ int64_t max_pad_copies(const ConvGeometry& g) {
     total *= *std::max_element(count.begin(), count.end());
   }
   return total;
-}
-
-StatusOr<ConvGeometry> conv_geometry(const Case& c) {
-  if (!std::holds_alternative<ConvParams>(c.op) && !std::holds_alternative<ConvBiasReluParams>(c.op)) {
-    return invalid_argument("op: expected a conv or conv_bias_relu case, got " + std::string(op_name(c.op)));
-  }
-  KC_RETURN_IF_ERROR(validate(c));
-  return unchecked_conv_geometry(c);
-}
-
-StatusOr<PoolGeometry> pool_geometry(const Case& c) {
-  if (!std::holds_alternative<MaxPoolParams>(c.op)) {
-    return invalid_argument(std::string("op: expected a maxpool case, got ") + std::string(op_name(c.op)));
-  }
-  KC_RETURN_IF_ERROR(validate(c));
-  return unchecked_pool_geometry(c);
-}
-
-StatusOr<AvgPoolGeometry> avgpool_geometry(const Case& c) {
-  if (!std::holds_alternative<AvgPoolParams>(c.op)) {
-    return invalid_argument(std::string("op: expected an avgpool case, got ") + std::string(op_name(c.op)));
-  }
-  KC_RETURN_IF_ERROR(validate(c));
-  return unchecked_avgpool_geometry(c);
 }
 
 }  // namespace kc

@@ -1,6 +1,7 @@
-// The average pool op's module in kc_core (docs/ops.md, "Average pooling"): its field
-// and geometry rules (count_include_pad: false refuses a window of only padding), where
-// `tolerance: exact` holds on it, and the checks that never apply to it.
+// The average pool op's module in kc_core (docs/ops.md, "Average pooling"): its
+// geometry, its field and geometry rules (count_include_pad: false refuses a window of
+// only padding), where `tolerance: exact` holds on it, and the checks that never apply
+// to it.
 #include <algorithm>
 #include <string>
 
@@ -89,6 +90,27 @@ Status validate_op(const Case& c, const AvgPoolParams& p, const Limits& limits) 
   return check_exact_tolerance(c, {"x"}, nullptr);
 }
 
+AvgPoolGeometry unchecked_avgpool_geometry(const Case& c) {
+  const AvgPoolParams& p = std::get<AvgPoolParams>(c.op);
+  const size_t rank = c.input.spatial.size();
+  AvgPoolGeometry g;
+  g.batch = c.input.batch;
+  g.channels = c.input.channels;
+  g.ceil_mode = p.ceil_mode;
+  g.count_include_pad = p.count_include_pad;
+  g.divisor = p.divisor.value_or(0);
+  g.spatial = build_spatial(c.input.spatial, p.kernel, p.stride.empty() ? p.kernel : p.stride, Dims(rank, 1), p.padding,
+                            p.ceil_mode);
+  return g;
+}
+
+StatusOr<AvgPoolGeometry> avgpool_geometry(const Case& c) {
+  if (!std::holds_alternative<AvgPoolParams>(c.op)) {
+    return invalid_argument(std::string("op: expected an avgpool case, got ") + std::string(op_name(c.op)));
+  }
+  KC_RETURN_IF_ERROR(validate(c));
+  return unchecked_avgpool_geometry(c);
+}
 std::string never_applies(const Case&, const AvgPoolParams&, std::string_view check) {
   if (check == "adjoint") {
     return "the adjoint identity is checked on conv's three products; an average pool's linear map is checked by "

@@ -1,6 +1,7 @@
-// The conv op's module in kc_core (docs/ops.md, "Convolution"): its field and geometry
-// rules, and the checks that never apply to it. conv_bias_relu (ops/conv_bias_relu.cpp)
-// and a stack's layer reuse the field rules.
+// The conv op's module in kc_core (docs/ops.md, "Convolution"): its geometry (for
+// conv_bias_relu too), its field and geometry rules, and the checks that never apply
+// to it. conv_bias_relu (ops/conv_bias_relu.cpp) and a stack's layer reuse the field
+// rules.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -76,6 +77,32 @@ Status validate_op(const Case& c, const ConvParams& p, const Limits& limits) {
   KC_RETURN_IF_ERROR(check_zero_regions(c.data.zero, {g.x_shape(), g.w_shape(), g.y_shape()}, op_name(c.op)));
   return check_exact_tolerance(c, g.bias ? std::vector<std::string>{"x", "w", "b"} : std::vector<std::string>{"x", "w"},
                                nullptr);
+}
+
+// Builds geometry without validating; only for a case that validate() accepted, or
+// from validate() itself after the field rules passed.
+ConvGeometry unchecked_conv_geometry(const Case& c) {
+  const auto* fused = std::get_if<ConvBiasReluParams>(&c.op);
+  const ConvParams& p = fused ? fused->conv : std::get<ConvParams>(c.op);
+  const size_t rank = c.input.spatial.size();
+  ConvGeometry g;
+  g.batch = c.input.batch;
+  g.in_channels = c.input.channels;
+  g.out_channels = p.out_channels;
+  g.groups = p.groups;
+  g.mode = p.padding_mode;
+  g.bias = p.bias || fused != nullptr;  // conv_bias_relu always has one
+  g.spatial =
+      build_spatial(c.input.spatial, p.kernel, or_ones(p.stride, rank), or_ones(p.dilation, rank), p.padding, false);
+  return g;
+}
+
+StatusOr<ConvGeometry> conv_geometry(const Case& c) {
+  if (!std::holds_alternative<ConvParams>(c.op) && !std::holds_alternative<ConvBiasReluParams>(c.op)) {
+    return invalid_argument("op: expected a conv or conv_bias_relu case, got " + std::string(op_name(c.op)));
+  }
+  KC_RETURN_IF_ERROR(validate(c));
+  return unchecked_conv_geometry(c);
 }
 
 std::string never_applies(const Case&, const ConvParams&, std::string_view check) {

@@ -1,7 +1,7 @@
-// The max pool op's module in kc_core (docs/ops.md, "Max pooling"): its field and
-// geometry rules (a window must touch the input, padding at most half its extent),
-// expected indices within a plane, and the checks that never apply to it. A stack's
-// layer reuses the field rules.
+// The max pool op's module in kc_core (docs/ops.md, "Max pooling"): its geometry, its
+// field and geometry rules (a window must touch the input, padding at most half its
+// extent), expected indices within a plane, and the checks that never apply to it. A
+// stack's layer reuses the field rules.
 #include <string>
 
 #include "core/format.h"
@@ -92,6 +92,28 @@ Status validate_op(const Case& c, const MaxPoolParams& p, const Limits& limits) 
   KC_RETURN_IF_ERROR(check_expected_indices(c, g));
   KC_RETURN_IF_ERROR(check_zero_regions(c.data.zero, {g.x_shape(), {}, g.y_shape()}, MaxPoolParams::kName));
   return check_exact_tolerance(c, {"x"}, &g);
+}
+
+PoolGeometry unchecked_pool_geometry(const Case& c) {
+  const MaxPoolParams& p = std::get<MaxPoolParams>(c.op);
+  const size_t rank = c.input.spatial.size();
+  PoolGeometry g;
+  g.batch = c.input.batch;
+  g.channels = c.input.channels;
+  g.ceil_mode = p.ceil_mode;
+  g.mode = p.mode;
+  g.tie = p.tie;
+  g.spatial = build_spatial(c.input.spatial, p.kernel, p.stride.empty() ? p.kernel : p.stride,
+                            or_ones(p.dilation, rank), p.padding, p.ceil_mode);
+  return g;
+}
+
+StatusOr<PoolGeometry> pool_geometry(const Case& c) {
+  if (!std::holds_alternative<MaxPoolParams>(c.op)) {
+    return invalid_argument(std::string("op: expected a maxpool case, got ") + std::string(op_name(c.op)));
+  }
+  KC_RETURN_IF_ERROR(validate(c));
+  return unchecked_pool_geometry(c);
 }
 
 std::string never_applies(const Case&, const MaxPoolParams& p, std::string_view check) {

@@ -1,5 +1,6 @@
 // What each op's module in kc_core (core/ops/<op>.cpp) defines for its params type:
-// its validation and which checks never apply to it. Callers dispatch with std::visit
+// its geometry (kc/shape.h declares those), its validation and which checks never
+// apply to it. Callers dispatch with std::visit
 // and a generic lambda over these overloads, so that an op without one fails to compile
 // there. The op's name and YAML section are its params' kName and kSection (kc/case.h).
 #pragma once
@@ -9,9 +10,16 @@
 
 #include "core/validate.h"
 #include "kc/case.h"
+#include "kc/shape.h"
 #include "kc/status.h"
 
 namespace kc {
+
+// The window of every op, per spatial dim (shape.cpp): stride and dilation as given (or
+// ones), padding resolved, output extents by the shape contract.
+Dims or_ones(const Dims& d, size_t rank);
+SpatialGeometry build_spatial(const Dims& in, const Dims& kernel, const Dims& stride, const Dims& dilation,
+                              const PadSpec& pad, bool ceil_mode);
 
 // Why argmax never applies to an op other than max pooling.
 inline constexpr std::string_view kArgmaxOnlyMaxPool = "argmax applies to max pooling only";
