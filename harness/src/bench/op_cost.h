@@ -9,15 +9,15 @@
 #include <cstdint>
 
 #include "backend/invoke.h"
+#include "core/ops/op_module.h"
 #include "kc/numerics.h"
 
 namespace kc::bench {
 
-struct OpCost {
-  double flops = 0.0;
-  double bytes = 0.0;
-};
+using kc::OpCost;
 
+// The op's own cost, from its module (core/ops/op_module.h); zero for a call the op
+// does not have.
 OpCost op_cost(const OpGeometry& g, DType dtype, BenchOp op);
 
 // The most a transform algorithm saves on multiplications against the direct definition

@@ -111,6 +111,22 @@ StatusOr<AvgPoolGeometry> avgpool_geometry(const Case& c) {
   KC_RETURN_IF_ERROR(validate(c));
   return unchecked_avgpool_geometry(c);
 }
+// A window sum per output (and one division); the backward adds dy / divisor into each
+// of the window's elements.
+OpCost op_cost(const AvgPoolGeometry& g, DType dtype, BenchOp op) {
+  const double es = storage_bytes(dtype);
+  const double x = elements(g.x_shape()), y = elements(g.y_shape());
+  const double taps = static_cast<double>(g.spatial.kernel_count());
+  switch (op) {
+    case BenchOp::kAvgPoolForward:
+      return {y * taps, (x + y) * es};
+    case BenchOp::kAvgPoolBackward:
+      return {y * taps, (y + x) * es};
+    default:
+      return {};
+  }
+}
+
 std::string never_applies(const Case&, const AvgPoolParams&, std::string_view check) {
   if (check == "adjoint") {
     return "the adjoint identity is checked on conv's three products; an average pool's linear map is checked by "

@@ -105,6 +105,27 @@ StatusOr<ConvGeometry> conv_geometry(const Case& c) {
   return unchecked_conv_geometry(c);
 }
 
+OpCost op_cost(const ConvGeometry& g, DType dtype, BenchOp op) {
+  const double es = storage_bytes(dtype);
+  const double x = elements(g.x_shape()), w = elements(g.w_shape()), y = elements(g.y_shape());
+  const double b = g.bias ? elements(g.b_shape()) : 0.0;
+  const double macs = static_cast<double>(g.batch) * g.out_channels * g.spatial.out_count() * g.reduction_length();
+  switch (op) {
+    case BenchOp::kConvForward:
+      return {2 * macs, (x + w + b + y) * es};
+    case BenchOp::kConvBackwardData:
+      return {2 * macs, (y + w + x) * es};
+    case BenchOp::kConvBackwardWeight:
+      return {2 * macs, (x + y + w) * es};
+    case BenchOp::kConvBackwardBias:
+      return {y, (y + b) * es};
+    case BenchOp::kConvBackward:  // dy, x, w (b) read; dx, dw (db) written
+      return {4 * macs + (g.bias ? y : 0.0), (y + x + w + b + x + w + b) * es};
+    default:
+      return {};
+  }
+}
+
 std::string never_applies(const Case&, const ConvParams&, std::string_view check) {
   return check == "argmax" ? std::string(kArgmaxOnlyMaxPool) : "";
 }

@@ -116,6 +116,23 @@ StatusOr<PoolGeometry> pool_geometry(const Case& c) {
   return unchecked_pool_geometry(c);
 }
 
+OpCost op_cost(const PoolGeometry& g, DType dtype, BenchOp op) {
+  const double es = storage_bytes(dtype);
+  const double x = elements(g.x_shape()), y = elements(g.y_shape());
+  const double taps = static_cast<double>(g.spatial.kernel_count());
+  const double index_bytes = taps <= 256 ? 1.0 : 4.0;
+  switch (op) {
+    case BenchOp::kPoolInference:
+      return {y * taps, (x + y) * es};
+    case BenchOp::kPoolTraining:
+      return {y * taps, (x + y) * es + y * index_bytes};
+    case BenchOp::kPoolBackward:  // dy and indices read, every dx written (zeros included)
+      return {y, (y + x) * es + y * index_bytes};
+    default:
+      return {};
+  }
+}
+
 std::string never_applies(const Case&, const MaxPoolParams& p, std::string_view check) {
   if ((check == "backward" || check == "gradcheck") && p.mode == PoolMode::kInference) return kNoIndices;
   if (check == "adjoint")

@@ -1,6 +1,6 @@
 // What each op's module in kc_core (core/ops/<op>.cpp) defines for its params type:
-// its geometry (kc/shape.h declares those), its validation and which checks never
-// apply to it. Callers dispatch with std::visit
+// its geometry (kc/shape.h declares those), its cost, its validation and which checks
+// never apply to it. Callers dispatch with std::visit
 // and a generic lambda over these overloads, so that an op without one fails to compile
 // there. The op's name and YAML section are its params' kName and kSection (kc/case.h).
 #pragma once
@@ -10,6 +10,8 @@
 
 #include "core/validate.h"
 #include "kc/case.h"
+#include "kc/dtype.h"
+#include "kc/prepared_op.h"
 #include "kc/shape.h"
 #include "kc/status.h"
 
@@ -20,6 +22,21 @@ namespace kc {
 Dims or_ones(const Dims& d, size_t rank);
 SpatialGeometry build_spatial(const Dims& in, const Dims& kernel, const Dims& stride, const Dims& dilation,
                               const PadSpec& pad, bool ceil_mode);
+
+// What one call of an op costs by its definition, for kcheck bench's rates and roofline
+// (docs/bench.md, "Counters"): FLOPs (two per multiply-add of the direct conv; one per
+// comparison or add of a pool and a bias gradient) and compulsory bytes (each input
+// read once, each output written once, in the storage dtype; argmax indices as the
+// smallest integer holding a window offset: 1 byte up to 256 taps, else 4). Zero for a
+// call the op does not have.
+struct OpCost {
+  double flops = 0.0;
+  double bytes = 0.0;
+};
+inline double elements(const Dims& shape) { return static_cast<double>(element_count(shape)); }
+OpCost op_cost(const ConvGeometry& g, DType dtype, BenchOp op);
+OpCost op_cost(const PoolGeometry& g, DType dtype, BenchOp op);
+OpCost op_cost(const AvgPoolGeometry& g, DType dtype, BenchOp op);
 
 // Why argmax never applies to an op other than max pooling.
 inline constexpr std::string_view kArgmaxOnlyMaxPool = "argmax applies to max pooling only";
