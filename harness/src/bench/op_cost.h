@@ -1,9 +1,7 @@
-// What one op of a case costs by its definition, for the bench's rates and roofline
-// (docs/bench.md, "Counters"): FLOPs (two per multiply-add of the direct conv; one per
-// comparison or add of a pool and a bias gradient) and compulsory bytes (each input
-// read once, each output written once, in the storage dtype). Argmax indices count as
-// the smallest integer that holds a window offset (1 byte up to 256 taps, else 4), so
-// that the bytes stay a lower bound for any kernel's format and GB/s an honest rate.
+// What one bench op of a case costs: the op's module says (core/ops/op_module.h: FLOPs
+// and compulsory bytes by the definition, indices at their smallest width, so that the
+// bytes stay a lower bound for any kernel's format and GB/s an honest rate); and what a
+// transform algorithm saves on multiplications.
 #pragma once
 
 #include <cstdint>
