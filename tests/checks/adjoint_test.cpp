@@ -88,7 +88,7 @@ TEST(AdjointCheck, CatchesAKernelFlippedTheWrongWay) {
 TEST(AdjointCheck, ABugTheForwardAndDwShareIsNamedByTheOracle) {
   class DoubledWeights : public test::DelegatingBackend {
    public:
-    DoubledWeights() : DelegatingBackend("doubled") {}
+    explicit DoubledWeights(double dw_scale = 2.0) : DelegatingBackend("doubled"), dw_scale_(dw_scale) {}
     Status conv_forward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
                         Tensor& y) override {
       Tensor w2 = w;
@@ -98,10 +98,14 @@ TEST(AdjointCheck, ABugTheForwardAndDwShareIsNamedByTheOracle) {
     Status conv_backward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
                          const Tensor& dy, Tensor& dx, Tensor& dw, Tensor* db) override {
       KC_RETURN_IF_ERROR(DelegatingBackend::conv_backward(g, x, w, b, relu, dy, dx, dw, db));
-      for (double& v : dw.data) v *= 2.0;
+      for (double& v : dw.data) v *= dw_scale_;
       return ok_status();
     }
-  } be;
+
+   private:
+    double dw_scale_;
+  };
+  DoubledWeights be;
   for (const Case& c : conv_cases()) {
     const CheckResult r = run_check(c, be, "adjoint");
     EXPECT_EQ(r.disposition, Disposition::kFailed) << case_to_one_line(c) << "\n" << describe(r);
@@ -109,6 +113,12 @@ TEST(AdjointCheck, ABugTheForwardAndDwShareIsNamedByTheOracle) {
     EXPECT_THAT(r.message, HasSubstr("while dx (backward data) matches it"));
     EXPECT_THAT(r.message, ::testing::Not(HasSubstr("dx (backward data) is not the adjoint")));
   }
+  // Two wrong passes that disagree with each other too are not called one shared bug.
+  DoubledWeights apart(3.0);
+  const CheckResult r = run_check(conv_cases()[0], apart, "adjoint");
+  EXPECT_EQ(r.disposition, Disposition::kFailed) << describe(r);
+  EXPECT_THAT(r.message, HasSubstr("the forward and dw (backward weight) each depart from the oracle's inner product, "
+                                   "in different ways, while dx (backward data) matches it"));
 }
 
 // Past toy sizes a bound summing every output's worst case exceeds the inner products

@@ -172,7 +172,7 @@ TEST(GenStack, SameSeedAndIndexGiveTheSameCase) {
 TEST(GenStack, OpSetNames) {
   EXPECT_EQ(gen::parse_op_set("stack"), gen::only<StackParams>());
   EXPECT_EQ(gen::op_set_name(gen::only<StackParams>()), "stack");
-  // kAll keeps to the single ops (a stack costs several single-op cases to check).
+  // The mix (kAllOps) keeps to the single ops (a stack costs several single-op cases to check).
   const auto all = gen::valid_case(gen::kAllOps);
   for (uint64_t k = 0; k < 300; ++k) EXPECT_FALSE(is_stack(gen::generate(all, 1, k).value()));
 }

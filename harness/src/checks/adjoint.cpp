@@ -135,7 +135,8 @@ Side oracle_side(const LinearRun& run, const Tensor& g) {
 // with one bug (a forward and a dw that both scale w) agree with each other, and the
 // identity alone would blame the one right pass. Empty when the oracle cannot tell
 // (no side, or every side, departs).
-std::string blame_by_oracle(const std::array<Side, 3>& s, const Side& truth, bool exact) {
+std::string blame_by_oracle(const std::array<Side, 3>& s, const std::array<bool, 3>& agree, const Side& truth,
+                            bool exact) {
   static const std::array<const char*, 3> pass = {"the forward", "dx (backward data)", "dw (backward weight)"};
   std::vector<size_t> off;
   for (size_t i = 0; i < s.size(); ++i) {
@@ -144,10 +145,15 @@ std::string blame_by_oracle(const std::array<Side, 3>& s, const Side& truth, boo
   }
   if (off.empty() || off.size() == s.size()) return {};
   if (off.size() == 1) return kCulprit[off[0]];  // what the identity says too, now known
-  return std::string(pass[off[0]]) + " and " + pass[off[1]] +
-         " depart from the oracle's inner product alike (one bug they share: they agree with each other, not with "
-         "the oracle), while " +
-         pass[3 - off[0] - off[1]] + " matches it; ";
+  const std::string both = std::string(pass[off[0]]) + " and " + pass[off[1]];
+  const std::string right = pass[3 - off[0] - off[1]];
+  if (agree[off[0] + off[1] - 1]) {  // the pair (0,1), (0,2) or (1,2) of judge()
+    return both +
+           " depart from the oracle's inner product alike (one bug they share: they agree with each other, "
+           "not with the oracle), while " +
+           right + " matches it; ";
+  }
+  return both + " each depart from the oracle's inner product, in different ways, while " + right + " matches it; ";
 }
 
 CheckResult judge(const CheckContext& ctx, const std::array<Side, 3>& s, bool exact, const LinearRun& run) {
@@ -173,7 +179,7 @@ CheckResult judge(const CheckContext& ctx, const std::array<Side, 3>& s, bool ex
                              (exact ? " (exact: integer fill)" : "");
   if (r.disposition == Disposition::kFailed) {
     const Side truth = oracle_side(run, ctx.in.dy);
-    const std::string by_oracle = blame_by_oracle(s, truth, exact);
+    const std::string by_oracle = blame_by_oracle(s, agree, truth, exact);
     r.message = (by_oracle.empty() ? blame(s, agree[0], agree[1], agree[2]) : by_oracle) + values + "; " + truth.name +
                 " = " + num_brief(truth.value);
     return r;

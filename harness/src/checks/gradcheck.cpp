@@ -52,25 +52,28 @@ std::string unit_name(const std::string& tensor, const std::vector<int64_t>& uni
   return unit.size() < 2 ? tensor : tensor + " (" + std::to_string(unit.size()) + " tied maxima summed, first)";
 }
 
-// Entry (j, unit) of row j against the difference of y_j along a probe unit of tensor t:
-// the tolerance model on the row's gradient plus the difference's own error for y_j.
-// How the Jacobian's failing row entries are wrong: the backward has nothing where the
-// forward depends on the input (a term left out), something where it does not (dy taken
-// from another position), or another weight. Each is counted where it is beyond the
-// entry's bound on its own, so a count is evidence, not a guess.
+// How the Jacobian's failing row entries are wrong, each judged beyond the entry's bound
+// on its own, so that a count is evidence, not a guess: the backward has nothing where
+// the forward depends on the input (a term left out), something where it does not (dy
+// taken from another position), or neither of the two (another weight, a non-finite).
 struct RowFaults {
-  int64_t missing = 0, misplaced = 0, weighted = 0;
+  int64_t missing = 0, misplaced = 0, other = 0;
   void add(double cand, double value, double bound) {
-    if (!(std::abs(cand - value) > bound)) return;  // agrees (or a NaN, which the tally names)
-    if (std::abs(cand) <= bound)
+    const double gap = std::abs(cand - value);
+    if (gap <= bound) return;  // agrees
+    const bool finite = std::isfinite(cand) && std::isfinite(value);
+    if (finite && std::abs(cand) <= bound && std::abs(value) > bound) {
       ++missing;
-    else if (std::abs(value) <= bound)
+    } else if (finite && std::abs(value) <= bound && std::abs(cand) > bound) {
       ++misplaced;
-    else
-      ++weighted;
+    } else {
+      ++other;
+    }
   }
 };
 
+// Entry (j, unit) of row j against the difference of y_j along a probe unit of tensor t:
+// the tolerance model on the row's gradient plus the difference's own error for y_j.
 void compare_row_entries(const Problem& p, int t, const std::vector<int64_t>& unit, const Probe& r,
                          const ToleranceSpec& spec, Tally& tally, RowFaults& faults) {
   const Tensor& y = p.ctx.ref.y;
@@ -91,7 +94,7 @@ void compare_row_entries(const Problem& p, int t, const std::vector<int64_t>& un
 // failing entries are evidence of.
 std::string hidden_by_dy(const RowFaults& f) {
   const std::string head = "the gradients for the case's dy agree, the Jacobian's rows do not: ";
-  if (f.misplaced > 0 && f.missing > 0) {
+  if (f.misplaced > 0 && f.missing > 0) {  // moved values: entries of every kind
     return head + "the backward puts dy where y does not depend on the input and leaves it out where y does (" +
            std::to_string(f.misplaced) + " and " + std::to_string(f.missing) +
            " entries): dy read in the wrong layout or position, which this dy hides (a constant dy does)";
@@ -100,11 +103,11 @@ std::string hidden_by_dy(const RowFaults& f) {
     return head + "the backward puts dy where y does not depend on the input (" + std::to_string(f.misplaced) +
            " entries): terms added that the forward does not have, which this dy hides";
   }
-  if (f.missing > 0 && f.weighted == 0) {
+  if (f.missing > 0 && f.misplaced == 0 && f.other == 0) {
     return head + "the backward leaves out terms the forward has (" + std::to_string(f.missing) +
            " entries are 0 in the backward): a sum that drops some of its terms, where this dy is 0 or cancels";
   }
-  return head + "the backward weights dy wrongly in a way this dy hides";
+  return head + "the backward combines dy wrongly in a way this dy hides";
 }
 
 void full_jacobian(const Problem& p, Outcome& out) {

@@ -250,7 +250,7 @@ RunInfo run_info(const Args& args, const fuzz::Outcome& out, const fuzz::Setting
 }  // namespace
 
 constexpr const char* kFuzzUsage =
-    "usage: kcheck fuzz [--op conv|maxpool|avgpool|conv_bias_relu|all|stack] [--time S] [--count N] [--seed S]\n"
+    "usage: kcheck fuzz [--op OP] [--time S] [--count N] [--seed S]\n"
     "                   [--backend b] [--plugin lib.so]... [--save DIR] [--report r.json] [--shard i/n|auto]\n"
     "                   [--jobs N] [--shrink-time S] [--timeout S] [--max-failures N] [--in-process]\n"
     "  replays cases/regressions and DIR (default cases/regressions), then checks generated cases on the backend "
@@ -266,6 +266,7 @@ constexpr const char* kFuzzUsage =
 int fuzz_command(const Args& args) {
   if (wants_help(args)) {
     std::fputs(kFuzzUsage, stdout);
+    std::printf("OP: %s\n", gen::op_set_names().c_str());
     return 0;
   }
   FuzzArgs o;

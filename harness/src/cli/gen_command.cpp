@@ -66,8 +66,8 @@ std::string parse(const Args& args, GenOptions& o) {
     return "--boundaries: the sweep is fixed by the op's parameters; it takes no --invalid, --count or --seed";
   }
   if (o.boundaries && o.ops == gen::only<StackParams>()) {
-    return "--boundaries: op stack has no sweep of its own (its layers are conv cases); give --op conv, maxpool, "
-           "avgpool, conv_bias_relu or all";
+    return "--boundaries: op stack has no sweep of its own (its layers are conv cases); give another --op (" +
+           gen::op_set_names() + ")";
   }
   // Into a folder of its own: cases of an earlier run left beside these would be checked
   // with them by `kcheck run DIR`, and two of them could carry the same case number.
@@ -143,8 +143,7 @@ int write_boundaries(const GenOptions& o) {
 int gen_command(const Args& args) {
   if (wants_help(args)) {
     std::fputs(
-        "usage: kcheck gen [--op conv|maxpool|avgpool|conv_bias_relu|all|stack] [--count N] [--seed S] [--invalid] -o "
-        "DIR\n"
+        "usage: kcheck gen [--op OP] [--count N] [--seed S] [--invalid] -o DIR\n"
         "  writes N generated cases (default 10), one per file, DIR/000000-OP.yaml ...; --op all (default):\n"
         "  the single ops, --op stack: deep stacks; --invalid: cases that each break one rule and expect\n"
         "  the error, which kcheck run passes when refused. Valid cases whose data cannot judge a kernel\n"
@@ -154,6 +153,7 @@ int gen_command(const Args& args) {
         "  writes the boundary sweep of each op (every quantity kernels branch or index on, at 2^k - 1,\n"
         "  2^k and 2^k + 1), one file per op: DIR/boundaries_OP.yaml (cases/boundaries/ holds them)\n",
         stdout);
+    std::printf("OP: %s\n", gen::op_set_names().c_str());
     return 0;
   }
   GenOptions o;

@@ -17,7 +17,7 @@ constexpr const char* kUsage =
     "      backend, default 60 s)\n"
     "  explain CASE      shapes, padding, FLOPs, bytes, memory, receptive field, erosion\n"
     "  gen [--op OP] [--count N] [--seed S] [--invalid] -o DIR\n"
-    "      write N generated cases (OP: conv, maxpool, avgpool, conv_bias_relu, all or stack), one per file\n"
+    "      write N generated cases (OP: an op's name, or all: kcheck gen --help lists them), one per file\n"
     "  fuzz [--op OP] [--time S] [--count N] [--seed S] [--backend b] [--plugin lib.so]\n"
     "       [--save DIR] [--report r.json] [--shard i/n] [--jobs N] [--shrink-time S]\n"
     "       [--timeout S] [--max-failures N] [--in-process]\n"

@@ -171,7 +171,7 @@ struct InvalidCase {
   Case c;
   std::string yaml;
 };
-// kStack breaks a stack's rules (depth out of range, a layer that erodes to nothing,
+// only<StackParams>() breaks a stack's rules (depth out of range, a layer that erodes to nothing,
 // inline tensors, a bad checkpoint policy, ...) and the field rules it shares.
 rc::Gen<InvalidCase> invalid_case(const OpSet& ops);
 

@@ -399,7 +399,7 @@ std::vector<Rule> case_rules(const Case& c) {
       {"padding_rank", padding_rank},
       {"empty_output", empty_output},
   };
-  if (std::holds_alternative<AvgPoolParams>(c.op)) {  // the one op without a dilation
+  if (Case copy = c; window(copy).dilation == nullptr) {  // an op without a dilation (average pooling)
     r.erase(std::find_if(r.begin(), r.end(), [](const Rule& x) { return x.apply == dilation_zero; }));
   }
   const std::vector<Rule> own = op_rules(c);
