@@ -1,8 +1,8 @@
 // What each op's module in kc_core (core/ops/<op>.cpp) defines for its params type:
 // its geometry (kc/shape.h declares those), its cost, its validation and which checks
-// never apply to it. Callers dispatch with std::visit
-// and a generic lambda over these overloads, so that an op without one fails to compile
-// there. The op's name and YAML section are its params' kName and kSection (kc/case.h).
+// never apply to it. Callers dispatch with std::visit and a generic lambda over these
+// overloads, so that an op without one fails to compile there. The op's name and YAML
+// section are its params' kName and kSection (kc/case.h).
 #pragma once
 
 #include <string>
@@ -33,6 +33,7 @@ struct OpCost {
   double flops = 0.0;
   double bytes = 0.0;
 };
+// A tensor's element count as a double, for the costs.
 inline double elements(const Dims& shape) { return static_cast<double>(element_count(shape)); }
 OpCost op_cost(const ConvGeometry& g, DType dtype, BenchOp op);
 OpCost op_cost(const PoolGeometry& g, DType dtype, BenchOp op);
