@@ -24,7 +24,7 @@ Status check_pool_fields(const MaxPoolParams& p, const InputSpec& in, const Limi
 namespace {
 
 Status check_pool_geometry(const PoolGeometry& g) {
-  KC_RETURN_IF_ERROR(check_nonempty("maxpool", g.spatial));
+  KC_RETURN_IF_ERROR(check_nonempty(std::string(MaxPoolParams::kName), g.spatial));
   for (size_t i = 0; i < g.spatial.dims.size(); ++i) {
     const DimGeometry& d = g.spatial.dims[i];
     const std::string dim = "dim " + num(static_cast<int64_t>(i));
