@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "core/validate.h"
+#include "gen/op_fields.h"
 #include "gen/oracle_trust.h"
 #include "kc/backend.h"
 #include "kc/overloaded.h"
@@ -43,27 +44,19 @@ PadSpec pads(int64_t pad, size_t rank) {
 
 void place(Case& c, const Geometry& g) {
   c.input.spatial = g.spatial;
-  auto window = [&](auto& p) {  // the same three fields on conv, max and average pooling
-    p.kernel = g.kernel;
-    p.stride = g.stride;
-    p.padding = pads(g.pad, g.spatial.size());
-  };
-  std::visit(Overloaded{[&](ConvParams& p) { window(p); }, [&](ConvBiasReluParams& p) { window(p.conv); },
-                        [&](MaxPoolParams& p) { window(p); }, [&](AvgPoolParams& p) { window(p); },
-                        [&](StackParams&) {}},  // no sweep (boundary_quantities)
-             c.op);
+  const detail::WindowRef w = detail::window_of(c);
+  w.kernel = g.kernel;
+  w.stride = g.stride;
+  w.padding = pads(g.pad, g.spatial.size());
 }
 
 // Input channels, output channels and groups (a pool has no output channels or groups).
 void set_channels(Case& c, int64_t in, int64_t out, int64_t groups) {
   c.input.channels = in;
-  auto conv = [&](ConvParams& p) {
-    p.out_channels = out;
-    p.groups = groups;
-  };
-  std::visit(Overloaded{[&](ConvParams& p) { conv(p); }, [&](ConvBiasReluParams& p) { conv(p.conv); },
-                        [](MaxPoolParams&) {}, [](AvgPoolParams&) {}, [](StackParams&) {}},
-             c.op);
+  if (ConvParams* p = detail::conv_of(c)) {
+    p->out_channels = out;
+    p->groups = groups;
+  }
 }
 
 int64_t largest_divisor_at_most(int64_t n, int64_t limit) {

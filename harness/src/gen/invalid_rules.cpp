@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "core/format.h"
+#include "gen/op_fields.h"
 #include "invalid.h"
 #include "kc/overloaded.h"
 #include "kc/shape.h"
@@ -18,11 +19,8 @@ namespace {
 
 std::string at(size_t i) { return "[" + std::to_string(i) + "]"; }
 
-ConvParams& conv(Case& c) {
-  if (auto* p = std::get_if<ConvParams>(&c.op)) return *p;
-  if (auto* p = std::get_if<StackParams>(&c.op)) return p->conv;
-  return std::get<ConvBiasReluParams>(c.op).conv;  // conv rules are listed for these three ops only
-}
+// Conv rules are listed for conv, conv_bias_relu and stacks only.
+ConvParams& conv(Case& c) { return *conv_of(c); }
 
 // The prefix of a geometry refusal: the op's field, or for a stack its first layer as
 // the single-op case it runs as (a layer with relu runs as conv_bias_relu).
@@ -33,32 +31,9 @@ std::string geometry_field(const Case& c) {
   return op_field(c);
 }
 
-// The op's window fields; dilation is null for an average pool, which has none.
-struct WindowRef {
-  Dims& kernel;
-  Dims& stride;
-  Dims* dilation;
-  PadSpec& padding;
-  bool pool;  // stride defaults to the kernel
-};
-
-WindowRef window(Case& c) {
-  auto of_conv = [](ConvParams& p) { return WindowRef{p.kernel, p.stride, &p.dilation, p.padding, false}; };
-  return std::visit(
-      Overloaded{[&](ConvParams& p) { return of_conv(p); }, [&](ConvBiasReluParams& p) { return of_conv(p.conv); },
-                 [&](StackParams& p) { return of_conv(p.conv); },
-                 [](MaxPoolParams& p) {
-                   return WindowRef{p.kernel, p.stride, &p.dilation, p.padding, true};
-                 },
-                 [](AvgPoolParams& p) {
-                   return WindowRef{p.kernel, p.stride, nullptr, p.padding, true};
-                 }},
-      c.op);
-}
-
 // Strides, dilations and padding written out in full, with the same geometry.
 WindowRef make_explicit(Case& c) {
-  WindowRef w = window(c);
+  WindowRef w = window_of(c);
   const size_t rank = c.input.spatial.size();
   if (w.stride.empty()) w.stride = w.pool ? w.kernel : Dims(rank, 1);
   if (w.dilation && w.dilation->empty()) *w.dilation = Dims(rank, 1);
@@ -114,11 +89,11 @@ Breakage rank_zero(Case& c, size_t, int64_t) {
   return {"input.spatial: rank 0 is outside 1 to 3", {}};
 }
 Breakage kernel_zero(Case& c, size_t dim, int64_t) {
-  window(c).kernel[dim] = 0;
+  window_of(c).kernel[dim] = 0;
   return {op_field(c) + ".kernel" + at(dim) + ": 0 must be at least 1", {}};
 }
 Breakage kernel_rank(Case& c, size_t, int64_t a) {
-  window(c).kernel.push_back(a);
+  window_of(c).kernel.push_back(a);
   const size_t rank = c.input.spatial.size();
   return {op_field(c) + ".kernel: has " + num(static_cast<int64_t>(rank + 1)) + " entries but input.spatial has rank " +
               num(static_cast<int64_t>(rank)),
@@ -399,7 +374,7 @@ std::vector<Rule> case_rules(const Case& c) {
       {"padding_rank", padding_rank},
       {"empty_output", empty_output},
   };
-  if (Case copy = c; window(copy).dilation == nullptr) {  // an op without a dilation (average pooling)
+  if (Case copy = c; window_of(copy).dilation == nullptr) {  // an op without a dilation (average pooling)
     r.erase(std::find_if(r.begin(), r.end(), [](const Rule& x) { return x.apply == dilation_zero; }));
   }
   const std::vector<Rule> own = op_rules(c);
