@@ -3,6 +3,7 @@
 
 #include <utility>
 
+#include "core/format.h"
 #include "kc/overloaded.h"
 
 namespace kc {
@@ -49,12 +50,9 @@ std::optional<OpParams> op_named(std::string_view name) {
 }
 
 std::string op_name_list(std::string_view last_sep) {
-  const std::vector<OpParams> ops = all_ops();
-  std::string text;
-  for (size_t i = 0; i < ops.size(); ++i) {
-    text += std::string(i == 0 ? "" : i + 1 == ops.size() ? last_sep : ", ") + std::string(op_name(ops[i]));
-  }
-  return text;
+  std::vector<std::string_view> names;
+  for (const OpParams& op : all_ops()) names.push_back(op_name(op));
+  return name_list(names, last_sep);
 }
 
 const PadSpec& padding_of(const OpParams& op) {

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "core/format.h"
 #include "core/ops/op_module.h"
 
 namespace kc {
@@ -72,11 +73,7 @@ std::string check_names(bool (*pick)(const CheckInfo&)) {
   for (const CheckInfo& info : check_table()) {
     if (pick(info)) names.push_back(info.name);
   }
-  std::string text;
-  for (size_t i = 0; i < names.size(); ++i) {
-    text += std::string(i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + std::string(names[i]);
-  }
-  return text;
+  return name_list(names, " and ");
 }
 
 std::string oracle_self_reason() {

@@ -1,10 +1,11 @@
-// The one home for how numbers and coordinates read in messages, so that every check,
-// validation and generator prints them alike. Header-only, never throws.
+// The one home for how numbers, coordinates and lists of names read in messages, so that
+// every check, validation and generator prints them alike. Header-only, never throws.
 #pragma once
 
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kc/tensor.h"
@@ -32,6 +33,16 @@ inline std::string num_exact(double v) {
   char buf[40];
   std::snprintf(buf, sizeof buf, "%.17g", v);
   return buf;
+}
+
+// "a, b and c" (last_sep " and ") or "a, b or c": a list of names in a sentence.
+template <class Names>
+std::string name_list(const Names& names, std::string_view last_sep) {
+  std::string text;
+  for (size_t i = 0; i < names.size(); ++i) {
+    text += std::string(i == 0 ? "" : i + 1 == names.size() ? last_sep : ", ") + std::string(names[i]);
+  }
+  return text;
 }
 
 // "1st", "2nd", "11th", "23rd".

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/check_table.h"
+#include "core/format.h"
 #include "core/validate.h"
 #include "io/case_yaml.h"
 #include "kc/overloaded.h"
@@ -455,8 +456,7 @@ StatusOr<Case> read_case(const Value& v, Expectation* expect) {
       for (const auto& [name, d] : dtypes) {
         if (accumulates(d, c.dtype)) fit.insert(fit.begin(), std::string(name));
       }
-      std::string list;
-      for (size_t i = 0; i < fit.size(); ++i) list += (i == 0 ? "" : i + 1 == fit.size() ? " or " : ", ") + fit[i];
+      const std::string list = name_list(fit, " or ");
       return f->error(std::string(dtype_name(acc)) + " cannot accumulate dtype " + std::string(dtype_name(c.dtype)) +
                       " (an accumulator has at least the storage's precision and range; for " +
                       std::string(dtype_name(c.dtype)) + ": " + list + ")");
