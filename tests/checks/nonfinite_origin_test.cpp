@@ -3,7 +3,9 @@
 // filter hold only finite values is named an out-of-window read, not padding; a Winograd
 // tile that turns an infinity into NaN is named "±inf became NaN"; an f16 store that calls
 // a sum past 65504 (but below the overflow threshold 65520) inf is named a conversion,
-// never a read, and a sum at the threshold that rightly becomes inf is named nothing.
+// never a read, and a sum at the threshold that rightly becomes inf is named nothing; a
+// relu written as z * 0 is named "relu(-inf) = NaN"; an infinite bias is no read past the
+// window; a NaN from a sum whose terms pass the accumulator's range is allowed.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -20,7 +22,7 @@ using ::testing::Not;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-enum class Plant { kNone, kReluNanZero, kNextPixelRead, kInfToNaN, kOverflowPastMax };
+enum class Plant { kNone, kReluNanZero, kNextPixelRead, kInfToNaN, kOverflowPastMax, kReluAsSlopeZero, kSumNaN };
 
 // The reference's y with one planted change.
 class PlantedForward final : public test::DelegatingBackend {
@@ -28,8 +30,11 @@ class PlantedForward final : public test::DelegatingBackend {
   explicit PlantedForward(Plant p) : DelegatingBackend("planted_forward"), p_(p) {}
   Status conv_forward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, bool relu,
                       Tensor& y) override {
-    KC_RETURN_IF_ERROR(reference().conv_forward(g, x, w, b, relu, y));
+    // relu as z > 0 ? z : z * 0 (0 x -inf = NaN), on the pre-activation.
+    KC_RETURN_IF_ERROR(reference().conv_forward(g, x, w, b, relu && p_ != Plant::kReluAsSlopeZero, y));
+    if (p_ == Plant::kSumNaN) y[0] = kNaN;  // its partial sums overflowed to +inf and -inf
     for (int64_t i = 0; i < y.size(); ++i) {
+      if (p_ == Plant::kReluAsSlopeZero && relu && !(y[i] > 0.0)) y[i] = y[i] * 0.0;
       if (p_ == Plant::kReluNanZero && std::isnan(y[i])) y[i] = 0.0;
       if (p_ == Plant::kInfToNaN && std::isinf(y[i])) y[i] = kNaN;
       if (p_ == Plant::kOverflowPastMax && std::abs(y[i]) >= 65504.0) y[i] = std::copysign(kInf, y[i]);
@@ -107,6 +112,54 @@ TEST(NonfiniteOrigin, ReluOfNaNGivingZeroIsNamed) {
   EXPECT_THAT(r.message, HasSubstr("relu(NaN) = 0 at 1 outputs whose pre-activation is NaN"));
   PlantedForward none(Plant::kNone);  // relu(NaN) = NaN, as the contract says
   EXPECT_EQ(run_check(c, none, "forward").disposition, Disposition::kPassed);
+}
+
+TEST(NonfiniteOrigin, ReluOfMinusInfGivingNaNIsNamed) {
+  Case c = fused(one_by_one({1.0, -kInf, -1.0}));  // z = [2.5, -inf, -1.5]
+  c.tensors["b"] = Tensor{DType::kF32, {1}, {0.5}};
+  PlantedForward be(Plant::kReluAsSlopeZero);
+  const CheckResult r = run_check(c, be, "forward");
+  EXPECT_EQ(r.disposition, Disposition::kFailed) << describe(r);
+  EXPECT_THAT(r.message, HasSubstr("relu(-inf) = NaN at 1 outputs whose pre-activation is -inf"));
+  EXPECT_THAT(r.message, Not(HasSubstr("out-of-window")));
+  // The near miss: a NaN pre-activation made 0 is the other diagnosis, not this one.
+  Case nan_case = fused(one_by_one({1.0, kNaN, -1.0}));
+  nan_case.tensors["b"] = Tensor{DType::kF32, {1}, {0.5}};
+  PlantedForward zero(Plant::kReluNanZero);
+  EXPECT_THAT(run_check(nan_case, zero, "forward").message, Not(HasSubstr("relu(-inf)")));
+}
+
+// A bias is part of every output's sum: its infinity reaching y is no read past the window.
+TEST(NonfiniteOrigin, AnInfiniteBiasIsNoOutOfWindowRead) {
+  Case c = one_by_one({1.0, 2.0, 1.0});
+  c.tensors["b"] = Tensor{DType::kF32, {1}, {kInf}};
+  std::get<ConvParams>(c.op).bias = true;
+  PlantedForward be(Plant::kInfToNaN);
+  const CheckResult r = run_check(c, be, "forward");
+  EXPECT_EQ(r.disposition, Disposition::kFailed) << describe(r);
+  EXPECT_THAT(r.message, Not(HasSubstr("out-of-window")));
+}
+
+// 1x1 over three channels, w = 1: y[0] = x0 + x1 + x2 with the given terms.
+Case three_terms(double a, double b, double c) {
+  Case k = conv_case({.batch = 1, .channels = 3, .out_channels = 1, .spatial = {1}, .kernel = {1}});
+  k.dtype = DType::kF32;
+  k.tensors["x"] = Tensor{DType::kF32, {1, 3, 1}, {a, b, c}};
+  k.tensors["w"] = Tensor{DType::kF32, {1, 3, 1}, {1.0, 1.0, 1.0}};
+  k.tensors["dy"] = Tensor{DType::kF32, {1, 1, 1}, {1.0}};
+  return k;
+}
+
+// max + max - max passes f32's range on the way in some orders: NaN there is a correct
+// kernel's (allowed, no cause named); where the terms stay within the range it fails.
+TEST(NonfiniteOrigin, AnOverflowedPartialSumIsAllowedAndNamesNoCause) {
+  const double max = std::numeric_limits<float>::max();
+  PlantedForward be(Plant::kSumNaN);
+  const CheckResult past = run_check(three_terms(max, max, -max), be, "forward");
+  EXPECT_EQ(past.disposition, Disposition::kPassed) << describe(past);
+  EXPECT_THAT(past.message, HasSubstr("partial sums may overflow"));
+  const CheckResult within = run_check(three_terms(max / 4, max / 4, -max / 4), be, "forward");
+  EXPECT_EQ(within.disposition, Disposition::kFailed) << describe(within);
 }
 
 // f16 1x1 conv over two channels: y = x0 + x1.

@@ -45,7 +45,11 @@ struct Tap {
 struct Sum {
   DType dtype = DType::kF64;
   bool storage = false;
-  double add(double a, double v) const { return storage ? round_to(dtype, a + v) : a + v; }
+  double overflow_at = INFINITY;  // a partial sum past it becomes the infinity of its sign
+  double add(double a, double v) const {
+    const double r = storage ? round_to(dtype, a + v) : a + v;
+    return std::abs(r) > overflow_at ? std::copysign(INFINITY, r) : r;
+  }
 };
 
 bool asked_same(const ConvSetup& s, const ConvGeometry& g) {
@@ -146,7 +150,12 @@ std::vector<Tap> make_taps(const Plan& p, bool unit_stride, bool repeat_edge) {
 Sum sum_for(const ConvSetup& s, const Tensor& x) {
   const bool half = x.dtype == DType::kF16 || x.dtype == DType::kBF16;
   // The contract accumulates f16/bf16 in f32; this kernel sums in the storage dtype.
-  return {x.dtype, s.bug == Bug::kLowPrecisionAccumulation && half};
+  // An f32 accumulator that holds twice the sum (a scale of 2 applied to the products
+  // and undone at the store): it overflows once a partial sum passes half of f32's
+  // largest value, although the contract's sum (and the allowance for it) does not.
+  const double doubled =
+      s.bug == Bug::kDoubledAccumulator && x.dtype != DType::kF64 ? largest_finite(DType::kF32) / 2.0 : INFINITY;
+  return {x.dtype, s.bug == Bug::kLowPrecisionAccumulation && half, doubled};
 }
 
 // conv(x, w) (+ b when b is given) per [n, co, o], before any relu; `reversed` sums the

@@ -52,6 +52,8 @@
   KC_TRAP(truncating_conversion, kTruncatingConversion, "drift", \
           "times that of the oracle rounding every layer to nearest in * biased rounding (toward zero)", \
           "f64 conv2d k3 pad 1") \
+  KC_TRAP(doubled_accumulator, kDoubledAccumulator, "forward", \
+          "y: * elements outside the tolerance", "f64 conv2d k3 pad 1") \
   KC_TRAP(overflow_past_max, kOverflowPastMax, "forward", \
           "a sum below the overflow threshold * rounds to the largest value", \
           "f16 conv1d output exactly 65504, f16's largest finite value, is not inf") \

@@ -122,7 +122,7 @@ struct InputSpec {
   bool operator==(const InputSpec&) const = default;
 };
 
-enum class Fill { kRandom, kNormal, kInteger, kTies, kSpecial };
+enum class Fill { kRandom, kNormal, kInteger, kTies, kSpecial, kBoundary };
 
 // A region of a filled input set to exactly 0 after the fill (`data: zero:`). Each of
 // sample, channel and box left out means all of it. For x and dy, sample is the batch

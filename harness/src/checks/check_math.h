@@ -100,6 +100,10 @@ inline std::string nonfinite_inputs(const CheckContext& ctx) {
   if (ctx.c.data.fill == Fill::kSpecial) {
     return "fill: special puts NaN and infinities in x, where sums and differences are undefined";
   }
+  if (ctx.c.data.fill == Fill::kBoundary) {  // even where this seed drew no NaN, a difference at max overflows
+    return "fill: boundary puts NaN, infinities and the dtype's largest values in the inputs, where sums and "
+           "differences are undefined or overflow";
+  }
   const std::pair<const char*, const Tensor*> inputs[] = {
       {"x", &ctx.in.x}, {"w", &ctx.in.w}, {"b", &ctx.in.b}, {"dy", &ctx.in.dy}};
   for (const auto& [name, t] : inputs) {

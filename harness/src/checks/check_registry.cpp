@@ -82,6 +82,24 @@ double flush_allowance(const CheckContext& ctx, const ToleranceSpec& s) {
   return std::ldexp(1.0, min_normal_exponent(s.storage)) * (1.0 + static_cast<double>(s.n) * most);
 }
 
+// Where the tensor is a sum whose terms can pass the accumulator's range: the finite
+// part of each element's terms, and an average's divisor (a kernel may divide last).
+// A max pool's y is a selection: its magnitudes never accumulate.
+void with_finite_terms(const CheckContext& ctx, std::string_view tensor, ToleranceSpec& s) {
+  const bool selection = std::holds_alternative<PoolGeometry>(ctx.geo) && tensor == "y";
+  if (selection) return;
+  if (const auto* g = std::get_if<AvgPoolGeometry>(&ctx.geo)) {
+    s.sum_scale = static_cast<double>(g->divisor > 0 ? g->divisor : g->spatial.kernel_count());
+  }
+  if (ctx.finite_abs == nullptr) return;
+  const Tensor* t = tensor == "y"    ? &ctx.finite_abs->y
+                    : tensor == "dx" ? &ctx.finite_abs->dx
+                    : tensor == "dw" ? &ctx.finite_abs->dw
+                    : tensor == "db" ? &ctx.finite_abs->db
+                                     : nullptr;
+  if (t != nullptr && t->size() > 0) s.finite_terms = t;
+}
+
 }  // namespace
 
 ToleranceSpec tolerance_for(const CheckContext& ctx, std::string_view tensor) {
@@ -111,6 +129,7 @@ ToleranceSpec tolerance_for(const CheckContext& ctx, std::string_view tensor) {
   }
   if (!ctx.is_reference && ctx.backend.numerics().flushes_subnormals) s.flush_atol = flush_allowance(ctx, s);
   s.relu_output = tensor == "y" && std::holds_alternative<ConvBiasReluParams>(ctx.c.op);
+  with_finite_terms(ctx, tensor, s);
   return s;
 }
 

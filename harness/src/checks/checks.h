@@ -50,6 +50,10 @@ struct CheckContext {
   // What the oracle computed for this case on another backend in this worker, and where
   // what it computes now is kept (oracle_memo.h); null: nothing is kept.
   checks::OracleMemo* memo = nullptr;
+  // The absolute pass over the finite inputs alone (finite_part_pass; `abs` itself where
+  // every input is finite). Decides where an accumulator may overflow (tolerance_for);
+  // null: only a finite abs element can say so.
+  const OpOutputs* finite_abs = nullptr;
 };
 
 // A check's code, bound by name to its row of the check table (core/check_table.h),

@@ -44,11 +44,7 @@ CheckResult forward_run(const CheckContext& ctx) {
   CheckResult r = make_result("forward", Disposition::kPassed);
   if (const ConvGeometry* cg = conv_geo(ctx)) {
     compare_padding_taps(ctx, "y", ctx.cand.y, ctx.ref.y, ctx.abs.y, y_without_padding_taps(ctx, *cg), r);
-    if (r.disposition == Disposition::kFailed) {
-      const bool relu = std::holds_alternative<ConvBiasReluParams>(ctx.c.op);
-      const bool transform = !ctx.is_reference && ctx.backend.numerics().transform();
-      r.message += nonfinite_origin(*cg, relu, transform, ctx.in.x, ctx.in.w, ctx.cand.y, ctx.ref.y);
-    }
+    if (r.disposition == Disposition::kFailed) r.message += nonfinite_origin(ctx, *cg);
   } else {
     compare_tensors("y", ctx.cand.y, ctx.ref.y, &ctx.abs.y, tolerance_for(ctx, "y"), r);
   }

@@ -6,7 +6,9 @@
 #include <vector>
 
 #include "core/format.h"
+#include "judge/tolerance.h"
 #include "kc/dtype.h"
+#include "kc/ref/conv.h"
 #include "window.h"
 
 namespace kc::checks {
@@ -16,10 +18,13 @@ using rules::window_taps;
 
 // Whether some input of output i's window (all channels of its group) or some weight of
 // its filter satisfies `pred`.
+// A bias, where the conv has one, counts as part of the filter.
 template <typename Pred>
-bool window_any(const ConvGeometry& g, const Tensor& x, const Tensor& w, int64_t i, Pred pred) {
+bool window_any(const ConvGeometry& g, const OpInputs& in, int64_t i, Pred pred) {
+  const Tensor &x = in.x, &w = in.w;
   const int64_t out_count = g.spatial.out_count(), in_count = g.spatial.in_count();
   const int64_t n = i / (g.out_channels * out_count), co = (i / out_count) % g.out_channels;
+  if (g.bias && co < in.b.size() && pred(in.b[co])) return true;
   const int64_t cin = g.in_per_group(), group = co / g.out_per_group();
   const int64_t k = g.spatial.kernel_count();
   for (int64_t t = 0; t < cin * k; ++t) {
@@ -35,38 +40,69 @@ bool window_any(const ConvGeometry& g, const Tensor& x, const Tensor& w, int64_t
   return false;
 }
 
-bool window_finite(const ConvGeometry& g, const Tensor& x, const Tensor& w, int64_t i) {
-  return !window_any(g, x, w, i, [](double v) { return !std::isfinite(v); });
+bool window_finite(const ConvGeometry& g, const OpInputs& in, int64_t i) {
+  return !window_any(g, in, i, [](double v) { return !std::isfinite(v); });
 }
 
 // Where the oracle's y is ±inf and the kernel's NaN, a direct sum formed 0 x inf where the
 // oracle multiplied a nonzero: with a subnormal in the window or filter, one read as 0
 // (DAZ) is the evidence; without it no cause is named. Returns how many outputs show it.
-int64_t inf_to_nan_dazed(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor& cand, const Tensor& ref,
-                         int64_t& first) {
-  const double normal = std::ldexp(1.0, min_normal_exponent(x.dtype));
+int64_t inf_to_nan_dazed(const ConvGeometry& g, const OpInputs& in, const Tensor& cand, const Tensor& ref,
+                         const std::vector<char>& may_overflow, int64_t& first) {
+  const double normal = std::ldexp(1.0, min_normal_exponent(in.x.dtype));
   const auto subnormal = [normal](double v) { return v != 0.0 && std::abs(v) < normal; };
   int64_t dazed = 0;
   for (int64_t i = 0; i < ref.size(); ++i) {
-    if (!std::isinf(ref[i]) || !std::isnan(cand[i]) || !window_any(g, x, w, i, subnormal)) continue;
+    if (may_overflow[static_cast<size_t>(i)]) continue;
+    if (!std::isinf(ref[i]) || !std::isnan(cand[i]) || !window_any(g, in, i, subnormal)) continue;
     if (dazed++ == 0) first = i;
   }
   return dazed;
 }
 
+// Per output, whether its finite terms may overflow the candidate's accumulator.
+std::vector<char> overflow_allowed(const CheckContext& ctx) {
+  const ToleranceSpec spec = tolerance_for(ctx, "y");
+  std::vector<char> out(static_cast<size_t>(ctx.ref.y.size()), 0);
+  for (int64_t i = 0; i < ctx.ref.y.size(); ++i) {
+    const double abs_sum = i < ctx.abs.y.size() ? ctx.abs.y[i] : 0.0;
+    out[static_cast<size_t>(i)] = accumulator_may_overflow(spec, i, abs_sum);
+  }
+  return out;
+}
+
+// Outputs of the fused op where the oracle's pre-activation is -inf (relu gives 0) and
+// the kernel's y is NaN: relu as z * slope with a slope of 0 forms 0 x -inf.
+int64_t relu_of_minus_inf_nan(const CheckContext& ctx, const ConvGeometry& g, const std::vector<char>& may_overflow) {
+  const Tensor &cand = ctx.cand.y, &ref = ctx.ref.y;
+  bool any = false;
+  for (int64_t i = 0; i < ref.size() && !any; ++i) any = ref[i] == 0.0 && std::isnan(cand[i]);
+  if (!any) return 0;
+  const Tensor z = ref::conv_forward(g, ctx.in.x, ctx.in.w, g.bias ? &ctx.in.b : nullptr);
+  int64_t n = 0;
+  for (int64_t i = 0; i < ref.size(); ++i) {
+    n += !may_overflow[static_cast<size_t>(i)] && std::isnan(cand[i]) && z[i] == -INFINITY;
+  }
+  return n;
+}
+
 }  // namespace
 
-std::string nonfinite_origin(const ConvGeometry& g, bool relu, bool transform, const Tensor& x, const Tensor& w,
-                             const Tensor& cand, const Tensor& ref) {
+std::string nonfinite_origin(const CheckContext& ctx, const ConvGeometry& g) {
+  const Tensor &cand = ctx.cand.y, &ref = ctx.ref.y;
   if (cand.shape != ref.shape || ref.shape != g.y_shape()) return {};
+  const bool relu = std::holds_alternative<ConvBiasReluParams>(ctx.c.op);
+  const bool transform = !ctx.is_reference && ctx.backend.numerics().transform();
+  const std::vector<char> may_overflow = overflow_allowed(ctx);
   int64_t relu_zero = 0, outside = 0, first_outside = -1, overflow = 0, first_overflow = -1;
-  const DType dtype = x.dtype;  // the case's storage dtype (inputs are made in it)
+  const DType dtype = ctx.c.dtype;
   const double top = largest_finite(dtype);
   const double poison = poison_value();
   for (int64_t i = 0; i < ref.size(); ++i) {
     const double c = cand[i], r = ref[i];
+    if (may_overflow[static_cast<size_t>(i)]) continue;
     relu_zero += relu && std::isnan(r) && c == 0.0;
-    if (std::isfinite(c) || !std::isfinite(r) || !window_finite(g, x, w, i)) continue;
+    if (std::isfinite(c) || !std::isfinite(r) || !window_finite(g, ctx.in, i)) continue;
     if (std::memcmp(&c, &poison, sizeof c) == 0) continue;  // never written: integrity says so
     if (c == round_to(dtype, r)) continue;                  // a sum past the threshold: inf is right
     // Evidence of a conversion, not of a read: the oracle's y lies at or past the largest
@@ -90,9 +126,16 @@ std::string nonfinite_origin(const ConvGeometry& g, bool relu, bool transform, c
     s += "y: relu(NaN) = 0 at " + std::to_string(relu_zero) +
          " outputs whose pre-activation is NaN (the contract keeps NaN through relu); ";
   }
+  if (relu) {
+    if (const int64_t n = relu_of_minus_inf_nan(ctx, g, may_overflow); n > 0) {
+      s += "y: relu(-inf) = NaN at " + std::to_string(n) +
+           " outputs whose pre-activation is -inf (the contract gives 0: relu written as z times a slope of 0 "
+           "forms 0 x -inf?); ";
+    }
+  }
   if (!transform) {
     int64_t first_daz = -1;
-    if (const int64_t dazed = inf_to_nan_dazed(g, x, w, cand, ref, first_daz); dazed > 0) {
+    if (const int64_t dazed = inf_to_nan_dazed(g, ctx.in, cand, ref, may_overflow, first_daz); dazed > 0) {
       s += "y: NaN at " + std::to_string(dazed) + " outputs where the oracle gives ±inf and the window or filter " +
            "holds a subnormal, the first y at " + at(first_daz, ref.shape) +
            ": a subnormal read as 0 met an infinity (0 x inf: subnormal inputs flushed, DAZ); ";

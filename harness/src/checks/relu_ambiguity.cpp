@@ -122,7 +122,10 @@ ReluAmbiguity relu_ambiguity(const CheckContext& ctx, const ConvGeometry& g) {
     // gets right, or a kernel's rounding may move it off 0 (see exact_sums).
     const double z = a.z[i];
     const bool near = z != 0.0 || (!exact[static_cast<size_t>(i)] && ctx.abs.y[i] > 0.0);
-    if (near && std::abs(z) < element_bound(spec, z, ctx.abs.y[i])) {
+    // A sum whose finite terms pass the accumulator's range may overflow to either
+    // infinity (or NaN) on the way, so relu' may take either side too.
+    const bool overflows = accumulator_may_overflow(spec, i, ctx.abs.y[i]);
+    if ((near && std::abs(z) < element_bound(spec, z, ctx.abs.y[i])) || overflows) {
       a.ambiguous[static_cast<size_t>(i)] = true;
       ++a.count;
     }

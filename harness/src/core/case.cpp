@@ -134,6 +134,8 @@ std::string_view fill_name(Fill fill) {
       return "ties";
     case Fill::kSpecial:
       return "special";
+    case Fill::kBoundary:
+      return "boundary";
   }
   return "?";
 }

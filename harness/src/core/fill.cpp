@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/boundary_values.h"
 #include "core/validate.h"
 #include "core/zero_region.h"
 #include "kc/overloaded.h"
@@ -69,6 +70,7 @@ void value_fill(Tensor& t, const Case& c, uint64_t stream) {
     if (c.data.fill == Fill::kTies)
       v = std::array<double, 4>{-1.0, 0.0, 0.5, 1.0}[splitmix64(seed ^ (stream << 40) ^ u) % 4];
     if (c.data.fill == Fill::kSpecial && stream == kX) v = special_value(seed, u, c.dtype);
+    if (c.data.fill == Fill::kBoundary) v = boundary_element(seed, stream, u, c.dtype);
     t[i] = v;
   }
 }

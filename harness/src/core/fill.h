@@ -8,6 +8,8 @@
 //            within the dtype's exact range, so `tolerance: exact` can demand bitwise equality
 //   ties:    values from a set of four, so pool windows hold many equal maxima
 //   special: random values with NaN, +-inf, +-0 and subnormals mixed in (x only)
+//   boundary: the dtype's boundary values (core/boundary_values.h) mixed into uniform
+//            values, in x, w, b and dy
 // Element i of a tensor is a pure function of (seed, tensor, i): the same seed gives
 // the same data whatever the thread count or the order of generation.
 #pragma once

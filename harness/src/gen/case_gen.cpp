@@ -121,12 +121,13 @@ rc::Gen<DType> dtype_gen() {
   return pick<DType>({{1, DType::kF64}, {1, DType::kF32}, {1, DType::kF16}, {1, DType::kBF16}});
 }
 
-// `fill: special` (NaN, infinities, signed zeros, subnormals) for every op and dtype:
+// `fill: special` (NaN, infinities, signed zeros, subnormals) and `fill: boundary` (each
+// dtype's largest, smallest and tie-making values, docs/cases.md) for every op and dtype:
 // conv_bias_relu's relu(-inf) = 0 is judged as exactly 0 (judge/tolerance.h).
 rc::Gen<DataDraft> data_draft(bool pool, const Options& o) {
   std::vector<std::pair<uint64_t, Fill>> fills = {
       {4, Fill::kRandom}, {2, Fill::kNormal}, {3, Fill::kInteger}, {pool ? 3u : 1u, Fill::kTies}};
-  if (o.data & (kNaN | kInfinity)) fills.push_back({1, Fill::kSpecial});
+  if (o.data & (kNaN | kInfinity)) fills.push_back({1, Fill::kSpecial}), fills.push_back({1, Fill::kBoundary});
   return rc::gen::build<DataDraft>(
       set(&DataDraft::fill, pick<Fill>(fills)), set(&DataDraft::seed, rc::gen::arbitrary<uint64_t>()),
       set(&DataDraft::exact, flag(50)), set(&DataDraft::inline_x, o.data != 0 ? flag(pool ? 30 : 12) : just(false)),

@@ -62,7 +62,8 @@ Breakage unknown_op(Case& c, size_t, int64_t) {
   return {"op: expected one of " + op_name_list(", "), set_value(yaml(c), "op", "conv4d")};
 }
 Breakage bad_fill(Case& c, size_t, int64_t) {
-  return {"data.fill: expected one of random, normal, integer, ties, special", set_value(yaml(c), "fill", "noise")};
+  return {"data.fill: expected one of random, normal, integer, ties, special, boundary",
+          set_value(yaml(c), "fill", "noise")};
 }
 Breakage unknown_top_key(Case& c, size_t, int64_t) { return {"kernal: unknown key", yaml(c) + "kernal: [3]\n"}; }
 Breakage misspelt_stride(Case& c, size_t, int64_t a) {

@@ -262,7 +262,8 @@ Status read_data(const Value& v, DataSpec* data) {
                                                          {"normal", Fill::kNormal},
                                                          {"integer", Fill::kInteger},
                                                          {"ties", Fill::kTies},
-                                                         {"special", Fill::kSpecial}}));
+                                                         {"special", Fill::kSpecial},
+                                                         {"boundary", Fill::kBoundary}}));
   }
   if (auto f = v.get("zero")) {
     KC_ASSIGN_OR_RETURN(data->zero, read_zero_regions(*f));

@@ -2,6 +2,8 @@
 // magnitudes from: the oracle run on |inputs|, per element the sum of |a_i * b_i|.
 #pragma once
 
+#include <optional>
+
 #include "backend/invoke.h"
 #include "kc/backend.h"
 #include "kc/case.h"
@@ -19,5 +21,12 @@ OpOutputs absolute_pass_for(const Backend& backend, const Case& c, const OpGeome
                             const OpOutputs& ref);
 // absolute_pass_for from absolute_pass's result.
 OpOutputs absolute_pass_for(const Backend& backend, const OpGeometry& g, OpOutputs abs);
+
+// The absolute pass over the finite inputs only (every NaN and infinity taken as 0): per
+// element how large the finite part of its sum can grow in some order, which decides
+// whether a correct kernel's accumulator may overflow on the way and meet an infinity
+// there (judge/tolerance.h, ToleranceSpec::finite_terms). Empty when every input is
+// finite: absolute_pass is then that part itself.
+std::optional<OpOutputs> finite_part_pass(const Case& c, const OpGeometry& g, const OpInputs& in, const OpOutputs& ref);
 
 }  // namespace kc

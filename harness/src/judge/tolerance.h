@@ -52,7 +52,21 @@ struct ToleranceSpec {
   // is infinite, the pre-activation was -inf (an infinite input reached it) and relu
   // made it 0, which a correct kernel's relu gives exactly too: judged as 0, not unbounded.
   bool relu_output = false;
+  // Per element, the sum of |a_i * b_i| over the finite terms alone (finite_part_pass),
+  // aligned with the compared tensor; null where the tensor is no sum or every input is
+  // finite (the abs_pass is then that part where it is finite). Where that part times
+  // sum_scale passes the accumulator's largest finite value, a correct kernel's partial
+  // sums may overflow in its order, and meet an infinity of the other sign: any
+  // non-finite value is allowed there.
+  const Tensor* finite_terms = nullptr;
+  // From abs_pass to the largest partial sum a kernel may form: an average pool's
+  // divisor (its abs_pass holds sum |x| / divisor, a kernel may divide last).
+  double sum_scale = 1.0;
 };
+
+// Whether element i's finite terms can overflow spec's accumulator in some order (see
+// ToleranceSpec::finite_terms); abs_sum is abs_pass's element.
+bool accumulator_may_overflow(const ToleranceSpec& spec, int64_t i, double abs_sum);
 
 // The allowed |cand - ref| of one element: 0 for exact, atol + rtol*|ref| for explicit,
 // c*gamma(n, u_acc)*abs_sum + u_out*|ref| + c*(n*eta_acc + eta_out) for bound
@@ -88,7 +102,9 @@ void mark_failed(CheckResult& r);
 // of zeros would pass). abs_pass may be null for exact and explicit tolerances; for bound
 // it must have ref's shape.
 // slack, when given, adds a per-element allowance to the bound (e.g. for contributions
-// that a correct kernel may or may not include).
+// that a correct kernel may or may not include); an element whose slack is not finite
+// (an infinity that may or may not be included) is left unjudged, and the message says
+// how many.
 void compare_tensors(const std::string& tensor, const Tensor& cand, const Tensor& ref, const Tensor* abs_pass,
                      const ToleranceSpec& spec, CheckResult& out, const Tensor* slack = nullptr);
 

@@ -29,6 +29,9 @@ Status check_stack_fields(const Case& c, const StackParams& p, const Limits& lim
   if (!c.data.zero.empty()) {
     return invalid_argument("data.zero: not supported for op stack (a stack fills its own inputs, layer by layer)");
   }
+  if (c.data.fill == Fill::kBoundary) {  // its layers' infinities and NaN would reach every output a few layers on
+    return invalid_argument("data.fill: boundary is not supported for op stack (checked on its single-op layers)");
+  }
   KC_RETURN_IF_ERROR(check_conv_fields("stack.layer.conv", p.conv, c.input, limits));
   if (p.pool) KC_RETURN_IF_ERROR(check_pool_fields(*p.pool, c.input, limits));
   return ok_status();
