@@ -265,6 +265,11 @@ void compare_tensors(const std::string& tensor, const Tensor& cand, const Tensor
                    "oracle's is another value, allowed: their finite terms pass " +
                    std::string(dtype_name(accumulation_of(spec))) + "'s range, so partial sums may overflow; ";
   }
+  if (failures == 0 && ref.size() > 0 && unjudged + overflowed_sums == ref.size()) {
+    // Every element left unjudged: a pass would say nothing of the kernel.
+    if (out.disposition == Disposition::kPassed) out.disposition = Disposition::kMistrusted;
+    out.message += tensor + ": no element could be judged; ";
+  }
   if (failures == 0 && unbounded > 0) {
     if (out.disposition == Disposition::kPassed) out.disposition = Disposition::kMistrusted;
     const DType acc = accumulation_of(spec);
