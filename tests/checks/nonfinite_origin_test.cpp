@@ -140,13 +140,14 @@ TEST(NonfiniteOrigin, AnInfiniteBiasIsNoOutOfWindowRead) {
   EXPECT_THAT(r.message, Not(HasSubstr("out-of-window")));
 }
 
-// 1x1 over three channels, w = 1: y[0] = x0 + x1 + x2 with the given terms.
+// 1x1 over three channels, w = 1: y[0] = x0 + x1 + x2 with the given terms; y[1] an
+// ordinary sum beside it (0.875).
 Case three_terms(double a, double b, double c) {
-  Case k = conv_case({.batch = 1, .channels = 3, .out_channels = 1, .spatial = {1}, .kernel = {1}});
+  Case k = conv_case({.batch = 1, .channels = 3, .out_channels = 1, .spatial = {2}, .kernel = {1}});
   k.dtype = DType::kF32;
-  k.tensors["x"] = Tensor{DType::kF32, {1, 3, 1}, {a, b, c}};
+  k.tensors["x"] = Tensor{DType::kF32, {1, 3, 2}, {a, 0.5, b, 0.25, c, 0.125}};
   k.tensors["w"] = Tensor{DType::kF32, {1, 3, 1}, {1.0, 1.0, 1.0}};
-  k.tensors["dy"] = Tensor{DType::kF32, {1, 1, 1}, {1.0}};
+  k.tensors["dy"] = Tensor{DType::kF32, {1, 1, 2}, {1.0, 1.0}};
   return k;
 }
 
