@@ -161,6 +161,16 @@ TEST(NonfiniteOrigin, AnOverflowedPartialSumIsAllowedAndNamesNoCause) {
   EXPECT_THAT(past.message, HasSubstr("partial sums may overflow"));
   const CheckResult within = run_check(three_terms(max / 4, max / 4, -max / 4), be, "forward");
   EXPECT_EQ(within.disposition, Disposition::kFailed) << describe(within);
+  // Terms past half of f32's largest value: an accumulator with less range overflowed.
+  EXPECT_THAT(within.message, HasSubstr("a sum that overflowed early (a narrower or scaled accumulator?)"));
+  EXPECT_THAT(within.message, Not(HasSubstr("out-of-window")));
+  // The near miss: small terms and every input finite: nothing is named.
+  const CheckResult small = run_check(three_terms(1.0, 2.0, 3.0), be, "forward");
+  EXPECT_EQ(small.disposition, Disposition::kFailed) << describe(small);
+  EXPECT_THAT(small.message, HasSubstr("although every input is finite"));
+  EXPECT_THAT(small.message, HasSubstr("cause unclassified"));
+  EXPECT_THAT(small.message, Not(HasSubstr("overflowed early")));
+  EXPECT_THAT(small.message, Not(HasSubstr("out-of-window")));
 }
 
 // f16 1x1 conv over two channels: y = x0 + x1.

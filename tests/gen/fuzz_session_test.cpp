@@ -14,6 +14,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "gen/boundary_sweep.h"
 #include "gen/fuzz_session.h"
 #include "kc/case_io.h"
 #include "kc/runner.h"
@@ -29,7 +30,7 @@ using ::testing::Not;
 uint64_t drawn_seed(gen::OpSet ops, uint64_t seed, uint64_t index) {
   gen::Options o;
   o.steer = false;
-  return gen::generate(gen::valid_case(ops, o), seed, index).value().data.seed;
+  return gen::generate(gen::fuzz_case(ops, o), seed, index).value().data.seed;
 }
 
 std::string seed_field(uint64_t seed) { return "seed: " + std::to_string(seed); }
@@ -111,7 +112,7 @@ TEST(FuzzSession, TheSeedACaseWasCheckedOnIsTheOneReportedAndSaved) {
     ++seen;
     gen::Options o;
     o.steer = false;
-    const Case drawn = gen::generate(gen::valid_case(s.ops, o), s.seed, static_cast<uint64_t>(i)).value();
+    const Case drawn = gen::generate(gen::fuzz_case(s.ops, o), s.seed, static_cast<uint64_t>(i)).value();
     EXPECT_THAT(r.reproducer, HasSubstr(seed_field(steered_seed(drawn)))) << r.case_name;
   }
   EXPECT_EQ(seen, 40);

@@ -86,6 +86,34 @@ int64_t relu_of_minus_inf_nan(const CheckContext& ctx, const ConvGeometry& g, co
   return n;
 }
 
+bool any_nonfinite(const OpInputs& in) {
+  for (const Tensor* t : {&in.x, &in.w, &in.b}) {
+    for (double v : t->data) {
+      if (!std::isfinite(v)) return true;
+    }
+  }
+  return false;
+}
+
+// Non-finite outputs whose window and filter hold only finite values and whose terms
+// are small: spread by a transform's tile; read from outside the window where some input
+// elsewhere is not finite; else no input could have supplied it: the facts alone.
+std::string finite_window_message(const CheckContext& ctx, int64_t count, int64_t first, bool transform) {
+  const Tensor& cand = ctx.cand.y;
+  const std::string outputs = std::to_string(count) + " outputs";
+  const std::string first_y = "the first y at " + at(first, ctx.ref.y.shape) + " = " + num(cand[first]);
+  if (transform) {
+    return "y: non-finite value spread over the transform's tile to " + outputs +
+           " whose window and filter hold only finite values, " + first_y + "; ";
+  }
+  if (any_nonfinite(ctx.in)) {
+    return "y: non-finite value from outside the output's window (an out-of-window read?) at " + outputs + ", " +
+           first_y + " where its window and filter hold only finite values; ";
+  }
+  return "y: non-finite value at " + outputs + " although every input is finite, " + first_y +
+         " (its terms' magnitudes sum to " + num(ctx.abs.y[first]) + "): cause unclassified; ";
+}
+
 }  // namespace
 
 std::string nonfinite_origin(const CheckContext& ctx, const ConvGeometry& g) {
@@ -95,6 +123,7 @@ std::string nonfinite_origin(const CheckContext& ctx, const ConvGeometry& g) {
   const bool transform = !ctx.is_reference && ctx.backend.numerics().transform();
   const std::vector<char> may_overflow = overflow_allowed(ctx);
   int64_t relu_zero = 0, outside = 0, first_outside = -1, overflow = 0, first_overflow = -1;
+  int64_t overflow_below = 0, first_below = -1;
   const DType dtype = ctx.c.dtype;
   const double top = largest_finite(dtype);
   const double poison = poison_value();
@@ -110,6 +139,12 @@ std::string nonfinite_origin(const CheckContext& ctx, const ConvGeometry& g) {
     if (std::isinf(c) && std::abs(r) >= top && std::isfinite(round_to(dtype, r)) &&
         std::signbit(c) == std::signbit(r)) {
       if (overflow++ == 0) first_overflow = i;
+      continue;
+    }
+    // Terms past half the dtype's largest value: a narrower or scaled accumulator
+    // overflows there, which no read needs to explain.
+    if (!transform && ctx.abs.y[i] > largest_finite(dtype) / 2.0) {
+      if (overflow_below++ == 0) first_below = i;
       continue;
     }
     if (outside++ == 0) first_outside = i;
@@ -141,14 +176,13 @@ std::string nonfinite_origin(const CheckContext& ctx, const ConvGeometry& g) {
            ": a subnormal read as 0 met an infinity (0 x inf: subnormal inputs flushed, DAZ); ";
     }
   }
-  if (outside > 0 && transform) {
-    s += "y: non-finite value spread over the transform's tile to " + std::to_string(outside) +
-         " outputs whose window and filter hold only finite values, the first y at " + at(first_outside, ref.shape) +
-         " = " + num(cand[first_outside]) + "; ";
-  } else if (outside > 0) {
-    s += "y: non-finite value from outside the output's window (an out-of-window read?) at " + std::to_string(outside) +
-         " outputs, the first y at " + at(first_outside, ref.shape) + " = " + num(cand[first_outside]) +
-         " where its window and filter hold only finite values; ";
+  if (outside > 0) s += finite_window_message(ctx, outside, first_outside, transform);
+  if (overflow_below > 0) {
+    s += "y: non-finite value at " + std::to_string(overflow_below) +
+         " outputs whose window and filter hold only finite values, the first y at " + at(first_below, ref.shape) +
+         " = " + num(cand[first_below]) + ", whose terms' magnitudes sum to " + num(ctx.abs.y[first_below]) +
+         " (within the declared accumulator's range): a sum that overflowed early (a narrower or scaled "
+         "accumulator?); ";
   }
   return s;
 }

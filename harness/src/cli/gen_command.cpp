@@ -104,7 +104,7 @@ struct Made {
 
 Made make(const GenOptions& o, uint64_t k, Backend& oracle) {
   if (!o.invalid) {
-    Case c = gen::generate(gen::valid_case(o.ops), o.seed, k).value();
+    Case c = gen::generate(gen::fuzz_case(o.ops), o.seed, k).value();
     c.name = "gen " + std::string(gen::op_set_name(o.ops)) + " seed " + std::to_string(o.seed) + " case " +
              std::to_string(k);
     return {header(o, k) + case_to_yaml(c), op_name(c.op), gen::mistrusted_on_oracle(c, oracle)};

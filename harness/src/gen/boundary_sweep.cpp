@@ -198,7 +198,8 @@ Case judging(Case c, Backend& oracle) {
   return judges(exact, oracle) ? exact : c;
 }
 
-std::vector<Case> sweep_of(const OpParams& op, Backend& oracle) {
+// The sweep's cases of one op as drawn (data not yet steered), in the sweep's order.
+std::vector<Case> shapes_of(const OpParams& op) {
   static constexpr DType kDtypes[] = {DType::kF32, DType::kF16, DType::kBF16, DType::kF64};
   std::vector<Case> out;
   size_t turn = 0;
@@ -213,11 +214,19 @@ std::vector<Case> sweep_of(const OpParams& op, Backend& oracle) {
         c.name = std::string(op_name(op)) + " " + std::string(dtype_name(dtype)) + ": " + q.q.name + " " +
                  threshold_name(k, offset) + " = " + std::to_string(n);
         c.data.seed = seed_of(c.name);
-        c = judging(std::move(c), oracle);
-        if (c.dtype != dtype) c.name.replace(c.name.find(dtype_name(dtype)), dtype_name(dtype).size(), "f64");
         out.push_back(std::move(c));
       }
     }
+  }
+  return out;
+}
+
+std::vector<Case> sweep_of(const OpParams& op, Backend& oracle) {
+  std::vector<Case> out = shapes_of(op);
+  for (Case& c : out) {
+    const DType dtype = c.dtype;
+    c = judging(std::move(c), oracle);
+    if (c.dtype != dtype) c.name.replace(c.name.find(dtype_name(dtype)), dtype_name(dtype).size(), "f64");
   }
   return out;
 }
@@ -242,6 +251,15 @@ std::array<int64_t, 3> near_cube_factors(int64_t n) {
 std::vector<BoundaryQuantity> boundary_quantities(const OpParams& op) {
   std::vector<BoundaryQuantity> out;
   for (const Quantity& q : quantities_of(op)) out.push_back(q.q);
+  return out;
+}
+
+std::vector<Case> boundary_shapes(const OpSet& ops) {
+  std::vector<Case> out;
+  for (const OpParams& op : ops.only ? std::vector<OpParams>{*ops.only} : all_ops()) {
+    std::vector<Case> part = shapes_of(op);
+    out.insert(out.end(), std::make_move_iterator(part.begin()), std::make_move_iterator(part.end()));
+  }
   return out;
 }
 

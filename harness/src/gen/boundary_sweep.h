@@ -32,6 +32,19 @@ std::vector<BoundaryQuantity> boundary_quantities(const OpParams& op);
 // the three cases of a threshold share one dtype (the step shows, not a dtype change).
 std::vector<Case> boundary_sweep(const OpSet& ops);
 
+// The same cases before their data is chosen: each with the sweep's dtype, a random fill
+// and a seed of its name, not checked on the oracle (cheap: the fuzzer draws from them
+// and steers the seed in its worker).
+std::vector<Case> boundary_shapes(const OpSet& ops);
+
+// The fuzzer's boundary phase: a case of boundary_shapes(ops), with `fill: boundary`
+// (where options.data allows NaN and infinities) or its random fill, a drawn seed
+// (steered where options.steer) and `deterministic: true` one time in four.
+rc::Gen<Case> boundary_case(const OpSet& ops, const Options& options = {});
+
+// What `kcheck fuzz` draws: valid_case, and one case in eight from boundary_case.
+rc::Gen<Case> fuzz_case(const OpSet& ops, const Options& options = {});
+
 // n = a * b with a <= b and a the largest divisor of n at most sqrt(n).
 std::array<int64_t, 2> near_square_factors(int64_t n);
 // n = a * b * c, a the largest divisor at most cbrt(n), then b * c = near_square_factors.

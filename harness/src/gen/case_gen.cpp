@@ -35,9 +35,10 @@ using rc::gen::set;
 struct DataDraft {
   Fill fill = Fill::kRandom;
   uint64_t seed = 0;
-  bool exact = false;      // tolerance: exact (only with fill: integer, where sums are exact)
-  bool inline_x = false;   // inline x from data_tensor (not with fill: integer)
-  detail::ZeroDraft zero;  // drawn last: the fields above draw as they did before it
+  bool exact = false;          // tolerance: exact (only with fill: integer, where sums are exact)
+  bool inline_x = false;       // inline x from data_tensor (not with fill: integer)
+  detail::ZeroDraft zero;      // drawn after them: the fields above draw as they did before it
+  bool deterministic = false;  // deterministic: true (drawn last, likewise)
 };
 
 struct ConvDraft {
@@ -131,11 +132,13 @@ rc::Gen<DataDraft> data_draft(bool pool, const Options& o) {
   return rc::gen::build<DataDraft>(
       set(&DataDraft::fill, pick<Fill>(fills)), set(&DataDraft::seed, rc::gen::arbitrary<uint64_t>()),
       set(&DataDraft::exact, flag(50)), set(&DataDraft::inline_x, o.data != 0 ? flag(pool ? 30 : 12) : just(false)),
-      set(&DataDraft::zero, detail::zero_draft(static_cast<uint64_t>(o.caps.zero_percent))));
+      set(&DataDraft::zero, detail::zero_draft(static_cast<uint64_t>(o.caps.zero_percent))),
+      set(&DataDraft::deterministic, flag(20)));
 }
 
 void apply_data(const DataDraft& d, Case& c) {
   c.data = DataSpec{d.seed, d.fill, {}};
+  c.deterministic = d.deterministic;  // every output bitwise repeatable: determinism and state demand it
   if (d.fill == Fill::kInteger && d.exact) c.tolerance.kind = ToleranceKind::kExact;
 }
 

@@ -7,6 +7,7 @@
 // every case, and one small reproducer per kind of failure is what a user can act on.
 // More on the method: docs/notes.md, section harness/src/gen/fuzz_session.cpp.
 #include "fuzz_session.h"
+#include "gen/boundary_sweep.h"
 #include "gen/steering.h"
 
 #include <sys/mman.h>
@@ -117,7 +118,7 @@ class Session {
 
  public:
   Session(const Settings& s, const Registry& reg)
-      : s_(s), reg_(reg), gen_(gen::valid_case(s.ops, unsteered())), slots_(batch_size() + 1) {}
+      : s_(s), reg_(reg), gen_(gen::fuzz_case(s.ops, unsteered())), slots_(batch_size() + 1) {}
 
   Outcome run() {
     start_ = Clock::now();
