@@ -65,10 +65,6 @@ std::string parse(const Args& args, GenOptions& o) {
   if (o.boundaries && (o.invalid || seen.count("--count") || seen.count("--seed"))) {
     return "--boundaries: the sweep is fixed by the op's parameters; it takes no --invalid, --count or --seed";
   }
-  if (o.boundaries && o.ops == gen::only<StackParams>()) {
-    return "--boundaries: op stack has no sweep of its own (its layers are conv cases); give another --op (" +
-           gen::op_set_names() + ")";
-  }
   // Into a folder of its own: cases of an earlier run left beside these would be checked
   // with them by `kcheck run DIR`, and two of them could carry the same case number.
   std::error_code ec;

@@ -14,11 +14,14 @@ rc::Gen<Case> boundary_case(const OpSet& ops, const Options& options) {
   const bool special = (options.data & (kNaN | kInfinity)) != 0;
   const Fill other = special ? Fill::kBoundary : Fill::kRandom;
   const rc::Gen<Fill> fill = detail::pick<Fill>({{1, Fill::kRandom}, {special ? 2u : 0u, other}});
-  return rc::gen::map(rc::gen::tuple(rc::gen::inRange<size_t>(0, shapes->size()), fill, rc::gen::arbitrary<uint64_t>(),
-                                     detail::flag(25)),
+  // The index at full size: inRange scales with RapidCheck's size, which would favour the
+  // first shapes (conv's) in the small cases of a run.
+  const rc::Gen<size_t> index = rc::gen::resize(rc::kNominalSize, rc::gen::inRange<size_t>(0, shapes->size()));
+  return rc::gen::map(rc::gen::tuple(index, fill, rc::gen::arbitrary<uint64_t>(), detail::flag(25)),
                       [shapes, steer = options.steer](const std::tuple<size_t, Fill, uint64_t, bool>& t) {
                         Case c = (*shapes)[std::get<0>(t)];
-                        c.data.fill = std::get<1>(t);
+                        // A stack refuses fill: boundary (its layers' single-op cases carry it).
+                        c.data.fill = is_stack(c) && std::get<1>(t) == Fill::kBoundary ? Fill::kRandom : std::get<1>(t);
                         c.data.seed = std::get<2>(t);
                         c.deterministic = std::get<3>(t);
                         c.tolerance.kind = ToleranceKind::kBound;  // exact needs an integer fill

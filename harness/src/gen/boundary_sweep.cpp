@@ -142,29 +142,41 @@ std::vector<Quantity> pool_quantities() {
   return qs;
 }
 
+// A stack's own quantity: its depth (executors keep per-layer arrays of activations,
+// saved inputs and plans); its layers are conv cases, swept as such.
+std::vector<Quantity> stack_quantities() {
+  return {{{"depth (layers)", kSmall}, [](Case& c, int64_t n) { std::get<StackParams>(c.op).depth = n; }}};
+}
+
 std::vector<Quantity> quantities_of(const OpParams& op) {
   return std::visit(Overloaded{[](const ConvParams&) { return conv_quantities(); },
                                [](const ConvBiasReluParams&) { return conv_quantities(); },
                                [](const MaxPoolParams&) { return pool_quantities(); },
                                [](const AvgPoolParams&) { return pool_quantities(); },
-                               [](const StackParams&) { return std::vector<Quantity>{}; }},
+                               [](const StackParams&) { return stack_quantities(); }},
                     op);
 }
 
-// The minimal case of an op: one sample, one channel, a line of 4 under a 3-tap window,
-// and the checks a size can break (argmax too on a max pool).
+// The minimal case of an op: one sample, one channel, a line of 4 under a 3-tap window
+// (padded by 1, so a stack keeps its extent), and the checks a size can break (argmax
+// too on a max pool; a stack's own checks).
 Case minimal_case(OpParams op) {
   Case c;
   c.op = std::move(op);
   c.input = {1, 1, {4}};
   c.checks = {"shape", "forward", "backward", "integrity"};
   std::visit(
-      Overloaded{[](ConvParams& p) { p.out_channels = 1; },
-                 [](ConvBiasReluParams& p) {
-                   p.conv.out_channels = 1;
-                   p.conv.bias = true;
-                 },
-                 [&](MaxPoolParams&) { c.checks.push_back("argmax"); }, [](AvgPoolParams&) {}, [](StackParams&) {}},
+      Overloaded{
+          [](ConvParams& p) { p.out_channels = 1; },
+          [](ConvBiasReluParams& p) {
+            p.conv.out_channels = 1;
+            p.conv.bias = true;
+          },
+          [&](MaxPoolParams&) { c.checks.push_back("argmax"); }, [](AvgPoolParams&) {},
+          [&](StackParams& p) {  // 1 -> 1 channel linear layers (a relu can kill a lone channel); every stack check
+            p.conv.out_channels = 1;
+            c.checks.clear();
+          }},
       c.op);
   place(c, line(4));
   return c;

@@ -23,11 +23,11 @@ struct BoundaryQuantity {
   std::vector<int> powers;  // k of each threshold 2^k
 };
 
-// The quantities of an op and their thresholds (stack: none; its layers are conv cases).
+// The quantities of an op and their thresholds (a stack: its depth; its layers are conv
+// cases, swept as such).
 std::vector<BoundaryQuantity> boundary_quantities(const OpParams& op);
 
-// The sweep of one op, or of every op (kAllOps); a stack's is empty (its layers are
-// conv cases). The dtype cycles over f32, f16, bf16 and f64 from one (quantity,
+// The sweep of one op, or of every op (kAllOps). The dtype cycles over f32, f16, bf16 and f64 from one (quantity,
 // threshold) to the next, so that each op meets every dtype at every size class, and
 // the three cases of a threshold share one dtype (the step shows, not a dtype change).
 std::vector<Case> boundary_sweep(const OpSet& ops);
