@@ -17,6 +17,7 @@
 #include "kc/ref/maxpool.h"
 #include "padding_taps.h"
 #include "relu_ambiguity.h"
+#include "relu_grad_form.h"
 
 namespace kc::checks {
 
@@ -57,7 +58,11 @@ CheckResult judge_fused(const CheckContext& ctx, const ConvGeometry& g, bool nan
 CheckResult judge_fused_nan(const CheckContext& ctx, const ConvGeometry& g) {
   const ReluNanGrad declared = ctx.is_reference ? ReluNanGrad::kZero : ctx.backend.numerics().relu_nan_grad;
   const int64_t nans = nan_preactivations(relu_ambiguity(ctx, g));
-  if (nans == 0) return judge_fused(ctx, g, false);
+  if (nans == 0) {
+    CheckResult r = judge_fused(ctx, g, false);
+    if (r.disposition == Disposition::kFailed) r.message += relu_grad_times_zero(ctx, g);
+    return r;
+  }
   const std::string count = std::to_string(nans) + " NaN pre-activation" + (nans == 1 ? "" : "s");
   CheckResult zero, dy;
   if (declared != ReluNanGrad::kPassDy) zero = judge_fused(ctx, g, false);
@@ -66,6 +71,9 @@ CheckResult judge_fused_nan(const CheckContext& ctx, const ConvGeometry& g) {
     r.message = "relu'(NaN) " + what + " at " + count + "; " + r.message;
     return r;
   };
+  for (CheckResult* r : {&zero, &dy}) {
+    if (r->disposition == Disposition::kFailed) r->message += relu_grad_times_zero(ctx, g);
+  }
   if (declared == ReluNanGrad::kZero) return named(zero, "= 0 (declared)");
   if (declared == ReluNanGrad::kPassDy) return named(dy, "passes dy (declared)");
   if (zero.disposition != Disposition::kFailed) return named(zero, "= 0 (the oracle's convention; dy also accepted)");

@@ -10,7 +10,7 @@ namespace kc::gen {
 
 rc::Gen<Case> boundary_case(const OpSet& ops, const Options& options) {
   auto shapes = std::make_shared<const std::vector<Case>>(boundary_shapes(ops));
-  if (shapes->empty()) return valid_case(ops, options);  // a stack: its layers are conv cases
+  if (shapes->empty()) return valid_case(ops, options);  // an op without swept quantities
   const bool special = (options.data & (kNaN | kInfinity)) != 0;
   const Fill other = special ? Fill::kBoundary : Fill::kRandom;
   const rc::Gen<Fill> fill = detail::pick<Fill>({{1, Fill::kRandom}, {special ? 2u : 0u, other}});
