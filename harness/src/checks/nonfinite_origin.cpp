@@ -114,6 +114,44 @@ std::string finite_window_message(const CheckContext& ctx, int64_t count, int64_
          " (its terms' magnitudes sum to " + num(ctx.abs.y[first]) + "): cause unclassified; ";
 }
 
+// Counts of wrong non-finite outputs whose windows are finite, by what explains them.
+struct Findings {
+  int64_t relu_zero = 0, outside = 0, first_outside = -1, overflow = 0, first_overflow = -1;
+  int64_t overflow_below = 0, first_below = -1;
+};
+
+Findings classify(const CheckContext& ctx, const ConvGeometry& g, bool relu, bool transform,
+                  const std::vector<char>& may_overflow) {
+  const Tensor &cand = ctx.cand.y, &ref = ctx.ref.y;
+  const DType dtype = ctx.c.dtype;
+  const double top = largest_finite(dtype);
+  const double poison = poison_value();
+  Findings f;
+  for (int64_t i = 0; i < ref.size(); ++i) {
+    const double c = cand[i], r = ref[i];
+    if (may_overflow[static_cast<size_t>(i)]) continue;
+    f.relu_zero += relu && std::isnan(r) && c == 0.0;
+    if (std::isfinite(c) || !std::isfinite(r) || !window_finite(g, ctx.in, i)) continue;
+    if (std::memcmp(&c, &poison, sizeof c) == 0) continue;  // never written: integrity says so
+    if (c == round_to(dtype, r)) continue;                  // a sum past the threshold: inf is right
+    // Evidence of a conversion, not of a read: the oracle's y lies at or past the largest
+    // finite value but rounds to it, and the kernel's is the infinity of its sign.
+    if (std::isinf(c) && std::abs(r) >= top && std::isfinite(round_to(dtype, r)) &&
+        std::signbit(c) == std::signbit(r)) {
+      if (f.overflow++ == 0) f.first_overflow = i;
+      continue;
+    }
+    // Terms past half the dtype's largest value: a narrower or scaled accumulator
+    // overflows there, which no read needs to explain.
+    if (!transform && ctx.abs.y[i] > top / 2.0) {
+      if (f.overflow_below++ == 0) f.first_below = i;
+      continue;
+    }
+    if (f.outside++ == 0) f.first_outside = i;
+  }
+  return f;
+}
+
 }  // namespace
 
 std::string nonfinite_origin(const CheckContext& ctx, const ConvGeometry& g) {
@@ -122,65 +160,37 @@ std::string nonfinite_origin(const CheckContext& ctx, const ConvGeometry& g) {
   const bool relu = std::holds_alternative<ConvBiasReluParams>(ctx.c.op);
   const bool transform = !ctx.is_reference && ctx.backend.numerics().transform();
   const std::vector<char> may_overflow = overflow_allowed(ctx);
-  int64_t relu_zero = 0, outside = 0, first_outside = -1, overflow = 0, first_overflow = -1;
-  int64_t overflow_below = 0, first_below = -1;
-  const DType dtype = ctx.c.dtype;
-  const double top = largest_finite(dtype);
-  const double poison = poison_value();
-  for (int64_t i = 0; i < ref.size(); ++i) {
-    const double c = cand[i], r = ref[i];
-    if (may_overflow[static_cast<size_t>(i)]) continue;
-    relu_zero += relu && std::isnan(r) && c == 0.0;
-    if (std::isfinite(c) || !std::isfinite(r) || !window_finite(g, ctx.in, i)) continue;
-    if (std::memcmp(&c, &poison, sizeof c) == 0) continue;  // never written: integrity says so
-    if (c == round_to(dtype, r)) continue;                  // a sum past the threshold: inf is right
-    // Evidence of a conversion, not of a read: the oracle's y lies at or past the largest
-    // finite value but rounds to it, and the kernel's is the infinity of its sign.
-    if (std::isinf(c) && std::abs(r) >= top && std::isfinite(round_to(dtype, r)) &&
-        std::signbit(c) == std::signbit(r)) {
-      if (overflow++ == 0) first_overflow = i;
-      continue;
-    }
-    // Terms past half the dtype's largest value: a narrower or scaled accumulator
-    // overflows there, which no read needs to explain.
-    if (!transform && ctx.abs.y[i] > largest_finite(dtype) / 2.0) {
-      if (overflow_below++ == 0) first_below = i;
-      continue;
-    }
-    if (outside++ == 0) first_outside = i;
-  }
+  const Findings f = classify(ctx, g, relu, transform, may_overflow);
+  const std::string dtype(dtype_name(ctx.c.dtype));
   std::string s;
-  if (overflow > 0) {
-    s += "y: " + num(cand[first_overflow]) + " at " + std::to_string(overflow) + " outputs where the oracle's sum " +
-         num(ref[first_overflow]) + " rounds to the largest finite " + std::string(dtype_name(dtype)) +
-         " value, the first at " + at(first_overflow, ref.shape) +
+  if (f.overflow > 0) {
+    s += "y: " + num(cand[f.first_overflow]) + " at " + std::to_string(f.overflow) +
+         " outputs where the oracle's sum " + num(ref[f.first_overflow]) + " rounds to the largest finite " + dtype +
+         " value, the first at " + at(f.first_overflow, ref.shape) +
          ": a sum below the overflow threshold (the largest value plus half an ulp) rounds to the largest value "
          "(a conversion that tests the range before it rounds?); ";
   }
-  if (relu_zero > 0) {
-    s += "y: relu(NaN) = 0 at " + std::to_string(relu_zero) +
+  if (f.relu_zero > 0) {
+    s += "y: relu(NaN) = 0 at " + std::to_string(f.relu_zero) +
          " outputs whose pre-activation is NaN (the contract keeps NaN through relu); ";
   }
-  if (relu) {
-    if (const int64_t n = relu_of_minus_inf_nan(ctx, g, may_overflow); n > 0) {
-      s += "y: relu(-inf) = NaN at " + std::to_string(n) +
-           " outputs whose pre-activation is -inf (the contract gives 0: relu written as z times a slope of 0 "
-           "forms 0 x -inf?); ";
-    }
+  if (const int64_t n = relu ? relu_of_minus_inf_nan(ctx, g, may_overflow) : 0; n > 0) {
+    s += "y: relu(-inf) = NaN at " + std::to_string(n) +
+         " outputs whose pre-activation is -inf (the contract gives 0: relu written as z times a slope of 0 "
+         "forms 0 x -inf?); ";
   }
-  if (!transform) {
-    int64_t first_daz = -1;
-    if (const int64_t dazed = inf_to_nan_dazed(g, ctx.in, cand, ref, may_overflow, first_daz); dazed > 0) {
-      s += "y: NaN at " + std::to_string(dazed) + " outputs where the oracle gives ±inf and the window or filter " +
-           "holds a subnormal, the first y at " + at(first_daz, ref.shape) +
-           ": a subnormal read as 0 met an infinity (0 x inf: subnormal inputs flushed, DAZ); ";
-    }
+  int64_t first_daz = -1;
+  if (const int64_t dazed = transform ? 0 : inf_to_nan_dazed(g, ctx.in, cand, ref, may_overflow, first_daz);
+      dazed > 0) {
+    s += "y: NaN at " + std::to_string(dazed) + " outputs where the oracle gives ±inf and the window or filter " +
+         "holds a subnormal, the first y at " + at(first_daz, ref.shape) +
+         ": a subnormal read as 0 met an infinity (0 x inf: subnormal inputs flushed, DAZ); ";
   }
-  if (outside > 0) s += finite_window_message(ctx, outside, first_outside, transform);
-  if (overflow_below > 0) {
-    s += "y: non-finite value at " + std::to_string(overflow_below) +
-         " outputs whose window and filter hold only finite values, the first y at " + at(first_below, ref.shape) +
-         " = " + num(cand[first_below]) + ", whose terms' magnitudes sum to " + num(ctx.abs.y[first_below]) +
+  if (f.outside > 0) s += finite_window_message(ctx, f.outside, f.first_outside, transform);
+  if (f.overflow_below > 0) {
+    s += "y: non-finite value at " + std::to_string(f.overflow_below) +
+         " outputs whose window and filter hold only finite values, the first y at " + at(f.first_below, ref.shape) +
+         " = " + num(cand[f.first_below]) + ", whose terms' magnitudes sum to " + num(ctx.abs.y[f.first_below]) +
          " (within the declared accumulator's range): a sum that overflowed early (a narrower or scaled "
          "accumulator?); ";
   }
