@@ -14,6 +14,8 @@
 
 #include <Eigen/Core>
 
+#include "trap_index_width.h"
+
 namespace kc::traps {
 namespace {
 
@@ -50,7 +52,20 @@ struct Sum {
     const double r = storage ? round_to(dtype, a + v) : a + v;
     return std::abs(r) > overflow_at ? std::copysign(INFINITY, r) : r;
   }
+  bool plain() const { return !storage && overflow_at == INFINITY; }
 };
+
+// Calls body(add) with the sum's add as a functor: a bare f64 `+` for a plain sum (every
+// kernel but the accumulation bugs), so that the taps' loops, where the zoo's run time
+// goes, compile without the rounding and overflow branches.
+template <class Body>
+void with_add(const Sum& sum, Body&& body) {
+  if (sum.plain()) {
+    body([](double a, double v) { return a + v; });
+  } else {
+    body([&sum](double a, double v) { return sum.add(a, v); });
+  }
+}
 
 bool asked_same(const ConvSetup& s, const ConvGeometry& g) {
   if (s.form != PadKind::kSame && s.form != PadKind::kSameLower) return false;
@@ -133,15 +148,18 @@ std::vector<Tap> make_taps(const Plan& p, bool unit_stride, bool repeat_edge) {
   std::vector<Tap> taps;
   taps.reserve(static_cast<size_t>(p.out_count * p.k_count));
   const auto& [D, H, W] = p.d;
+  std::vector<std::array<int64_t, 3>> kc(static_cast<size_t>(p.k_count));  // each tap's (kd, kh, kw)
+  for (int64_t k = 0; k < p.k_count; ++k)
+    kc[static_cast<size_t>(k)] = {k / (H.kernel * W.kernel), k / W.kernel % H.kernel, k % W.kernel};
   for (int64_t o = 0; o < p.out_count; ++o) {
     const int64_t od = o / (H.out * W.out), oh = o / W.out % H.out, ow = o % W.out;
+    const int64_t* sd = &src[0][static_cast<size_t>(od * D.kernel)];
+    const int64_t* sh = &src[1][static_cast<size_t>(oh * H.kernel)];
+    const int64_t* sw = &src[2][static_cast<size_t>(ow * W.kernel)];
     for (int64_t k = 0; k < p.k_count; ++k) {
-      const int64_t kd = k / (H.kernel * W.kernel), kh = k / W.kernel % H.kernel, kw = k % W.kernel;
-      const int64_t sd = src[0][static_cast<size_t>(od * D.kernel + kd)];
-      const int64_t sh = src[1][static_cast<size_t>(oh * H.kernel + kh)];
-      const int64_t sw = src[2][static_cast<size_t>(ow * W.kernel + kw)];
-      const bool zero = sd < 0 || sh < 0 || sw < 0;
-      taps.push_back({o, k, zero ? -1 : (sd * H.in + sh) * W.in + sw});
+      const auto [kd, kh, kw] = kc[static_cast<size_t>(k)];
+      const bool zero = sd[kd] < 0 || sh[kh] < 0 || sw[kw] < 0;
+      taps.push_back({o, k, zero ? -1 : (sd[kd] * H.in + sh[kh]) * W.in + sw[kw]});
     }
   }
   return taps;
@@ -172,12 +190,14 @@ std::vector<double> pre_activation(const Plan& p, const std::vector<Tap>& taps, 
         const int64_t cin = (co / p.cout_g) * p.cin_g + ci;
         const double* xp = &x.data[static_cast<size_t>((n * p.Cin + cin) * p.in_count)];
         const double* wp = &w.data[static_cast<size_t>((co * p.cin_g + ci) * p.k_count)];
-        for (size_t j = 0; j < taps.size(); ++j) {
-          const Tap& t = taps[reversed ? taps.size() - 1 - j : j];
-          // A zero-padding tap is the product w * 0, as in the contract's xp: NaN where w
-          // is infinite or NaN (skipping the tap would say otherwise).
-          zp[t.o] = sum.add(zp[t.o], wp[t.k] * (t.i >= 0 ? xp[t.i] : 0.0));
-        }
+        with_add(sum, [&](auto add) {
+          for (size_t j = 0; j < taps.size(); ++j) {
+            const Tap& t = taps[reversed ? taps.size() - 1 - j : j];
+            // A zero-padding tap is the product w * 0, as in the contract's xp: NaN where w
+            // is infinite or NaN (skipping the tap would say otherwise).
+            zp[t.o] = add(zp[t.o], wp[t.k] * (t.i >= 0 ? xp[t.i] : 0.0));
+          }
+        });
       }
     }
   }
@@ -291,17 +311,20 @@ void weight_grad(const Plan& p, const std::vector<Tap>& taps, const Tensor& x, c
       for (int64_t n = 0; n < batches; ++n) {
         const double* xp = &x.data[static_cast<size_t>((n * p.Cin + cin) * p.in_count)];
         const double* dzp = &dz[static_cast<size_t>((n * p.Cout + co) * p.out_count)];
-        for (const Tap& t : taps) {
-          const double v = dzp[t.o] * (t.i >= 0 ? xp[t.i] : 0.0);  // padding: dz * 0, NaN for dz = NaN
-          if (bug == Bug::kDwLastPosition) {                       // `dw = ...` where `dw += ...` was meant
-            part[static_cast<size_t>(t.k)] = v;
-            continue;
-          }
-          // The racing chunk of this position (one chunk, and no division, without the race).
-          const int64_t c = chunks == 1 ? 0 : (n * p.out_count + t.o) * chunks / positions;
-          double& acc = part[static_cast<size_t>(c * p.k_count + t.k)];
-          acc = sum.add(acc, v);
+        // padding: dz * 0, NaN for dz = NaN
+        const auto term = [&](const Tap& t) { return dzp[t.o] * (t.i >= 0 ? xp[t.i] : 0.0); };
+        if (bug == Bug::kDwLastPosition) {  // `dw = ...` where `dw += ...` was meant
+          for (const Tap& t : taps) part[static_cast<size_t>(t.k)] = term(t);
+          continue;
         }
+        with_add(sum, [&](auto add) {
+          for (const Tap& t : taps) {
+            // The racing chunk of this position (one chunk, and no division, without the race).
+            const int64_t c = chunks == 1 ? 0 : (n * p.out_count + t.o) * chunks / positions;
+            double& acc = part[static_cast<size_t>(c * p.k_count + t.k)];
+            acc = add(acc, term(t));
+          }
+        });
       }
       for (int64_t k = 0; k < p.k_count; ++k) {
         double total = 0.0;
@@ -325,9 +348,11 @@ void data_grad(const Plan& p, const std::vector<Tap>& taps, const Tensor& w, con
         const int64_t cin = (co / p.cout_g) * p.cin_g + ci;
         double* dxp = &acc[static_cast<size_t>((n * p.Cin + cin) * p.in_count)];
         const double* wp = &w.data[static_cast<size_t>((co * p.cin_g + ci) * p.k_count)];
-        for (const Tap& t : taps) {
-          if (t.i >= 0) dxp[t.i] = sum.add(dxp[t.i], dzp[t.o] * wp[t.k]);
-        }
+        with_add(sum, [&](auto add) {
+          for (const Tap& t : taps) {
+            if (t.i >= 0) dxp[t.i] = add(dxp[t.i], dzp[t.o] * wp[t.k]);
+          }
+        });
       }
     }
   }
@@ -410,6 +435,41 @@ Status trap_conv_backward(const ConvSetup& s, const ConvGeometry& g, const Tenso
   // relu(conv) + b: the bias sits after the relu, so db sums the raw dy.
   if (db != nullptr) bias_grad(p, relu_on && s.bug == Bug::kReluBeforeBias ? raw : dz, s.bug, sum, *db);
   return ok_status();
+}
+
+bool plants_in_conv_only(Bug bug) {
+  switch (bug) {
+    case Bug::kValidForSame:
+    case Bug::kSamePadWrongSide:
+    case Bug::kPadHwSwapped:
+    case Bug::kBorderUnwritten:
+    case Bug::kDilationOffByOne:
+    case Bug::kReflectRepeatsEdge:
+    case Bug::kDxIgnoresStride:
+    case Bug::kDwIgnoresGroups:
+    case Bug::kDwLastPosition:
+    case Bug::kDwMean:
+    case Bug::kDwNoBatchSum:
+    case Bug::kDwRace:
+    case Bug::kDbNoBatchSum:
+    case Bug::kDbPastEnd:
+    case Bug::kDyChannelsLast:
+    case Bug::kBorderGradientDropped:
+    case Bug::kReluBeforeBias:
+    case Bug::kReluGradAtZeroOne:
+    case Bug::kWritesInput:
+    case Bug::kRecomputeDiffers:
+    case Bug::kLowPrecisionAccumulation:
+    case Bug::kDoubledAccumulator:
+    case Bug::kTruncatingConversion:
+    case Bug::kOverflowPastMax:
+    case Bug::kFtzFlushesNormals:
+    case Bug::kSkipTapsDropsReal:
+    case Bug::kWinogradTenTimes:
+      return true;
+    default:
+      return is_index_width_trap(bug);
+  }
 }
 
 }  // namespace kc::traps
