@@ -42,18 +42,16 @@ class Tally {
  public:
   void add(const std::string& tensor, std::vector<int64_t> index, double cand, double ref, double bound,
            bool exact = false) {
-    ++count_;
-    if (exact) bound = 0.0;  // anything but equality is infinitely far off
-    const bool finite = std::isfinite(cand) && std::isfinite(ref);
-    const double err = finite ? std::abs(cand - ref) : INFINITY;
-    const bool ok =
-        finite ? (exact ? cand == ref : err <= bound) : (cand == ref || (std::isnan(cand) && std::isnan(ref)));
-    const bool agree = err == 0.0 || (ok && !finite);  // equal, or the same special value
-    max_ratio_ = std::max(max_ratio_, agree ? 0.0 : bound > 0.0 ? err / bound : INFINITY);
-    if (std::isfinite(err)) max_abs_ = std::max(max_abs_, err);
-    if (ok) return;
-    ++failures_;
-    worst_.push_back({tensor, std::move(index), cand, ref, bound});
+    if (!counted(cand, ref, bound, exact)) worst_.push_back({tensor, std::move(index), cand, ref, bound});
+    if (worst_.size() > 64) trim();
+  }
+  // add() for comparisons counted by the million (the Jacobian's entries): where() gives
+  // the point's (tensor, index), built only for a failure.
+  template <class Where>
+  void add_at(const Where& where, double cand, double ref, double bound) {
+    if (counted(cand, ref, bound, false)) return;
+    auto [tensor, index] = where();
+    worst_.push_back({std::move(tensor), std::move(index), cand, ref, bound});
     if (worst_.size() > 64) trim();
   }
   // Adds another tally's comparisons to this one.
@@ -80,6 +78,20 @@ class Tally {
   }
 
  private:
+  // Counts one comparison (bound becomes 0 when exact); true where it passed.
+  bool counted(double cand, double ref, double& bound, bool exact) {
+    ++count_;
+    if (exact) bound = 0.0;  // anything but equality is infinitely far off
+    const bool finite = std::isfinite(cand) && std::isfinite(ref);
+    const double err = finite ? std::abs(cand - ref) : INFINITY;
+    const bool ok =
+        finite ? (exact ? cand == ref : err <= bound) : (cand == ref || (std::isnan(cand) && std::isnan(ref)));
+    const bool agree = err == 0.0 || (ok && !finite);  // equal, or the same special value
+    max_ratio_ = std::max(max_ratio_, agree ? 0.0 : bound > 0.0 ? err / bound : INFINITY);
+    if (std::isfinite(err)) max_abs_ = std::max(max_abs_, err);
+    failures_ += !ok;
+    return ok;
+  }
   static double ratio(const WorstPoint& p) {
     const double e = std::abs(p.candidate - p.reference);
     return std::isnan(e) || p.bound <= 0.0 ? INFINITY : e / p.bound;

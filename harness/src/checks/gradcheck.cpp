@@ -82,10 +82,13 @@ void compare_row_entries(const Problem& p, int t, const std::vector<int64_t>& un
     const double value = (4.0 * r.row_d_half[j] - r.row_d[j]) / 3.0;
     const double error = 6.0 * r.output_error[j] / r.h + std::abs(r.row_d[j] - r.row_d_half[j]);
     const UnitGrad g = unit_grad(row.cand, row.ref, row.abs, t, unit, spec);
-    std::vector<int64_t> at = unravel(row.output, y.shape);
-    const std::vector<int64_t> in = unravel(unit.front(), grad_of(row.cand, t).shape);
-    at.insert(at.end(), in.begin(), in.end());
-    tally.add(unit_name(std::string("J(y,") + kWrt[t] + ")", unit), std::move(at), g.cand, value, g.bound + error);
+    const auto where = [&] {
+      std::vector<int64_t> at = unravel(row.output, y.shape);
+      const std::vector<int64_t> in = unravel(unit.front(), grad_of(row.cand, t).shape);
+      at.insert(at.end(), in.begin(), in.end());
+      return std::pair{unit_name(std::string("J(y,") + kWrt[t] + ")", unit), std::move(at)};
+    };
+    tally.add_at(where, g.cand, value, g.bound + error);
     faults.add(g.cand, value, g.bound + error);
   }
 }
