@@ -29,7 +29,7 @@ RC_GTEST_PROP(GenValid, EveryGeneratedCaseIsValid, ()) {
   RC_ASSERT(s.ok());
   RC_ASSERT(gen::op_set_name(ops) == op_name(c.op));
   RC_ASSERT(spatial_rank(c) >= 1 && spatial_rank(c) <= 3);
-  if (is_fused(c)) RC_ASSERT(conv_of(c).bias);
+  if (op_traits(c).relu) RC_ASSERT(conv_of(c).bias);
   if (c.tolerance.kind == ToleranceKind::kExact) RC_ASSERT(c.data.fill == Fill::kInteger);
   for (const auto& [name, t] : c.tensors) {
     RC_ASSERT(name == "x");
@@ -61,7 +61,7 @@ std::set<std::string> features(const Case& c) {
   if (c.data.fill == Fill::kSpecial) {
     f.insert("special." + std::string(op_name(c.op)) + "." + std::string(dtype_name(c.dtype)));
   }
-  if (c.tensors.count("x") && is_fused(c)) {
+  if (c.tensors.count("x") && op_traits(c).relu) {
     for (double v : c.tensors.at("x").data) {
       if (std::isinf(v)) f.insert("inline_x.fused.inf");
     }
@@ -185,7 +185,7 @@ TEST(GenShrink, KeepsWhatTheFailureNeedsAndDropsTheRest) {
   // A "bug" that needs a strided conv with a kernel of at least 3 in some dim: the
   // shrunk case keeps exactly that and nothing else.
   auto fails = [](const Case& c) {
-    if (is_pool(c)) return false;
+    if (op_traits(c).indices) return false;
     const ConvParams& p = conv_of(c);
     for (size_t i = 0; i < p.kernel.size(); ++i) {
       if (p.kernel[i] >= 3 && !p.stride.empty() && p.stride[i] >= 2) return true;

@@ -9,7 +9,7 @@
 #include <set>
 #include <string>
 
-#include "backend/invoke.h"  // is_fused
+#include "backend/invoke.h"
 #include "gen/gen.h"
 #include "kc/case.h"
 #include "kc/case_io.h"
@@ -47,7 +47,7 @@ inline void expect_every_rank_dtype_and_fill(const std::set<std::string>& seen) 
 }
 
 inline const ConvParams& conv_of(const Case& c) {
-  return is_fused(c) ? std::get<ConvBiasReluParams>(c.op).conv : std::get<ConvParams>(c.op);
+  return op_traits(c).relu ? std::get<ConvBiasReluParams>(c.op).conv : std::get<ConvParams>(c.op);
 }
 
 }  // namespace test

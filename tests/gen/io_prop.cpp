@@ -137,8 +137,8 @@ RC_GTEST_PROP(GenShape, SamePaddingKeepsCeilInOverStride, ()) {
 
 RC_GTEST_PROP(GenShape, GeneratedGeometriesCountTheWindows, ()) {
   const Case c = *gen::valid_case(gen::kAllOps);
-  const SpatialGeometry g = is_pool(c) ? pool_geometry(c)->spatial : conv_geometry(c)->spatial;
-  const bool ceil_mode = is_pool(c) && std::get<MaxPoolParams>(c.op).ceil_mode;
+  const SpatialGeometry g = op_traits(c).indices ? pool_geometry(c)->spatial : conv_geometry(c)->spatial;
+  const bool ceil_mode = op_traits(c).indices && std::get<MaxPoolParams>(c.op).ceil_mode;
   for (const DimGeometry& d : g.dims) {
     RC_ASSERT(d.out == count_windows(d.in, d.kernel, d.stride, d.dilation, d.pad_lo, d.pad_hi, ceil_mode));
   }

@@ -33,9 +33,9 @@ namespace kc {
 namespace {
 
 std::string why_skipped_is_wrong(const std::string& check, const Case& c) {
-  const bool inference = is_pool(c) && std::get<MaxPoolParams>(c.op).mode == PoolMode::kInference;
-  if (check == "adjoint" && (is_pool(c) || is_fused(c))) return {};
-  if (check == "weight_share" && is_pool(c)) return {};
+  const bool inference = op_traits(c).indices && std::get<MaxPoolParams>(c.op).mode == PoolMode::kInference;
+  if (check == "adjoint" && (op_traits(c).indices || op_traits(c).relu)) return {};
+  if (check == "weight_share" && op_traits(c).indices) return {};
   if (check == "gradcheck" && inference) return {};
   return check + " was skipped on a case it applies to";
 }
@@ -50,7 +50,7 @@ Oracle oracle(const Case& c) {
   auto ref = make_reference_backend();
   const OpInputs in = *make_inputs(c);
   Oracle o{invoke(*ref, c, *op_geometry(c), in), {}, {}};
-  if (!is_pool(c) && !is_fused(c)) {
+  if (!op_traits(c).indices && !op_traits(c).relu) {
     Case linear = c;
     std::get<ConvParams>(linear.op).bias = false;
     const OpGeometry lg = *op_geometry(linear);
@@ -217,7 +217,7 @@ bool some_partial_sum_is_the_sum(const Case& c, const OpOutputs& r, bool within)
       strict = true;
       read = read || reach[i] > 0.0;
       kept.dy[i] = 0.0;
-      const double dz = is_fused(c) && !(r.y[i] > 0.0) ? 0.0 : in.dy[i];
+      const double dz = op_traits(c).relu && !(r.y[i] > 0.0) ? 0.0 : in.dy[i];
       zero = zero && dz == 0.0;
     }
     if (!strict) return false;
@@ -272,10 +272,10 @@ std::string why_mistrust_is_wrong(const CheckResult& check, const Case& c) {
   const OpOutputs& r = o.out;
   if (check.name == "gradcheck") {
     if (check.message.find("every probe is non-differentiable") != std::string::npos) {
-      return is_pool(c) || is_fused(c) ? "" : "a conv without relu has no kinks";
+      return op_traits(c).indices || op_traits(c).relu ? "" : "a conv without relu has no kinks";
     }
     if (check.message.rfind("tied maxima merge every", 0) == 0) {
-      return is_pool(c) && r.indices && every_target_shares_its_group(c, make_inputs(c)->x, *r.indices)
+      return op_traits(c).indices && r.indices && every_target_shares_its_group(c, make_inputs(c)->x, *r.indices)
                  ? ""
                  : "some element that receives gradient is alone in its group of tied maxima";
     }
@@ -283,7 +283,7 @@ std::string why_mistrust_is_wrong(const CheckResult& check, const Case& c) {
   }
   if (check.name == "weight_share" && check.message.rfind("the data cannot tell the right sum", 0) == 0) {
     const bool within = check.message.find("is within the tolerance of the right") != std::string::npos;
-    return is_pool(c) || !some_partial_sum_is_the_sum(c, r, within)
+    return op_traits(c).indices || !some_partial_sum_is_the_sum(c, r, within)
                ? within ? "no partial sum of dy comes within the tolerance of the oracle's dw or db"
                         : "no partial sum of dy gives the oracle's dw and db"
                : "";

@@ -34,7 +34,7 @@ bool at_power_of_two(int64_t v) {
 std::vector<int64_t> past_small_caps(const Case& c) {
   std::vector<int64_t> large;
   if (c.input.batch > 2) large.push_back(c.input.batch);
-  if (is_pool(c)) {
+  if (op_traits(c).indices) {
     const PoolGeometry g = unchecked_pool_geometry(c);
     if (c.input.channels > 3) large.push_back(c.input.channels);
     if (g.spatial.kernel_count() > 100) large.push_back(g.spatial.kernel_dims()[0]);
@@ -77,7 +77,7 @@ RC_GTEST_PROP(GenThreshold, LargeSizesSitAtPowersOfTwoAndStayCheap, ()) {
 std::set<std::string> threshold_features(const Case& c) {
   std::set<std::string> f;
   if (c.input.batch > 5) f.insert("batch");
-  if (is_pool(c)) {
+  if (op_traits(c).indices) {
     const PoolGeometry g = unchecked_pool_geometry(c);
     if (c.input.channels > 5) f.insert("pool.channels");
     if (g.spatial.rank() == 1 && g.spatial.kernel_count() >= 255) f.insert("pool.window_1d");

@@ -76,7 +76,7 @@ TEST(GenZero, ForwardAndBackwardJudgeRegionCases) {
   for (Case c : region_cases(600, finite)) {
     c.checks = {"forward", "backward"};
     const CaseResult r = check_case(c, correct);
-    const bool inference = is_pool(c) && std::get<MaxPoolParams>(c.op).mode == PoolMode::kInference;
+    const bool inference = op_traits(c).indices && std::get<MaxPoolParams>(c.op).mode == PoolMode::kInference;
     for (const CheckResult& check : r.checks) {
       // A max pool in inference mode keeps no indices: no backward to judge.
       const bool none = inference && check.name == "backward";

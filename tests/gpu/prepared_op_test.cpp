@@ -20,9 +20,9 @@ namespace {
 
 // The ops the bench times for the case (docs/bench.md): conv_backward_bias with a bias.
 std::vector<BenchOp> ops_of(const Case& c, const OpGeometry& g) {
-  if (is_pool(c)) return {BenchOp::kPoolInference, BenchOp::kPoolTraining, BenchOp::kPoolBackward};
-  if (is_avgpool(c)) return {BenchOp::kAvgPoolForward, BenchOp::kAvgPoolBackward};
-  if (is_fused(c)) return {BenchOp::kConvForward, BenchOp::kConvBackward};
+  if (op_traits(c).indices) return {BenchOp::kPoolInference, BenchOp::kPoolTraining, BenchOp::kPoolBackward};
+  if (std::holds_alternative<AvgPoolParams>(c.op)) return {BenchOp::kAvgPoolForward, BenchOp::kAvgPoolBackward};
+  if (op_traits(c).relu) return {BenchOp::kConvForward, BenchOp::kConvBackward};
   std::vector<BenchOp> ops = {BenchOp::kConvForward, BenchOp::kConvBackward, BenchOp::kConvBackwardData,
                               BenchOp::kConvBackwardWeight};
   if (std::get<ConvGeometry>(g).bias) ops.push_back(BenchOp::kConvBackwardBias);
@@ -150,7 +150,7 @@ TEST(GpuPreparedOp, CudnnOpsMatchTheHostCalls) {
 TEST(GpuPreparedOp, SplitOpsOfAFusedCaseAreRefused) {
   KC_REQUIRE_DEVICE();
   const Case c = gpu_test::cuda_cases()[1];  // fused groups f32
-  ASSERT_TRUE(is_fused(c));
+  ASSERT_TRUE(op_traits(c).relu);
   auto in = make_inputs(c);
   ASSERT_TRUE(in.ok());
   auto backend = gpu::make_cuda_backend();

@@ -101,8 +101,9 @@ void conv_forward_into(Backend& be, const Case& c, const ConvGeometry& g, const 
   InputGuard guard(in);
   poison(o.y, c.dtype, g.y_shape());
   o.handed[0] = o.y.data.data();
-  o.forward = candidate_call(
-      be, "conv_forward", [&] { return be.conv_forward(g, in.x, in.w, g.bias ? &in.b : nullptr, is_fused(c), o.y); });
+  o.forward = candidate_call(be, "conv_forward", [&] {
+    return be.conv_forward(g, in.x, in.w, g.bias ? &in.b : nullptr, op_traits(c).relu, o.y);
+  });
   guard.after("conv_forward", o);
   mark_returned(o, true);
   note_breaches("conv_forward", o, true);
@@ -117,7 +118,7 @@ void conv_backward_into(Backend& be, const Case& c, const ConvGeometry& g, const
   o.handed[3] = o.dw.data.data();
   o.handed[4] = o.db.data.data();
   o.backward = candidate_call(be, "conv_backward", [&] {
-    return be.conv_backward(g, in.x, in.w, g.bias ? &in.b : nullptr, is_fused(c), in.dy, o.dx, o.dw,
+    return be.conv_backward(g, in.x, in.w, g.bias ? &in.b : nullptr, op_traits(c).relu, in.dy, o.dx, o.dw,
                             g.bias ? &o.db : nullptr);
   });
   guard.after("conv_backward", o);
@@ -245,10 +246,6 @@ StatusOr<OpGeometry> op_geometry(const Case& c) {
                                }},
                     c.op);
 }
-
-bool is_pool(const Case& c) { return std::holds_alternative<MaxPoolParams>(c.op); }
-bool is_avgpool(const Case& c) { return std::holds_alternative<AvgPoolParams>(c.op); }
-bool is_fused(const Case& c) { return std::holds_alternative<ConvBiasReluParams>(c.op); }
 
 void invoke_forward(Backend& backend, const Case& c, const OpGeometry& g, const OpInputs& in, OpOutputs& o) {
   o.backward = failed_precondition("not run");

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/fill.h"
+#include "core/ops/op_module.h"  // op_traits: what the callers ask of the case's op
 #include "kc/backend.h"
 #include "kc/case.h"
 #include "kc/shape.h"
@@ -33,9 +34,6 @@ Dims y_shape_of(const OpGeometry& g);
 
 // Validates the case and resolves its geometry.
 StatusOr<OpGeometry> op_geometry(const Case& c);
-bool is_pool(const Case& c);  // max pool
-bool is_avgpool(const Case& c);
-bool is_fused(const Case& c);  // conv_bias_relu
 
 struct OpOutputs {
   Tensor y;

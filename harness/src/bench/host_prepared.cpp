@@ -7,7 +7,7 @@ namespace {
 class HostPreparedOp final : public PreparedOp {
  public:
   HostPreparedOp(Backend& be, const Case& c, const OpGeometry& g, BenchOp op, const OpInputs& in)
-      : be_(be), relu_(is_fused(c)), g_(g), op_(op), in_(in) {}
+      : be_(be), relu_(op_traits(c).relu), g_(g), op_(op), in_(in) {}
 
   Status allocate(DType dtype);
   Status run() override;

@@ -78,7 +78,7 @@ CheckResult judge_fused_nan(const CheckContext& ctx, const ConvGeometry& g) {
 
 CheckResult backward_run(const CheckContext& ctx) {
   if (ctx.stack != nullptr) return stack_backward_run(ctx);
-  if (const ConvGeometry* g = conv_geo(ctx); g && is_fused(ctx.c)) {
+  if (const ConvGeometry* g = conv_geo(ctx); g && op_traits(ctx.c).relu) {
     CheckResult r = judge_fused_nan(ctx, *g);  // the diagnosis once, for the verdict reported
     if (r.disposition == Disposition::kFailed) r.message += relu_grad_times_zero(ctx, *g);
     return r;

@@ -5,6 +5,7 @@
 
 #include "check_list.h"
 #include "core/invariant.h"
+#include "core/ops/op_module.h"
 #include "judge/transform_bound.h"
 #include "kc/overloaded.h"
 #include "kc/shape.h"
@@ -86,7 +87,7 @@ double flush_allowance(const CheckContext& ctx, const ToleranceSpec& s) {
 // part of each element's terms, and an average's divisor (a kernel may divide last).
 // A max pool's y is a selection: its magnitudes never accumulate.
 void with_finite_terms(const CheckContext& ctx, std::string_view tensor, ToleranceSpec& s) {
-  const bool selection = std::holds_alternative<PoolGeometry>(ctx.geo) && tensor == "y";
+  const bool selection = op_traits(ctx.c).indices && tensor == "y";
   if (selection) return;
   if (const auto* g = std::get_if<AvgPoolGeometry>(&ctx.geo)) {
     s.sum_scale = static_cast<double>(g->divisor > 0 ? g->divisor : g->spatial.kernel_count());
@@ -128,7 +129,7 @@ ToleranceSpec tolerance_for(const CheckContext& ctx, std::string_view tensor) {
     if (tensor == "db") s.transform_growth = 0.0, s.transform_terms = 0;
   }
   if (!ctx.is_reference && ctx.backend.numerics().flushes_subnormals) s.flush_atol = flush_allowance(ctx, s);
-  s.relu_output = tensor == "y" && std::holds_alternative<ConvBiasReluParams>(ctx.c.op);
+  s.relu_output = tensor == "y" && op_traits(ctx.c).relu;
   with_finite_terms(ctx, tensor, s);
   return s;
 }

@@ -169,7 +169,7 @@ struct Ambiguity {
 
 Ambiguity allow_relu_ambiguity(Problem& p) {
   const ConvGeometry* g = conv_geo(p.ctx);
-  if (p.ctx.is_reference || g == nullptr || !is_fused(p.ctx.c)) return {};
+  if (p.ctx.is_reference || g == nullptr || !op_traits(p.ctx.c).relu) return {};
   ReluAmbiguity a = relu_ambiguity(p.ctx, *g);
   if (a.count == 0) return {};
   ref::ConvGrads s = ambiguity_slack(p.ctx, *g, a);

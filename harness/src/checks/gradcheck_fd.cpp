@@ -59,7 +59,7 @@ Eval evaluate_now(const Problem& p, const Params& q) {
   }
   const ConvGeometry& g = *conv_geo(p.ctx);
   Tensor y = ref::conv_forward(g, q[0], q[1], g.bias ? &q[2] : nullptr);
-  if (!is_fused(p.ctx.c)) {
+  if (!op_traits(p.ctx.c).relu) {
     e.loss = dot(y, dy);
     if (keep) e.out = std::move(y);
     return e;
@@ -253,7 +253,7 @@ std::vector<std::vector<int64_t>> probe_units(const Problem& p, int t, int64_t s
 
 Problem make_problem(const CheckContext& ctx) {
   Problem p{ctx, {}, -1, {}, {}, 0, {}, {}};
-  if (is_fused(ctx.c)) p.z0 = ref::conv_forward(*conv_geo(ctx), ctx.in.x, ctx.in.w, &ctx.in.b);
+  if (op_traits(ctx.c).relu) p.z0 = ref::conv_forward(*conv_geo(ctx), ctx.in.x, ctx.in.w, &ctx.in.b);
   if (const PoolGeometry* g = pool_geo(ctx)) p.tie_group = tie_groups(*g, ctx.in.x);
   return p;
 }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/format.h"
+#include "core/ops/op_module.h"
 #include "judge/tolerance.h"
 #include "kc/dtype.h"
 #include "kc/ref/conv.h"
@@ -115,18 +116,18 @@ std::string finite_window_message(const CheckContext& ctx, int64_t count, int64_
 }
 
 // Counts of wrong non-finite outputs whose windows are finite, by what explains them.
-struct Findings {
+struct OriginCounts {
   int64_t relu_zero = 0, outside = 0, first_outside = -1, overflow = 0, first_overflow = -1;
   int64_t overflow_below = 0, first_below = -1;
 };
 
-Findings classify(const CheckContext& ctx, const ConvGeometry& g, bool relu, bool transform,
-                  const std::vector<char>& may_overflow) {
+OriginCounts classify(const CheckContext& ctx, const ConvGeometry& g, bool relu, bool transform,
+                      const std::vector<char>& may_overflow) {
   const Tensor &cand = ctx.cand.y, &ref = ctx.ref.y;
   const DType dtype = ctx.c.dtype;
   const double top = largest_finite(dtype);
   const double poison = poison_value();
-  Findings f;
+  OriginCounts f;
   for (int64_t i = 0; i < ref.size(); ++i) {
     const double c = cand[i], r = ref[i];
     if (may_overflow[static_cast<size_t>(i)]) continue;
@@ -157,10 +158,10 @@ Findings classify(const CheckContext& ctx, const ConvGeometry& g, bool relu, boo
 std::string nonfinite_origin(const CheckContext& ctx, const ConvGeometry& g) {
   const Tensor &cand = ctx.cand.y, &ref = ctx.ref.y;
   if (cand.shape != ref.shape || ref.shape != g.y_shape()) return {};
-  const bool relu = std::holds_alternative<ConvBiasReluParams>(ctx.c.op);
+  const bool relu = op_traits(ctx.c).relu;
   const bool transform = !ctx.is_reference && ctx.backend.numerics().transform();
   const std::vector<char> may_overflow = overflow_allowed(ctx);
-  const Findings f = classify(ctx, g, relu, transform, may_overflow);
+  const OriginCounts f = classify(ctx, g, relu, transform, may_overflow);
   const std::string dtype(dtype_name(ctx.c.dtype));
   std::string s;
   if (f.overflow > 0) {

@@ -84,7 +84,7 @@ Tensor dw_inside(const ConvGeometry& g, const Tensor& x, const Tensor& dz) {
 
 std::optional<SkippedTaps> y_without_padding_taps(const CheckContext& ctx, const ConvGeometry& g) {
   if (!has_zero_padding(g) || !any_non_finite(ctx.in.w)) return std::nullopt;
-  return SkippedTaps{y_inside(g, ctx.in.x, ctx.in.w, ctx.in.b, is_fused(ctx.c)),
+  return SkippedTaps{y_inside(g, ctx.in.x, ctx.in.w, ctx.in.b, op_traits(ctx.c).relu),
                      y_inside(g, absolute(ctx.in.x), absolute(ctx.in.w), absolute(ctx.in.b), false)};
 }
 

@@ -133,7 +133,7 @@ void check_identity(const CheckContext& ctx, const std::string& what, const Grad
 // them (a plan or workspace kept for another batch shows here, not in the dw sum); empty
 // when both agree. Not on conv_bias_relu, whose ambiguous relu' only dw and db allow for.
 std::string sample_outputs_differ(const CheckContext& ctx, const Run& part, int64_t n, Tally& tally) {
-  if (is_fused(ctx.c) || ctx.is_reference) return {};
+  if (op_traits(ctx.c).relu || ctx.is_reference) return {};
   std::string differ;
   for (const auto& [name, got, ref, abs] :
        {std::tuple{"y", &part.y, &ctx.ref.y, &ctx.abs.y}, std::tuple{"dx", &part.dx, &ctx.ref.dx, &ctx.abs.dx}}) {
@@ -215,7 +215,7 @@ struct Hypothesis {
 
 // dy routed through relu' for conv_bias_relu: the cotangent that dw and db sum.
 Tensor routed_dy(const CheckContext& ctx, const ConvGeometry& g) {
-  if (!is_fused(ctx.c)) return ctx.in.dy;
+  if (!op_traits(ctx.c).relu) return ctx.in.dy;
   return ref::relu_backward(ref::conv_forward(g, ctx.in.x, ctx.in.w, &ctx.in.b), ctx.in.dy);
 }
 
@@ -341,7 +341,7 @@ CheckResult weight_share_run(const CheckContext& ctx) {
   InputWriteWatch watch;  // input_writes(): what this check's own runs saw written
   IdentityOutcome f;
   FusedExpectation fused;
-  if (is_fused(ctx.c) && !ctx.is_reference) fused = fused_expectation(ctx, g);
+  if (op_traits(ctx.c).relu && !ctx.is_reference) fused = fused_expectation(ctx, g);
   if (std::string all = fused.swamp.all(false); !all.empty()) return make_result(kName, Disposition::kMistrusted, all);
   if (fused.ambiguous > 0) f.fused = &fused;
   if (Status s = batch_split(ctx, g, f); !s.ok()) return call_failed(kName, "a batch-1 run", s);

@@ -129,7 +129,7 @@ std::vector<std::string> checks_that_apply(const Case& c) {
 
 bool judges_backward(const Case& c) {
   if (c.checks.empty()) return true;
-  const bool pool = std::holds_alternative<MaxPoolParams>(c.op);
+  const bool pool = op_traits(c).indices;
   const bool expects_gradient = c.expected.count("dx") || c.expected.count("dw") || c.expected.count("db");
   for (const std::string& name : c.checks) {
     const CheckInfo* info = find_check(name);

@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "core/format.h"
+#include "core/ops/op_module.h"
 #include "core/ops/stack.h"
 #include "core/validate_limits.h"
 #include "kc/overloaded.h"
@@ -280,7 +281,7 @@ int64_t estimate_case_bytes(const Case& c) {
     return saturating_add(bytes, saturating_mul(largest, 2));
   }
   // Only a max pool's probes keep int64 argmaxes.
-  const bool argmax = std::holds_alternative<MaxPoolParams>(c.op);
+  const bool argmax = op_traits(c).indices;
   return saturating_mul(op_tensor_bytes(c), argmax ? kPoolCheckCopies : kConvCheckCopies);
 }
 

@@ -55,7 +55,7 @@ bool fill_blind_spot(const Case& c, const ConvGeometry& g, const OpInputs& in, c
     return fill_blind_spot(plain, g, *plain_in, plain_o);
   }
   Tensor dz = in.dy;
-  if (is_fused(c)) {
+  if (op_traits(c).relu) {
     for (int64_t i = 0; i < dz.size(); ++i) dz[i] = o.y[i] > 0.0 ? dz[i] : 0.0;
   }
   return !partial_sum_blind_spot(g, in.x, dz, o.dw, o.db).empty();
@@ -76,7 +76,7 @@ bool degenerate_op(const Case& c) {
   const auto* g = std::get_if<ConvGeometry>(&*geo);
   if (g == nullptr) return false;
   if (fill_blind_spot(c, *g, *in, o)) return true;
-  if (is_fused(c)) return false;
+  if (op_traits(c).relu) return false;
   ConvGeometry linear = *g;
   linear.bias = false;
   const Tensor y = ref::conv_forward(linear, in->x, in->w, nullptr);

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <variant>
 
+#include "core/ops/op_module.h"
 #include "judge/transform_bound.h"
 #include "kc/overloaded.h"
 #include "kc/ref/avgpool.h"
@@ -21,7 +22,7 @@ namespace {
 // (relu'(NaN) may pass dy, a convention the checks accept). Elsewhere dy never enters a
 // sum, so an infinite dy there bounds nothing. Other ops: |dy| itself.
 Tensor relu_masked(const Case& c, const ConvGeometry& g, const OpInputs& in, Tensor ady) {
-  if (!std::holds_alternative<ConvBiasReluParams>(c.op) || ady.size() == 0) return ady;
+  if (!op_traits(c).relu || ady.size() == 0) return ady;
   const Tensor z = ref::conv_forward(g, in.x, in.w, g.bias ? &in.b : nullptr);
   for (int64_t i = 0; i < ady.size() && i < z.size(); ++i) {
     if (!(z[i] > 0.0) && !std::isnan(z[i])) ady[i] = 0.0;

@@ -126,6 +126,8 @@ OpCost op_cost(const ConvGeometry& g, DType dtype, BenchOp op) {
   }
 }
 
+OpTraits op_traits(const ConvParams&) { return {}; }
+
 std::string never_applies(const Case&, const ConvParams&, std::string_view check) {
   return check == "argmax" ? std::string(kArgmaxOnlyMaxPool) : "";
 }

@@ -7,6 +7,8 @@
 
 namespace kc {
 
+OpTraits op_traits(const ConvBiasReluParams&) { return {.relu = true}; }
+
 Status validate_op(const Case& c, const ConvBiasReluParams& p, const Limits& limits) {
   return validate_op(c, p.conv, limits);
 }

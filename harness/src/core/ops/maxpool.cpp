@@ -133,6 +133,8 @@ OpCost op_cost(const PoolGeometry& g, DType dtype, BenchOp op) {
   }
 }
 
+OpTraits op_traits(const MaxPoolParams&) { return {.indices = true}; }
+
 std::string never_applies(const Case&, const MaxPoolParams& p, std::string_view check) {
   if ((check == "backward" || check == "gradcheck") && p.mode == PoolMode::kInference) return kNoIndices;
   if (check == "adjoint")

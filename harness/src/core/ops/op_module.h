@@ -7,6 +7,7 @@
 
 #include <string>
 #include <string_view>
+#include <variant>
 
 #include "core/validate.h"
 #include "kc/case.h"
@@ -38,6 +39,22 @@ inline double elements(const Dims& shape) { return static_cast<double>(element_c
 OpCost op_cost(const ConvGeometry& g, DType dtype, BenchOp op);
 OpCost op_cost(const PoolGeometry& g, DType dtype, BenchOp op);
 OpCost op_cost(const AvgPoolGeometry& g, DType dtype, BenchOp op);
+
+// What code outside the modules asks of an op, answered by each module so that no site
+// names an op to learn it: a new op states each answer, or op_traits(Case) fails to
+// compile. A stack's layers answer for themselves (core/ops/stack.h).
+struct OpTraits {
+  bool relu = false;     // y = relu(z): relu' routes dy, and y is never negative (conv_bias_relu)
+  bool indices = false;  // y selects elements of x and training keeps their argmax (max pool)
+};
+OpTraits op_traits(const ConvParams&);
+OpTraits op_traits(const ConvBiasReluParams&);
+OpTraits op_traits(const MaxPoolParams&);
+OpTraits op_traits(const AvgPoolParams&);
+OpTraits op_traits(const StackParams&);
+inline OpTraits op_traits(const Case& c) {
+  return std::visit([](const auto& p) { return op_traits(p); }, c.op);
+}
 
 // Why argmax never applies to an op other than max pooling.
 inline constexpr std::string_view kArgmaxOnlyMaxPool = "argmax applies to max pooling only";
