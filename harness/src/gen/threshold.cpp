@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/validate.h"
+#include "gen/op_fields.h"
 #include "kc/shape.h"
 #include "pick.h"
 
@@ -49,18 +50,6 @@ struct Large {
 
 bool pool(const Case& c) { return std::holds_alternative<MaxPoolParams>(c.op); }
 
-ConvParams& conv_of(Case& c) {
-  if (auto* p = std::get_if<ConvParams>(&c.op)) return *p;
-  return std::get<ConvBiasReluParams>(c.op).conv;
-}
-
-// Calls f with the op's window params (kernel, stride, dilation, padding).
-template <class F>
-void with_window(Case& c, F&& f) {
-  if (auto* p = std::get_if<MaxPoolParams>(&c.op)) return f(*p);
-  f(conv_of(c));
-}
-
 DimGeometry dim_of(const Case& c, size_t d) {
   return pool(c) ? unchecked_pool_geometry(c).spatial.dims[d] : unchecked_conv_geometry(c).spatial.dims[d];
 }
@@ -98,23 +87,21 @@ bool set_extent(Case& c, size_t d, int64_t target) {
 // Keeps spatial dim d alone (each dim is valid on its own: window_draft.cpp draws them so).
 void keep_dim(Case& c, size_t d) {
   c.input.spatial = {c.input.spatial[d]};
-  with_window(c, [d](auto& p) {
-    p.kernel = {p.kernel[d]};
-    if (!p.stride.empty()) p.stride = {p.stride[d]};
-    if (!p.dilation.empty()) p.dilation = {p.dilation[d]};
-    if (!p.padding.pairs.empty()) p.padding.pairs = {p.padding.pairs[d]};
-  });
+  const WindowRef w = window_of(c);
+  w.kernel = {w.kernel[d]};
+  if (!w.stride.empty()) w.stride = {w.stride[d]};
+  if (w.dilation != nullptr && !w.dilation->empty()) *w.dilation = {(*w.dilation)[d]};
+  if (!w.padding.pairs.empty()) w.padding.pairs = {w.padding.pairs[d]};
 }
 
 // Dim d as one tap on `in` inputs, without padding: `in` outputs.
 void one_tap(Case& c, size_t d, int64_t in) {
   c.input.spatial[d] = in;
-  with_window(c, [d](auto& p) {
-    p.kernel[d] = 1;
-    if (!p.stride.empty()) p.stride[d] = 1;
-    if (!p.dilation.empty()) p.dilation[d] = 1;
-    if (!p.padding.pairs.empty()) p.padding.pairs[d] = {0, 0};
-  });
+  const WindowRef w = window_of(c);
+  w.kernel[d] = 1;
+  if (!w.stride.empty()) w.stride[d] = 1;
+  if (w.dilation != nullptr && !w.dilation->empty()) (*w.dilation)[d] = 1;
+  if (!w.padding.pairs.empty()) w.padding.pairs[d] = {0, 0};
 }
 
 // A max pool's window past 256 taps: 1-D (size taps, the drawn stride or none) or a
@@ -140,12 +127,12 @@ struct Channels {
 };
 
 Channels channels_of(Case& c) {
-  const ConvParams& p = conv_of(c);
+  const ConvParams& p = *conv_of(c);
   return {p.groups, c.input.channels / p.groups, p.out_channels / p.groups};
 }
 
 void set_channels(Case& c, const Channels& ch) {
-  ConvParams& p = conv_of(c);
+  ConvParams& p = *conv_of(c);
   p.groups = ch.groups;
   c.input.channels = ch.groups * ch.in;
   p.out_channels = ch.groups * ch.out;
