@@ -7,9 +7,9 @@
 #include <limits>
 
 #include "core/boundary_values.h"
+#include "core/ops/op_module.h"
 #include "core/validate.h"
 #include "core/zero_region.h"
-#include "kc/overloaded.h"
 #include "kc/shape.h"
 
 namespace kc {
@@ -103,31 +103,13 @@ StatusOr<OpInputs> make_inputs(const Case& c) {
   KC_RETURN_IF_ERROR(validate(c));
   if (is_stack(c)) return invalid_argument("op: stack inputs are made per layer (use make_stack_inputs)");
   OpInputs in;
-  std::optional<ConvGeometry> cg;
-  auto pool = [&](const Dims& x, const Dims& y) {
-    in.x = Tensor::zeros(c.dtype, x);
-    in.dy = Tensor::zeros(c.dtype, y);
-  };
-  auto conv = [&] {
-    cg = unchecked_conv_geometry(c);
-    in.x = Tensor::zeros(c.dtype, cg->x_shape());
-    in.w = Tensor::zeros(c.dtype, cg->w_shape());
-    if (cg->bias) in.b = Tensor::zeros(c.dtype, cg->b_shape());
-    in.dy = Tensor::zeros(c.dtype, cg->y_shape());
-  };
-  std::visit(Overloaded{[&](const MaxPoolParams&) {
-                          const PoolGeometry g = unchecked_pool_geometry(c);
-                          pool(g.x_shape(), g.y_shape());
-                        },
-                        [&](const AvgPoolParams&) {
-                          const AvgPoolGeometry g = unchecked_avgpool_geometry(c);
-                          pool(g.x_shape(), g.y_shape());
-                        },
-                        [&](const ConvParams&) { conv(); }, [&](const ConvBiasReluParams&) { conv(); },
-                        [&](const StackParams&) {}},  // refused above
-             c.op);
-  if (c.data.fill == Fill::kInteger && cg) {
-    integer_conv_inputs(c, *cg, in);
+  const InputShapes shapes = input_shapes(c);
+  in.x = Tensor::zeros(c.dtype, shapes.x);
+  if (shapes.w) in.w = Tensor::zeros(c.dtype, *shapes.w);
+  if (shapes.b) in.b = Tensor::zeros(c.dtype, *shapes.b);
+  in.dy = Tensor::zeros(c.dtype, shapes.dy);
+  if (c.data.fill == Fill::kInteger && shapes.w) {  // weights: sums kept exact in the dtype
+    integer_conv_inputs(c, unchecked_conv_geometry(c), in);
   } else if (c.data.fill == Fill::kInteger) {  // pool: small integers, whose window sums are exact
     integer_fill(in.x, c.data.seed, kX, 8, 1.0, in.x.size());
     integer_fill(in.dy, c.data.seed, kDy, 8, 1.0, in.dy.size());

@@ -129,6 +129,11 @@ OpCost op_cost(const AvgPoolGeometry& g, DType dtype, BenchOp op) {
 
 OpTraits op_traits(const AvgPoolParams&) { return {}; }  // a sum of its window, divided
 
+InputShapes input_shapes(const Case& c, const AvgPoolParams&) {
+  const AvgPoolGeometry g = unchecked_avgpool_geometry(c);
+  return {g.x_shape(), g.y_shape(), std::nullopt, std::nullopt};
+}
+
 std::string never_applies(const Case&, const AvgPoolParams&, std::string_view check) {
   if (check == "adjoint") {
     return "the adjoint identity is checked on conv's three products; an average pool's linear map is checked by "

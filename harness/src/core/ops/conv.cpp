@@ -128,6 +128,13 @@ OpCost op_cost(const ConvGeometry& g, DType dtype, BenchOp op) {
 
 OpTraits op_traits(const ConvParams&) { return {}; }
 
+InputShapes input_shapes(const Case& c, const ConvParams&) {
+  const ConvGeometry g = unchecked_conv_geometry(c);  // the fused op's conv too
+  InputShapes s{g.x_shape(), g.y_shape(), g.w_shape(), std::nullopt};
+  if (g.bias) s.b = g.b_shape();
+  return s;
+}
+
 std::string never_applies(const Case&, const ConvParams&, std::string_view check) {
   return check == "argmax" ? std::string(kArgmaxOnlyMaxPool) : "";
 }

@@ -9,6 +9,8 @@ namespace kc {
 
 OpTraits op_traits(const ConvBiasReluParams&) { return {.relu = true}; }
 
+InputShapes input_shapes(const Case& c, const ConvBiasReluParams& p) { return input_shapes(c, p.conv); }
+
 Status validate_op(const Case& c, const ConvBiasReluParams& p, const Limits& limits) {
   return validate_op(c, p.conv, limits);
 }

@@ -135,6 +135,11 @@ OpCost op_cost(const PoolGeometry& g, DType dtype, BenchOp op) {
 
 OpTraits op_traits(const MaxPoolParams&) { return {.indices = true}; }
 
+InputShapes input_shapes(const Case& c, const MaxPoolParams&) {
+  const PoolGeometry g = unchecked_pool_geometry(c);
+  return {g.x_shape(), g.y_shape(), std::nullopt, std::nullopt};
+}
+
 std::string never_applies(const Case&, const MaxPoolParams& p, std::string_view check) {
   if ((check == "backward" || check == "gradcheck") && p.mode == PoolMode::kInference) return kNoIndices;
   if (check == "adjoint")

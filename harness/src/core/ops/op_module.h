@@ -1,10 +1,11 @@
-// What each op's module in kc_core (core/ops/<op>.cpp) defines for its params type:
-// its geometry (kc/shape.h declares those), its cost, its validation and which checks
-// never apply to it. Callers dispatch with std::visit and a generic lambda over these
-// overloads, so that an op without one fails to compile there. The op's name and YAML
-// section are its params' kName and kSection (kc/case.h).
+// What each op's module in kc_core (core/ops/<op>.cpp) defines for its params type: its
+// geometry (kc/shape.h declares those), its traits, its input tensors' shapes, its cost,
+// its validation and which checks never apply to it. Callers dispatch with std::visit and
+// a generic lambda over these overloads, so that an op without one fails to compile
+// there. The op's name and YAML section are its params' kName and kSection (kc/case.h).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -54,6 +55,22 @@ OpTraits op_traits(const AvgPoolParams&);
 OpTraits op_traits(const StackParams&);
 inline OpTraits op_traits(const Case& c) {
   return std::visit([](const auto& p) { return op_traits(p); }, c.op);
+}
+
+// The shapes of a single-op case's input tensors, from its geometry (validated or
+// not): x, w and b where the op has them (b with a bias), and dy (y's). A stack's inputs
+// are made per layer (core/ops/stack.h): it has none here.
+struct InputShapes {
+  Dims x, dy;
+  std::optional<Dims> w, b;
+};
+InputShapes input_shapes(const Case& c, const ConvParams& p);
+InputShapes input_shapes(const Case& c, const ConvBiasReluParams& p);
+InputShapes input_shapes(const Case& c, const MaxPoolParams& p);
+InputShapes input_shapes(const Case& c, const AvgPoolParams& p);
+InputShapes input_shapes(const Case& c, const StackParams& p);
+inline InputShapes input_shapes(const Case& c) {
+  return std::visit([&](const auto& p) { return input_shapes(c, p); }, c.op);
 }
 
 // Why argmax never applies to an op other than max pooling.

@@ -91,6 +91,8 @@ Status validate_op(const Case& c, const StackParams& p, const Limits& limits) {
 
 OpTraits op_traits(const StackParams&) { return {}; }  // its layers' ops answer
 
+InputShapes input_shapes(const Case&, const StackParams&) { return {}; }  // made per layer
+
 std::string never_applies(const Case& c, const StackParams&, std::string_view check) {
   if (check == "backward" && (c.dtype == DType::kF16 || c.dtype == DType::kBF16)) {
     return "f16/bf16 gradients are checked op by op (single-op cases in the dtype): through a stack, values that "
