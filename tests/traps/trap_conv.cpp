@@ -14,8 +14,6 @@
 
 #include <Eigen/Core>
 
-#include "trap_index_width.h"
-
 namespace kc::traps {
 namespace {
 
@@ -148,16 +146,16 @@ std::vector<Tap> make_taps(const Plan& p, bool unit_stride, bool repeat_edge) {
   std::vector<Tap> taps;
   taps.reserve(static_cast<size_t>(p.out_count * p.k_count));
   const auto& [D, H, W] = p.d;
-  std::vector<std::array<int64_t, 3>> kc(static_cast<size_t>(p.k_count));  // each tap's (kd, kh, kw)
+  std::vector<std::array<int64_t, 3>> kcoord(static_cast<size_t>(p.k_count));  // each tap's (kd, kh, kw)
   for (int64_t k = 0; k < p.k_count; ++k)
-    kc[static_cast<size_t>(k)] = {k / (H.kernel * W.kernel), k / W.kernel % H.kernel, k % W.kernel};
+    kcoord[static_cast<size_t>(k)] = {k / (H.kernel * W.kernel), k / W.kernel % H.kernel, k % W.kernel};
   for (int64_t o = 0; o < p.out_count; ++o) {
     const int64_t od = o / (H.out * W.out), oh = o / W.out % H.out, ow = o % W.out;
     const int64_t* sd = &src[0][static_cast<size_t>(od * D.kernel)];
     const int64_t* sh = &src[1][static_cast<size_t>(oh * H.kernel)];
     const int64_t* sw = &src[2][static_cast<size_t>(ow * W.kernel)];
     for (int64_t k = 0; k < p.k_count; ++k) {
-      const auto [kd, kh, kw] = kc[static_cast<size_t>(k)];
+      const auto [kd, kh, kw] = kcoord[static_cast<size_t>(k)];
       const bool zero = sd[kd] < 0 || sh[kh] < 0 || sw[kw] < 0;
       taps.push_back({o, k, zero ? -1 : (sd[kd] * H.in + sh[kh]) * W.in + sw[kw]});
     }
@@ -435,41 +433,6 @@ Status trap_conv_backward(const ConvSetup& s, const ConvGeometry& g, const Tenso
   // relu(conv) + b: the bias sits after the relu, so db sums the raw dy.
   if (db != nullptr) bias_grad(p, relu_on && s.bug == Bug::kReluBeforeBias ? raw : dz, s.bug, sum, *db);
   return ok_status();
-}
-
-bool plants_in_conv_only(Bug bug) {
-  switch (bug) {
-    case Bug::kValidForSame:
-    case Bug::kSamePadWrongSide:
-    case Bug::kPadHwSwapped:
-    case Bug::kBorderUnwritten:
-    case Bug::kDilationOffByOne:
-    case Bug::kReflectRepeatsEdge:
-    case Bug::kDxIgnoresStride:
-    case Bug::kDwIgnoresGroups:
-    case Bug::kDwLastPosition:
-    case Bug::kDwMean:
-    case Bug::kDwNoBatchSum:
-    case Bug::kDwRace:
-    case Bug::kDbNoBatchSum:
-    case Bug::kDbPastEnd:
-    case Bug::kDyChannelsLast:
-    case Bug::kBorderGradientDropped:
-    case Bug::kReluBeforeBias:
-    case Bug::kReluGradAtZeroOne:
-    case Bug::kWritesInput:
-    case Bug::kRecomputeDiffers:
-    case Bug::kLowPrecisionAccumulation:
-    case Bug::kDoubledAccumulator:
-    case Bug::kTruncatingConversion:
-    case Bug::kOverflowPastMax:
-    case Bug::kFtzFlushesNormals:
-    case Bug::kSkipTapsDropsReal:
-    case Bug::kWinogradTenTimes:
-      return true;
-    default:
-      return is_index_width_trap(bug);
-  }
 }
 
 }  // namespace kc::traps

@@ -28,9 +28,4 @@ Status trap_conv_forward(const ConvSetup& s, const ConvGeometry& g, const Tensor
 Status trap_conv_backward(const ConvSetup& s, const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b,
                           bool relu, const Tensor& dy, Tensor& dx, Tensor& dw, Tensor* db);
 
-// The traps whose bug is planted only in convolution code (this file's kernels, the
-// numerics and the index-width traps): their max pooling is trap.none's. A bug left off
-// the list runs every case, which costs time only.
-bool plants_in_conv_only(Bug bug);
-
 }  // namespace kc::traps

@@ -10,6 +10,7 @@
 #include <optional>
 #include <vector>
 
+#include "core/invariant.h"
 #include "core/validate.h"
 #include "gen/op_fields.h"
 #include "kc/shape.h"
@@ -126,13 +127,20 @@ struct Channels {
   int64_t groups, in, out;  // in and out per group
 };
 
+// The conv's channels; threshold cases change channels of a conv only (a pool's are x's).
+ConvParams& conv_params(Case& c) {
+  ConvParams* p = conv_of(c);
+  KC_INVARIANT(p != nullptr);
+  return *p;
+}
+
 Channels channels_of(Case& c) {
-  const ConvParams& p = *conv_of(c);
+  const ConvParams& p = conv_params(c);
   return {p.groups, c.input.channels / p.groups, p.out_channels / p.groups};
 }
 
 void set_channels(Case& c, const Channels& ch) {
-  ConvParams& p = *conv_of(c);
+  ConvParams& p = conv_params(c);
   p.groups = ch.groups;
   c.input.channels = ch.groups * ch.in;
   p.out_channels = ch.groups * ch.out;
