@@ -12,6 +12,7 @@
 #include <initializer_list>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "checks/checks.h"
@@ -42,14 +43,13 @@ class Tally {
  public:
   void add(const std::string& tensor, std::vector<int64_t> index, double cand, double ref, double bound,
            bool exact = false) {
-    if (!counted(cand, ref, bound, exact)) worst_.push_back({tensor, std::move(index), cand, ref, bound});
-    if (worst_.size() > 64) trim();
+    add_at([&] { return std::pair{tensor, std::move(index)}; }, cand, ref, bound, exact);
   }
   // add() for comparisons counted by the million (the Jacobian's entries): where() gives
   // the point's (tensor, index), built only for a failure.
   template <class Where>
-  void add_at(const Where& where, double cand, double ref, double bound) {
-    if (counted(cand, ref, bound, false)) return;
+  void add_at(const Where& where, double cand, double ref, double bound, bool exact = false) {
+    if (counted(cand, ref, bound, exact)) return;
     auto [tensor, index] = where();
     worst_.push_back({std::move(tensor), std::move(index), cand, ref, bound});
     if (worst_.size() > 64) trim();
