@@ -4,8 +4,8 @@
 
 #include <vector>
 
-#include "core/ops/stack_run.h"
 #include "engine.h"
+#include "ops/stack/stack_runs.h"
 
 namespace kc::gpu {
 

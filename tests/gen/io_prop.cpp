@@ -52,7 +52,7 @@ RC_GTEST_PROP(GenRoundTrip, GeneratedCasesSurviveTheYamlWriters, ()) {
 }
 
 RC_GTEST_PROP(GenRoundTrip, GeneratedStacksSurviveTheYamlWriters, ()) {
-  const Case c = with_optional_fields(*gen::stack_case());
+  const Case c = with_optional_fields(*gen::op_case_of<StackParams>());
   assert_loads_back(c, case_to_yaml(c));
   assert_loads_back(c, case_to_one_line(c));
 }
@@ -145,7 +145,7 @@ RC_GTEST_PROP(GenShape, GeneratedGeometriesCountTheWindows, ()) {
 }
 
 RC_GTEST_PROP(GenShape, GeneratedStackLayersCountTheWindows, ()) {
-  const Case c = *gen::stack_case();
+  const Case c = *gen::op_case_of<StackParams>();
   const std::optional<MaxPoolParams>& pool = std::get<StackParams>(c.op).pool;
   const std::vector<StackLayer> layers = *stack_layers(c);
   for (const StackLayer& l : layers) {

@@ -325,14 +325,16 @@ gen::Options finite_inputs() {
 }
 
 RC_GTEST_PROP(GenReference, ConvPassesGradcheckAdjointAndWeightShare, ()) {
-  check_reference(*gen::conv_case(finite_inputs()));
+  check_reference(*gen::op_case_of<ConvParams>(finite_inputs()));
 }
 
 RC_GTEST_PROP(GenReference, ConvBiasReluPassesGradcheckAndWeightShare, ()) {
-  check_reference(*gen::conv_bias_relu_case(finite_inputs()));
+  check_reference(*gen::op_case_of<ConvBiasReluParams>(finite_inputs()));
 }
 
-RC_GTEST_PROP(GenReference, MaxPoolPassesGradcheck, ()) { check_reference(*gen::maxpool_case(finite_inputs())); }
+RC_GTEST_PROP(GenReference, MaxPoolPassesGradcheck, ()) {
+  check_reference(*gen::op_case_of<MaxPoolParams>(finite_inputs()));
+}
 
 TEST(GenReference, GradcheckOnAnAllSubnormalF64Input) {
   Case c;

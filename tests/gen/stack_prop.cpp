@@ -66,7 +66,7 @@ Tensor oracle_dx(const Case& c) {
 // rounded to f16 or bf16 take so few values that taps copying one element (replicate
 // padding of a 1-wide input) can cancel exactly, w0 = -w1.
 RC_GTEST_PROP(GenStack, StacksWithoutReluHaveAGradient, ()) {
-  const Case c = *gen::stack_case();
+  const Case c = *gen::op_case_of<StackParams>();
   RC_PRE(!stack_of(c).relu && (c.dtype == DType::kF64 || c.dtype == DType::kF32));
   const Tensor dx = oracle_dx(c);
   RC_ASSERT(dx.size() > 0);
@@ -131,7 +131,7 @@ std::string stack_verdict(const Case& c, Backend& backend, std::vector<std::stri
 }
 
 RC_GTEST_PROP(GenStack, ReferencePassesTheStackChecks, ()) {
-  const Case c = *gen::stack_case();
+  const Case c = *gen::op_case_of<StackParams>();
   auto reference = make_reference_backend();
   std::vector<std::string> tags;
   const std::string wrong = stack_verdict(c, *reference, tags);
@@ -147,7 +147,7 @@ RC_GTEST_PROP(GenStack, ReferencePassesTheStackChecks, ()) {
 // libkc_traps.so --backend trap.f32_accumulation` explores further.
 TEST(GenStack, CorrectF32AccumulationPassesTheStackChecks) {
   test::F32Accumulation correct;
-  const auto gen = gen::stack_case();
+  const auto gen = gen::op_case_of<StackParams>();
   int pooled_f32 = 0, judged = 0;
   for (uint64_t k = 0; k < 400; ++k) {
     const Case c = gen::generate(gen, 2026, k).value();
@@ -233,7 +233,8 @@ TEST(GenStack, CasesCoverWhatTheStackChecksNeed) {
 
 Case shrink(uint64_t index, const std::function<bool(const Case&)>& fails) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  const gen::ShrinkOutcome out = gen::shrink_case(gen::generate(gen::stack_case(), 3, index), fails, deadline);
+  const gen::ShrinkOutcome out =
+      gen::shrink_case(gen::generate(gen::op_case_of<StackParams>(), 3, index), fails, deadline);
   EXPECT_FALSE(out.out_of_time);
   return out.smallest;
 }
@@ -270,7 +271,7 @@ TEST(GenStackShrink, KeepsTheLeastDepthThatFails) {
   // A "bug" that shows from depth 3 on: the shrunk stack has exactly 3 layers, and
   // every other field at its simplest.
   auto fails = [](const Case& c) { return stack_of(c).depth >= 3; };
-  const auto g = gen::stack_case();
+  const auto g = gen::op_case_of<StackParams>();
   int shrunk = 0;
   for (uint64_t k = 0; k < 200 && shrunk < 5; ++k) {
     const Case c0 = gen::generate(g, 3, k).value();

@@ -58,7 +58,7 @@ RC_GTEST_PROP(GenThreshold, LargeSizesSitAtPowersOfTwoAndStayCheap, ()) {
   small.steer = false;
   small.data = 0;
   const bool pool = *rc::gen::arbitrary<bool>();
-  const Case c = *(pool ? gen::maxpool_case(small) : gen::conv_case(small));
+  const Case c = *(pool ? gen::op_case_of<MaxPoolParams>(small) : gen::op_case_of<ConvParams>(small));
   const gen::detail::ThresholdDraft d = *gen::detail::threshold_draft();
   const Case t = gen::detail::apply_threshold(c, d, gen::Caps{});
   RC_ASSERT(validate(t).ok());

@@ -13,11 +13,11 @@
 #include <vector>
 
 #include "core/fill.h"
-#include "core/ops/op_module.h"  // op_traits: what the callers ask of the case's op
 #include "kc/backend.h"
 #include "kc/case.h"
 #include "kc/shape.h"
 #include "kc/status.h"
+#include "ops/op_module.h"  // op_traits: what the callers ask of the case's op
 
 namespace kc {
 

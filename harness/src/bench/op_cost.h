@@ -1,4 +1,4 @@
-// What one bench op of a case costs: the op's module says (core/ops/op_module.h: FLOPs
+// What one bench op of a case costs: the op's module says (ops/op_module.h: FLOPs
 // and compulsory bytes by the definition, indices at their smallest width, so that the
 // bytes stay a lower bound for any kernel's format and GB/s an honest rate); and what a
 // transform algorithm saves on multiplications.
@@ -7,14 +7,14 @@
 #include <cstdint>
 
 #include "backend/invoke.h"
-#include "core/ops/op_module.h"
 #include "kc/numerics.h"
+#include "ops/op_module.h"
 
 namespace kc::bench {
 
 using kc::OpCost;
 
-// The op's own cost, from its module (core/ops/op_module.h); zero for a call the op
+// The op's own cost, from its module (ops/op_module.h); zero for a call the op
 // does not have.
 OpCost op_cost(const OpGeometry& g, DType dtype, BenchOp op);
 

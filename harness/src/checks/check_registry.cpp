@@ -5,10 +5,10 @@
 
 #include "check_list.h"
 #include "core/invariant.h"
-#include "core/ops/op_module.h"
 #include "judge/transform_bound.h"
 #include "kc/overloaded.h"
 #include "kc/shape.h"
+#include "ops/op_module.h"
 #include "padding_coverage.h"
 
 namespace kc {
@@ -89,9 +89,6 @@ double flush_allowance(const CheckContext& ctx, const ToleranceSpec& s) {
 void with_finite_terms(const CheckContext& ctx, std::string_view tensor, ToleranceSpec& s) {
   const bool selection = op_traits(ctx.c).indices && tensor == "y";
   if (selection) return;
-  if (const auto* g = std::get_if<AvgPoolGeometry>(&ctx.geo)) {
-    s.sum_scale = static_cast<double>(g->divisor > 0 ? g->divisor : g->spatial.kernel_count());
-  }
   if (ctx.finite_abs == nullptr) return;
   const Tensor* t = tensor == "y"    ? &ctx.finite_abs->y
                     : tensor == "dx" ? &ctx.finite_abs->dx
@@ -107,21 +104,7 @@ ToleranceSpec tolerance_for(const CheckContext& ctx, std::string_view tensor) {
   // The case's accumulation describes a candidate's sums; the oracle's own checks keep
   // the contract's default (the oracle sums in f64).
   ToleranceSpec s{ctx.c.tolerance, ctx.c.dtype, 1, ctx.is_reference ? std::nullopt : ctx.c.accumulation};
-  std::visit(Overloaded{[&](const ConvGeometry& g) {
-                          const int64_t taps = g.spatial.kernel_count();
-                          if (tensor == "y") s.n = g.in_per_group() * taps + 1;
-                          if (tensor == "dx") s.n = g.out_per_group() * taps * max_pad_copies(g);
-                          if (tensor == "dw" || tensor == "db") s.n = g.batch * g.spatial.out_count();
-                        },
-                        [&](const PoolGeometry& g) {  // y is a selection: exact
-                          s.n = tensor == "dx" ? g.spatial.kernel_count() : 1;
-                        },
-                        [&](const AvgPoolGeometry& g) {
-                          // y: a window's sum and one division; dx: a term per window holding the
-                          // element (at most the kernel's count), each a division.
-                          s.n = g.spatial.kernel_count() + 1;
-                        }},
-             ctx.geo);
+  std::visit([&](const auto& g) { checks::tolerance_terms(g, tensor, s); }, ctx.geo);
   if (const auto* g = std::get_if<ConvGeometry>(&ctx.geo); g && !ctx.is_reference) {
     with_transform(ctx, *g, s);
     // db sums dy directly, whatever algorithm the convolution runs; after a relu its mask

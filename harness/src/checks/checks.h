@@ -12,13 +12,13 @@
 #include "checks/oracle_memo.h"
 #include "core/check_table.h"
 #include "core/fill.h"
-#include "core/ops/stack.h"
-#include "core/ops/stack_run.h"
 #include "judge/tolerance.h"
 #include "kc/backend.h"
 #include "kc/case.h"
 #include "kc/registry.h"
 #include "kc/result.h"
+#include "ops/stack/stack.h"
+#include "ops/stack/stack_runs.h"
 
 namespace kc {
 
@@ -82,6 +82,11 @@ ToleranceSpec tolerance_for(const CheckContext& ctx, std::string_view tensor);
 // when it is all zero. `source` names where the tensor comes from in the reason.
 std::string distrust(std::string_view tensor, const Tensor& ref, bool sparse_by_construction = false,
                      std::string_view source = "reference");
+
+// distrust() of a tensor judged on the elements `counted` marks (all of them when
+// `counted` does not match its size).
+std::string distrust_counted(std::string_view tensor, const Tensor& ref, std::string_view source,
+                             const std::vector<char>& counted);
 
 // The elements of a conv's x that some window reads, directly or as the source of a
 // padding copy (reflect, replicate, circular), one flag per element of x: where dx can

@@ -13,6 +13,12 @@ namespace kc::checks {
 inline const ConvGeometry* conv_geo(const CheckContext& ctx) { return std::get_if<ConvGeometry>(&ctx.geo); }
 inline const PoolGeometry* pool_geo(const CheckContext& ctx) { return std::get_if<PoolGeometry>(&ctx.geo); }
 
+// The shape check's finding on one output: `got` against the contract's `want`, each
+// dim's difference named when the ranks agree (`dims`: the op's spatial geometry;
+// `ceil_mode`, a pool's, adds the rule that drops a window starting in the right padding).
+void expect_shape(const std::string& tensor, const Dims& got, const Dims& want, CheckResult& r,
+                  const SpatialGeometry* dims = nullptr, bool ceil_mode = false);
+
 // The output tensor named "y", "dx", "dw" or "db".
 inline const Tensor& output_named(const OpOutputs& o, std::string_view name) {
   return name == "y" ? o.y : name == "dx" ? o.dx : name == "dw" ? o.dw : o.db;

@@ -6,10 +6,10 @@
 #include <vector>
 
 #include "core/format.h"
-#include "core/ops/op_module.h"
 #include "judge/tolerance.h"
 #include "kc/dtype.h"
 #include "kc/ref/conv.h"
+#include "ops/op_module.h"
 #include "window.h"
 
 namespace kc::checks {

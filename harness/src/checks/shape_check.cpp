@@ -5,7 +5,7 @@
 // would start (docs/ops.md, "Max pooling": a window starting in the right padding is dropped).
 #include "check_list.h"
 #include "common.h"
-#include "kc/overloaded.h"
+#include "ops/op_module.h"
 
 namespace kc::checks {
 namespace {
@@ -22,10 +22,10 @@ std::string surplus(size_t dim, int64_t extra, const DimGeometry& d, bool ceil_m
   return s;
 }
 
-// `dims` (the op's spatial geometry) names each dim's difference when the ranks agree;
-// `ceil_mode` (a pool's) adds the rule that drops a window starting in the right padding.
+}  // namespace
+
 void expect_shape(const std::string& tensor, const Dims& got, const Dims& want, CheckResult& r,
-                  const SpatialGeometry* dims = nullptr, bool ceil_mode = false) {
+                  const SpatialGeometry* dims, bool ceil_mode) {
   if (got == want) return;
   r.disposition = Disposition::kFailed;
   r.message += tensor + " has shape " + dims_to_string(got) + ", the contract says " + dims_to_string(want);
@@ -40,8 +40,6 @@ void expect_shape(const std::string& tensor, const Dims& got, const Dims& want, 
   }
   r.message += "; ";
 }
-
-}  // namespace
 
 CheckResult shape_run(const CheckContext& ctx) {
   if (ctx.stack != nullptr) return stack_shape_run(ctx);
@@ -61,25 +59,7 @@ CheckResult shape_run(const CheckContext& ctx) {
   }
   if (!ctx.cand.forward.ok()) return r;
   const bool backward = ctx.cand.ran_backward && ctx.cand.backward.ok();
-  std::visit(Overloaded{[&](const ConvGeometry& g) {
-                          expect_shape("y", ctx.cand.y.shape, g.y_shape(), r, &g.spatial);
-                          if (!backward) return;
-                          expect_shape("dx", ctx.cand.dx.shape, g.x_shape(), r);
-                          expect_shape("dw", ctx.cand.dw.shape, g.w_shape(), r);
-                          if (g.bias) expect_shape("db", ctx.cand.db.shape, g.b_shape(), r);
-                        },
-                        [&](const PoolGeometry& g) {
-                          expect_shape("y", ctx.cand.y.shape, g.y_shape(), r, &g.spatial, g.ceil_mode);
-                          if (ctx.cand.indices) {
-                            expect_shape("indices", ctx.cand.indices->shape, g.y_shape(), r, &g.spatial, g.ceil_mode);
-                          }
-                          if (backward) expect_shape("dx", ctx.cand.dx.shape, g.x_shape(), r);
-                        },
-                        [&](const AvgPoolGeometry& g) {
-                          expect_shape("y", ctx.cand.y.shape, g.y_shape(), r, &g.spatial, g.ceil_mode);
-                          if (backward) expect_shape("dx", ctx.cand.dx.shape, g.x_shape(), r);
-                        }},
-             ctx.geo);
+  std::visit([&](const auto& g) { expect_shapes(g, ctx, backward, r); }, ctx.geo);
   if (r.disposition == Disposition::kPassed) r.message = "y " + dims_to_string(y_shape_of(ctx.geo));
   return r;
 }

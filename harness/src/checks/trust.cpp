@@ -5,8 +5,8 @@
 #include <cmath>
 
 #include "checks/checks.h"
-#include "kc/overloaded.h"
 #include "kc/shape.h"
+#include "ops/op_module.h"
 #include "padding_coverage.h"
 
 namespace kc {
@@ -61,40 +61,16 @@ std::string distrust_of(std::string_view tensor, const Tensor& ref, bool sparse_
   return {};
 }
 
-// An average pool's dx counts only the elements some window reads: with a stride past
-// the kernel the others are zero by construction, for every kernel.
-std::string distrust_avgpool_dx(const AvgPoolGeometry& g, const Tensor& ref, std::string_view source) {
-  std::vector<std::vector<char>> per_dim;
-  for (const DimGeometry& d : g.spatial.dims) {
-    std::vector<char> read(static_cast<size_t>(d.in), 0);
-    for (int64_t o = 0; o < d.out; ++o) {
-      const int64_t start = o * d.stride - d.pad_lo;
-      for (int64_t i = std::max<int64_t>(start, 0); i < std::min(start + d.kernel, d.in); ++i) {
-        read[static_cast<size_t>(i)] = 1;
-      }
-    }
-    per_dim.push_back(std::move(read));
-  }
-  const Dims in = g.spatial.in_dims();
-  const int64_t plane = element_count(in);
-  std::vector<char> counted(static_cast<size_t>(ref.size()), 0);
-  for (int64_t p = 0; p < plane; ++p) {
-    int64_t rest = p;
-    bool read = true;
-    for (size_t a = in.size(); a-- > 0;) {
-      read = read && per_dim[a][static_cast<size_t>(rest % in[a])];
-      rest /= in[a];
-    }
-    for (int64_t nc = 0; read && nc < g.batch * g.channels; ++nc) counted[static_cast<size_t>(nc * plane + p)] = 1;
-  }
-  return distrust_of("dx", ref, false, source,
-                     counted.size() == static_cast<size_t>(ref.size()) ? counted : std::vector<char>{});
-}
-
 }  // namespace
 
 std::string distrust(std::string_view tensor, const Tensor& ref, bool sparse_by_construction, std::string_view source) {
   return distrust_of(tensor, ref, sparse_by_construction, source, {});
+}
+
+std::string distrust_counted(std::string_view tensor, const Tensor& ref, std::string_view source,
+                             const std::vector<char>& counted) {
+  return distrust_of(tensor, ref, false, source,
+                     counted.size() == static_cast<size_t>(ref.size()) ? counted : std::vector<char>{});
 }
 
 std::vector<char> conv_input_read(const ConvGeometry& g) {
@@ -114,15 +90,7 @@ std::vector<char> conv_input_read(const ConvGeometry& g) {
 
 std::string distrust_output(const OpGeometry& geo, std::string_view name, const Tensor& ref, std::string_view source) {
   if (name != "dx") return distrust(name, ref, false, source);
-  return std::visit(Overloaded{[&](const PoolGeometry&) { return distrust(name, ref, true, source); },
-                               [&](const AvgPoolGeometry& g) { return distrust_avgpool_dx(g, ref, source); },
-                               [&](const ConvGeometry& g) {
-                                 const std::vector<char> read = conv_input_read(g);
-                                 return distrust_of(
-                                     name, ref, false, source,
-                                     read.size() == static_cast<size_t>(ref.size()) ? read : std::vector<char>{});
-                               }},
-                    geo);
+  return std::visit([&](const auto& g) { return checks::distrust_dx(g, ref, source); }, geo);
 }
 
 }  // namespace kc

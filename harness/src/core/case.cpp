@@ -4,7 +4,7 @@
 #include <utility>
 
 #include "core/format.h"
-#include "kc/overloaded.h"
+#include "ops/op_module.h"
 
 namespace kc {
 
@@ -56,12 +56,7 @@ std::string op_name_list(std::string_view last_sep) {
 }
 
 const PadSpec& padding_of(const OpParams& op) {
-  return std::visit(Overloaded{[](const ConvParams& p) -> const PadSpec& { return p.padding; },
-                               [](const ConvBiasReluParams& p) -> const PadSpec& { return p.conv.padding; },
-                               [](const MaxPoolParams& p) -> const PadSpec& { return p.padding; },
-                               [](const AvgPoolParams& p) -> const PadSpec& { return p.padding; },
-                               [](const StackParams& p) -> const PadSpec& { return p.conv.padding; }},
-                    op);
+  return std::visit([](const auto& p) -> const PadSpec& { return op_padding(p); }, op);
 }
 
 bool is_stack(const Case& c) { return std::holds_alternative<StackParams>(c.op); }

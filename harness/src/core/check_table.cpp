@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "core/format.h"
-#include "core/ops/op_module.h"
+#include "ops/op_module.h"
 
 namespace kc {
 namespace {
@@ -16,7 +16,7 @@ std::string drift_scope(const Case& c) { return low_precision(c) ? "" : "applies
 bool single(const CheckInfo& i) { return i.scope != Scope::kStack; }
 bool stacked(const CheckInfo& i) { return i.scope != Scope::kSingle; }
 
-// The op module's reason (core/ops/op_module.h): every op has its never_applies.
+// The op module's reason (ops/op_module.h): every op has its never_applies.
 std::string op_never_applies(const Case& c, std::string_view name) {
   return std::visit([&](const auto& p) { return never_applies(c, p, name); }, c.op);
 }

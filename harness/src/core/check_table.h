@@ -16,7 +16,7 @@
 namespace kc {
 
 // Whether a check applies to single ops, to stacks, or to both. Which single ops, and
-// when, each op's module says (core/ops/op_module.h, never_applies).
+// when, each op's module says (ops/op_module.h, never_applies).
 enum class Scope { kSingle, kStack, kBoth };
 
 // Whether a check compares backward values under the tolerance model (validation of

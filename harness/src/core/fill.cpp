@@ -7,10 +7,10 @@
 #include <limits>
 
 #include "core/boundary_values.h"
-#include "core/ops/op_module.h"
 #include "core/validate.h"
 #include "core/zero_region.h"
 #include "kc/shape.h"
+#include "ops/op_module.h"
 
 namespace kc {
 namespace {

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "core/ops/op_module.h"
+#include "ops/op_module.h"
 
 namespace kc {
 
@@ -79,8 +79,6 @@ Dims ConvGeometry::b_shape() const { return {out_channels}; }
 Dims ConvGeometry::y_shape() const { return concat({batch, out_channels}, spatial.out_dims()); }
 Dims PoolGeometry::x_shape() const { return concat({batch, channels}, spatial.in_dims()); }
 Dims PoolGeometry::y_shape() const { return concat({batch, channels}, spatial.out_dims()); }
-Dims AvgPoolGeometry::x_shape() const { return concat({batch, channels}, spatial.in_dims()); }
-Dims AvgPoolGeometry::y_shape() const { return concat({batch, channels}, spatial.out_dims()); }
 
 int64_t output_extent(int64_t in, int64_t kernel, int64_t stride, int64_t dilation, int64_t pad_lo, int64_t pad_hi,
                       bool ceil_mode) {

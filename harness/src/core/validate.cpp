@@ -11,9 +11,9 @@
 
 #include "core/check_table.h"
 #include "core/format.h"
-#include "core/ops/op_module.h"
 #include "core/validate_rules.h"
 #include "kc/shape.h"
+#include "ops/op_module.h"
 
 namespace kc {
 
@@ -174,7 +174,7 @@ Status check_exact_tolerance(const Case& c, std::vector<std::string> inputs, con
       "; use bound otherwise");
 }
 
-// Each op's module (core/ops/) has its validate_op overload: a new op without one
+// Each op's module (ops/<op>/) has its validate_op overload: a new op without one
 // fails to compile here.
 Status validate(const Case& c, const Limits& limits) {
   KC_RETURN_IF_ERROR(check_input(c.input, limits));

@@ -12,11 +12,11 @@
 #include <string_view>
 
 #include "core/format.h"
-#include "core/ops/op_module.h"
-#include "core/ops/stack.h"
+#include "core/memory_parts.h"
 #include "core/validate_limits.h"
-#include "kc/overloaded.h"
 #include "kc/shape.h"
+#include "ops/op_module.h"
+#include "ops/stack/stack.h"
 
 namespace kc {
 namespace {
@@ -87,99 +87,6 @@ Status limits_environment_problem() {
 
 namespace {
 
-int64_t product(const Dims& d) {
-  int64_t n = 1;
-  for (int64_t v : d) n = saturating_mul(n, v);
-  return n;
-}
-
-// A field that can make a part of the memory large, and by how much it multiplies that
-// part over what the input alone would make it (a kernel of 961 taps: its im2col by 961).
-struct Cause {
-  double factor = 1.0;
-  std::string field;  // the path the message starts with: "conv.kernel", "input", ...
-  std::string why;    // that field as the message names it: "conv.kernel [31, 31]"
-};
-
-// One part of an op's memory estimate: a tensor with its gradient (or the reference's
-// workspace), its shape, the f64 arrays of that shape the reference and one candidate
-// hold, and what can make it large (`base` when none of `causes` does).
-struct MemoryPart {
-  std::string what;
-  Dims shape;
-  int64_t arrays = 1;
-  Cause base;
-  std::vector<Cause> causes;
-  int64_t elements() const { return product(shape); }
-  int64_t bytes() const { return saturating_mul(saturating_mul(elements(), arrays), 8); }
-};
-
-std::string dims_text(const Dims& d) { return d.size() == 1 ? num(d[0]) : dims_to_string(d); }
-
-Dims concat(Dims a, const Dims& b) {
-  a.insert(a.end(), b.begin(), b.end());
-  return a;
-}
-
-double ratio(int64_t a, int64_t b) { return static_cast<double>(a) / static_cast<double>(std::max<int64_t>(b, 1)); }
-
-// What makes the padded extent large: explicit padding itself, or for same/same_lower
-// the dilated kernel extent d * (k - 1) it pads for (the larger of its two factors).
-Cause padding_cause(const std::string& f, const PadSpec& spec, const SpatialGeometry& g, double factor) {
-  size_t at = 0;
-  for (size_t i = 0; i < g.dims.size(); ++i) {
-    if (g.dims[i].pad_lo + g.dims[i].pad_hi > g.dims[at].pad_lo + g.dims[at].pad_hi) at = i;
-  }
-  const DimGeometry& d = g.dims[at];
-  const std::string pads = " pads " + num(d.pad_lo) + "/" + num(d.pad_hi) + " in dim " + num(static_cast<int64_t>(at));
-  if (spec.kind == PadKind::kExplicit) return {factor, f + ".padding", f + ".padding, which" + pads};
-  const std::string same = spec.kind == PadKind::kSame ? ", for which padding same" : ", for which padding same_lower";
-  if (d.dilation > d.kernel - 1) return {factor, f + ".dilation", f + ".dilation " + num(d.dilation) + same + pads};
-  return {factor, f + ".kernel", f + ".kernel " + num(d.kernel) + same + pads};
-}
-
-// The op's memory parts (see op_tensor_bytes). `f` is the op's field path in messages
-// ("conv", "conv_bias_relu", "maxpool", "stack.layer.conv", ...).
-std::vector<MemoryPart> pool_parts(const SpatialGeometry& s, const Dims& x, const Dims& y, const PadSpec& pad,
-                                   const std::string& f, const Cause& input, int64_t y_copies) {
-  const double grown = ratio(product(s.out_dims()), product(s.in_dims()));
-  return {{"x and dx", x, 4, input, {}},
-          {y_copies > 4 ? "y, dy and indices" : "y and dy", y, y_copies, input, {padding_cause(f, pad, s, grown)}}};
-}
-
-std::vector<MemoryPart> conv_parts(const Case& c, const ConvParams& p, const std::string& f, const Cause& input) {
-  const ConvGeometry g = unchecked_conv_geometry(c);
-  const SpatialGeometry& s = g.spatial;
-  Dims padded;
-  for (const DimGeometry& d : s.dims) padded.push_back(d.padded());
-  const int64_t taps = product(s.kernel_dims()), cin = g.in_per_group(), in = product(s.in_dims());
-  const double grown = ratio(product(s.out_dims()), in);  // outputs over inputs: the padding's doing
-  const Cause kernel{static_cast<double>(taps), f + ".kernel", f + ".kernel " + dims_text(s.kernel_dims())};
-  const Cause cout{static_cast<double>(g.out_channels), f + ".out_channels",
-                   f + ".out_channels " + num(g.out_channels)};
-  const Cause channels{static_cast<double>(cin), "input.channels",
-                       "input.channels " + num(g.in_channels) + " (in groups of " + num(cin) + ")"};
-  const Cause more_channels{ratio(g.out_channels, g.in_channels), cout.field, cout.why};
-  // w is not made of x: its largest factor is its cause.
-  const Cause w_base = kernel.factor >= cout.factor && kernel.factor >= channels.factor ? kernel
-                       : cout.factor >= channels.factor                                 ? cout
-                                                                                        : channels;
-  // Reference and candidate: x, dx, w, dw, y, dy; reference only: xp, dxp, im2col.
-  return {{"x and dx", g.x_shape(), 4, input, {}},
-          {"w and dw", g.w_shape(), 4, w_base, {}},
-          {"y and dy", g.y_shape(), 4, input, {more_channels, padding_cause(f, p.padding, s, grown)}},
-          {"the reference's padded x and its gradient",
-           concat({g.batch, g.in_channels}, padded),
-           2,
-           input,
-           {padding_cause(f, p.padding, s, ratio(product(padded), in))}},
-          {"the reference's im2col workspace (Cin/G, kernel, out)",
-           concat(concat({cin}, s.kernel_dims()), s.out_dims()),
-           1,
-           input,
-           {kernel, padding_cause(f, p.padding, s, grown)}}};
-}
-
 // The op's memory parts (see op_tensor_bytes). `f` is the op's field path in messages
 // ("conv", "conv_bias_relu", "maxpool", "stack.layer.conv", ...). A stack has none of its
 // own: its layers are single-op cases.
@@ -187,18 +94,7 @@ std::vector<MemoryPart> memory_parts(const Case& c, const std::string& f) {
   const Cause input{1.0, "input",
                     "input (batch " + num(c.input.batch) + ", channels " + num(c.input.channels) + ", spatial " +
                         dims_to_string(c.input.spatial) + ")"};
-  return std::visit(Overloaded{[&](const MaxPoolParams& p) {
-                                 const PoolGeometry g = unchecked_pool_geometry(c);
-                                 return pool_parts(g.spatial, g.x_shape(), g.y_shape(), p.padding, f, input, 6);
-                               },
-                               [&](const AvgPoolParams& p) {
-                                 const AvgPoolGeometry g = unchecked_avgpool_geometry(c);
-                                 return pool_parts(g.spatial, g.x_shape(), g.y_shape(), p.padding, f, input, 4);
-                               },
-                               [&](const ConvParams& p) { return conv_parts(c, p, f, input); },
-                               [&](const ConvBiasReluParams& p) { return conv_parts(c, p.conv, f, input); },
-                               [&](const StackParams&) { return std::vector<MemoryPart>{}; }},
-                    c.op);
+  return std::visit([&](const auto& p) { return memory_parts(c, p, f, input); }, c.op);
 }
 
 // The tensors of one op: inputs, outputs and gradients as f64 for the reference and one
@@ -218,36 +114,13 @@ constexpr int64_t kConvCheckCopies = 5, kPoolCheckCopies = 10;
 
 }  // namespace
 
-// Multiply-adds (conv) or comparisons (max pool) of one forward, in double: no overflow
-// (three extents of 2^31 each would overflow int64 products such as element_count).
 double op_work(const Case& c) {
-  auto windows = [](const SpatialGeometry& s) {  // outputs times taps, per plane
-    double n = 1.0;
-    for (const DimGeometry& d : s.dims) n *= static_cast<double>(d.out) * static_cast<double>(d.kernel);
-    return n;
-  };
-  const double planes = static_cast<double>(c.input.batch) * static_cast<double>(c.input.channels);
-  auto conv = [&](const ConvParams&) {
-    const ConvGeometry g = unchecked_conv_geometry(c);
-    return static_cast<double>(g.batch) * static_cast<double>(g.out_channels) * static_cast<double>(g.in_per_group()) *
-           windows(g.spatial);
-  };
-  return std::visit(
-      Overloaded{[&](const MaxPoolParams&) { return planes * windows(unchecked_pool_geometry(c).spatial); },
-                 [&](const AvgPoolParams&) { return planes * windows(unchecked_avgpool_geometry(c).spatial); }, conv,
-                 [&](const ConvBiasReluParams& p) { return conv(p.conv); },
-                 [&](const StackParams&) { return 0.0; }},  // a stack's work is its layers' (check_stack_work)
-      c.op);
+  return std::visit([&](const auto& p) { return op_work(c, p).count; }, c.op);
 }
 
 // What one unit of op_work is, in messages.
 const char* work_unit(const Case& c) {
-  return std::visit(
-      Overloaded{[](const MaxPoolParams&) { return " comparisons"; }, [](const AvgPoolParams&) { return " additions"; },
-                 [](const ConvParams&) { return " multiply-adds"; },
-                 [](const ConvBiasReluParams&) { return " multiply-adds"; },
-                 [](const StackParams&) { return " multiply-adds"; }},
-      c.op);
+  return std::visit([&](const auto& p) { return op_work(c, p).unit; }, c.op);
 }
 
 std::string count_text(double v) {

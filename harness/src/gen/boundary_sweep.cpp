@@ -13,10 +13,14 @@
 #include "core/validate.h"
 #include "gen/op_fields.h"
 #include "gen/oracle_trust.h"
+#include "gen/sweep_quantities.h"
 #include "kc/backend.h"
-#include "kc/overloaded.h"
+#include "ops/op_module.h"
 
 namespace kc::gen {
+
+using detail::Quantity;
+
 namespace {
 
 const std::vector<int> kSmall = {3, 4, 5, 6, 7, 8};  // counts: batch, channels, taps, extents
@@ -66,11 +70,6 @@ int64_t largest_divisor_at_most(int64_t n, int64_t limit) {
   return 1;
 }
 
-struct Quantity {
-  BoundaryQuantity q;
-  std::function<void(Case&, int64_t)> apply;
-};
-
 // The quantities every op has: batch, extents, planes and volumes, window taps, outputs.
 std::vector<Quantity> common_quantities() {
   return {
@@ -116,6 +115,10 @@ std::vector<Quantity> common_quantities() {
   };
 }
 
+}  // namespace
+
+namespace detail {
+
 std::vector<Quantity> conv_quantities() {
   std::vector<Quantity> qs = common_quantities();
   qs.push_back({{"channels per group (2 groups)", kSmall}, [](Case& c, int64_t n) { set_channels(c, 2 * n, 2, 2); }});
@@ -142,42 +145,21 @@ std::vector<Quantity> pool_quantities() {
   return qs;
 }
 
-// A stack's own quantity: its depth (executors keep per-layer arrays of activations,
-// saved inputs and plans); its layers are conv cases, swept as such.
-std::vector<Quantity> stack_quantities() {
-  return {{{"depth (layers)", kSmall}, [](Case& c, int64_t n) { std::get<StackParams>(c.op).depth = n; }}};
-}
+const std::vector<int>& small_counts() { return kSmall; }
 
-std::vector<Quantity> quantities_of(const OpParams& op) {
-  return std::visit(Overloaded{[](const ConvParams&) { return conv_quantities(); },
-                               [](const ConvBiasReluParams&) { return conv_quantities(); },
-                               [](const MaxPoolParams&) { return pool_quantities(); },
-                               [](const AvgPoolParams&) { return pool_quantities(); },
-                               [](const StackParams&) { return stack_quantities(); }},
-                    op);
-}
+}  // namespace detail
+
+namespace {
 
 // The minimal case of an op: one sample, one channel, a line of 4 under a 3-tap window
-// (padded by 1, so a stack keeps its extent), and the checks a size can break (argmax
-// too on a max pool; a stack's own checks).
+// (padded by 1, so a stack keeps its extent), and the checks a size can break; the op's
+// module makes its own fields minimal and adds or drops checks (argmax on a max pool).
 Case minimal_case(OpParams op) {
   Case c;
   c.op = std::move(op);
   c.input = {1, 1, {4}};
   c.checks = {"shape", "forward", "backward", "integrity"};
-  std::visit(
-      Overloaded{
-          [](ConvParams& p) { p.out_channels = 1; },
-          [](ConvBiasReluParams& p) {
-            p.conv.out_channels = 1;
-            p.conv.bias = true;
-          },
-          [&](MaxPoolParams&) { c.checks.push_back("argmax"); }, [](AvgPoolParams&) {},
-          [&](StackParams& p) {  // 1 -> 1 channel linear layers (a relu can kill a lone channel); every stack check
-            p.conv.out_channels = 1;
-            c.checks.clear();
-          }},
-      c.op);
+  std::visit([&](auto& p) { detail::make_minimal(c, p); }, c.op);
   place(c, line(4));
   return c;
 }
@@ -215,7 +197,7 @@ std::vector<Case> shapes_of(const OpParams& op) {
   static constexpr DType kDtypes[] = {DType::kF32, DType::kF16, DType::kBF16, DType::kF64};
   std::vector<Case> out;
   size_t turn = 0;
-  for (const Quantity& q : quantities_of(op)) {
+  for (const Quantity& q : std::visit([](const auto& p) { return detail::sweep_quantities(p); }, op)) {
     for (int k : q.q.powers) {
       const DType dtype = kDtypes[turn++ % 4];
       for (int offset : {-1, 0, 1}) {
@@ -262,7 +244,8 @@ std::array<int64_t, 3> near_cube_factors(int64_t n) {
 
 std::vector<BoundaryQuantity> boundary_quantities(const OpParams& op) {
   std::vector<BoundaryQuantity> out;
-  for (const Quantity& q : quantities_of(op)) out.push_back(q.q);
+  for (const Quantity& q : std::visit([](const auto& p) { return detail::sweep_quantities(p); }, op))
+    out.push_back(q.q);
   return out;
 }
 

@@ -29,6 +29,7 @@
 
 #include "kc/case.h"
 #include "kc/tensor.h"
+#include "ops/op_module.h"
 
 namespace kc::gen {
 
@@ -129,20 +130,12 @@ struct Options {
 // and ties (gradcheck MISTRUSTED there, while forward, backward and weight_share still
 // judge exact sums and relu'(0)). What the geometry alone makes sparse (a stride that
 // skips inputs, a pool with few outputs) is kept.
-rc::Gen<Case> conv_case(const Options& options = {});
-rc::Gen<Case> maxpool_case(const Options& options = {});
-rc::Gen<Case> avgpool_case(const Options& options = {});
-rc::Gen<Case> conv_bias_relu_case(const Options& options = {});
-// op: stack: depth (shrinking to 1), the layer's conv window (its strides in about 30
-// of 100 stacks: repeated over depth they shrink the input geometrically), groups,
-// bias, relu, an optional max pool (training mode), the checkpoint policy, the dtype
-// and the fill (random or normal: a stack fills its own inputs, see stack_exec.h).
-// Never inline data (a stack takes none), whatever options.data says. No layer's
-// output is empty, and the output depends on the input (no zero padding cuts it off),
-// so a stack without relu always has a gradient; with relu the last output keeps at
-// least 8 elements a sample where the depth allows (relu still zeroes every gradient
-// of about 1 in 7 relu stacks, which the checks report MISTRUSTED).
-rc::Gen<Case> stack_case(const Options& options = {});
+// One op's generator is its module's op_case (ops/op_module.h, ops/<op>/<op>_gen.cpp, each
+// saying what it draws); op_case_of<AvgPoolParams>(options) names it by its params.
+template <class P>
+rc::Gen<Case> op_case_of(const Options& options = {}) {
+  return op_case(options, P{});
+}
 rc::Gen<Case> valid_case(const OpSet& ops, const Options& options = {});
 
 // The steering of the generators above: the case with the first of its data seed s,

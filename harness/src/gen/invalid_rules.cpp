@@ -10,8 +10,8 @@
 #include "core/format.h"
 #include "gen/op_fields.h"
 #include "invalid.h"
-#include "kc/overloaded.h"
 #include "kc/shape.h"
+#include "ops/op_module.h"
 #include "stack/stack.h"
 
 namespace kc::gen::detail {
@@ -31,6 +31,8 @@ std::string geometry_field(const Case& c) {
   return op_field(c);
 }
 
+}  // namespace
+
 // Strides, dilations and padding written out in full, with the same geometry.
 WindowRef make_explicit(Case& c) {
   WindowRef w = window_of(c);
@@ -42,7 +44,11 @@ WindowRef make_explicit(Case& c) {
   return w;
 }
 
-int64_t extent(const WindowRef& w, size_t i) { return (w.dilation ? (*w.dilation)[i] : 1) * (w.kernel[i] - 1) + 1; }
+int64_t window_extent(const WindowRef& w, size_t i) {
+  return (w.dilation ? (*w.dilation)[i] : 1) * (w.kernel[i] - 1) + 1;
+}
+
+namespace {
 
 Breakage batch_zero(Case& c, size_t, int64_t) {
   c.input.batch = 0;
@@ -159,7 +165,7 @@ Breakage pad_too_wide(Case& c, size_t dim, int64_t a, PaddingMode mode) {
   for (size_t i = 0; i < c.input.spatial.size(); ++i) {
     const auto [lo, hi] = w.padding.pairs[i];
     int64_t& in = c.input.spatial[i];
-    in = std::max({in, extent(w, i), (i == dim ? 0 : lo + margin), hi + margin});
+    in = std::max({in, window_extent(w, i), (i == dim ? 0 : lo + margin), hi + margin});
   }
   w.padding.pairs[dim][0] = c.input.spatial[dim] + a - margin;
   const std::string rule = mode == PaddingMode::kReflect ? "reflect padding must be smaller than the input extent"
@@ -171,34 +177,15 @@ Breakage pad_too_wide(Case& c, size_t dim, int64_t a, PaddingMode mode) {
 Breakage reflect_too_wide(Case& c, size_t dim, int64_t a) { return pad_too_wide(c, dim, a, PaddingMode::kReflect); }
 Breakage circular_too_wide(Case& c, size_t dim, int64_t a) { return pad_too_wide(c, dim, a, PaddingMode::kCircular); }
 
+}  // namespace
+
 Breakage bias_tensor(Case& c, size_t, int64_t) {
   conv(c).bias = false;
   c.tensors["b"] = Tensor::zeros(c.dtype, {conv(c).out_channels});
   return {"tensors.b: the case has no bias", {}};
 }
 
-Breakage pool_pad_over_half(Case& c, size_t dim, int64_t a) {
-  WindowRef w = make_explicit(c);
-  const int64_t half = extent(w, dim) / 2;
-  w.padding.pairs[dim][static_cast<size_t>(a % 2)] = half + a;
-  const auto [lo, hi] = w.padding.pairs[dim];
-  return {"maxpool.padding: dim " + std::to_string(dim) + " pads " + num(lo) + "/" + num(hi) +
-              ", more than half the window extent " + num(extent(w, dim)),
-          {}};
-}
-// Kernel 2 with dilation d >= 3 and half a window of left padding: window 0 has one
-// tap in the padding and the other past an input of at most d - lo elements.
-Breakage pool_window_over_padding(Case& c, size_t dim, int64_t a) {
-  WindowRef w = make_explicit(c);
-  const int64_t d = 2 + std::min<int64_t>(a, 3), e = d + 1, lo = e / 2;
-  const int64_t in = 1 + (a - 1) % (d - lo);
-  w.kernel[dim] = 2;
-  (*w.dilation)[dim] = d;
-  w.stride[dim] = e;
-  c.input.spatial[dim] = in;
-  w.padding.pairs[dim] = {lo, std::max<int64_t>(0, e - in - lo)};
-  return {"maxpool: dim " + std::to_string(dim) + ": window 0 covers no input element", {}};
-}
+namespace {
 
 Dims x_shape(const Case& c) {
   Dims s = {c.input.batch, c.input.channels};
@@ -211,26 +198,15 @@ Breakage x_shape_mismatch(Case& c, size_t, int64_t a) {
   c.tensors["x"] = Tensor::zeros(c.dtype, s);
   return {"tensors.x: shape " + dims_to_string(s) + " does not match the case", {}};
 }
+}  // namespace
+
 Breakage pool_weights(Case& c, size_t, int64_t a) {
   c.tensors["w"] = Tensor::zeros(c.dtype, {a});
   return {"tensors.w: unknown tensor for op " + op_field(c), {}};
 }
 
-Breakage avg_divisor_not_positive(Case& c, size_t, int64_t a) {
-  std::get<AvgPoolParams>(c.op).divisor = 1 - a;
-  return {"avgpool.divisor: " + num(1 - a) + " is not a divisor", {}};
-}
-// A window of only padding in dim `dim` (kernel and stride 1 there, `a` elements of
-// left padding) that count_include_pad: false would divide by 0. Another dim's window
-// may be the one named first, so the dim is left out of the expected text.
-Breakage avg_window_over_padding(Case& c, size_t dim, int64_t a) {
-  WindowRef w = make_explicit(c);
-  w.kernel[dim] = 1;
-  w.stride[dim] = 1;
-  w.padding.pairs[dim] = {a, 0};
-  std::get<AvgPoolParams>(c.op).count_include_pad = false;
-  return {"covers no input element (only padding), and count_include_pad: false would divide by 0", {}};
-}
+namespace {
+
 Breakage expected_y_shape(Case& c, size_t, int64_t a) {
   c.expected["y"] = Tensor::zeros(DType::kF64, {a});
   return {"expected.y: shape [" + num(a) + "] does not match the case", {}};
@@ -296,6 +272,8 @@ Breakage exact_random_fill(Case& c, size_t, int64_t a) {
   return {"tolerance: exact with fill: " + std::string(fill_name(c.data.fill)), {}};
 }
 
+}  // namespace
+
 std::vector<Rule> stack_rules(const StackParams& p) {
   std::vector<Rule> r = {
       {"stack_depth_zero", stack_depth_zero}, {"stack_depth_negative", stack_depth_negative},
@@ -320,41 +298,7 @@ std::vector<Rule> single_op_rules() {
   return {{"x_shape_mismatch", x_shape_mismatch}, {"expected_y_shape", expected_y_shape}};
 }
 
-// The rules of the op after the ones every op has: in the order they were listed
-// before each op had its own list, so that a seed keeps generating what it did.
-std::vector<Rule> op_rules(const Case& c) {
-  auto join = [](std::vector<Rule> a, const std::vector<Rule>& b) {
-    a.insert(a.end(), b.begin(), b.end());
-    return a;
-  };
-  return std::visit(Overloaded{[&](const ConvParams&) {
-                                 return join(join(single_op_rules(), conv_rules()), {{"bias_tensor", bias_tensor}});
-                               },
-                               [&](const ConvBiasReluParams&) { return join(single_op_rules(), conv_rules()); },
-                               [&](const StackParams& p) { return join(stack_rules(p), conv_rules()); },
-                               [&](const MaxPoolParams&) {
-                                 return join(single_op_rules(), {{"pool_pad_over_half", pool_pad_over_half},
-                                                                 {"pool_window_over_padding", pool_window_over_padding},
-                                                                 {"pool_weights", pool_weights}});
-                               },
-                               [&](const AvgPoolParams&) {
-                                 return join(single_op_rules(), {{"avg_divisor_not_positive", avg_divisor_not_positive},
-                                                                 {"avg_window_over_padding", avg_window_over_padding},
-                                                                 {"pool_weights", pool_weights}});
-                               }},
-                    c.op);
-}
-
-}  // namespace
-
-std::string op_field(const Case& c) {
-  return std::visit(Overloaded{[](const ConvParams&) { return std::string(ConvParams::kName); },
-                               [](const ConvBiasReluParams&) { return std::string(ConvBiasReluParams::kName); },
-                               [](const MaxPoolParams&) { return std::string(MaxPoolParams::kName); },
-                               [](const AvgPoolParams&) { return std::string(AvgPoolParams::kName); },
-                               [](const StackParams&) { return std::string("stack.layer.conv"); }},
-                    c.op);
-}
+std::string op_field(const Case& c) { return is_stack(c) ? "stack.layer.conv" : std::string(op_name(c.op)); }
 
 std::vector<Rule> case_rules(const Case& c) {
   std::vector<Rule> r = {
@@ -377,7 +321,7 @@ std::vector<Rule> case_rules(const Case& c) {
   if (Case copy = c; window_of(copy).dilation == nullptr) {  // an op without a dilation (average pooling)
     r.erase(std::find_if(r.begin(), r.end(), [](const Rule& x) { return x.apply == dilation_zero; }));
   }
-  const std::vector<Rule> own = op_rules(c);
+  const std::vector<Rule> own = std::visit([&](const auto& p) { return op_rules(c, p); }, c.op);
   r.insert(r.end(), own.begin(), own.end());
   return r;
 }

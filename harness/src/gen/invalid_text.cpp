@@ -8,7 +8,7 @@
 
 #include "invalid.h"
 #include "kc/case_io.h"
-#include "kc/overloaded.h"
+#include "ops/op_module.h"
 
 namespace kc::gen::detail {
 namespace {
@@ -77,11 +77,7 @@ Breakage quoted_batch(Case& c, size_t, int64_t) {
 // A boolean field of the op written as a YAML 1.1 word.
 Breakage bool_word(Case& c, size_t, int64_t a) {
   const std::string word = a % 2 ? "yes" : "on";
-  const std::string field = std::visit(
-      Overloaded{[](const ConvParams&) { return "bias"; }, [](const ConvBiasReluParams&) { return "bias"; },
-                 [](const MaxPoolParams&) { return "ceil_mode"; },
-                 [](const AvgPoolParams&) { return "count_include_pad"; }, [](const StackParams&) { return "relu"; }},
-      c.op);
+  const std::string field(std::visit([](const auto& p) { return bool_field(p); }, c.op));
   const std::string path = is_stack(c) ? "stack.layer." + field : section(c) + "." + field;
   return {path + ": expected true or false", set_value(yaml(c), field, word)};
 }

@@ -10,183 +10,12 @@
 #include "core/format.h"
 #include "core/validate.h"
 #include "io/case_yaml.h"
+#include "io/params_yaml.h"
 #include "kc/overloaded.h"
+#include "ops/op_module.h"
 
 namespace kc::io {
 namespace {
-
-// Reads field `key` of `v` into `out` with `read` when the case gives it; otherwise
-// `out` keeps its default.
-template <class T, class Read>
-Status read_optional(const Value& v, std::string_view key, T& out, Read&& read) {
-  if (auto f = v.get(key)) {
-    KC_ASSIGN_OR_RETURN(out, read(*f));
-  }
-  return ok_status();
-}
-
-StatusOr<Value> require(const Value& v, std::string_view key) {
-  if (std::optional<Value> f = v.get(key)) return *f;
-  return v.missing(key);
-}
-
-// A per-dim list, or one integer for every spatial dim.
-StatusOr<Dims> read_dims(const Value& v, size_t rank) {
-  if (v.is_scalar()) {
-    KC_ASSIGN_OR_RETURN(int64_t n, read_int(v));
-    return Dims(rank, n);
-  }
-  if (!v.is_sequence()) return v.type_error("a list of integers or one integer");
-  Dims d;
-  for (const Value& item : v.items()) {
-    KC_ASSIGN_OR_RETURN(int64_t n, read_int(item));
-    d.push_back(n);
-  }
-  return d;
-}
-
-StatusOr<std::array<int64_t, 2>> read_pad_pair(const Value& item) {
-  if (item.is_scalar()) {
-    KC_ASSIGN_OR_RETURN(int64_t n, read_int(item));
-    return std::array<int64_t, 2>{n, n};
-  }
-  const std::vector<Value> lohi = item.items();
-  if (lohi.size() != 2) return item.type_error("a number or a [lo, hi] pair");
-  KC_ASSIGN_OR_RETURN(int64_t lo, read_int(lohi[0]));
-  KC_ASSIGN_OR_RETURN(int64_t hi, read_int(lohi[1]));
-  return std::array<int64_t, 2>{lo, hi};
-}
-
-StatusOr<PadSpec> read_padding(const Value& v, size_t rank) {
-  constexpr std::string_view kForms =
-      "same, same_lower, valid, a number, a list of numbers or a list of [lo, hi] pairs";
-  PadSpec pad;
-  if (v.is_scalar() && !v.is_quoted()) {
-    bool overflow = false;
-    if (std::optional<int64_t> n = parse_int_text(v.text(), &overflow)) {
-      pad.pairs.assign(rank, {*n, *n});
-      return pad;
-    }
-    if (overflow) return v.error(v.text() + " is outside the int64 range");
-  }
-  if (v.is_scalar()) {
-    KC_ASSIGN_OR_RETURN(
-        pad.kind, read_enum<PadKind>(
-                      v, {{"same", PadKind::kSame}, {"same_lower", PadKind::kSameLower}, {"valid", PadKind::kValid}}));
-    return pad;
-  }
-  if (!v.is_sequence()) return v.type_error(kForms);
-  if (v.node().size() == 0)
-    return v.error("an empty list: give one entry per spatial dim (or leave padding out for none)");
-  for (const Value& item : v.items()) {
-    KC_ASSIGN_OR_RETURN(auto pair, read_pad_pair(item));
-    pad.pairs.push_back(pair);
-  }
-  return pad;
-}
-
-StatusOr<PaddingMode> read_padding_mode(const Value& v) {
-  return read_enum<PaddingMode>(v, {{"zeros", PaddingMode::kZeros},
-                                    {"reflect", PaddingMode::kReflect},
-                                    {"replicate", PaddingMode::kReplicate},
-                                    {"circular", PaddingMode::kCircular}});
-}
-
-StatusOr<ConvParams> read_conv(const Value& v, size_t rank, bool fused) {
-  KC_RETURN_IF_ERROR(
-      v.check_keys({"out_channels", "kernel", "stride", "dilation", "groups", "padding", "padding_mode", "bias"}));
-  ConvParams p;
-  p.bias = fused;
-  KC_ASSIGN_OR_RETURN(Value oc, require(v, "out_channels"));
-  KC_ASSIGN_OR_RETURN(p.out_channels, read_int(oc));
-  KC_ASSIGN_OR_RETURN(Value kernel, require(v, "kernel"));
-  KC_ASSIGN_OR_RETURN(p.kernel, read_dims(kernel, rank));
-  KC_RETURN_IF_ERROR(read_optional(v, "stride", p.stride, [&](const Value& f) { return read_dims(f, rank); }));
-  KC_RETURN_IF_ERROR(read_optional(v, "dilation", p.dilation, [&](const Value& f) { return read_dims(f, rank); }));
-  KC_RETURN_IF_ERROR(read_optional(v, "groups", p.groups, [&](const Value& f) { return read_int(f); }));
-  KC_RETURN_IF_ERROR(read_optional(v, "padding", p.padding, [&](const Value& f) { return read_padding(f, rank); }));
-  KC_RETURN_IF_ERROR(
-      read_optional(v, "padding_mode", p.padding_mode, [&](const Value& f) { return read_padding_mode(f); }));
-  if (auto f = v.get("bias")) {
-    KC_ASSIGN_OR_RETURN(p.bias, read_bool(*f));
-    if (fused && !p.bias) return f->error("conv_bias_relu always has a bias (leave bias out or set it to true)");
-  }
-  return p;
-}
-
-StatusOr<MaxPoolParams> read_maxpool(const Value& v, size_t rank) {
-  KC_RETURN_IF_ERROR(v.check_keys({"kernel", "stride", "padding", "dilation", "ceil_mode", "mode", "tie"}));
-  MaxPoolParams p;
-  KC_ASSIGN_OR_RETURN(Value kernel, require(v, "kernel"));
-  KC_ASSIGN_OR_RETURN(p.kernel, read_dims(kernel, rank));
-  KC_RETURN_IF_ERROR(read_optional(v, "stride", p.stride, [&](const Value& f) { return read_dims(f, rank); }));
-  KC_RETURN_IF_ERROR(read_optional(v, "dilation", p.dilation, [&](const Value& f) { return read_dims(f, rank); }));
-  KC_RETURN_IF_ERROR(read_optional(v, "padding", p.padding, [&](const Value& f) { return read_padding(f, rank); }));
-  KC_RETURN_IF_ERROR(read_optional(v, "ceil_mode", p.ceil_mode, [&](const Value& f) { return read_bool(f); }));
-  KC_RETURN_IF_ERROR(read_optional(v, "mode", p.mode, [&](const Value& f) {
-    return read_enum<PoolMode>(f, {{"inference", PoolMode::kInference}, {"training", PoolMode::kTraining}});
-  }));
-  KC_RETURN_IF_ERROR(read_optional(v, "tie", p.tie, [&](const Value& f) {
-    return read_enum<TieRule>(f, {{"first", TieRule::kFirst}, {"last", TieRule::kLast}, {"any", TieRule::kAny}});
-  }));
-  return p;
-}
-
-StatusOr<AvgPoolParams> read_avgpool(const Value& v, size_t rank) {
-  KC_RETURN_IF_ERROR(v.check_keys({"kernel", "stride", "padding", "ceil_mode", "count_include_pad", "divisor"}));
-  AvgPoolParams p;
-  KC_ASSIGN_OR_RETURN(Value kernel, require(v, "kernel"));
-  KC_ASSIGN_OR_RETURN(p.kernel, read_dims(kernel, rank));
-  KC_RETURN_IF_ERROR(read_optional(v, "stride", p.stride, [&](const Value& f) { return read_dims(f, rank); }));
-  KC_RETURN_IF_ERROR(read_optional(v, "padding", p.padding, [&](const Value& f) { return read_padding(f, rank); }));
-  KC_RETURN_IF_ERROR(read_optional(v, "ceil_mode", p.ceil_mode, [&](const Value& f) { return read_bool(f); }));
-  KC_RETURN_IF_ERROR(
-      read_optional(v, "count_include_pad", p.count_include_pad, [&](const Value& f) { return read_bool(f); }));
-  if (auto f = v.get("divisor")) {
-    KC_ASSIGN_OR_RETURN(int64_t d, read_int(*f));
-    if (d < 1) return f->error(std::to_string(d) + " is not a divisor: give a count >= 1, or leave divisor out");
-    p.divisor = d;
-  }
-  return p;
-}
-
-// `none`, `sqrt` or the string "every:K" with K >= 1.
-StatusOr<CheckpointPolicy> read_checkpoint(const Value& v) {
-  if (!v.is_scalar()) return v.type_error("none, sqrt or \"every:K\"");
-  CheckpointPolicy p;
-  const std::string t = v.text();
-  if (t == "none") return p;
-  if (t == "sqrt") return CheckpointPolicy{CheckpointKind::kSqrt, 0};
-  if (t.rfind("every:", 0) == 0) {
-    bool overflow = false;
-    const std::optional<int64_t> k = parse_int_text(t.substr(6), &overflow);
-    if (!k || *k < 1) return v.error("every:K needs an integer K >= 1, got \"" + t + "\"");
-    return CheckpointPolicy{CheckpointKind::kEvery, *k};
-  }
-  return v.type_error("none, sqrt or \"every:K\"");
-}
-
-StatusOr<StackParams> read_stack(const Value& v, size_t rank) {
-  KC_RETURN_IF_ERROR(v.check_keys({"depth", "layer", "checkpoint"}));
-  StackParams p;
-  KC_ASSIGN_OR_RETURN(Value depth, require(v, "depth"));
-  KC_ASSIGN_OR_RETURN(p.depth, read_int(depth));
-  KC_ASSIGN_OR_RETURN(Value layer, require(v, "layer"));
-  KC_RETURN_IF_ERROR(layer.check_keys({ConvParams::kSection, "relu", MaxPoolParams::kSection}));
-  KC_ASSIGN_OR_RETURN(Value conv, require(layer, ConvParams::kSection));
-  KC_ASSIGN_OR_RETURN(p.conv, read_conv(conv, rank, false));
-  if (auto f = layer.get("relu")) {
-    KC_ASSIGN_OR_RETURN(p.relu, read_bool(*f));
-  }
-  if (auto f = layer.get(MaxPoolParams::kSection)) {
-    KC_ASSIGN_OR_RETURN(MaxPoolParams pool, read_maxpool(*f, rank));
-    if (pool.mode != PoolMode::kTraining)
-      return f->error("a stack's max pool runs in training mode (its backward needs indices)");
-    p.pool = std::move(pool);
-  }
-  KC_RETURN_IF_ERROR(read_optional(v, "checkpoint", p.checkpoint, [&](const Value& f) { return read_checkpoint(f); }));
-  return p;
-}
 
 // The sections of every op's params, once each.
 std::vector<std::string_view> op_sections() {
@@ -197,25 +26,6 @@ std::vector<std::string_view> op_sections() {
     }
   }
   return sections;
-}
-
-template <class P>
-StatusOr<OpParams> as_op(StatusOr<P> params) {
-  if (!params.ok()) return params.status();
-  return OpParams(std::move(params).value());
-}
-
-// The params of `op` (default params naming the op) read from its section `p`.
-StatusOr<OpParams> read_params(const Value& p, const OpParams& op, size_t rank) {
-  return std::visit(Overloaded{[&](const ConvParams&) { return as_op(read_conv(p, rank, false)); },
-                               [&](const ConvBiasReluParams&) -> StatusOr<OpParams> {
-                                 KC_ASSIGN_OR_RETURN(ConvParams conv, read_conv(p, rank, true));
-                                 return OpParams(ConvBiasReluParams{std::move(conv)});
-                               },
-                               [&](const MaxPoolParams&) { return as_op(read_maxpool(p, rank)); },
-                               [&](const AvgPoolParams&) { return as_op(read_avgpool(p, rank)); },
-                               [&](const StackParams&) { return as_op(read_stack(p, rank)); }},
-                    op);
 }
 
 // The op's params section; another op's section is refused when the case itself writes
@@ -230,7 +40,8 @@ Status read_op(const Value& v, const OpParams& op, std::string_view op_text, Cas
                                     : "params go under " + std::string(section) + ":)"));
   }
   KC_ASSIGN_OR_RETURN(Value p, require(v, section));
-  KC_ASSIGN_OR_RETURN(c->op, read_params(p, op, c->input.spatial.size()));
+  const size_t rank = c->input.spatial.size();
+  KC_ASSIGN_OR_RETURN(c->op, std::visit([&](const auto& tag) { return read_params(p, rank, tag); }, op));
   return ok_status();
 }
 

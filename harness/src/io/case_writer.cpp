@@ -9,13 +9,18 @@
 #include <utility>
 #include <vector>
 
+#include "io/params_yaml.h"
 #include "kc/case_io.h"
-#include "kc/overloaded.h"
+#include "ops/op_module.h"
 
 namespace kc {
 namespace {
 
-using Entries = std::vector<std::pair<std::string, std::string>>;
+using io::dims_flow;
+using io::Entries;
+using io::flow_list;
+using io::flow_map;
+using io::quote;
 
 std::string format_double(double v) {
   if (std::isnan(v)) return ".nan";
@@ -30,111 +35,6 @@ std::string format_double(double v) {
 std::string format_index(double v) {
   if (v == std::floor(v) && std::abs(v) < 9.2e18) return std::to_string(static_cast<int64_t>(v));
   return format_double(v);
-}
-
-// A YAML double-quoted scalar. Bytes >= 0x80 are passed through (UTF-8 text).
-std::string quote(std::string_view s) {
-  std::string out = "\"";
-  for (char ch : s) {
-    const unsigned char u = static_cast<unsigned char>(ch);
-    switch (ch) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      default:
-        if (u < 0x20 || u == 0x7f) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\x%02x", u);
-          out += buf;
-        } else {
-          out += ch;
-        }
-    }
-  }
-  return out + "\"";
-}
-
-std::string flow_map(const Entries& entries) {
-  std::string s = "{";
-  for (size_t i = 0; i < entries.size(); ++i) {
-    s += (i ? ", " : "") + entries[i].first + ": " + entries[i].second;
-  }
-  return s + "}";
-}
-
-std::string flow_list(const std::vector<std::string>& items) {
-  std::string s = "[";
-  for (size_t i = 0; i < items.size(); ++i) s += (i ? ", " : "") + items[i];
-  return s + "]";
-}
-
-std::string dims_flow(const Dims& d) {
-  std::vector<std::string> items;
-  for (int64_t v : d) items.push_back(std::to_string(v));
-  return flow_list(items);
-}
-
-std::string padding_flow(const PadSpec& pad) {
-  if (pad.kind != PadKind::kExplicit) return std::string(pad_kind_name(pad.kind));
-  std::vector<std::string> pairs;
-  for (const auto& [lo, hi] : pad.pairs) pairs.push_back(dims_flow({lo, hi}));
-  return flow_list(pairs);
-}
-
-// stride, dilation and padding are left out when empty (their defaults).
-void add_window(Entries* e, const Dims& stride, const Dims& dilation, const PadSpec& padding) {
-  if (!stride.empty()) e->emplace_back("stride", dims_flow(stride));
-  if (!dilation.empty()) e->emplace_back("dilation", dims_flow(dilation));
-  if (padding.kind != PadKind::kExplicit || !padding.pairs.empty()) {
-    e->emplace_back("padding", padding_flow(padding));
-  }
-}
-
-std::string conv_flow(const ConvParams& p) {
-  Entries e = {{"out_channels", std::to_string(p.out_channels)}, {"kernel", dims_flow(p.kernel)}};
-  add_window(&e, p.stride, p.dilation, p.padding);
-  e.emplace_back("groups", std::to_string(p.groups));
-  e.emplace_back("padding_mode", std::string(padding_mode_name(p.padding_mode)));
-  e.emplace_back("bias", p.bias ? "true" : "false");
-  return flow_map(e);
-}
-
-std::string maxpool_flow(const MaxPoolParams& p) {
-  Entries e = {{"kernel", dims_flow(p.kernel)}};
-  add_window(&e, p.stride, p.dilation, p.padding);
-  e.emplace_back("ceil_mode", p.ceil_mode ? "true" : "false");
-  e.emplace_back("mode", std::string(pool_mode_name(p.mode)));
-  e.emplace_back("tie", std::string(tie_rule_name(p.tie)));
-  return flow_map(e);
-}
-
-std::string avgpool_flow(const AvgPoolParams& p) {
-  Entries e = {{"kernel", dims_flow(p.kernel)}};
-  add_window(&e, p.stride, {}, p.padding);
-  e.emplace_back("ceil_mode", p.ceil_mode ? "true" : "false");
-  e.emplace_back("count_include_pad", p.count_include_pad ? "true" : "false");
-  if (p.divisor) e.emplace_back("divisor", std::to_string(*p.divisor));
-  return flow_map(e);
-}
-
-std::string stack_flow(const StackParams& p) {
-  Entries layer = {{std::string(ConvParams::kSection), conv_flow(p.conv)}, {"relu", p.relu ? "true" : "false"}};
-  if (p.pool) layer.emplace_back(MaxPoolParams::kSection, maxpool_flow(*p.pool));
-  return flow_map({{"depth", std::to_string(p.depth)},
-                   {"layer", flow_map(layer)},
-                   {"checkpoint", quote(checkpoint_name(p.checkpoint))}});
 }
 
 std::string tolerance_flow(const Tolerance& t) {
@@ -182,12 +82,7 @@ Entries head_entries(const Case& c) {
   e.emplace_back("input", flow_map({{"batch", std::to_string(c.input.batch)},
                                     {"channels", std::to_string(c.input.channels)},
                                     {"spatial", dims_flow(c.input.spatial)}}));
-  e.emplace_back(op_section(c.op), std::visit(Overloaded{[](const ConvParams& p) { return conv_flow(p); },
-                                                         [](const ConvBiasReluParams& p) { return conv_flow(p.conv); },
-                                                         [](const MaxPoolParams& p) { return maxpool_flow(p); },
-                                                         [](const AvgPoolParams& p) { return avgpool_flow(p); },
-                                                         [](const StackParams& p) { return stack_flow(p); }},
-                                              c.op));
+  e.emplace_back(op_section(c.op), std::visit([](const auto& p) { return io::params_flow(p); }, c.op));
   e.emplace_back("data", data_flow(c.data));
   if (!c.checks.empty()) e.emplace_back("checks", flow_list(c.checks));
   e.emplace_back("tolerance", tolerance_flow(c.tolerance));

@@ -7,12 +7,12 @@
 #include <cmath>
 #include <variant>
 
-#include "core/ops/op_module.h"
 #include "judge/transform_bound.h"
 #include "kc/overloaded.h"
 #include "kc/ref/avgpool.h"
 #include "kc/ref/conv.h"
 #include "kc/ref/maxpool.h"
+#include "ops/op_module.h"
 
 namespace kc {
 

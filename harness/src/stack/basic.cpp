@@ -26,7 +26,7 @@ std::string extent(const Dims& shape) {
   return s;
 }
 
-void expect_shape(const std::string& what, const Dims& got, const Dims& want, CheckResult& r) {
+void expect_layer_shape(const std::string& what, const Dims& got, const Dims& want, CheckResult& r) {
   if (got == want) return;
   r.disposition = Disposition::kFailed;
   r.message += what + " has shape " + dims_to_string(got) + ", the contract says " + dims_to_string(want) + "; ";
@@ -185,12 +185,13 @@ CheckResult stack_shape_run(const CheckContext& ctx) {
     }
     const StackRun& cand = ctx.stack->cand;
     if (l < cand.activations.size()) {
-      expect_shape("layer " + std::to_string(l + 1) + " output", cand.activations[l].shape, layers[l].out_shape(), r);
+      expect_layer_shape("layer " + std::to_string(l + 1) + " output", cand.activations[l].shape, layers[l].out_shape(),
+                         r);
     }
   }
   if (ctx.stack->cand.status.ok()) {
-    expect_shape("y", ctx.stack->cand.y.shape, layers.back().out_shape(), r);
-    expect_shape("dx", ctx.stack->cand.dx.shape, layers.front().in_shape(), r);
+    expect_layer_shape("y", ctx.stack->cand.y.shape, layers.back().out_shape(), r);
+    expect_layer_shape("dx", ctx.stack->cand.dx.shape, layers.front().in_shape(), r);
   }
   std::string extents = "layer extents: " + extent(layers.front().in_shape());
   for (const StackLayer& l : layers) extents += " -> " + extent(l.out_shape());

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "core/ops/stack_run.h"
 #include "kc/backend.h"
+#include "ops/stack/stack_runs.h"
 #include "stack/stack.h"
 
 namespace kc {

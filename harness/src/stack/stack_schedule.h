@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "core/ops/stack_run.h"
+#include "ops/stack/stack_runs.h"
 #include "stack/stack.h"
 
 namespace kc {

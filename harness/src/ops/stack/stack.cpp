@@ -1,9 +1,10 @@
 // Unrolling a stack case into per-layer single-op cases (see stack.h).
-#include "core/ops/stack.h"
+#include "ops/stack/stack.h"
 
 #include <algorithm>
 
 #include "core/validate.h"
+#include "ops/op_module.h"
 
 namespace kc {
 namespace {
@@ -83,5 +84,12 @@ StatusOr<std::vector<StackLayer>> stack_layers(const Case& c) {
   KC_RETURN_IF_ERROR(validate(c));
   return unchecked_stack_layers(c);
 }
+
+std::vector<MemoryPart> memory_parts(const Case&, const StackParams&, const std::string&, const Cause&) { return {}; }
+
+// A stack's work is its layers' (check_stack_work).
+OpWork op_work(const Case&, const StackParams&) { return {0.0, " multiply-adds"}; }
+
+const PadSpec& op_padding(const StackParams& p) { return p.conv.padding; }  // its layer conv's
 
 }  // namespace kc

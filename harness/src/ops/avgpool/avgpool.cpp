@@ -7,11 +7,11 @@
 
 #include "core/check_table.h"
 #include "core/format.h"
-#include "core/ops/op_module.h"
 #include "core/validate_limits.h"
 #include "core/validate_rules.h"
 #include "core/zero_region.h"
 #include "kc/shape.h"
+#include "ops/op_module.h"
 
 namespace kc {
 namespace {
@@ -142,5 +142,29 @@ std::string never_applies(const Case&, const AvgPoolParams&, std::string_view ch
   if (check == "weight_share") return "average pool has no weights, so nothing is shared";
   return check == "argmax" ? std::string(kArgmaxOnlyMaxPool) : "";
 }
+
+std::vector<MemoryPart> memory_parts(const Case& c, const AvgPoolParams& p, const std::string& f, const Cause& input) {
+  const AvgPoolGeometry g = unchecked_avgpool_geometry(c);
+  return pool_parts(g.spatial, g.x_shape(), g.y_shape(), p.padding, f, input, 4);
+}
+
+// Additions (and one division per output, not counted).
+OpWork op_work(const Case& c, const AvgPoolParams&) {
+  const AvgPoolGeometry g = unchecked_avgpool_geometry(c);
+  return {static_cast<double>(g.batch) * static_cast<double>(g.channels) * window_work(g.spatial), " additions"};
+}
+
+Dims AvgPoolGeometry::x_shape() const {
+  Dims d = {batch, channels};
+  for (int64_t e : spatial.in_dims()) d.push_back(e);
+  return d;
+}
+Dims AvgPoolGeometry::y_shape() const {
+  Dims d = {batch, channels};
+  for (int64_t e : spatial.out_dims()) d.push_back(e);
+  return d;
+}
+
+const PadSpec& op_padding(const AvgPoolParams& p) { return p.padding; }
 
 }  // namespace kc

@@ -3,7 +3,7 @@
 // takes the adjoint identity away.
 #include <string>
 
-#include "core/ops/op_module.h"
+#include "ops/op_module.h"
 
 namespace kc {
 
@@ -20,5 +20,14 @@ std::string never_applies(const Case& c, const ConvBiasReluParams& p, std::strin
     return "relu makes conv_bias_relu nonlinear, so it has no adjoint identity (run it on plain conv)";
   return never_applies(c, p.conv, check);
 }
+
+std::vector<MemoryPart> memory_parts(const Case& c, const ConvBiasReluParams& p, const std::string& f,
+                                     const Cause& input) {
+  return memory_parts(c, p.conv, f, input);
+}
+
+OpWork op_work(const Case& c, const ConvBiasReluParams& p) { return op_work(c, p.conv); }
+
+const PadSpec& op_padding(const ConvBiasReluParams& p) { return p.conv.padding; }
 
 }  // namespace kc

@@ -7,11 +7,11 @@
 #include <vector>
 
 #include "core/format.h"
-#include "core/ops/op_module.h"
 #include "core/validate_limits.h"
 #include "core/validate_rules.h"
 #include "core/zero_region.h"
 #include "kc/shape.h"
+#include "ops/op_module.h"
 
 namespace kc {
 
@@ -138,5 +138,50 @@ InputShapes input_shapes(const Case& c, const ConvParams&) {
 std::string never_applies(const Case&, const ConvParams&, std::string_view check) {
   return check == "argmax" ? std::string(kArgmaxOnlyMaxPool) : "";
 }
+
+// Reference and candidate hold x, dx, w, dw, y, dy; the reference also its padded x and
+// gradient and its im2col workspace.
+std::vector<MemoryPart> memory_parts(const Case& c, const ConvParams& p, const std::string& f, const Cause& input) {
+  const ConvGeometry g = unchecked_conv_geometry(c);
+  const SpatialGeometry& s = g.spatial;
+  Dims padded;
+  for (const DimGeometry& d : s.dims) padded.push_back(d.padded());
+  const int64_t taps = product(s.kernel_dims()), cin = g.in_per_group(), in = product(s.in_dims());
+  const double grown = ratio(product(s.out_dims()), in);  // outputs over inputs: the padding's doing
+  const Cause kernel{static_cast<double>(taps), f + ".kernel", f + ".kernel " + dims_text(s.kernel_dims())};
+  const Cause cout{static_cast<double>(g.out_channels), f + ".out_channels",
+                   f + ".out_channels " + num(g.out_channels)};
+  const Cause channels{static_cast<double>(cin), "input.channels",
+                       "input.channels " + num(g.in_channels) + " (in groups of " + num(cin) + ")"};
+  const Cause more_channels{ratio(g.out_channels, g.in_channels), cout.field, cout.why};
+  // w is not made of x: its largest factor is its cause.
+  const Cause w_base = kernel.factor >= cout.factor && kernel.factor >= channels.factor ? kernel
+                       : cout.factor >= channels.factor                                 ? cout
+                                                                                        : channels;
+  // Reference and candidate: x, dx, w, dw, y, dy; reference only: xp, dxp, im2col.
+  return {{"x and dx", g.x_shape(), 4, input, {}},
+          {"w and dw", g.w_shape(), 4, w_base, {}},
+          {"y and dy", g.y_shape(), 4, input, {more_channels, padding_cause(f, p.padding, s, grown)}},
+          {"the reference's padded x and its gradient",
+           concat({g.batch, g.in_channels}, padded),
+           2,
+           input,
+           {padding_cause(f, p.padding, s, ratio(product(padded), in))}},
+          {"the reference's im2col workspace (Cin/G, kernel, out)",
+           concat(concat({cin}, s.kernel_dims()), s.out_dims()),
+           1,
+           input,
+           {kernel, padding_cause(f, p.padding, s, grown)}}};
+}
+
+// Multiply-adds.
+OpWork op_work(const Case& c, const ConvParams&) {
+  const ConvGeometry g = unchecked_conv_geometry(c);
+  return {static_cast<double>(g.batch) * static_cast<double>(g.out_channels) * static_cast<double>(g.in_per_group()) *
+              window_work(g.spatial),
+          " multiply-adds"};
+}
+
+const PadSpec& op_padding(const ConvParams& p) { return p.padding; }
 
 }  // namespace kc

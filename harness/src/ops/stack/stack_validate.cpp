@@ -6,11 +6,11 @@
 #include <vector>
 
 #include "core/format.h"
-#include "core/ops/op_module.h"
-#include "core/ops/stack.h"
 #include "core/validate.h"
 #include "core/validate_limits.h"
 #include "core/validate_rules.h"
+#include "ops/op_module.h"
+#include "ops/stack/stack.h"
 
 namespace kc {
 namespace {

@@ -8,9 +8,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/ops/stack.h"
 #include "kc/status.h"
 #include "kc/tensor.h"
+#include "ops/stack/stack.h"
 
 namespace kc {
 

@@ -5,11 +5,11 @@
 #include <string>
 
 #include "core/format.h"
-#include "core/ops/op_module.h"
 #include "core/validate_limits.h"
 #include "core/validate_rules.h"
 #include "core/zero_region.h"
 #include "kc/shape.h"
+#include "ops/op_module.h"
 
 namespace kc {
 
@@ -147,5 +147,19 @@ std::string never_applies(const Case&, const MaxPoolParams& p, std::string_view 
   if (check == "weight_share") return "max pool has no weights, so nothing is shared";
   return "";
 }
+
+// y, dy and the indices in 6 arrays of y's shape.
+std::vector<MemoryPart> memory_parts(const Case& c, const MaxPoolParams& p, const std::string& f, const Cause& input) {
+  const PoolGeometry g = unchecked_pool_geometry(c);
+  return pool_parts(g.spatial, g.x_shape(), g.y_shape(), p.padding, f, input, 6);
+}
+
+// Comparisons.
+OpWork op_work(const Case& c, const MaxPoolParams&) {
+  const PoolGeometry g = unchecked_pool_geometry(c);
+  return {static_cast<double>(g.batch) * static_cast<double>(g.channels) * window_work(g.spatial), " comparisons"};
+}
+
+const PadSpec& op_padding(const MaxPoolParams& p) { return p.padding; }
 
 }  // namespace kc
