@@ -66,6 +66,12 @@ constexpr std::string_view bench_op_name(BenchOp op) {
   return "unknown";
 }
 
+// Whether the op makes a forward's outputs (y, indices) rather than gradients.
+constexpr bool bench_op_forward(BenchOp op) {
+  return op == BenchOp::kConvForward || op == BenchOp::kPoolInference || op == BenchOp::kPoolTraining ||
+         op == BenchOp::kAvgPoolForward;
+}
+
 struct PrepareOptions {
   // Weight gradient summed in a fixed order. false asks for the backend's faster
   // variant with float atomics, where it has one (unimplemented where it has not).

@@ -4,9 +4,10 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <memory>
 
 #include "backend/candidate_call.h"
-#include "kc/overloaded.h"
+#include "backend/op_call.h"
 
 namespace kc {
 namespace {
@@ -56,6 +57,8 @@ void note_breaches(const char* call, const OpOutputs& o, bool forward) {
   }
 }
 
+}  // namespace
+
 // Notes in o.wrote which of the inputs changed during `call`.
 class InputGuard {
  public:
@@ -81,6 +84,8 @@ class InputGuard {
   std::array<uint64_t, 4> prints_;
 };
 
+namespace {
+
 // Poisons t for a call, in place where it already has the shape: a buffer an earlier call
 // used, handed on as an allocator would.
 void poison(Tensor& t, DType dtype, const Dims& shape) {
@@ -97,83 +102,31 @@ void poison_indices(std::optional<IndexTensor>& t, const Dims& shape) {
   std::fill(t->data.begin(), t->data.end(), kPoisonIndex);
 }
 
-void conv_forward_into(Backend& be, const Case& c, const ConvGeometry& g, const OpInputs& in, OpOutputs& o) {
-  InputGuard guard(in);
-  poison(o.y, c.dtype, g.y_shape());
-  o.handed[0] = o.y.data.data();
-  o.forward = candidate_call(be, "conv_forward", [&] {
-    return be.conv_forward(g, in.x, in.w, g.bias ? &in.b : nullptr, op_traits(c).relu, o.y);
-  });
-  guard.after("conv_forward", o);
-  mark_returned(o, true);
-  note_breaches("conv_forward", o, true);
-}
-
-void conv_backward_into(Backend& be, const Case& c, const ConvGeometry& g, const OpInputs& in, OpOutputs& o) {
-  InputGuard guard(in);
-  poison(o.dx, c.dtype, g.x_shape());
-  poison(o.dw, c.dtype, g.w_shape());
-  if (g.bias) poison(o.db, c.dtype, g.b_shape());
-  o.handed[2] = o.dx.data.data();
-  o.handed[3] = o.dw.data.data();
-  o.handed[4] = o.db.data.data();
-  o.backward = candidate_call(be, "conv_backward", [&] {
-    return be.conv_backward(g, in.x, in.w, g.bias ? &in.b : nullptr, op_traits(c).relu, in.dy, o.dx, o.dw,
-                            g.bias ? &o.db : nullptr);
-  });
-  guard.after("conv_backward", o);
-  o.ran_backward = true;
-  mark_returned(o, false);
-  note_breaches("conv_backward", o, false);
-}
-
-void pool_forward_into(Backend& be, const Case& c, const PoolGeometry& g, const OpInputs& in, OpOutputs& o) {
-  InputGuard guard(in);
-  poison(o.y, c.dtype, g.y_shape());
-  if (g.mode == PoolMode::kTraining) poison_indices(o.indices, g.y_shape());
-  o.handed[0] = o.y.data.data();
-  if (o.indices) o.handed[1] = o.indices->data.data();
-  o.forward = candidate_call(be, "maxpool_forward",
-                             [&] { return be.maxpool_forward(g, in.x, o.y, o.indices ? &*o.indices : nullptr); });
-  guard.after("maxpool_forward", o);
-  mark_returned(o, true);
-  note_breaches("maxpool_forward", o, true);
-}
-
-void pool_backward_into(Backend& be, const Case& c, const PoolGeometry& g, const OpInputs& in, OpOutputs& o) {
-  InputGuard guard(in);
-  poison(o.dx, c.dtype, g.x_shape());
-  o.handed[2] = o.dx.data.data();
-  o.backward = candidate_call(be, "maxpool_backward",
-                              [&] { return be.maxpool_backward(g, in.dy, o.indices ? &*o.indices : nullptr, o.dx); });
-  guard.after("maxpool_backward", o);
-  o.ran_backward = true;
-  mark_returned(o, false);
-  note_breaches("maxpool_backward", o, false);
-}
-
-void avgpool_forward_into(Backend& be, const Case& c, const AvgPoolGeometry& g, const OpInputs& in, OpOutputs& o) {
-  InputGuard guard(in);
-  poison(o.y, c.dtype, g.y_shape());
-  o.handed[0] = o.y.data.data();
-  o.forward = candidate_call(be, "avgpool_forward", [&] { return be.avgpool_forward(g, in.x, o.y); });
-  guard.after("avgpool_forward", o);
-  mark_returned(o, true);
-  note_breaches("avgpool_forward", o, true);
-}
-
-void avgpool_backward_into(Backend& be, const Case& c, const AvgPoolGeometry& g, const OpInputs& in, OpOutputs& o) {
-  InputGuard guard(in);
-  poison(o.dx, c.dtype, g.x_shape());
-  o.handed[2] = o.dx.data.data();
-  o.backward = candidate_call(be, "avgpool_backward", [&] { return be.avgpool_backward(g, in.dy, o.dx); });
-  guard.after("avgpool_backward", o);
-  o.ran_backward = true;
-  mark_returned(o, false);
-  note_breaches("avgpool_backward", o, false);
-}
-
 }  // namespace
+
+OpCall::OpCall(Backend& backend, const char* call, bool forward, const OpInputs& in, OpOutputs& o)
+    : backend_(backend), call_(call), forward_(forward), o_(o) {
+  guard_ = std::make_unique<InputGuard>(in);
+}
+OpCall::~OpCall() = default;
+
+void OpCall::hand(Tensor& t, size_t slot, DType dtype, const Dims& shape) {
+  poison(t, dtype, shape);
+  o_.handed[slot] = t.data.data();
+}
+
+void OpCall::hand_indices(const Dims& shape) {
+  poison_indices(o_.indices, shape);
+  o_.handed[1] = o_.indices->data.data();
+}
+
+void OpCall::finish(Status status) {
+  (forward_ ? o_.forward : o_.backward) = std::move(status);
+  guard_->after(call_, o_);
+  if (!forward_) o_.ran_backward = true;
+  mark_returned(o_, forward_);
+  note_breaches(call_, o_, forward_);
+}
 
 InputWriteWatch::InputWriteWatch() : outer_(current_watch) { current_watch = this; }
 InputWriteWatch::~InputWriteWatch() {
@@ -224,43 +177,17 @@ Dims y_shape_of(const OpGeometry& g) {
 }
 
 StatusOr<OpGeometry> op_geometry(const Case& c) {
-  using R = StatusOr<OpGeometry>;
-  return std::visit(Overloaded{[&](const StackParams&) -> R {  // one geometry per layer: see stack.h and stack_exec.h
-                                 return invalid_argument("op: stack has one geometry per layer (use stack_layers)");
-                               },
-                               [&](const MaxPoolParams&) -> R {
-                                 KC_ASSIGN_OR_RETURN(PoolGeometry g, pool_geometry(c));
-                                 return OpGeometry{g};
-                               },
-                               [&](const AvgPoolParams&) -> R {
-                                 KC_ASSIGN_OR_RETURN(AvgPoolGeometry g, avgpool_geometry(c));
-                                 return OpGeometry{g};
-                               },
-                               [&](const ConvParams&) -> R {
-                                 KC_ASSIGN_OR_RETURN(ConvGeometry g, conv_geometry(c));
-                                 return OpGeometry{g};
-                               },
-                               [&](const ConvBiasReluParams&) -> R {
-                                 KC_ASSIGN_OR_RETURN(ConvGeometry g, conv_geometry(c));
-                                 return OpGeometry{g};
-                               }},
-                    c.op);
+  return std::visit([&](const auto& p) { return geometry_of(c, p); }, c.op);
 }
 
 void invoke_forward(Backend& backend, const Case& c, const OpGeometry& g, const OpInputs& in, OpOutputs& o) {
   o.backward = failed_precondition("not run");
   o.ran_backward = false;
-  std::visit(Overloaded{[&](const ConvGeometry& cg) { conv_forward_into(backend, c, cg, in, o); },
-                        [&](const PoolGeometry& pg) { pool_forward_into(backend, c, pg, in, o); },
-                        [&](const AvgPoolGeometry& ag) { avgpool_forward_into(backend, c, ag, in, o); }},
-             g);
+  std::visit([&](const auto& og) { forward_into(backend, c, og, in, o); }, g);
 }
 
 void invoke_backward(Backend& backend, const Case& c, const OpGeometry& g, const OpInputs& in, OpOutputs& o) {
-  std::visit(Overloaded{[&](const ConvGeometry& cg) { conv_backward_into(backend, c, cg, in, o); },
-                        [&](const PoolGeometry& pg) { pool_backward_into(backend, c, pg, in, o); },
-                        [&](const AvgPoolGeometry& ag) { avgpool_backward_into(backend, c, ag, in, o); }},
-             g);
+  std::visit([&](const auto& og) { backward_into(backend, c, og, in, o); }, g);
 }
 
 OpOutputs invoke(Backend& backend, const Case& c, const OpGeometry& g, const OpInputs& in, Pass pass) {

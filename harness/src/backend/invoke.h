@@ -23,10 +23,6 @@ namespace kc {
 
 inline constexpr int64_t kPoisonIndex = std::numeric_limits<int64_t>::min();
 
-// The resolved geometry of a single-op case: conv and conv_bias_relu, max pool, average
-// pool. Dispatched with std::visit and one overload each (kc/overloaded.h).
-using OpGeometry = std::variant<ConvGeometry, PoolGeometry, AvgPoolGeometry>;
-
 // What every op's geometry has: its spatial dims, and x's and y's shapes.
 const SpatialGeometry& spatial_of(const OpGeometry& g);
 Dims x_shape_of(const OpGeometry& g);

@@ -11,16 +11,10 @@
 #include "bench/stack_step.h"
 #include "core/fill.h"
 #include "judge/absolute_pass.h"
-#include "kc/overloaded.h"
+#include "ops/op_module.h"
 
 namespace kc::bench {
 namespace {
-
-struct OpPlan {
-  BenchOp op;
-  std::string label;
-  bool deterministic = true;
-};
 
 // What one case gives every op: its geometry, inputs, the oracle's outputs, and the
 // oracle on absolute values for the tolerance (for the backend being timed).
@@ -34,35 +28,10 @@ struct CaseData {
   const OpOutputs* judged = nullptr;  // what the backend being timed is judged with: abs, or its own
 };
 
-std::vector<OpPlan> conv_ops(bool bias) {
-  std::vector<OpPlan> ops = {{BenchOp::kConvForward, "conv_forward"},
-                             {BenchOp::kConvBackwardData, "conv_backward_data"},
-                             {BenchOp::kConvBackwardWeight, "conv_backward_weight"}};
-  if (bias) ops.push_back({BenchOp::kConvBackwardBias, "conv_backward_bias"});
-  ops.push_back({BenchOp::kConvBackwardWeight, "conv_backward_weight_atomic", false});
-  return ops;
-}
-
 // The backend calls timed for a single-op case; a stack is timed step by step
 // (stack_step.h), never here.
 std::vector<OpPlan> ops_of(const Case& c) {
-  using Plans = std::vector<OpPlan>;
-  return std::visit(
-      Overloaded{[](const ConvParams& p) { return conv_ops(p.bias); },
-                 [](const ConvBiasReluParams&) {
-                   return Plans{{BenchOp::kConvForward, "fused_forward"}, {BenchOp::kConvBackward, "fused_backward"}};
-                 },
-                 [](const MaxPoolParams&) {
-                   return Plans{{BenchOp::kPoolInference, "pool_inference"},
-                                {BenchOp::kPoolTraining, "pool_training"},
-                                {BenchOp::kPoolBackward, "pool_backward"}};
-                 },
-                 [](const AvgPoolParams&) {
-                   return Plans{{BenchOp::kAvgPoolForward, "avgpool_forward"},
-                                {BenchOp::kAvgPoolBackward, "avgpool_backward"}};
-                 },
-                 [](const StackParams&) { return Plans{}; }},
-      c.op);
+  return std::visit([](const auto& p) { return bench_plans(p); }, c.op);
 }
 
 // BenchEntry::geometry, family, resolution: what the seeds' tables match entries by.
@@ -70,10 +39,7 @@ void describe_geometry(const OpGeometry& g, DType dtype, BenchEntry& e) {
   const auto* cg = std::get_if<ConvGeometry>(&g);
   const SpatialGeometry& s = spatial_of(g);
   const Dims x = x_shape_of(g), y = y_shape_of(g);
-  const char* kind =
-      std::visit(Overloaded{[](const ConvGeometry&) { return "conv "; }, [](const PoolGeometry&) { return "pool "; },
-                            [](const AvgPoolGeometry&) { return "avgpool "; }},
-                 g);
+  const std::string_view kind = std::visit([](const auto& og) { return bench_kind(og); }, g);
   std::string window;
   for (const DimGeometry& d : s.dims)
     window += std::to_string(d.kernel) + "/" + std::to_string(d.stride) + "/" + std::to_string(d.dilation) + "/" +

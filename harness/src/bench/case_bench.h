@@ -13,6 +13,14 @@
 
 namespace kc::bench {
 
+// One timed op of a case: which call, its label in the tables, and whether it is
+// timed as deterministic (the atomic dw is the one that is not).
+struct OpPlan {
+  BenchOp op;
+  std::string label;
+  bool deterministic = true;
+};
+
 struct BenchOptions {
   TimingBudget budget;
   bool warm = true, cold = false;

@@ -12,6 +12,10 @@
 
 namespace kc::bench {
 
+// Whether an op's host calls run a bench op: they do, it is not an op of the case, or
+// they cannot run it alone (the split backward ops).
+enum class HostFit : int { kRuns, kNotOfCase, kNotAlone };
+
 // unimplemented for an op the host calls cannot run alone (the split backward ops).
 StatusOr<std::unique_ptr<PreparedOp>> prepare_host_op(Backend& backend, const Case& c, const OpGeometry& g, BenchOp op,
                                                       const OpInputs& in);

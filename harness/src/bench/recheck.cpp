@@ -5,10 +5,7 @@
 namespace kc::bench {
 namespace {
 
-bool forward_op(BenchOp op) {
-  return op == BenchOp::kConvForward || op == BenchOp::kPoolInference || op == BenchOp::kPoolTraining ||
-         op == BenchOp::kAvgPoolForward;
-}
+bool forward_op(BenchOp op) { return bench_op_forward(op); }
 
 // The candidate's outputs as the checks read them: what the op wrote, the oracle's
 // values for the tensors it does not write.

@@ -12,9 +12,8 @@
 
 #include "check_list.h"
 #include "common.h"
-#include "kc/overloaded.h"
 #include "kc/ref/conv.h"
-#include "kc/ref/maxpool.h"
+#include "ops/op_module.h"
 #include "padding_taps.h"
 #include "relu_ambiguity.h"
 #include "relu_grad_form.h"
@@ -89,23 +88,7 @@ CheckResult backward_run(const CheckContext& ctx) {
     compare_tensors(name, cand, ref, &abs, tolerance_for(ctx, name), r);
     if (why.empty()) why = distrust_output(ctx.geo, name, ref);
   };
-  std::visit(Overloaded{[&](const ConvGeometry& cg) {
-                          compare("dx", ctx.cand.dx, ctx.ref.dx, ctx.abs.dx);
-                          compare_padding_taps(ctx, "dw", ctx.cand.dw, ctx.ref.dw, ctx.abs.dw,
-                                               dw_without_padding_taps(ctx, cg, ctx.in.dy), r);
-                          if (why.empty()) why = distrust_output(ctx.geo, "dw", ctx.ref.dw);
-                          if (cg.bias) compare("db", ctx.cand.db, ctx.ref.db, ctx.abs.db);
-                        },
-                        [&](const PoolGeometry& pg) {
-                          Tensor want = ctx.ref.dx;
-                          if (pg.tie == TieRule::kAny && ctx.cand.indices) {
-                            auto routed = ref::maxpool_backward(pg, ctx.in.dy, ctx.cand.indices);
-                            if (routed.ok()) want = std::move(routed).value();
-                          }
-                          compare("dx", ctx.cand.dx, want, ctx.abs.dx);
-                        },
-                        [&](const AvgPoolGeometry&) { compare("dx", ctx.cand.dx, ctx.ref.dx, ctx.abs.dx); }},
-             ctx.geo);
+  std::visit([&](const auto& g) { compare_gradients(g, ctx, compare, r, why); }, ctx.geo);
   if (r.disposition == Disposition::kPassed && !why.empty()) {
     return make_result("backward", Disposition::kMistrusted, why);
   }

@@ -7,10 +7,8 @@
 #include <optional>
 
 #include "common.h"
-#include "kc/overloaded.h"
-#include "kc/ref/avgpool.h"
 #include "kc/ref/conv.h"
-#include "kc/ref/maxpool.h"
+#include "ops/op_module.h"
 #include "window.h"
 
 namespace kc::checks::fd {
@@ -44,21 +42,9 @@ Eval evaluate_now(const Problem& p, const Params& q) {
   Eval e;
   const Tensor& dy = p.ctx.in.dy;
   const bool keep = !p.rows.empty();
-  if (const PoolGeometry* g = pool_geo(p.ctx)) {
-    ref::PoolForward f = ref::maxpool_forward(*g, q[0]);
-    e.loss = dot(f.y, dy);
-    e.index = std::move(f.indices);
-    if (keep) e.out = std::move(f.y);
-    return e;
-  }
-  if (const auto* g = std::get_if<AvgPoolGeometry>(&p.ctx.geo)) {  // linear: no pieces
-    Tensor y = ref::avgpool_forward(*g, q[0]);
-    e.loss = dot(y, dy);
-    if (keep) e.out = std::move(y);
-    return e;
-  }
-  const ConvGeometry& g = *conv_geo(p.ctx);
-  Tensor y = ref::conv_forward(g, q[0], q[1], g.bias ? &q[2] : nullptr);
+  OracleForward f = std::visit([&](const auto& g) { return oracle_forward(g, q[0], q[1], q[2]); }, p.ctx.geo);
+  e.index = std::move(f.indices);
+  Tensor y = std::move(f.y);
   if (!op_traits(p.ctx.c).relu) {
     e.loss = dot(y, dy);
     if (keep) e.out = std::move(y);
@@ -105,14 +91,7 @@ Params envelope(const Params& a, const Params& b) {
 void rounding_at(const Problem& p, const Params& env, Probe& r) {
   const CheckContext& ctx = p.ctx;
   auto forward = [&] {
-    Tensor abs_y;
-    std::visit(Overloaded{[&](const PoolGeometry& g) { abs_y = ref::maxpool_forward(g, env[0]).y; },
-                          [&](const AvgPoolGeometry& g) { abs_y = ref::avgpool_forward(g, env[0]); },
-                          [&](const ConvGeometry& g) {
-                            abs_y = ref::conv_forward(g, env[0], env[1], g.bias ? &env[2] : nullptr);
-                          }},
-               ctx.geo);
-    return abs_y;
+    return std::visit([&](const auto& g) { return oracle_forward(g, env[0], env[1], env[2]).y; }, ctx.geo);
   };
   const Tensor abs_y =
       ctx.memo == nullptr

@@ -16,8 +16,9 @@
 #include "check_list.h"
 #include "common.h"
 #include "findings.h"
-#include "kc/overloaded.h"
+#include "ops/op_module.h"
 #include "padding_coverage.h"
+#include "padding_run.h"
 #include "padding_taps.h"
 #include "window.h"
 
@@ -27,8 +28,6 @@ namespace kc::checks {
 // another checks header may share a name (and must not share a definition).
 using namespace rules;
 namespace {
-
-using SourceTable = std::vector<std::vector<int64_t>>;  // per dim: padded coordinate -> input coordinate
 
 // Input coordinate that padded coordinate p copies, or -1 where it holds the fill (zero
 // for conv zeros, -inf for a pool; also past the declared padding).
@@ -61,37 +60,6 @@ int64_t source_flat(const SpatialGeometry& g, const SourceTable& src, const Dims
   return flat;
 }
 
-struct Padded {
-  Case c;
-  OpGeometry geo;
-  OpInputs in;
-  SourceTable src;
-  Dims ext;  // padded spatial extents
-  int64_t planes = 1;
-  bool trivial = true;  // no padding and nothing cropped: the padded case is the case
-};
-
-// The case's op with `valid` padding (zeros for conv, no ceil_mode for a pool): the op the
-// explicitly padded input is run through.
-void make_valid(OpParams& op) {
-  const PadSpec valid{PadKind::kValid, {}};
-  auto conv = [&](ConvParams& p) {
-    p.padding = valid;
-    p.padding_mode = PaddingMode::kZeros;
-  };
-  std::visit(Overloaded{conv, [&](ConvBiasReluParams& p) { conv(p.conv); },
-                        [&](MaxPoolParams& p) {
-                          p.padding = valid;
-                          p.ceil_mode = false;
-                        },
-                        [&](AvgPoolParams& p) {
-                          p.padding = valid;
-                          p.ceil_mode = false;
-                        },
-                        [&](StackParams&) {}},  // the padding check runs on single ops
-             op);
-}
-
 // The fill of padded positions: -inf for a max pool, 0 otherwise; the padding mode of
 // conv's copies (none for a pool).
 bool max_pool(const CheckContext& ctx) { return pool_geo(ctx) != nullptr; }
@@ -100,17 +68,10 @@ std::optional<PaddingMode> copy_mode(const CheckContext& ctx) {
   return std::nullopt;
 }
 
-// Whether an average pool's windows keep their divisors on the explicitly padded input:
-// a divisor given, or padding counted with no ceil_mode window past the padding (else
-// the padded run divides by other counts, and only coverage is checked).
-bool avg_divisors_kept(const CheckContext& ctx) {
-  const auto* g = std::get_if<AvgPoolGeometry>(&ctx.geo);
-  if (g == nullptr || g->divisor > 0) return true;
-  if (!g->count_include_pad) return false;
-  for (const DimGeometry& d : g->spatial.dims) {
-    if ((d.out - 1) * d.stride + d.kernel > d.padded()) return false;
-  }
-  return true;
+// Whether the op on the explicitly padded input is the same op (an average pool whose
+// windows would divide by other counts there is not: only coverage is checked).
+bool padded_run_judges(const CheckContext& ctx) {
+  return std::visit([](const auto& g) { return checks::padded_run_judges(g); }, ctx.geo);
 }
 
 // The case on x padded explicitly with the pads of `pads` (the case's own, or another
@@ -131,7 +92,7 @@ StatusOr<Padded> make_padded(const CheckContext& ctx, const SpatialGeometry& pad
   }
   r.c = with_own_inputs(std::move(r.c));  // the padded input is passed directly; inline data has the old shape
   r.c.input.spatial = r.ext;
-  make_valid(r.c.op);
+  std::visit([](auto& p) { drop_padding(p); }, r.c.op);
   KC_ASSIGN_OR_RETURN(r.geo, op_geometry(r.c));
   const SpatialGeometry& pg = spatial_of(r.geo);
   if (pg.out_dims() != sg.out_dims()) {
@@ -307,6 +268,8 @@ void compare_y(const CheckContext& ctx, const SpatialGeometry& sg, const Tensor&
   f.add("equivalence", d);
 }
 
+}  // namespace
+
 // Max pool: the padded run's indices, mapped back to the unpadded plane, select the
 // same elements (any holder of the maximum under tie `any`). Windows whose y differs,
 // or is -inf or selects a -inf (an all -inf window may pick a -inf pad in the padded
@@ -341,9 +304,6 @@ void compare_pool_indices(const CheckContext& ctx, const Padded& pd, const OpOut
                             at(back, g.spatial.in_dims()) + ", on the original input index " + num(mine));
   }
 }
-
-void compare_dx(const CheckContext& ctx, const Padded& pd, const OpOutputs& run, const SpatialGeometry& sg,
-                const Dims& x_shape, PaddingMode mode, Findings& f, CheckResult& r);
 
 // Conv: dw and db directly, dx after folding the padded run's dx back onto its sources.
 void compare_conv_grads(const CheckContext& ctx, const Padded& pd, const OpOutputs& run, Findings& f, CheckResult& r) {
@@ -391,6 +351,8 @@ void compare_dx(const CheckContext& ctx, const Padded& pd, const OpOutputs& run,
   }
 }
 
+namespace {
+
 // Part (a); returns whether the comparison was made (a case without padding has none).
 bool check_equivalence(const CheckContext& ctx, Findings& f, CheckResult& r) {
   auto pd = make_padded(ctx, spatial_of(ctx.geo));
@@ -398,7 +360,7 @@ bool check_equivalence(const CheckContext& ctx, Findings& f, CheckResult& r) {
     f.add("internal", "kernelcheck could not build the explicitly padded case: " + pd.status().to_string());
     return false;
   }
-  if (pd->trivial || !avg_divisors_kept(ctx)) return false;
+  if (pd->trivial || !padded_run_judges(ctx)) return false;
   const bool pool = max_pool(ctx);
   const OpOutputs run = invoke(ctx.backend, pd->c, pd->geo, pd->in, pool ? Pass::kForward : Pass::kForwardBackward);
   if (!run.forward.ok()) {
@@ -407,12 +369,7 @@ bool check_equivalence(const CheckContext& ctx, Findings& f, CheckResult& r) {
   }
   const SpatialGeometry& sg = spatial_of(ctx.geo);
   compare_y(ctx, sg, run.y, f, r);
-  std::visit(Overloaded{[&](const PoolGeometry&) { compare_pool_indices(ctx, *pd, run, f); },
-                        [&](const ConvGeometry&) { compare_conv_grads(ctx, *pd, run, f, r); },
-                        [&](const AvgPoolGeometry& g) {
-                          compare_dx(ctx, *pd, run, g.spatial, g.x_shape(), PaddingMode::kZeros, f, r);
-                        }},
-             ctx.geo);
+  std::visit([&](const auto& g) { compare_padded_run(g, ctx, *pd, run, f, r); }, ctx.geo);
   return true;
 }
 
@@ -431,10 +388,7 @@ CheckResult padding_run(const CheckContext& ctx) {
   Findings f;
   std::string notes;
   const bool compared = check_equivalence(ctx, f, r);
-  std::visit(Overloaded{[&](const ConvGeometry& g) { check_conv_coverage(ctx, g, f, notes); },
-                        [&](const PoolGeometry& g) { check_pool_coverage(ctx, g, f, notes); },
-                        [&](const AvgPoolGeometry& g) { check_avgpool_coverage(ctx, g, f, notes); }},
-             ctx.geo);
+  std::visit([&](const auto& g) { check_coverage(g, ctx, f, notes); }, ctx.geo);
   const std::string tail = notes.empty() ? "" : "; " + notes.substr(0, notes.size() - 2);
   if (!f.empty()) {
     r.disposition = Disposition::kFailed;
@@ -444,7 +398,7 @@ CheckResult padding_run(const CheckContext& ctx) {
   const std::string same = !pool_geo(ctx)     ? "y and the gradients match"
                            : ctx.cand.indices ? "y and indices match"
                                               : "y matches";
-  const std::string none = avg_divisors_kept(ctx) ? "no padding to make explicit; "
+  const std::string none = padded_run_judges(ctx) ? "no padding to make explicit; "
                                                   : "not compared with an explicitly padded input (its windows "
                                                     "would divide by other counts there); ";
   r.message = (compared ? same + " the op on the explicitly padded input; " : none) +

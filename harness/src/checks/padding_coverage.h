@@ -7,8 +7,8 @@
 //  max pool (run in training mode): distinct negative x and dy = 1. Every window's
 //        maximum receives gradient, no output is left NaN, and no y is 0 (only a padding
 //        read as 0 instead of -inf can produce it).
-//  avgpool: x and dy all ones; the conv rule with zero padding (a window only in padding
-//        may give 0).
+//  others (the op module's check_coverage): check_ones_coverage on their own all-ones
+//        inputs (an average pool: x and dy, with the conv rule for zero padding).
 // Blind spots and unwritten outputs are named by slice: "input rows 0 and 16 (the border)".
 #pragma once
 
@@ -167,14 +167,6 @@ inline void check_conv_coverage(const CheckContext& ctx, const ConvGeometry& g, 
   ones.dy = Tensor::filled(ctx.c.dtype, g.y_shape(), 1.0);
   check_ones_coverage(ctx, ones, g.spatial, g.mode, g.bias || g.mode != PaddingMode::kZeros, "all-ones x, w and dy", f,
                       notes);
-}
-
-// Average pool: a window only in padding may give 0.
-inline void check_avgpool_coverage(const CheckContext& ctx, const AvgPoolGeometry& g, Findings& f, std::string& notes) {
-  OpInputs ones;
-  ones.x = Tensor::filled(ctx.c.dtype, g.x_shape(), 1.0);
-  ones.dy = Tensor::filled(ctx.c.dtype, g.y_shape(), 1.0);
-  check_ones_coverage(ctx, ones, g.spatial, PaddingMode::kZeros, false, "all-ones x and dy", f, notes);
 }
 
 // Distinct negative values per plane: i -> -(1 + (i*a + 3) mod M) with a coprime to M is a

@@ -9,9 +9,10 @@
 #include <memory>
 #include <optional>
 
+#include "checks/shape_mutations.h"
 #include "common.h"
 #include "core/validate.h"
-#include "kc/overloaded.h"
+#include "ops/op_module.h"
 #include "state_judge.h"
 
 namespace kc::checks {
@@ -19,12 +20,6 @@ namespace kc::checks {
 using rules::Findings;
 
 namespace {
-
-// Changes one field of the case by one step up (+1) or down (-1) and says how ("batch 1
-// -> 2"), or returns "" where that step leaves no valid value. Up is tried first: a plan
-// made for the case and looked up by a key that misses the field is too small for a
-// larger variant (samples, rows or channels left out), and reused silently by a smaller one.
-using Mutation = std::function<std::string(Case&, int64_t)>;
 
 std::string from_to(const std::string& field, const std::string& from, const std::string& to) {
   return field + " " + from + " -> " + to;
@@ -45,6 +40,8 @@ std::string change_extents(Case& v, int64_t step) {
   }
   return from_to("extents", dims_to_string(old), dims_to_string(v.input.spatial));
 }
+
+}  // namespace
 
 // Channels change by a whole group, so that the groups still divide them.
 std::string change_count(const std::string& field, int64_t& count, int64_t groups, int64_t step) {
@@ -78,7 +75,7 @@ std::string change_padding(PadSpec& p, size_t rank, int64_t step) {
   return none ? "padding none -> 1" : "padding -> none";
 }
 
-void add_conv(std::vector<Mutation>& m, const ConvParams& p, std::function<ConvParams&(Case&)> conv) {
+void add_conv_mutations(std::vector<ShapeMutation>& m, const ConvParams& p, std::function<ConvParams&(Case&)> conv) {
   const int64_t groups = p.groups;
   const size_t rank = p.kernel.size();
   m.push_back([groups](Case& v, int64_t step) { return change_count("channels", v.input.channels, groups, step); });
@@ -89,28 +86,12 @@ void add_conv(std::vector<Mutation>& m, const ConvParams& p, std::function<ConvP
   m.push_back([conv, rank](Case& v, int64_t step) { return change_padding(conv(v).padding, rank, step); });
 }
 
-template <typename Pool>
-void add_pool(std::vector<Mutation>& m, const Pool& p) {
-  const size_t rank = p.kernel.size();
-  const Dims kernel = p.kernel;
-  m.push_back([](Case& v, int64_t step) { return change_count("channels", v.input.channels, 1, step); });
-  m.push_back([kernel](Case& v, int64_t step) { return change_stride(std::get<Pool>(v.op).stride, kernel, step); });
-  m.push_back([rank](Case& v, int64_t step) { return change_padding(std::get<Pool>(v.op).padding, rank, step); });
-}
+namespace {
 
 // The op's mutations, besides the dtype; none for a stack (its layers are its own cases).
-std::vector<Mutation> mutations(const Case& c) {
-  std::vector<Mutation> m{change_batch, change_extents};
-  std::visit(
-      Overloaded{[&](const ConvParams& p) {
-                   add_conv(m, p, [](Case& v) -> ConvParams& { return std::get<ConvParams>(v.op); });
-                 },
-                 [&](const ConvBiasReluParams& p) {
-                   add_conv(m, p.conv, [](Case& v) -> ConvParams& { return std::get<ConvBiasReluParams>(v.op).conv; });
-                 },
-                 [&](const MaxPoolParams& p) { add_pool(m, p); }, [&](const AvgPoolParams& p) { add_pool(m, p); },
-                 [&](const StackParams&) { m.clear(); }},
-      c.op);
+std::vector<ShapeMutation> mutations(const Case& c) {
+  std::vector<ShapeMutation> m{change_batch, change_extents};
+  std::visit([&](const auto& p) { add_shape_mutations(m, p); }, c.op);
   return m;
 }
 
@@ -169,8 +150,8 @@ std::vector<ShapeVariant> shape_variants(const Case& c, Backend& backend) {
   base.data.zero.clear();
   base.checks.clear();
   std::vector<ShapeVariant> out;
-  const std::vector<Mutation> m = mutations(c);
-  for (const Mutation& mutate : m) {
+  const std::vector<ShapeMutation> m = mutations(c);
+  for (const ShapeMutation& mutate : m) {
     for (int64_t step : {1, -1}) {
       Case v = base;
       std::string change = mutate(v, step);

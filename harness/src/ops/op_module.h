@@ -8,6 +8,7 @@
 // kName and kSection (kc/case.h).
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -20,8 +21,19 @@
 #include "kc/prepared_op.h"
 #include "kc/shape.h"
 #include "kc/status.h"
+#include "kc/tensor.h"
 
 namespace kc {
+
+// The resolved geometry of a single-op case: conv and conv_bias_relu, max pool, average
+// pool. Dispatched with std::visit and a generic lambda over the overloads below.
+using OpGeometry = std::variant<ConvGeometry, PoolGeometry, AvgPoolGeometry>;
+// The case's geometry, validated (a stack has one per layer: refused).
+StatusOr<OpGeometry> geometry_of(const Case& c, const ConvParams& p);
+StatusOr<OpGeometry> geometry_of(const Case& c, const ConvBiasReluParams& p);
+StatusOr<OpGeometry> geometry_of(const Case& c, const MaxPoolParams& p);
+StatusOr<OpGeometry> geometry_of(const Case& c, const AvgPoolParams& p);
+StatusOr<OpGeometry> geometry_of(const Case& c, const StackParams& p);
 
 // The window of every op, per spatial dim (shape.cpp): stride and dilation as given (or
 // ones), padding resolved, output extents by the shape contract.
@@ -73,6 +85,14 @@ const PadSpec& op_padding(const ConvBiasReluParams& p);
 const PadSpec& op_padding(const MaxPoolParams& p);
 const PadSpec& op_padding(const AvgPoolParams& p);
 const PadSpec& op_padding(const StackParams& p);
+
+// The op with `valid` padding (zeros padding mode for a conv, no ceil_mode for a pool):
+// what the padding check runs on its explicitly padded input. A stack: unchanged.
+void drop_padding(ConvParams& p);
+void drop_padding(ConvBiasReluParams& p);
+void drop_padding(MaxPoolParams& p);
+void drop_padding(AvgPoolParams& p);
+void drop_padding(StackParams& p);
 
 // What code outside the modules asks of an op, answered by each module so that no site
 // names an op to learn it: a new op states each answer, or op_traits(Case) fails to
@@ -204,10 +224,37 @@ void make_minimal(Case& c, StackParams& p);
 }  // namespace detail
 }  // namespace gen
 
+// ---- kc_harness's backend calls (ops/<op>/<op>_backend.cpp, backend/op_call.h) ----
+class Backend;
+struct OpInputs;
+struct OpOutputs;
+// The op's forward (into o.y, and o.indices where it keeps them) and backward (into o.dx,
+// o.dw, o.db with o's own indices) on the backend, under the calling contract (invoke.h).
+void forward_into(Backend& be, const Case& c, const ConvGeometry& g, const OpInputs& in, OpOutputs& o);
+void forward_into(Backend& be, const Case& c, const PoolGeometry& g, const OpInputs& in, OpOutputs& o);
+void forward_into(Backend& be, const Case& c, const AvgPoolGeometry& g, const OpInputs& in, OpOutputs& o);
+void backward_into(Backend& be, const Case& c, const ConvGeometry& g, const OpInputs& in, OpOutputs& o);
+void backward_into(Backend& be, const Case& c, const PoolGeometry& g, const OpInputs& in, OpOutputs& o);
+void backward_into(Backend& be, const Case& c, const AvgPoolGeometry& g, const OpInputs& in, OpOutputs& o);
+
+// ---- kc_harness's judge (ops/<op>/<op>_judge.cpp) ----
+// The oracle's forward at given inputs (w and b ignored by an op without them, b by a
+// conv without a bias): y, and a max pool's argmax.
+struct OracleForward {
+  Tensor y;
+  std::optional<IndexTensor> indices;
+};
+OracleForward oracle_forward(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor& b);
+OracleForward oracle_forward(const PoolGeometry& g, const Tensor& x, const Tensor& w, const Tensor& b);
+OracleForward oracle_forward(const AvgPoolGeometry& g, const Tensor& x, const Tensor& w, const Tensor& b);
+// The oracle on absolute values (judge/absolute_pass.h): per element the sum of |terms|.
+OpOutputs absolute_pass_of(const Case& c, const ConvGeometry& g, const OpInputs& in, const OpOutputs& ref);
+OpOutputs absolute_pass_of(const Case& c, const PoolGeometry& g, const OpInputs& in, const OpOutputs& ref);
+OpOutputs absolute_pass_of(const Case& c, const AvgPoolGeometry& g, const OpInputs& in, const OpOutputs& ref);
+
 // ---- kc_harness's checks (ops/<op>/<op>_checks.cpp), by the op's geometry ----
 struct CheckContext;
 struct CheckResult;
-struct Tensor;
 struct ToleranceSpec;
 namespace checks {
 // distrust() of the reference's dx with what the geometry alone makes zero left out.
@@ -223,7 +270,76 @@ void expect_shapes(const AvgPoolGeometry& g, const CheckContext& ctx, bool backw
 void tolerance_terms(const ConvGeometry& g, std::string_view tensor, ToleranceSpec& s);
 void tolerance_terms(const PoolGeometry& g, std::string_view tensor, ToleranceSpec& s);
 void tolerance_terms(const AvgPoolGeometry& g, std::string_view tensor, ToleranceSpec& s);
+// The backward check's comparisons of a single op's gradients (not a fused conv's,
+// checks/backward.cpp): each through `compare` (gradient, candidate's, expected, its
+// absolute pass), or on its own terms into `r`, with the first reason to mistrust a pass
+// left in `why`.
+using GradientCompare =
+    std::function<void(const char* name, const Tensor& cand, const Tensor& want, const Tensor& abs)>;
+void compare_gradients(const ConvGeometry& g, const CheckContext& ctx, const GradientCompare& compare, CheckResult& r,
+                       std::string& why);
+void compare_gradients(const PoolGeometry& g, const CheckContext& ctx, const GradientCompare& compare, CheckResult& r,
+                       std::string& why);
+void compare_gradients(const AvgPoolGeometry& g, const CheckContext& ctx, const GradientCompare& compare,
+                       CheckResult& r, std::string& why);
+// The state check's changes of the op's own fields (checks/shape_mutations.h), after
+// batch and extents; a stack clears the list (its layers are its own cases).
+void add_shape_mutations(std::vector<std::function<std::string(Case&, int64_t)>>& m, const ConvParams& p);
+void add_shape_mutations(std::vector<std::function<std::string(Case&, int64_t)>>& m, const ConvBiasReluParams& p);
+void add_shape_mutations(std::vector<std::function<std::string(Case&, int64_t)>>& m, const MaxPoolParams& p);
+void add_shape_mutations(std::vector<std::function<std::string(Case&, int64_t)>>& m, const AvgPoolParams& p);
+void add_shape_mutations(std::vector<std::function<std::string(Case&, int64_t)>>& m, const StackParams& p);
+// The padding check (checks/padding.cpp, padding_run.h): whether the op on its explicitly
+// padded input is the same op, what of its run is compared beyond y, and the coverage
+// part on inputs whose answer the geometry alone gives.
+struct Padded;
+namespace rules {
+class Findings;
+}
+bool padded_run_judges(const ConvGeometry& g);
+bool padded_run_judges(const PoolGeometry& g);
+bool padded_run_judges(const AvgPoolGeometry& g);
+void compare_padded_run(const ConvGeometry& g, const CheckContext& ctx, const Padded& pd, const OpOutputs& run,
+                        rules::Findings& f, CheckResult& r);
+void compare_padded_run(const PoolGeometry& g, const CheckContext& ctx, const Padded& pd, const OpOutputs& run,
+                        rules::Findings& f, CheckResult& r);
+void compare_padded_run(const AvgPoolGeometry& g, const CheckContext& ctx, const Padded& pd, const OpOutputs& run,
+                        rules::Findings& f, CheckResult& r);
+void check_coverage(const ConvGeometry& g, const CheckContext& ctx, rules::Findings& f, std::string& notes);
+void check_coverage(const PoolGeometry& g, const CheckContext& ctx, rules::Findings& f, std::string& notes);
+void check_coverage(const AvgPoolGeometry& g, const CheckContext& ctx, rules::Findings& f, std::string& notes);
 }  // namespace checks
+
+// ---- kcheck bench (ops/<op>/<op>_bench.cpp) ----
+namespace bench {
+struct OpPlan;
+enum class HostFit : int;
+// The backend calls timed for a case (bench/case_bench.h); none for a stack, which is
+// timed step by step (bench/stack_step.h).
+std::vector<OpPlan> bench_plans(const ConvParams& p);
+std::vector<OpPlan> bench_plans(const ConvBiasReluParams& p);
+std::vector<OpPlan> bench_plans(const MaxPoolParams& p);
+std::vector<OpPlan> bench_plans(const AvgPoolParams& p);
+std::vector<OpPlan> bench_plans(const StackParams& p);
+// The first word of a bench entry's geometry ("conv ", "pool ", "avgpool ").
+std::string_view bench_kind(const ConvGeometry& g);
+std::string_view bench_kind(const PoolGeometry& g);
+std::string_view bench_kind(const AvgPoolGeometry& g);
+// The op's host calls as a prepared op (bench/host_prepared.h): whether they run `op`,
+// its outputs allocated (and what a backward needs made first), and one timed call.
+HostFit host_fit(const ConvGeometry& g, BenchOp op);
+HostFit host_fit(const PoolGeometry& g, BenchOp op);
+HostFit host_fit(const AvgPoolGeometry& g, BenchOp op);
+Status host_allocate(const ConvGeometry& g, BenchOp op, Backend& be, const OpInputs& in, DType dtype,
+                     PreparedOutputs& out);
+Status host_allocate(const PoolGeometry& g, BenchOp op, Backend& be, const OpInputs& in, DType dtype,
+                     PreparedOutputs& out);
+Status host_allocate(const AvgPoolGeometry& g, BenchOp op, Backend& be, const OpInputs& in, DType dtype,
+                     PreparedOutputs& out);
+Status host_run(const ConvGeometry& g, BenchOp op, bool relu, Backend& be, const OpInputs& in, PreparedOutputs& out);
+Status host_run(const PoolGeometry& g, BenchOp op, bool relu, Backend& be, const OpInputs& in, PreparedOutputs& out);
+Status host_run(const AvgPoolGeometry& g, BenchOp op, bool relu, Backend& be, const OpInputs& in, PreparedOutputs& out);
+}  // namespace bench
 
 // ---- kcheck explain (ops/<op>/<op>_cli.cpp) ----
 namespace cli {

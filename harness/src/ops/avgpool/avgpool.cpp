@@ -167,4 +167,14 @@ Dims AvgPoolGeometry::y_shape() const {
 
 const PadSpec& op_padding(const AvgPoolParams& p) { return p.padding; }
 
+StatusOr<OpGeometry> geometry_of(const Case& c, const AvgPoolParams&) {
+  KC_ASSIGN_OR_RETURN(AvgPoolGeometry g, avgpool_geometry(c));
+  return OpGeometry{g};
+}
+
+void drop_padding(AvgPoolParams& p) {
+  p.padding = PadSpec{PadKind::kValid, {}};
+  p.ceil_mode = false;
+}
+
 }  // namespace kc

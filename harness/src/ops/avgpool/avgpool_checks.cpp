@@ -5,6 +5,9 @@
 #include <vector>
 
 #include "checks/common.h"
+#include "checks/padding_coverage.h"
+#include "checks/padding_run.h"
+#include "checks/shape_mutations.h"
 #include "judge/tolerance.h"
 #include "ops/op_module.h"
 
@@ -50,6 +53,38 @@ void expect_shapes(const AvgPoolGeometry& g, const CheckContext& ctx, bool backw
 void tolerance_terms(const AvgPoolGeometry& g, std::string_view, ToleranceSpec& s) {
   s.n = g.spatial.kernel_count() + 1;
   s.sum_scale = static_cast<double>(g.divisor > 0 ? g.divisor : g.spatial.kernel_count());
+}
+
+void compare_gradients(const AvgPoolGeometry&, const CheckContext& ctx, const GradientCompare& compare, CheckResult&,
+                       std::string&) {
+  compare("dx", ctx.cand.dx, ctx.ref.dx, ctx.abs.dx);
+}
+
+void add_shape_mutations(std::vector<ShapeMutation>& m, const AvgPoolParams& p) { add_pool_mutations(m, p); }
+
+// Padding (checks/padding.cpp): whether the windows keep their divisors on the
+// explicitly padded input: a divisor given, or padding counted with no ceil_mode window
+// past the padding (else the padded run divides by other counts, and only coverage is
+// checked).
+bool padded_run_judges(const AvgPoolGeometry& g) {
+  if (g.divisor > 0) return true;
+  if (!g.count_include_pad) return false;
+  for (const DimGeometry& d : g.spatial.dims) {
+    if ((d.out - 1) * d.stride + d.kernel > d.padded()) return false;
+  }
+  return true;
+}
+// dx against the interior of the zero-padded run's dx.
+void compare_padded_run(const AvgPoolGeometry& g, const CheckContext& ctx, const Padded& pd, const OpOutputs& run,
+                        rules::Findings& f, CheckResult& r) {
+  compare_dx(ctx, pd, run, g.spatial, g.x_shape(), PaddingMode::kZeros, f, r);
+}
+// Average pool: a window only in padding may give 0.
+void check_coverage(const AvgPoolGeometry& g, const CheckContext& ctx, rules::Findings& f, std::string& notes) {
+  OpInputs ones;
+  ones.x = Tensor::filled(ctx.c.dtype, g.x_shape(), 1.0);
+  ones.dy = Tensor::filled(ctx.c.dtype, g.y_shape(), 1.0);
+  rules::check_ones_coverage(ctx, ones, g.spatial, PaddingMode::kZeros, false, "all-ones x and dy", f, notes);
 }
 
 }  // namespace kc::checks

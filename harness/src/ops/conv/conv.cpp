@@ -184,4 +184,14 @@ OpWork op_work(const Case& c, const ConvParams&) {
 
 const PadSpec& op_padding(const ConvParams& p) { return p.padding; }
 
+StatusOr<OpGeometry> geometry_of(const Case& c, const ConvParams&) {
+  KC_ASSIGN_OR_RETURN(ConvGeometry g, conv_geometry(c));
+  return OpGeometry{g};
+}
+
+void drop_padding(ConvParams& p) {
+  p.padding = PadSpec{PadKind::kValid, {}};
+  p.padding_mode = PaddingMode::kZeros;
+}
+
 }  // namespace kc

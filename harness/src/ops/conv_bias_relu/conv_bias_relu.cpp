@@ -30,4 +30,11 @@ OpWork op_work(const Case& c, const ConvBiasReluParams& p) { return op_work(c, p
 
 const PadSpec& op_padding(const ConvBiasReluParams& p) { return p.conv.padding; }
 
+StatusOr<OpGeometry> geometry_of(const Case& c, const ConvBiasReluParams&) {
+  KC_ASSIGN_OR_RETURN(ConvGeometry g, conv_geometry(c));
+  return OpGeometry{g};
+}
+
+void drop_padding(ConvBiasReluParams& p) { drop_padding(p.conv); }
+
 }  // namespace kc

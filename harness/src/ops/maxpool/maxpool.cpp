@@ -162,4 +162,14 @@ OpWork op_work(const Case& c, const MaxPoolParams&) {
 
 const PadSpec& op_padding(const MaxPoolParams& p) { return p.padding; }
 
+StatusOr<OpGeometry> geometry_of(const Case& c, const MaxPoolParams&) {
+  KC_ASSIGN_OR_RETURN(PoolGeometry g, pool_geometry(c));
+  return OpGeometry{g};
+}
+
+void drop_padding(MaxPoolParams& p) {
+  p.padding = PadSpec{PadKind::kValid, {}};
+  p.ceil_mode = false;
+}
+
 }  // namespace kc

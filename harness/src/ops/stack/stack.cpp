@@ -92,4 +92,11 @@ OpWork op_work(const Case&, const StackParams&) { return {0.0, " multiply-adds"}
 
 const PadSpec& op_padding(const StackParams& p) { return p.conv.padding; }  // its layer conv's
 
+// One geometry per layer: see stack.h and stack_exec.h.
+StatusOr<OpGeometry> geometry_of(const Case&, const StackParams&) {
+  return invalid_argument("op: stack has one geometry per layer (use stack_layers)");
+}
+
+void drop_padding(StackParams&) {}  // the padding check runs on single ops
+
 }  // namespace kc
