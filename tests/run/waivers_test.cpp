@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -86,6 +87,34 @@ TEST(Waivers, AnExpiredWaiverIsIgnoredAndNamed) {
   std::vector<CaseResult> today = {with_check("onednn", Disposition::kFailed, "x")};
   apply_waivers(today, {waiver("*", "*", "", "2026-11-26")}, "2026-11-26");  // its last day
   EXPECT_EQ(today[0].disposition, Disposition::kXfail);
+}
+
+// A library's kernels, and so its known bugs, may depend on the CPU's instructions: a
+// waiver for a flag this CPU lacks is not applied (its failure stays, its pass is no
+// XPASS) and is counted; one for a flag it has applies.
+TEST(Waivers, AWaiverForAnotherCpuFlagIsNotApplied) {
+  Waiver w = waiver("*", "*");
+  w.cpu = "avx512_bf16";
+  std::vector<CaseResult> failed = {with_check("onednn", Disposition::kFailed, "x")};
+  std::vector<CaseResult> passed = {with_check("onednn", Disposition::kPassed, "")};
+  const WaiverOutcome out = apply_waivers(failed, {w}, "2026-11-26", {"fpu", "avx2"});
+  apply_waivers(passed, {w}, "2026-11-26", {"fpu", "avx2"});
+  EXPECT_EQ(failed[0].disposition, Disposition::kFailed);
+  EXPECT_EQ(passed[0].disposition, Disposition::kPassed);
+  EXPECT_EQ(out.other_cpu, 1);
+  EXPECT_TRUE(out.unmatched.empty());
+  EXPECT_NE(waivers_text(out, failed, true).find("1 waiver(s) for CPUs with a flag this one lacks"), std::string::npos);
+  std::vector<CaseResult> here = {with_check("onednn", Disposition::kFailed, "x")};
+  EXPECT_EQ(apply_waivers(here, {w}, "2026-11-26", {"fpu", "avx512_bf16"}).other_cpu, 0);
+  EXPECT_EQ(here[0].disposition, Disposition::kXfail);
+}
+
+// This machine's flags are read from /proc/cpuinfo: any x86-64 CPU lists fpu.
+TEST(Waivers, ThisCpusFlagsAreRead) {
+#if defined(__x86_64__)
+  const std::vector<std::string>& flags = this_cpu_flags();
+  EXPECT_NE(std::find(flags.begin(), flags.end(), "fpu"), flags.end());
+#endif
 }
 
 }  // namespace

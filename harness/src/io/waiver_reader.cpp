@@ -77,7 +77,7 @@ StatusOr<std::vector<std::string>> read_checks(const Value& entry) {
 // One waiver per check the entry names.
 StatusOr<std::vector<Waiver>> read_entry(const Value& e, const std::string& path) {
   if (!e.is_map()) return e.type_error("a waiver (a map with case, backend, check, reason)");
-  KC_RETURN_IF_ERROR(e.check_keys({"case", "backend", "check", "diagnosis", "reason", "expires"}));
+  KC_RETURN_IF_ERROR(e.check_keys({"case", "backend", "check", "diagnosis", "reason", "expires", "cpu"}));
   Waiver w;
   KC_ASSIGN_OR_RETURN(w.case_glob, required_text(e, "case"));
   KC_ASSIGN_OR_RETURN(w.backend_glob, required_text(e, "backend"));
@@ -88,6 +88,15 @@ StatusOr<std::vector<Waiver>> read_entry(const Value& e, const std::string& path
   if (const std::optional<Value> f = e.get("expires")) {
     KC_ASSIGN_OR_RETURN(w.expires, io::read_string(*f));
     KC_RETURN_IF_ERROR(check_date(*f, w.expires));
+  }
+  if (const std::optional<Value> f = e.get("cpu")) {
+    KC_ASSIGN_OR_RETURN(w.cpu, io::read_string(*f));
+    const bool flag = !w.cpu.empty() && std::all_of(w.cpu.begin(), w.cpu.end(), [](char ch) {
+      return (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '_';
+    });
+    if (!flag)
+      return f->error("expected a CPU flag as /proc/cpuinfo names it (avx512_bf16), got " +
+                      io::quote_for_message(w.cpu));
   }
   w.source = path + ":" + std::to_string(e.line());
   KC_ASSIGN_OR_RETURN(std::vector<std::string> checks, read_checks(e));

@@ -18,6 +18,7 @@ struct Waiver {
   std::string reason;        // why it is known, never empty
   std::string expires;       // YYYY-MM-DD or empty; past it the waiver is ignored
   std::string source;        // file:line
+  std::string cpu;           // a CPU flag (as /proc/cpuinfo names it) it needs; empty: any CPU
 };
 
 // The waivers of `path`: a list under `waivers:` (or a list at the top), read as strictly

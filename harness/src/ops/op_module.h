@@ -1,11 +1,14 @@
-// What each op's module (ops/<op>/, docs/architecture.md) defines for its params type,
-// the one list of the ops' functions: in kc_core (ops/<op>/<op>.cpp) its geometry
-// (kc/shape.h declares those), its traits, its input tensors' shapes, its cost, its
-// validation and which checks never apply to it; in the layers above, in the module's
-// `<op>_<layer>.cpp`, what only that layer asks of it (its YAML, ...). Callers dispatch
-// with std::visit and a generic lambda over these overloads, so that an op without one
-// fails to compile there, and name no op. The op's name and YAML section are its params'
-// kName and kSection (kc/case.h).
+// What each op's module (ops/<op>/, docs/architecture.md) defines for its params or
+// geometry type: the one list of the ops' functions, a new op's to fill in. In kc_core
+// (ops/<op>/<op>.cpp) its geometry (kc/shape.h declares the builders), traits, input
+// shapes, cost, work, memory parts, validation and the checks that never apply to it; in
+// each layer above, in the module's `<op>_<layer>.cpp`, what only that layer asks of it:
+// its YAML (io), backend calls (backend), oracle forward and absolute pass (judge), its
+// checks' parts (checks), generator (gen), timed calls (bench) and explain (cli). Callers
+// dispatch with std::visit and a generic lambda over these overloads, so that an op
+// without one fails to compile there, and name no op. Declarations only, of core's
+// level: the layers' own types are forward-declared. The op's name and YAML section are
+// its params' kName and kSection (kc/case.h).
 #pragma once
 
 #include <functional>

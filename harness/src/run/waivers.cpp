@@ -4,6 +4,8 @@
 #include <fnmatch.h>
 
 #include <algorithm>
+#include <fstream>
+#include <sstream>
 
 namespace kc {
 namespace {
@@ -41,11 +43,38 @@ bool apply_one(const Waiver& w, CheckResult& c) {
 
 }  // namespace
 
+const std::vector<std::string>& this_cpu_flags() {
+  static const std::vector<std::string> flags = [] {
+    std::vector<std::string> out;
+    std::ifstream in("/proc/cpuinfo");
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.rfind("flags", 0) != 0) continue;
+      std::istringstream words(line.substr(line.find(':') == std::string::npos ? line.size() : line.find(':') + 1));
+      for (std::string w; words >> w;) out.push_back(w);
+      break;  // every core lists the same flags
+    }
+    return out;
+  }();
+  return flags;
+}
+
 WaiverOutcome apply_waivers(std::vector<CaseResult>& results, const std::vector<Waiver>& waivers,
                             const std::string& today) {
+  return apply_waivers(results, waivers, today, this_cpu_flags());
+}
+
+WaiverOutcome apply_waivers(std::vector<CaseResult>& results, const std::vector<Waiver>& waivers,
+                            const std::string& today, const std::vector<std::string>& cpu_flags) {
   WaiverOutcome out;
   std::vector<char> used(waivers.size(), 0), live(waivers.size(), 1);
   for (size_t i = 0; i < waivers.size(); ++i) {
+    const std::string& cpu = waivers[i].cpu;
+    if (!cpu.empty() && std::find(cpu_flags.begin(), cpu_flags.end(), cpu) == cpu_flags.end()) {
+      live[i] = 0;
+      ++out.other_cpu;
+      continue;
+    }
     if (!waivers[i].expires.empty() && waivers[i].expires < today) {
       live[i] = 0;
       out.expired.push_back(waivers[i].source + " (expired " + waivers[i].expires + "): " + waivers[i].reason);
@@ -91,6 +120,9 @@ std::string waivers_text(const WaiverOutcome& outcome, const std::vector<CaseRes
   for (const std::string& u : outcome.unmatched) s += "  matched nothing: " + u + "\n";
   if (outcome.unmatched_elsewhere > 0) {
     s += "  " + std::to_string(outcome.unmatched_elsewhere) + " waiver(s) for cases or backends not in this run\n";
+  }
+  if (outcome.other_cpu > 0) {
+    s += "  " + std::to_string(outcome.other_cpu) + " waiver(s) for CPUs with a flag this one lacks, not applied\n";
   }
   return s;
 }
