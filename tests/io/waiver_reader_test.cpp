@@ -19,8 +19,12 @@
 namespace kc {
 namespace {
 
+// A file of its own per call: ctest runs each test in a process of its own, side by side,
+// so the name holds the process id (std::rand() starts alike in every process).
 std::string written(const std::string& text) {
-  const std::string path = ::testing::TempDir() + "/waivers_" + std::to_string(std::rand()) + ".yaml";
+  static int n = 0;
+  const std::string path =
+      ::testing::TempDir() + "/waivers_" + std::to_string(getpid()) + "_" + std::to_string(++n) + ".yaml";
   std::ofstream(path) << text;
   return path;
 }
@@ -137,7 +141,7 @@ TEST(WaiverReader, ExpiryDatesAreCalendarDays) {
 // is a file over the size limit, unread.
 TEST(WaiverReader, OnlyARegularFileWithinTheLimitIsRead) {
   namespace fs = std::filesystem;
-  const fs::path dir = fs::path(::testing::TempDir()) / ("waiver_files_" + std::to_string(std::rand()));
+  const fs::path dir = fs::path(::testing::TempDir()) / ("waiver_files_" + std::to_string(getpid()));
   fs::create_directories(dir / "folder");
   ASSERT_EQ(::mkfifo((dir / "fifo.yaml").c_str(), 0600), 0);
   fs::create_symlink(dir / "folder", dir / "to_folder.yaml");
