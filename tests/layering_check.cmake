@@ -3,9 +3,9 @@
 # that no two folders include each other. Fails listing every `file: #include` that goes
 # up, and every folder the order does not place. The one place the order is written.
 # ops/ holds one folder per op (its module, docs/architecture.md): a module's file
-# `<op>_<layer>.cpp` is of that layer, its other files (`<op>.cpp`, its header, the
-# headers of ops/ itself) of core, so that an op's code lives in one folder and each of
-# its files still includes only what its layer may.
+# `<op>_<layer>.cpp` is of that layer (`<op>_core.cpp` of core), its other files (its
+# headers, the headers of ops/ itself) of core, so that an op's code lives in one folder
+# and each of its files still includes only what its layer may.
 #   -D ROOT=source tree
 set(layers core io backend judge checks stack run gen bench cli)
 

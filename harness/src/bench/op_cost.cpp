@@ -6,7 +6,7 @@
 namespace kc::bench {
 
 OpCost op_cost(const OpGeometry& g, DType dtype, BenchOp op) {
-  // Each op's module (ops/<op>/<op>.cpp) has its op_cost overload.
+  // Each op's module (ops/<op>/<op>_core.cpp) has its op_cost overload.
   return std::visit([&](const auto& og) { return kc::op_cost(og, dtype, op); }, g);
 }
 

@@ -17,7 +17,7 @@
 #include "kc/case.h"
 #include "kc/registry.h"
 #include "kc/result.h"
-#include "ops/stack/stack.h"
+#include "ops/stack/stack_layers.h"
 #include "ops/stack/stack_runs.h"
 
 namespace kc {

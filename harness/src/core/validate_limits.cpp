@@ -16,7 +16,7 @@
 #include "core/validate_limits.h"
 #include "kc/shape.h"
 #include "ops/op_module.h"
-#include "ops/stack/stack.h"
+#include "ops/stack/stack_layers.h"
 
 namespace kc {
 namespace {

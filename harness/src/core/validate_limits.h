@@ -1,6 +1,6 @@
 // Internal to kc_core: the resource rules of validate() (validate_limits.cpp), applied
 // after the field rules, so that every size is within Limits::max_size; a stack's sum
-// of work over its layers is the stack op's (ops/stack/stack.h).
+// of work over its layers is the stack op's (ops/stack/stack_layers.h).
 #pragma once
 
 #include <string>

@@ -1,6 +1,6 @@
 // What each op's module (ops/<op>/, docs/architecture.md) defines for its params or
 // geometry type: the one list of the ops' functions, a new op's to fill in. In kc_core
-// (ops/<op>/<op>.cpp) its geometry (kc/shape.h declares the builders), traits, input
+// (ops/<op>/<op>_core.cpp) its geometry (kc/shape.h declares the builders), traits, input
 // shapes, cost, work, memory parts, validation and the checks that never apply to it; in
 // each layer above, in the module's `<op>_<layer>.cpp`, what only that layer asks of it:
 // its YAML (io), backend calls (backend), oracle forward and absolute pass (judge), its
@@ -99,7 +99,7 @@ void drop_padding(StackParams& p);
 
 // What code outside the modules asks of an op, answered by each module so that no site
 // names an op to learn it: a new op states each answer, or op_traits(Case) fails to
-// compile. A stack's layers answer for themselves (ops/stack/stack.h).
+// compile. A stack's layers answer for themselves (ops/stack/stack_layers.h).
 struct OpTraits {
   bool relu = false;     // y = relu(z): relu' routes dy, and y is never negative (conv_bias_relu)
   bool indices = false;  // y selects elements of x and training keeps their argmax (max pool)
@@ -115,7 +115,7 @@ inline OpTraits op_traits(const Case& c) {
 
 // The shapes of a single-op case's input tensors, from its geometry (validated or
 // not): x, w and b where the op has them (b with a bias), and dy (y's). A stack's inputs
-// are made per layer (ops/stack/stack.h): it has none here.
+// are made per layer (ops/stack/stack_layers.h): it has none here.
 struct InputShapes {
   Dims x, dy;
   std::optional<Dims> w, b;

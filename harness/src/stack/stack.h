@@ -1,7 +1,7 @@
 // The checkpoint plan of a stack's backward pass (docs/ops.md, "Stack") with its exact
 // host bookkeeping (which layer inputs are kept, how many layer forwards are recomputed,
 // and the peak of activation bytes held). The stack's layers, their geometry and its
-// validation are the stack op's (ops/stack/stack.h). Built into kc_core: a backend
+// validation are the stack op's (ops/stack/stack_layers.h). Built into kc_core: a backend
 // library's resident runner follows the same schedule (stack_schedule.h).
 // More on the method: docs/notes.md, section harness/src/stack/stack.h.
 #pragma once
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "kc/case.h"
-#include "ops/stack/stack.h"
+#include "ops/stack/stack_layers.h"
 
 namespace kc {
 

@@ -9,7 +9,7 @@
 #include "cli/explain_text.h"
 #include "ops/op_module.h"
 
-#include "ops/stack/stack.h"
+#include "ops/stack/stack_layers.h"
 #include "stack/stack.h"
 
 namespace kc::cli {

@@ -1,5 +1,5 @@
-// Unrolling a stack case into per-layer single-op cases (see stack.h).
-#include "ops/stack/stack.h"
+// Unrolling a stack case into per-layer single-op cases (see stack_layers.h).
+#include "ops/stack/stack_layers.h"
 
 #include <algorithm>
 
@@ -92,7 +92,7 @@ OpWork op_work(const Case&, const StackParams&) { return {0.0, " multiply-adds"}
 
 const PadSpec& op_padding(const StackParams& p) { return p.conv.padding; }  // its layer conv's
 
-// One geometry per layer: see stack.h and stack_exec.h.
+// One geometry per layer: see stack_layers.h and stack/stack_exec.h.
 StatusOr<OpGeometry> geometry_of(const Case&, const StackParams&) {
   return invalid_argument("op: stack has one geometry per layer (use stack_layers)");
 }

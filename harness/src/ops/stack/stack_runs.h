@@ -10,7 +10,7 @@
 
 #include "kc/status.h"
 #include "kc/tensor.h"
-#include "ops/stack/stack.h"
+#include "ops/stack/stack_layers.h"
 
 namespace kc {
 

@@ -10,7 +10,7 @@
 #include "core/validate_limits.h"
 #include "core/validate_rules.h"
 #include "ops/op_module.h"
-#include "ops/stack/stack.h"
+#include "ops/stack/stack_layers.h"
 
 namespace kc {
 namespace {
