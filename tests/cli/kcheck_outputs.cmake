@@ -119,6 +119,32 @@ math(EXPR n_files "${n_written} - 1")  # the folder in the way is not a reproduc
 if(NOT said OR NOT CMAKE_MATCH_1 EQUAL n_files)
   message(FATAL_ERROR "run says '${said}' with ${n_files} reproducers written:\n${out}")
 endif()
+# --skip-checks: the checks named run on no case; one a case names is SKIPPED saying why,
+# the summary names them, and a reproducer's rerun line leaves them out too.
+kcheck(1 run "${CASES}/conv/conv_bias.yaml" --plugin "${PLUGIN}" --backend example.scaled_dw --skip-checks gradcheck,state
+       --report "${WORK}/skip/r.json")
+expect_match("checks left out \\(--skip-checks\\): gradcheck,state\n" "the summary does not name the checks left out")
+file(GLOB skip_repro "${WORK}/skip/failures/*.yaml")
+list(GET skip_repro 0 first_repro)
+file(READ "${first_repro}" first_text)
+if(NOT first_text MATCHES "^# rerun: kcheck run [^\n]* --skip-checks 'gradcheck,state'\n")
+  message(FATAL_ERROR "a reproducer of a --skip-checks run does not rerun with them:\n${first_text}")
+endif()
+file(READ "${WORK}/skip/r.json" skip_report)
+if(skip_report MATCHES "\"name\": \"gradcheck\"" OR NOT skip_report MATCHES "\"skipped_checks\": \"gradcheck,state\"")
+  message(FATAL_ERROR "a --skip-checks run ran gradcheck, or its report does not say what it left out:\n${skip_report}")
+endif()
+file(WRITE "${WORK}/skip/named.yaml" "op: conv\ninput: {batch: 1, channels: 1, spatial: [5]}\nconv: {out_channels: 1, kernel: [3]}\nchecks: [shape, gradcheck]\n")
+kcheck(0 run "${WORK}/skip/named.yaml" --backend reference --skip-checks gradcheck --report "${WORK}/skip/named.json")
+file(READ "${WORK}/skip/named.json" named_report)
+if(NOT named_report MATCHES "\"name\": \"gradcheck\", \"disposition\": \"SKIPPED\", \"message\": \"left out by --skip-checks\"")
+  message(FATAL_ERROR "a check the case names and --skip-checks leaves out is not SKIPPED saying why:\n${named_report}")
+endif()
+kcheck(2 run "${WORK}/skip/named.yaml" --skip-checks gradchek)
+expect_match("--skip-checks: no check is named 'gradchek' \\(see kcheck checks\\)" "a misspelt --skip-checks is not refused")
+kcheck(2 run "${WORK}/skip/named.yaml" --skip-checks ,)
+expect_match("--skip-checks: expected check names separated by commas, got ','" "an empty --skip-checks is not refused")
+
 # kcheck fuzz: the same seed finds the same failure; with a folder where its first file
 # goes, that file is NOT saved, the reproduce command names the one that was.
 set(fuzz_args fuzz --backend gen.dw_last_position --plugin "${FUZZ_PLUGIN}" --seed 1 --count 200 --max-failures 1

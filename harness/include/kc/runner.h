@@ -38,6 +38,11 @@ CaseResult check_loaded(const LoadedCase& loaded, Backend& backend, const Regist
 CaseResult check_loaded_on(const LoadedCase& loaded, const Registry& registry, const std::string& backend,
                            checks::OracleMemo* memo = nullptr);
 
+// Checks left out of every case checked in this process from now on (and in the workers
+// it forks), whatever the cases ask: `kcheck run --skip-checks`. Names of the check table.
+void set_skipped_checks(std::vector<std::string> names);
+const std::vector<std::string>& skipped_checks();
+
 // "name" of the case, or "file:line" when it has none.
 std::string case_label(const Case& c);
 

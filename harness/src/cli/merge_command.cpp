@@ -108,7 +108,7 @@ int merge_command(const Args& args) {
     reports.push_back(std::move(*r));
   }
   std::string note;
-  for (const char* key : {"kc_commit", "case_set"}) {
+  for (const char* key : {"kc_commit", "case_set", "skipped_checks"}) {
     if (std::string bad = same(reports, key); !bad.empty()) return usage_error(bad);
   }
   if (std::string bad = check_shards(reports, note); !bad.empty()) return usage_error(bad);

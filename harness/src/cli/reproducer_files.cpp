@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "kc/report.h"
+#include "kc/runner.h"
 
 namespace kc::cli {
 namespace {
@@ -101,6 +102,9 @@ std::string rerun_line(const std::string& path, const std::string& backend, cons
   const std::string file = path.starts_with('-') ? "./" + path : path;
   std::string s = "# rerun: kcheck run " + shell_quote(file) + " --backend " + shell_quote(backend);
   for (const std::string& p : plugins) s += " --plugin " + shell_quote(p);
+  std::string skipped;  // the run's --skip-checks: the rerun judges as it did
+  for (const std::string& c : skipped_checks()) skipped += (skipped.empty() ? "" : ",") + c;
+  if (!skipped.empty()) s += " --skip-checks " + shell_quote(skipped);
   return s + "\n";
 }
 

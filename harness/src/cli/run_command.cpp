@@ -11,6 +11,7 @@
 
 #include "checks/oracle_memo.h"
 #include "cli.h"
+#include "core/check_table.h"
 #include "kc/case_io.h"
 #include "kc/plugin.h"
 #include "kc/registry.h"
@@ -28,6 +29,7 @@ namespace {
 struct RunOptions {
   std::vector<std::string> paths, backends, plugins;
   std::string report, junit, require, waivers;
+  std::vector<std::string> skip_checks;  // --skip-checks: left out of every case
   int jobs = 1;
   double timeout = kDefaultTimeoutSeconds;
   bool in_process = false, timeout_given = false;
@@ -59,8 +61,8 @@ void drop_repeats(std::vector<std::string>& names) {
 }
 
 // The options that take one value (--plugin may be given several times).
-const std::set<std::string> kSingleValued = {"--backend", "--report",  "--junit",        "--require",
-                                             "--jobs",    "--timeout", "--max-failures", "--max-crashes"};
+const std::set<std::string> kSingleValued = {"--backend", "--report",       "--junit",       "--require",    "--jobs",
+                                             "--timeout", "--max-failures", "--max-crashes", "--skip-checks"};
 
 // --backend's value: names separated by commas, none empty; a name given twice runs once.
 std::string parse_backends(const std::string& v, std::vector<std::string>& backends) {
@@ -131,6 +133,13 @@ std::string parse(const Args& args, RunOptions& o) {
       if (std::string bad = parse_shard_option(v, o.shard, o.shards); !bad.empty()) return bad;
     } else if (a == "--waivers" && value(o.waivers)) {
       if (o.waivers.empty()) return "--waivers: expected a file, got ''";
+    } else if (a == "--skip-checks" && value(v)) {
+      if (split(v).empty()) return "--skip-checks: expected check names separated by commas, got '" + v + "'";
+      for (const std::string& name : split(v)) {
+        if (find_check(name) == nullptr) return "--skip-checks: no check is named '" + name + "' (see kcheck checks)";
+        o.skip_checks.push_back(name);
+      }
+      drop_repeats(o.skip_checks);
     } else if (a == "--allow-empty") {
       o.allow_empty = true;
     } else if ((a == "--max-failures" || a == "--max-crashes") && value(v)) {
@@ -247,6 +256,7 @@ constexpr const char* kRunUsage =
     "usage: kcheck run PATH... [--backend a,b] [--plugin lib.so]... [--report r.json] [--junit r.xml]\n"
     "                 [--jobs N] [--timeout S] [--require NAME] [--in-process] [--allow-empty]\n"
     "                 [--max-failures N] [--max-crashes K] [--waivers FILE] [--shard i/n|auto] [--verbose] [--quiet]\n"
+    "                 [--skip-checks a,b]\n"
     "  checks every case file under the paths (files, or folders searched for *.yaml, *.yml) on each backend\n"
     "  (default: reference and every available candidate), each case in a worker process for all its\n"
     "  backends; --report r.json: the report, with failures/ beside it (a path holding {backend}: one\n"
@@ -256,7 +266,8 @@ constexpr const char* kRunUsage =
     "  row (default 3; 0: no limit), the cases not started being SKIPPED with why; --require NAME: exit 2\n"
     "  unless that backend is available; --waivers FILE: known failures (case, backend, check, diagnosis,\n"
     "  reason, expires): a failure one names is XFAIL (exit 0; one line in the summary, its diagnosis with\n"
-    "  --verbose and in the report), a waived check that passes XPASS (exit 1);\n"
+    "  --verbose and in the report), a waived check that passes XPASS (exit 1); --skip-checks a,b: those\n"
+    "  checks run on no case, whatever the cases ask (named in the summary and the report);\n"
     "  --shard i/n: the case files k with k mod n = i (auto: from a Slurm array or a Kubernetes Indexed\n"
     "  Job; kcheck merge joins the reports); --in-process: no workers (debugging; cannot be timed out);\n"
     "  progress on stderr: on a terminal one updating line, elsewhere a line every 30 s (--quiet: none).\n"
@@ -312,6 +323,10 @@ int run_command(const Args& args) {
     waivers = std::move(*w);
   }
   const std::vector<LoadedCase> cases = load_all(std::move(found));
+  set_skipped_checks(o.skip_checks);
+  for (const std::string& name : o.skip_checks) {
+    info.extra["skipped_checks"] += (info.extra["skipped_checks"].empty() ? "" : ",") + name;
+  }
   IsolateOptions iso{o.jobs, o.timeout, o.in_process, nullptr, nullptr, nullptr};
   RunProgress progress(stderr, isatty(STDERR_FILENO) != 0);
   if (!o.quiet) iso.progress = std::ref(progress);
@@ -335,6 +350,8 @@ int run_command(const Args& args) {
   }
   std::fputs(terminal_safe(summary_text(results, info, o.verbose)).c_str(), stdout);
   std::fputs(terminal_safe(waivers_text(waived, results, !o.waivers.empty())).c_str(), stdout);
+  if (!o.skip_checks.empty())
+    std::printf("checks left out (--skip-checks): %s\n", info.extra["skipped_checks"].c_str());
   if (!o.report.empty()) {
     std::printf("%s: %s\n", reports.size() > 1 ? "reports" : "report", terminal_safe(o.report).c_str());
   }

@@ -20,8 +20,18 @@
 namespace kc {
 namespace {
 
+std::vector<std::string>& skipped_list() {
+  static std::vector<std::string> names;
+  return names;
+}
+
 bool requested(const Case& c, std::string_view name) {
   return c.checks.empty() || std::find(c.checks.begin(), c.checks.end(), name) != c.checks.end();
+}
+
+bool left_out(std::string_view name) {
+  const std::vector<std::string>& skipped = skipped_list();
+  return std::find(skipped.begin(), skipped.end(), name) != skipped.end();
 }
 
 // Why `def` does not run here, or empty: the oracle rule (a single op on the reference
@@ -60,6 +70,11 @@ void name_input_writes(const CheckContext& ctx, CheckResult& r) {
 void run_checks(const CheckContext& ctx, CaseResult& r) {
   for (const CheckDef& def : check_registry()) {
     if (!requested(ctx.c, def.name())) continue;
+    if (left_out(def.name())) {  // named where the case names it, as a check that does not apply is
+      if (!ctx.c.checks.empty())
+        r.checks.push_back(make_result(def.name(), Disposition::kSkipped, "left out by --skip-checks"));
+      continue;
+    }
     if (const std::string why = why_not(def, ctx); !why.empty()) {
       if (!ctx.c.checks.empty()) r.checks.push_back(make_result(def.name(), Disposition::kSkipped, why));
       continue;
@@ -195,6 +210,9 @@ CaseResult check_valid(const Case& c, Backend& backend, const Registry::Factory*
 }
 
 }  // namespace
+
+void set_skipped_checks(std::vector<std::string> names) { skipped_list() = std::move(names); }
+const std::vector<std::string>& skipped_checks() { return skipped_list(); }
 
 std::string case_label(const Case& c) { return c.name.empty() ? c.source : c.name; }
 
