@@ -42,6 +42,24 @@ TEST(Census, EveryBackendConsideredIsListedWithItsState) {
       << xml;
 }
 
+// A plugin's dozens of backends that were not named with --backend share one line that
+// still names each; up to three keep a line each.
+TEST(Census, ManyBackendsNotRunShareOneLine) {
+  const std::vector<CaseResult> rs = {result("trap.none", Disposition::kPassed)};
+  std::vector<BackendStatus> backends = {{"trap.none", "", true, true}, {"cuda", "no NVIDIA driver", false, false}};
+  for (const char* name : {"reference", "trap.a", "trap.b", "trap.c"}) backends.push_back({name, "", false, false});
+  const std::string text = backends_text(rs, info_with(backends));
+  EXPECT_NE(text.find("trap.none    available, 1 cases: 1 passed"), std::string::npos) << text;
+  EXPECT_NE(text.find("cuda         unavailable: no NVIDIA driver\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("  4 more available, not run (not named with --backend): reference, trap.a, trap.b, trap.c\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("trap.a       available"), std::string::npos) << text;
+  backends.resize(5);  // three not run: each on its own line
+  const std::string few = backends_text(rs, info_with(backends));
+  EXPECT_NE(few.find("trap.b       available, not run (not named with --backend)\n"), std::string::npos) << few;
+}
+
 TEST(Census, ABackendThatMustCheckAndCheckedNothingIsNamed) {
   const std::vector<CaseResult> rs = {result("my.conv", Disposition::kSkipped, "2-D only"),
                                       result("my.conv", Disposition::kSkipped, "2-D only"),

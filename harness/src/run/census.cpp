@@ -64,14 +64,30 @@ std::string backend_state(const std::vector<CaseResult>& results, const BackendS
          std::to_string(t.skipped) + " skipped, " + secs;
 }
 
+// Every backend considered, one line each; more than three that were available and not
+// named with --backend (a plugin's dozens) share one line of their names.
 std::string backends_text(const std::vector<CaseResult>& results, const RunInfo& info) {
   if (info.backends.empty()) return {};
+  std::vector<std::string> idle;
+  for (const BackendStatus& b : info.backends) {
+    if (b.unavailable.empty() && !b.ran) idle.push_back(one_line(b.name));
+  }
+  const bool collapse = idle.size() > 3;
+  auto listed = [&](const BackendStatus& b) { return !collapse || !b.unavailable.empty() || b.ran; };
   size_t width = 12;
-  for (const BackendStatus& b : info.backends) width = std::max(width, std::min<size_t>(b.name.size(), 64));
+  for (const BackendStatus& b : info.backends) {
+    if (listed(b)) width = std::max(width, std::min<size_t>(b.name.size(), 64));
+  }
   std::string s = "backends considered:\n";
   for (const BackendStatus& b : info.backends) {
+    if (!listed(b)) continue;
     const std::string name = one_line(b.name);
     s += "  " + name + std::string(width + 1 - std::min(width, name.size()), ' ') + backend_state(results, b) + "\n";
+  }
+  if (collapse) {
+    s += "  " + std::to_string(idle.size()) + " more available, not run (not named with --backend):";
+    for (size_t i = 0; i < idle.size(); ++i) s += (i ? ", " : " ") + idle[i];
+    s += "\n";
   }
   return s;
 }
