@@ -5,16 +5,14 @@
 namespace kc::bench {
 namespace {
 
-bool forward_op(BenchOp op) { return bench_op_forward(op); }
-
 // The candidate's outputs as the checks read them: what the op wrote, the oracle's
 // values for the tensors it does not write.
 OpOutputs candidate(const OpOutputs& ref, BenchOp op, const PreparedOutputs& got) {
   OpOutputs cand = ref;
   cand.forward = ok_status();
   cand.backward = ok_status();
-  cand.ran_backward = !forward_op(op);
-  if (forward_op(op)) {
+  cand.ran_backward = !bench_op_forward(op);
+  if (bench_op_forward(op)) {
     cand.y = got.y;
     cand.indices = got.indices;
     return cand;
@@ -35,7 +33,7 @@ Recheck recheck_outputs(Backend& backend, const Case& c, const OpGeometry& g, co
   const OpOutputs cand = candidate(oracle, op, got);
   const bool is_reference = backend.name() == "reference";
   const CheckContext ctx{c, g, in, backend, is_reference, oracle, abs, cand};
-  const CheckResult r = forward_op(op) ? checks::forward_run(ctx) : checks::backward_run(ctx);
+  const CheckResult r = bench_op_forward(op) ? checks::forward_run(ctx) : checks::backward_run(ctx);
   Recheck out;
   if (r.disposition == Disposition::kFailed) {
     out.failed = true;

@@ -12,9 +12,7 @@
 
 #include "check_list.h"
 #include "common.h"
-#include "kc/ref/conv.h"
 #include "ops/op_module.h"
-#include "padding_taps.h"
 #include "relu_ambiguity.h"
 #include "relu_grad_form.h"
 

@@ -6,7 +6,6 @@
 #include "check_list.h"
 #include "core/invariant.h"
 #include "judge/transform_bound.h"
-#include "kc/overloaded.h"
 #include "kc/shape.h"
 #include "ops/op_module.h"
 #include "padding_coverage.h"

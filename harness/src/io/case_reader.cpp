@@ -11,7 +11,6 @@
 #include "core/validate.h"
 #include "io/case_yaml.h"
 #include "io/params_yaml.h"
-#include "kc/overloaded.h"
 #include "ops/op_module.h"
 
 namespace kc::io {
