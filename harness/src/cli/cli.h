@@ -132,6 +132,9 @@ void add_build_info(RunInfo& info, const std::vector<std::string>& backends);
 // kcheck run's per-task limit when --timeout is not given: a hung kernel is TIMEOUT,
 // not the end of the run.
 inline constexpr double kDefaultTimeoutSeconds = 60;
+// Cases one worker of `kcheck run` serves before a fresh one replaces it: enough that a
+// Python backend imports its libraries a few times per run, few enough to bound a leak.
+inline constexpr int kDefaultCasesPerWorker = 256;
 
 // Why --timeout and --in-process cannot be given together: a case run in kcheck's own
 // process cannot be stopped, so the timeout would be ignored.

@@ -39,6 +39,8 @@ struct RunOptions {
   int64_t shard = 0, shards = 1;  // --shard i/n
   int max_failures = 0;           // 0: no limit
   int max_crashes = 3;            // crashed or timed-out results in a row on a backend; 0: no limit
+  // Cases a worker serves before a fresh one replaces it (run/worker.h).
+  int cases_per_worker = kDefaultCasesPerWorker;
 };
 
 std::vector<std::string> split(const std::string& s) {
@@ -61,8 +63,9 @@ void drop_repeats(std::vector<std::string>& names) {
 }
 
 // The options that take one value (--plugin may be given several times).
-const std::set<std::string> kSingleValued = {"--backend", "--report",       "--junit",       "--require",    "--jobs",
-                                             "--timeout", "--max-failures", "--max-crashes", "--skip-checks"};
+const std::set<std::string> kSingleValued = {"--backend",     "--report",          "--junit",        "--require",
+                                             "--jobs",        "--timeout",         "--max-failures", "--max-crashes",
+                                             "--skip-checks", "--cases-per-worker"};
 
 // --backend's value: names separated by commas, none empty; a name given twice runs once.
 std::string parse_backends(const std::string& v, std::vector<std::string>& backends) {
@@ -145,6 +148,9 @@ std::string parse(const Args& args, RunOptions& o) {
     } else if ((a == "--max-failures" || a == "--max-crashes") && value(v)) {
       int& limit = a == "--max-failures" ? o.max_failures : o.max_crashes;
       if (std::string bad = parse_count_option(a, v, limit); !bad.empty()) return bad;
+    } else if (a == "--cases-per-worker" && value(v)) {
+      if (std::string bad = parse_count_option(a, v, o.cases_per_worker); !bad.empty()) return bad;
+      if (o.cases_per_worker == 0) return "--cases-per-worker: expected 1 or more, got 0";
     } else {
       return "run: unknown option or missing value: '" + a + "'";
     }
@@ -256,7 +262,7 @@ constexpr const char* kRunUsage =
     "usage: kcheck run PATH... [--backend a,b] [--plugin lib.so]... [--report r.json] [--junit r.xml]\n"
     "                 [--jobs N] [--timeout S] [--require NAME] [--in-process] [--allow-empty]\n"
     "                 [--max-failures N] [--max-crashes K] [--waivers FILE] [--shard i/n|auto] [--verbose] [--quiet]\n"
-    "                 [--skip-checks a,b]\n"
+    "                 [--skip-checks a,b] [--cases-per-worker N]\n"
     "  checks every case file under the paths (files, or folders searched for *.yaml, *.yml) on each backend\n"
     "  (default: reference and every available candidate), each case in a worker process for all its\n"
     "  backends; --report r.json: the report, with failures/ beside it (a path holding {backend}: one\n"
@@ -268,6 +274,9 @@ constexpr const char* kRunUsage =
     "  reason, expires): a failure one names is XFAIL (exit 0; one line in the summary, its diagnosis with\n"
     "  --verbose and in the report), a waived check that passes XPASS (exit 1); --skip-checks a,b: those\n"
     "  checks run on no case, whatever the cases ask (named in the summary and the report);\n"
+    "  --cases-per-worker N: a worker serves up to N cases before a fresh one replaces it (default 256; 1: a\n"
+    "  fresh process per case; sooner after a crash, a timeout, a failed integrity check or a changed\n"
+    "  process state);\n"
     "  --shard i/n: the case files k with k mod n = i (auto: from a Slurm array or a Kubernetes Indexed\n"
     "  Job; kcheck merge joins the reports); --in-process: no workers (debugging; cannot be timed out);\n"
     "  progress on stderr: on a terminal one updating line, elsewhere a line every 30 s (--quiet: none).\n"
@@ -327,7 +336,7 @@ int run_command(const Args& args) {
   for (const std::string& name : o.skip_checks) {
     info.extra["skipped_checks"] += (info.extra["skipped_checks"].empty() ? "" : ",") + name;
   }
-  IsolateOptions iso{o.jobs, o.timeout, o.in_process, nullptr, nullptr, nullptr};
+  IsolateOptions iso{o.jobs, o.timeout, o.in_process, nullptr, nullptr, nullptr, o.cases_per_worker};
   RunProgress progress(stderr, isatty(STDERR_FILENO) != 0);
   if (!o.quiet) iso.progress = std::ref(progress);
   FastFailure fast(o.max_failures, o.max_crashes);

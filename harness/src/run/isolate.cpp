@@ -1,6 +1,8 @@
-// Forked workers with a pipe each, polled by the parent: a worker that dies by a signal
-// is CRASHED, one that outlives its timeout (the parent's clock, whatever the pipe does)
-// is killed and TIMEOUT. Each worker leads a process group, killed whole at its end.
+// The parent's side of a run: forked workers (run/worker.h) polled on their result pipes,
+// each given a case's tasks at a time. A worker that dies by a signal is CRASHED, one that
+// outlives its timeout (the parent's clock, whatever the pipe does) is killed and TIMEOUT,
+// and the tasks it did not start go to a fresh worker. Each worker leads a process group,
+// killed whole at its end.
 #include "run/isolate.h"
 
 #include <poll.h>
@@ -16,209 +18,26 @@
 #include <exception>
 #include <vector>
 
-#include "core/fp_env.h"
 #include "core/task_threads.h"
-#include "run/fd_io.h"
 #include "run/process_group.h"
 #include "run/process_state.h"
-#include "run/result_frame.h"
+#include "run/worker.h"
 
 namespace kc {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-struct Worker {
-  size_t group = 0;
-  std::vector<size_t> subs;  // the group's tasks this worker runs, in order
-  size_t at = 0;             // how many of them delivered their result
-  pid_t pid = -1;
-  int fd = -1;
-  std::string out;
-  Clock::time_point start;  // of the task at `at`: when the one before it delivered
-  bool killed = false;      // by the timeout
-  bool eof = false;         // its end of the pipe is closed (it may still run)
-  bool exited = false;      // the worker itself was reaped (status holds how it ended)
-  bool garbled = false;     // it sent a frame that is not a result
-  int status = 0;
-  Clock::time_point exited_at;
-};
-
-// How long a worker that exited may still be read from (its last bytes in the pipe).
-constexpr double kAfterExitSeconds = 0.2;
-
-CaseResult died(const IsolatedTask& t, Disposition d, std::string why) {
-  CaseResult r = t.label;
-  r.disposition = d;
-  r.message = std::move(why);
-  return r;
-}
-
-// The task's result, or CRASHED with the exception that escaped it: a backend's code
-// outside the checks' own catch (its name(), say) must not end kcheck when run in
-// process, nor a worker by std::terminate.
-CaseResult work_caught(const IsolatedTask& t) {
-  try {
-    return t.work();
-  } catch (const std::exception& e) {
-    return died(t, Disposition::kCrashed, std::string("exception: ") + e.what());
-  } catch (...) {
-    return died(t, Disposition::kCrashed, "exception of a non-standard type");
-  }
-}
-
-// What a task's code left running, as its result says it.
-void name_leftovers(CaseResult& r, int in_group, int left_group) {
-  if (in_group > 0) {
-    r.message += (r.message.empty() ? "" : "; ") + std::to_string(in_group) +
-                 " process(es) the backend started were still running when the case ended (killed)";
-  }
-  if (left_group > 0) {
-    r.message += (r.message.empty() ? "" : "; ") + std::to_string(left_group) +
-                 " process(es) that left the worker's process group were killed";
-  }
-}
-
-// In the worker: its own process group, the reaper of what its tasks leave, the default
-// signal dispositions (kcheck's own handlers are for its process only), the judge's
-// floating-point environment before each task. Each result is sent as it is made.
-[[noreturn]] void child(const IsolatedGroup& g, const std::vector<size_t>& subs, int fd,
-                        const std::vector<int>& others) {
-  setpgid(0, 0);
-  for (int other : others) close(other);  // another case's result is not this one's to read
-  for (int sig : {SIGPIPE, SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTERM, SIGINT}) signal(sig, SIG_DFL);
-  become_subreaper();
-  limit_openmp_threads(task_threads());
-  for (const size_t k : subs) {
-    pin_judge_fp_env();
-    CaseResult r = work_caught(g.tasks[k]);
-    const KilledDescendants left = kill_descendants(getpgrp());
-    name_leftovers(r, left.in_group, left.left_group);
-    if (!write_all(fd, frame(serialize(r)))) _exit(3);
-  }
-  _exit(0);
-}
-
-std::string how_it_ended(const Worker& w) {
-  if (w.garbled) return "the worker sent a result that could not be read; killed";
-  if (WIFSIGNALED(w.status)) {
-    return "worker killed by signal " + std::to_string(WTERMSIG(w.status)) + " (" + strsignal(WTERMSIG(w.status)) + ")";
-  }
-  return "worker exited with status " + std::to_string(WEXITSTATUS(w.status)) + " without a complete result";
-}
-
-// Takes every whole result the worker has sent; false when one could not be read.
-bool take_results(Worker& w, std::vector<CaseResult>& got) {
-  size_t size = 0;
-  while (w.at + got.size() < w.subs.size()) {
-    const char* payload = framed_payload(w.out, size);
-    if (payload == nullptr) break;
-    CaseResult r;
-    if (!deserialize(std::string(payload, size), r)) return false;
-    w.out.erase(0, static_cast<size_t>(payload - w.out.data()) + size);
-    got.push_back(std::move(r));
-  }
-  return true;
-}
-
-// The worker's end: killed with its whole group. Returns the result of the task it did
-// not finish (or, when every task delivered, an empty label to which what was still
-// running is added), and sets `rest` to the tasks it did not start.
-CaseResult finish(const IsolatedGroup& g, Worker& w, double timeout, std::vector<size_t>& rest) {
-  close(w.fd);
-  if (!w.exited) {
-    kill(w.pid, SIGKILL);
-    w.exited = reap(w.pid, &w.status, 5.0);  // a process stuck in the kernel must not hang the run
-  }
-  // The group outlives its leader only when something the backend started still runs:
-  // only then is /proc read to count it, before the whole group is killed.
-  while (waitpid(-w.pid, nullptr, WNOHANG) > 0) {
-  }
-  const int lingering = kill(-w.pid, 0) == 0 ? std::max(1, group_members(w.pid, 0)) : 0;
-  if (lingering > 0) kill_group(w.pid);
-  CaseResult r;
-  if (w.at < w.subs.size()) {
-    const IsolatedTask& t = g.tasks[w.subs[w.at]];
-    if (w.killed) {
-      char limit[64];
-      std::snprintf(limit, sizeof limit, "%g", timeout);
-      r = died(t, Disposition::kTimeout, std::string("no result within the timeout of ") + limit + " s; worker killed");
-    } else if (w.out.size() > kMaxResultBytes) {
-      r = died(
-          t, Disposition::kCrashed,
-          "the worker wrote more than " + std::to_string(kMaxResultBytes >> 20) + " MiB to its result pipe; killed");
-    } else {
-      r = died(t, Disposition::kCrashed, how_it_ended(w));
-    }
-    r.seconds = std::chrono::duration<double>(Clock::now() - w.start).count();
-    rest.assign(w.subs.begin() + static_cast<long>(w.at) + 1, w.subs.end());
-  }
-  name_leftovers(r, lingering, 0);
-  return r;
-}
-
-bool start(const IsolatedGroup& g, size_t group, std::vector<size_t> subs, Worker& w, const std::vector<int>& others) {
-  int fds[2];
-  if (pipe(fds) != 0) return false;
-  std::fflush(nullptr);  // nothing buffered may be written twice
-  const pid_t pid = fork();
-  if (pid < 0) {
-    close(fds[0]);
-    close(fds[1]);
-    return false;
-  }
-  if (pid == 0) {
-    close(fds[0]);
-    child(g, subs, fds[1], others);
-  }
-  setpgid(pid, pid);  // as the child does: whichever runs first, the group exists before it is killed
-  close(fds[1]);
-  w = Worker{};
-  w.group = group;
-  w.subs = std::move(subs);
-  w.pid = pid;
-  w.fd = fds[0];
-  w.start = Clock::now();
-  return true;
-}
-
-// The read ends of the active workers' pipes, which a new worker closes.
+// The parent's pipe ends of the active workers, which a new worker closes.
 std::vector<int> open_fds(const std::vector<Worker>& active) {
   std::vector<int> fds;
-  for (const Worker& w : active) fds.push_back(w.fd);
+  for (const Worker& w : active) {
+    fds.push_back(w.fd);
+    fds.push_back(w.cmd);
+  }
   return fds;
 }
 
-// Reads what is ready; returns true when the worker's pipe reached end of file.
-bool drain(Worker& w) {
-  char buf[65536];
-  const ssize_t n = read(w.fd, buf, sizeof buf);
-  if (n > 0 && w.out.size() <= kMaxResultBytes) w.out.append(buf, static_cast<size_t>(n));
-  return n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN);
-}
-
-// Whether the worker is over: every task delivered, it sent what is not a result or too
-// much, it exited (and its pipe closed, or it had its moment to flush), or its current
-// task outlived the timeout (then killed). A pipe closed while the worker runs on is not
-// the end: it may still exit.
-bool over(Worker& w, double timeout) {
-  if (w.at == w.subs.size() || w.garbled || w.out.size() > kMaxResultBytes) return true;
-  const auto now = Clock::now();
-  if (!w.exited && waitpid(w.pid, &w.status, WNOHANG) == w.pid) {
-    w.exited = true;
-    w.exited_at = now;
-  }
-  const double since_exit = std::chrono::duration<double>(now - w.exited_at).count();
-  if (w.exited && (w.eof || since_exit > kAfterExitSeconds)) return true;
-  if (timeout > 0 && std::chrono::duration<double>(now - w.start).count() > timeout) {
-    w.killed = true;
-    return true;
-  }
-  return false;
-}
-
-// The parent's side of a run: workers started as slots free up, their results taken as
-// they arrive, the tasks a dead worker did not start queued for a fresh one.
+// Workers started as slots free up and given the next case as they become idle, their
+// results taken as they arrive, the tasks a dead worker did not start queued for a fresh one.
 class Scheduler {
  public:
   Scheduler(std::vector<IsolatedGroup>& groups, const IsolateOptions& opt) : groups_(groups), opt_(opt) {
@@ -275,21 +94,53 @@ class Scheduler {
     return true;
   }
 
+  // Each idle worker gets the next case; then new workers while slots are free. An idle
+  // worker with nothing left to do is ended.
   void fill_slots() {
+    for (size_t i = 0; i < active_.size();) {
+      if (!active_[i].idle()) {
+        ++i;
+      } else if (!next_case(active_[i])) {
+        end(active_[i]);
+        active_.erase(active_.begin() + static_cast<long>(i));
+      } else {
+        ++i;
+      }
+    }
     while (!pending_.empty() && static_cast<int>(active_.size()) < std::max(1, opt_.jobs)) {
+      Worker w;
+      if (!start_worker(groups_, std::max(1, opt_.cases_per_worker), open_fds(active_), w)) {
+        auto [g, subs] = std::move(pending_.front());
+        pending_.pop_front();
+        for (size_t k : subs) {
+          deliver(g, k, died(groups_[g].tasks[k], Disposition::kCrashed, "could not start a worker process"));
+        }
+        continue;
+      }
+      active_.push_back(std::move(w));
+      if (!next_case(active_.back())) {
+        end(active_.back());
+        active_.pop_back();
+      }
+    }
+  }
+
+  // Sends the worker the next case whose tasks the gate lets start; false when none is left
+  // or the worker could not take it (the worker is then ended).
+  bool next_case(Worker& w) {
+    while (!pending_.empty()) {
       auto [g, subs] = std::move(pending_.front());
       pending_.pop_front();
       std::erase_if(subs, [&](size_t k) { return held_back(g, k); });
       if (subs.empty()) continue;
-      Worker w;
-      if (start(groups_[g], g, subs, w, open_fds(active_))) {
-        active_.push_back(std::move(w));
-        continue;
-      }
-      for (size_t k : subs) {
-        deliver(g, k, died(groups_[g].tasks[k], Disposition::kCrashed, "could not start a worker process"));
-      }
+      // A fresh worker that cannot take its first case: its end is that case's CRASHED.
+      if (assign(w, g, subs) || w.served == 1) return true;
+      w.subs.clear();  // one that went away between cases: the case waits for another
+      w.at = 0;
+      pending_.push_front({g, std::move(subs)});
+      return false;
     }
+    return false;
   }
 
   void poll_workers() {
@@ -317,7 +168,7 @@ class Scheduler {
     for (CaseResult& r : got) {
       deliver(w.group, w.subs[w.at], std::move(r));
       ++w.at;
-      w.start = Clock::now();
+      w.start = WorkerClock::now();
     }
   }
 
@@ -332,7 +183,8 @@ class Scheduler {
     name_leftovers(last, 0, strays);
     if (w.at < w.subs.size()) {
       deliver(w.group, w.subs[w.at], std::move(last));
-    } else if (!last.message.empty()) {  // what outlived the worker's own cleanup: named on its last result
+    } else if (!last.message.empty() &&
+               !w.subs.empty()) {  // what outlived the worker's own cleanup: named on its last result
       CaseResult& r = results_[offset_[w.group] + w.subs.back()];
       r.message += (r.message.empty() ? "" : "; ") + last.message;
     }
@@ -354,11 +206,17 @@ std::vector<CaseResult> run_groups(std::vector<IsolatedGroup> groups, const Isol
   Scheduler s(groups, opt);
   if (opt.in_process) return s.run_in_process();
   become_subreaper();  // descendants that leave their worker's group come back to be killed
+  // A worker gone between cases must be an error on its command pipe, not this process's end.
+  struct sigaction ignore {
+  }, before{};
+  ignore.sa_handler = SIG_IGN;
+  sigaction(SIGPIPE, &ignore, &before);
   // Read by the forked workers (the parent runs no task itself).
   const int workers = std::min<int>(std::max(1, opt.jobs), static_cast<int>(std::max<size_t>(1, groups.size())));
   set_task_threads(std::max(1, task_cores() / workers));
   std::vector<CaseResult> results = s.run();
   set_task_threads(0);
+  sigaction(SIGPIPE, &before, nullptr);
   // What strays left behind comes back here as they die: until none is left.
   for (int round = 0; round < 16 && kill_stray_children({}) > 0; ++round) {
   }

@@ -19,7 +19,7 @@ struct IsolatedTask {
 };
 
 // Tasks that run one after another in one worker (a case on each of its backends), so
-// that what they compute alike is computed once there (run/oracle_share.h). Each task
+// that what they compute alike is computed once there (checks/oracle_memo.h). Each task
 // has its own timeout, from the moment the one before it delivered its result. A task
 // that crashes or times out costs only its own result: the tasks after it start again
 // in a fresh worker. What a task's code started and left running is killed before its
@@ -39,6 +39,10 @@ struct IsolateOptions {
   std::function<std::string(const CaseResult& label)> gate;
   // Called in the parent with each result of a task that ran.
   std::function<void(const CaseResult&)> observe;
+  // Cases (groups) a worker serves, one after another, before it is replaced; it is
+  // replaced sooner when its process state changed or a task crashed, timed out or failed
+  // integrity (run/worker.h). 1: a fresh process per case.
+  int cases_per_worker = 1;
 };
 
 // Results in task order. Each worker may use cores / jobs threads (task_threads()).

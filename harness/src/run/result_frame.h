@@ -28,4 +28,14 @@ inline const char* framed_payload(const std::string& out, size_t& size) {
   return out.data() + colon + 1;
 }
 
+// Whether `out` cannot be the start of a frame (another writer's bytes on the pipe): a
+// worker waiting for its next case would otherwise be waited for until its timeout.
+inline bool frame_broken(const std::string& out) {
+  for (size_t i = 0; i < out.size() && i <= 20; ++i) {
+    if (out[i] == ':') return i == 0;
+    if (out[i] < '0' || out[i] > '9') return true;
+  }
+  return out.size() > 20;
+}
+
 }  // namespace kc
