@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <set>
 
+#include "backend/python_modules.h"
 #include "checks/oracle_memo.h"
 #include "cli.h"
 #include "core/check_table.h"
@@ -27,7 +28,7 @@ namespace kc::cli {
 namespace {
 
 struct RunOptions {
-  std::vector<std::string> paths, backends, plugins;
+  std::vector<std::string> paths, backends, plugins, python;
   std::string report, junit, require, waivers;
   std::vector<std::string> skip_checks;  // --skip-checks: left out of every case
   int jobs = 1;
@@ -115,6 +116,8 @@ std::string parse(const Args& args, RunOptions& o) {
       if (std::string bad = parse_backends(v, o.backends); !bad.empty()) return bad;
     } else if (a == "--plugin" && value(v)) {
       o.plugins.push_back(v);
+    } else if (a == "--python" && value(v)) {
+      o.python.push_back(v);
     } else if ((a == "--report" || a == "--junit") && value(v)) {
       if (a == "--junit" && per_backend_report(v)) return "--junit: {backend} is for --report only";
       if (std::string bad = per_backend_report(v) ? "" : output_file_problem(a, v); !bad.empty()) return bad;
@@ -259,13 +262,15 @@ std::vector<IsolatedGroup> make_groups(const std::vector<LoadedCase>& cases, con
 }  // namespace
 
 constexpr const char* kRunUsage =
-    "usage: kcheck run PATH... [--backend a,b] [--plugin lib.so]... [--report r.json] [--junit r.xml]\n"
+    "usage: kcheck run PATH... [--backend a,b] [--plugin lib.so]... [--python mod.py]... [--report r.json]\n"
+    "                 [--junit r.xml]\n"
     "                 [--jobs N] [--timeout S] [--require NAME] [--in-process] [--allow-empty]\n"
     "                 [--max-failures N] [--max-crashes K] [--waivers FILE] [--shard i/n|auto] [--verbose] [--quiet]\n"
     "                 [--skip-checks a,b] [--cases-per-worker N]\n"
     "  checks every case file under the paths (files, or folders searched for *.yaml, *.yml) on each backend\n"
     "  (default: reference and every available candidate), each case in a worker process for all its\n"
-    "  backends; --report r.json: the report, with failures/ beside it (a path holding {backend}: one\n"
+    "  backends; --python mod.py: the backends a Python module declares (docs/python.md), run in workers;\n"
+    "  --report r.json: the report, with failures/ beside it (a path holding {backend}: one\n"
     "  report per backend, that name in its place);\n"
     "  --timeout S: per case and backend (default 60); --max-failures N: start no case after N failed\n"
     "  results; --max-crashes K: on a backend, start no case after K crashed or timed-out results in a\n"
@@ -297,6 +302,9 @@ int run_command(const Args& args) {
   const std::vector<std::string> builtin = reg.names();
   for (const std::string& p : o.plugins) {
     if (Status s = load_plugin(p, reg, o.timeout); !s.ok()) return usage_error(s.message());
+  }
+  for (const std::string& p : o.python) {
+    if (Status s = load_python_module(p, reg, o.timeout); !s.ok()) return usage_error(s.message());
   }
   std::vector<BackendStatus> statuses;
   if (std::string err = choose_backends(reg, builtin, o, statuses); !err.empty()) return usage_error(err);
