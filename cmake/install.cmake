@@ -115,3 +115,8 @@ write_basic_package_version_file("${PROJECT_BINARY_DIR}/kernelcheckConfigVersion
 install(FILES "${PROJECT_BINARY_DIR}/kernelcheckConfig.cmake" "${PROJECT_BINARY_DIR}/kernelcheckConfigVersion.cmake"
               "${CMAKE_CURRENT_LIST_DIR}/kernelcheckCaseTests.cmake"
         DESTINATION "${KC_INSTALL_CMAKEDIR}")
+# The Python bridge, where kcheck --python looks for it beside an installed kcheck
+# (harness/src/backend/python_modules.cpp).
+if(TARGET kc_python)
+  install(TARGETS kc_python LIBRARY DESTINATION lib/kernelcheck)
+endif()
