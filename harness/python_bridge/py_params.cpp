@@ -76,33 +76,36 @@ PyObject* params_of(const ConvGeometry& g, DType t, bool relu) {
   return f.done();
 }
 
-PyObject* params_of(const PoolGeometry& g, DType t) {
-  Fields f;
-  f.set("op", std::string_view("maxpool"));
+namespace {
+
+// The fields both pools have.
+template <class Geometry>
+void pool_fields(Fields& f, std::string_view op, const Geometry& g, DType t) {
+  f.set("op", op);
   f.set("dtype", dtype_name(t));
   f.set("x_shape", g.x_shape());
   f.set("y_shape", g.y_shape());
   f.set("batch", g.batch);
   f.set("channels", g.channels);
   f.set("ceil_mode", g.ceil_mode);
+  f.set_spatial(g.spatial);
+}
+
+}  // namespace
+
+PyObject* params_of(const PoolGeometry& g, DType t) {
+  Fields f;
+  pool_fields(f, "maxpool", g, t);
   f.set("training", g.mode == PoolMode::kTraining);
   f.set("tie", tie_rule_name(g.tie));
-  f.set_spatial(g.spatial);
   return f.done();
 }
 
 PyObject* params_of(const AvgPoolGeometry& g, DType t) {
   Fields f;
-  f.set("op", std::string_view("avgpool"));
-  f.set("dtype", dtype_name(t));
-  f.set("x_shape", g.x_shape());
-  f.set("y_shape", g.y_shape());
-  f.set("batch", g.batch);
-  f.set("channels", g.channels);
-  f.set("ceil_mode", g.ceil_mode);
+  pool_fields(f, "avgpool", g, t);
   f.set("count_include_pad", g.count_include_pad);
   f.set("divisor", g.divisor);
-  f.set_spatial(g.spatial);
   return f.done();
 }
 
