@@ -116,7 +116,8 @@ PyTypeObject* array_type() {
     static PyType_Slot slots[] = {{Py_tp_dealloc, reinterpret_cast<void*>(array_dealloc)},
                                   {Py_bf_getbuffer, reinterpret_cast<void*>(array_getbuffer)},
                                   {0, nullptr}};
-    static PyType_Spec spec = {"kernelcheck.Array", sizeof(Array), 0, Py_TPFLAGS_DEFAULT, slots};
+    static PyType_Spec spec = {"kernelcheck.Array", sizeof(Array), 0,
+                               Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION, slots};
     return reinterpret_cast<PyTypeObject*>(PyType_FromSpec(&spec));
   }();
   return type;
@@ -178,9 +179,11 @@ std::string buffer_of(PyObject* o, const char* what, Ref& keep, Py_buffer& view)
 }
 
 // The element type letter of a buffer format ("<f", "=e", "l"), with its size.
+// Big-endian formats ('>', '!') are refused ('?'): read natively they would be garbage.
 char letter(const char* format) {
   if (format == nullptr) return 'B';
-  while (*format == '<' || *format == '=' || *format == '@' || *format == '!' || *format == '>') ++format;
+  if (*format == '>' || *format == '!') return '?';
+  while (*format == '<' || *format == '=' || *format == '@') ++format;
   return *format;
 }
 
@@ -194,9 +197,15 @@ void walk(const Py_buffer& v, Each&& each) {
     for (int i = 0; i < n; ++i) t *= v.shape[i];
     return t;
   }();
+  std::vector<Py_ssize_t> strides(static_cast<size_t>(n));  // C order where the exporter gives none
+  Py_ssize_t step = v.itemsize;
+  for (int i = n - 1; i >= 0; --i) {
+    strides[static_cast<size_t>(i)] = v.strides ? v.strides[i] : step;
+    step *= v.shape[i];
+  }
   for (Py_ssize_t k = 0; k < total; ++k) {
     const char* p = static_cast<const char*>(v.buf);
-    for (int i = 0; i < n; ++i) p += at[static_cast<size_t>(i)] * (v.strides ? v.strides[i] : v.itemsize);
+    for (int i = 0; i < n; ++i) p += at[static_cast<size_t>(i)] * strides[static_cast<size_t>(i)];
     each(k, p);
     for (int i = n - 1; i >= 0 && ++at[static_cast<size_t>(i)] == v.shape[i]; --i) at[static_cast<size_t>(i)] = 0;
   }

@@ -101,7 +101,19 @@ class PyBackend final : public Backend {
       return nullptr;
     }
     instance_ = Ref(PyObject_CallNoArgs(PySequence_Fast_GET_ITEM(seq.get(), d_.index)));
-    if (!instance_) make_error_ = take_error();
+    if (!instance_) {
+      make_error_ = take_error();
+      return nullptr;
+    }
+    // The probe's order must hold here (a list built from a set may differ per process).
+    Ref name(PyObject_GetAttrString(instance_.get(), "name"));
+    if (!name || text_of(name.get()) != d_.name) {
+      PyErr_Clear();
+      make_error_ = "kc_backends()[" + std::to_string(d_.index) + "] is " + (name ? text_of(name.get()) : "unnamed") +
+                    " in this process, " + d_.name +
+                    " when probed: kc_backends() must return its backends in a fixed order";
+      instance_ = Ref();
+    }
     return instance_.get();
   }
 
@@ -119,6 +131,7 @@ class PyBackend final : public Backend {
     if (self == nullptr) return error_status("making the backend");
     if (PyObject_HasAttrString(self, method) == 0) return unimplemented(d_.name + " has no " + method + "()");
     Ref tuple(PyTuple_New(static_cast<Py_ssize_t>(owned.size()) + 1));
+    if (!tuple) return error_status("building the arguments");
     PyTuple_SET_ITEM(tuple.get(), 0, p.release());
     for (size_t i = 0; i < owned.size(); ++i) PyTuple_SET_ITEM(tuple.get(), i + 1, owned[i].release());
     Ref fn(PyObject_GetAttrString(self, method));

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -80,8 +81,10 @@ std::string ask_module(const std::string& path) {
   return out;
 }
 
+// The child stays in its parent's process group (a plugin probe that times out kills the
+// group, this child with it) and dies with its parent.
 [[noreturn]] void child(const std::string& path, int fd) {
-  setpgid(0, 0);
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
   for (int sig : {SIGPIPE, SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL}) signal(sig, SIG_DFL);
   if (const int null = open("/dev/null", O_WRONLY); null >= 0) dup2(null, STDOUT_FILENO);
   const std::string out = ask_module(path) + "done\n";
@@ -117,7 +120,7 @@ std::string read_child(int fd, pid_t pid, double timeout_seconds, bool& timed_ou
     if (out.size() < (4u << 20)) out.append(buf, static_cast<size_t>(n));
     if (out.find("done\n") != std::string::npos) break;
   }
-  kill(-pid, SIGKILL);
+  kill(pid, SIGKILL);
   if (!ended) waitpid(pid, &status, 0);
   return out;
 }
@@ -201,12 +204,15 @@ StatusOr<std::vector<Declared>> probe_module(const std::string& path, double tim
   if (pipe(fds) != 0) return internal_error("--python " + path + ": cannot make a pipe to probe it");
   std::fflush(nullptr);
   const pid_t pid = fork();
-  if (pid < 0) return internal_error("--python " + path + ": cannot start a process to probe it");
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return internal_error("--python " + path + ": cannot start a process to probe it");
+  }
   if (pid == 0) {
     close(fds[0]);
     child(path, fds[1]);
   }
-  setpgid(pid, pid);
   close(fds[1]);
   bool timed_out = false;
   int status = 0;

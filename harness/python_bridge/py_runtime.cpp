@@ -23,15 +23,32 @@ void make_libpython_global() {
   }
 }
 
+// Why the interpreter could not start; empty when it runs.
+std::string& start_error() {
+  static std::string why;
+  return why;
+}
+
+// Python's C-locale coercion (PEP 538) would set LC_CTYPE in the environment, which a
+// worker reads as a changed process state (run/worker.h): it is turned off.
 void start() {
   if (Py_IsInitialized()) return;
   make_libpython_global();
+  PyPreConfig pre;
+  PyPreConfig_InitPythonConfig(&pre);
+  pre.coerce_c_locale = 0;
+  pre.coerce_c_locale_warn = 0;
+  PyStatus st = Py_PreInitialize(&pre);
   PyConfig config;
   PyConfig_InitPythonConfig(&config);
   config.install_signal_handlers = 0;
-  PyConfig_SetBytesString(&config, &config.program_name, KC_PYTHON_EXECUTABLE);
-  Py_InitializeFromConfig(&config);
+  if (!PyStatus_Exception(st)) st = PyConfig_SetBytesString(&config, &config.program_name, KC_PYTHON_EXECUTABLE);
+  if (!PyStatus_Exception(st)) st = Py_InitializeFromConfig(&config);
   PyConfig_Clear(&config);
+  if (PyStatus_Exception(st)) {
+    start_error() = std::string("the Python interpreter did not start: ") + (st.err_msg ? st.err_msg : "?");
+    return;
+  }
   PyEval_SaveThread();  // the GIL, held by the starting thread, is taken per call (Gil)
 }
 
@@ -39,10 +56,14 @@ void start() {
 
 Gil::Gil() {
   std::call_once(g_started, start);
-  state_ = PyGILState_Ensure();
+  if (Py_IsInitialized()) state_ = PyGILState_Ensure();
 }
 
-Gil::~Gil() { PyGILState_Release(state_); }
+Gil::~Gil() {
+  if (Py_IsInitialized()) PyGILState_Release(state_);
+}
+
+const std::string& python_start_error() { return start_error(); }
 
 std::string text_of(PyObject* o) {
   Ref s(o == nullptr ? nullptr : PyObject_Str(o));
@@ -82,6 +103,10 @@ std::string take_error() {
 PyObject* module_at(const std::string& path, std::string& why) {
   static std::map<std::string, PyObject*> modules;  // kept for the process's life
   if (auto it = modules.find(path); it != modules.end()) return it->second;
+  if (!python_start_error().empty()) {
+    why = python_start_error();
+    return nullptr;
+  }
   const std::string code =
       "import importlib.util, os, sys\n"
       "def _kc_load(path):\n"

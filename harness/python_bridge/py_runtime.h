@@ -35,7 +35,8 @@ class Ref {
   PyObject* o_ = nullptr;
 };
 
-// Holds the GIL for its scope, starting the interpreter when this process has none.
+// Holds the GIL for its scope, starting the interpreter when this process has none (when
+// it cannot start, python_start_error() says why and nothing is held).
 class Gil {
  public:
   Gil();
@@ -46,6 +47,10 @@ class Gil {
  private:
   PyGILState_STATE state_;
 };
+
+// Why the interpreter could not start in this process (then no C-API call may be made),
+// or empty.
+const std::string& python_start_error();
 
 // The pending Python exception as "Traceback ...\nValueError: ..." (and cleared); empty
 // when none is pending.

@@ -21,9 +21,15 @@ expect_match("numpy.conv +[1-9][0-9]+ +0 +0 " "the numpy example does not pass t
 kcheck(1 run ${ROOT}/cases/conv/conv1d.yaml --python "${example}" --backend numpy.conv.one_sample_dw --quiet)
 expect_match("partial sum \\(dw = sample 0 alone" "the planted one-sample dw is not diagnosed")
 
-# A Python exception is the check's failure, with the traceback.
-kcheck(1 run "${small}" --python "${fixture}" --backend py.raises --quiet)
+# A Python exception is the check's failure, with the traceback; its reproducer reruns it.
+kcheck(1 run "${small}" --python "${fixture}" --backend py.raises --quiet --report "${WORK}/raises/report.json")
 expect_match("Traceback.*ValueError: planted in conv_forward" "an exception's traceback is not in the result")
+file(GLOB reproducers "${WORK}/raises/failures/*.yaml")
+list(GET reproducers 0 reproducer)
+file(STRINGS "${reproducer}" rerun LIMIT_COUNT 1)
+if(NOT rerun MATCHES "--backend 'py.raises' --python '[^']*fixture_backends.py'")
+  message(FATAL_ERROR "the reproducer's rerun line does not load the module: ${rerun}")
+endif()
 # A missing op is unimplemented: SKIPPED, as for a C++ backend.
 kcheck(0 run "${small}" --python "${fixture}" --backend py.no_ops --quiet --allow-empty)
 expect_match("py.no_ops has no conv_forward\\(\\)" "a missing op is not named")

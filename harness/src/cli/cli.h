@@ -37,8 +37,10 @@ std::string reproducer_name(int n, const CaseResult& r);
 // `folder`, as the result's field reproducer_file, which the report then carries.
 void name_reproducers(const std::string& folder, std::vector<CaseResult>& results);
 // Writes the reproducers name_reproducers named, each starting with the command that
-// reruns it (`# rerun: kcheck run PATH --backend NAME --plugin LIB...`, every argument
-// shell-quoted). False when one could not be written (each is named on stderr).
+// reruns it (`# rerun: kcheck run PATH --backend NAME --plugin LIB... --python MOD...`,
+// every argument shell-quoted). False when one could not be written (each is named on stderr).
+// The run's --python modules, for the rerun line (set once, before the reports are written).
+void set_rerun_python_modules(std::vector<std::string> modules);
 bool write_failures(const std::string& folder, const std::vector<CaseResult>& results,
                     const std::vector<std::string>& plugins);
 // The backend of an invalid case file's one result: it is invalid whatever the backend.

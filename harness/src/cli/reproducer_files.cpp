@@ -95,6 +95,11 @@ void name_reproducers(const std::string& folder, std::vector<CaseResult>& result
 
 namespace {
 
+std::vector<std::string>& rerun_python() {
+  static std::vector<std::string> modules;
+  return modules;
+}
+
 // The reproducer's first line: the command that reruns it, every argument quoted for a
 // POSIX shell (a name may hold blanks, quotes, `$` or a newline), on one comment line.
 std::string rerun_line(const std::string& path, const std::string& backend, const std::vector<std::string>& plugins) {
@@ -102,6 +107,7 @@ std::string rerun_line(const std::string& path, const std::string& backend, cons
   const std::string file = path.starts_with('-') ? "./" + path : path;
   std::string s = "# rerun: kcheck run " + shell_quote(file) + " --backend " + shell_quote(backend);
   for (const std::string& p : plugins) s += " --plugin " + shell_quote(p);
+  for (const std::string& m : rerun_python()) s += " --python " + shell_quote(m);
   std::string skipped;  // the run's --skip-checks: the rerun judges as it did
   for (const std::string& c : skipped_checks()) skipped += (skipped.empty() ? "" : ",") + c;
   if (!skipped.empty()) s += " --skip-checks " + shell_quote(skipped);
@@ -109,6 +115,8 @@ std::string rerun_line(const std::string& path, const std::string& backend, cons
 }
 
 }  // namespace
+
+void set_rerun_python_modules(std::vector<std::string> modules) { rerun_python() = std::move(modules); }
 
 bool write_failures(const std::string& folder, const std::vector<CaseResult>& results,
                     const std::vector<std::string>& plugins) {

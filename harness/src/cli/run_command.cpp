@@ -306,6 +306,7 @@ int run_command(const Args& args) {
   for (const std::string& p : o.python) {
     if (Status s = load_python_module(p, reg, o.timeout); !s.ok()) return usage_error(s.message());
   }
+  set_rerun_python_modules(o.python);
   std::vector<BackendStatus> statuses;
   if (std::string err = choose_backends(reg, builtin, o, statuses); !err.empty()) return usage_error(err);
   Found found = find_all(o.paths, o.report.empty() ? std::string() : failures_folder(o.report));

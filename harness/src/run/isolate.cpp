@@ -112,6 +112,7 @@ class Scheduler {
       if (!start_worker(groups_, std::max(1, opt_.cases_per_worker), open_fds(active_), w)) {
         auto [g, subs] = std::move(pending_.front());
         pending_.pop_front();
+        std::erase_if(subs, [&](size_t k) { return held_back(g, k); });
         for (size_t k : subs) {
           deliver(g, k, died(groups_[g].tasks[k], Disposition::kCrashed, "could not start a worker process"));
         }

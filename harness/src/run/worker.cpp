@@ -300,6 +300,9 @@ CaseResult finish(const IsolatedGroup& g, Worker& w, double timeout, std::vector
     }
     r.seconds = std::chrono::duration<double>(WorkerClock::now() - w.start).count();
     rest.assign(w.subs.begin() + static_cast<long>(w.at) + 1, w.subs.end());
+  } else if (!w.subs.empty() && w.answer == Worker::Answer::kNone) {  // died in the case's cleanup
+    r.message = w.killed ? "the worker did not finish the case's cleanup within the timeout; killed"
+                         : how_it_ended(w) + " in the case's cleanup, after its last result";
   }
   name_leftovers(r, lingering, 0);
   return r;
