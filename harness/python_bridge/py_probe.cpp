@@ -3,17 +3,16 @@
 #include "py_probe.h"
 
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <chrono>
-#include <cstring>
+#include <cstdio>
 #include <sstream>
 
+#include "backend/plugin_probe.h"
 #include "py_runtime.h"
+#include "run/fd_io.h"
 
 namespace kc::py {
 namespace {
@@ -66,11 +65,8 @@ std::string ask_module(const std::string& path) {
   std::string why;
   PyObject* m = module_at(path, why);
   if (m == nullptr) return "error\t" + one_line(why) + "\n";
-  Ref globals(PyDict_New());
-  PyDict_SetItemString(globals.get(), "__builtins__", PyEval_GetBuiltins());
-  Ref ran(PyRun_String(kAsk, Py_file_input, globals.get(), globals.get()));
-  PyObject* probe = ran ? PyDict_GetItemString(globals.get(), "_kc_probe") : nullptr;
-  Ref list(probe != nullptr ? PyObject_CallFunction(probe, "O", m) : nullptr);
+  Ref probe(python_function(kAsk, "_kc_probe"));
+  Ref list(probe ? PyObject_CallFunction(probe.get(), "O", m) : nullptr);
   if (!list) return "error\t" + one_line(take_error()) + "\n";
   std::string out;
   for (Py_ssize_t i = 0; i < PyList_Size(list.get()); ++i) {
@@ -87,42 +83,8 @@ std::string ask_module(const std::string& path) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   for (int sig : {SIGPIPE, SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL}) signal(sig, SIG_DFL);
   if (const int null = open("/dev/null", O_WRONLY); null >= 0) dup2(null, STDOUT_FILENO);
-  const std::string out = ask_module(path) + "done\n";
-  for (size_t done = 0; done < out.size();) {
-    const ssize_t n = write(fd, out.data() + done, out.size() - done);
-    if (n <= 0) break;
-    done += static_cast<size_t>(n);
-  }
+  (void)write_all(fd, ask_module(path) + "done\n");
   _exit(0);
-}
-
-// The child's lines, until "done", its end, or the timeout.
-std::string read_child(int fd, pid_t pid, double timeout_seconds, bool& timed_out, int& status) {
-  const auto start = std::chrono::steady_clock::now();
-  std::string out;
-  bool ended = false;
-  for (;;) {
-    const double left =
-        timeout_seconds - std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (left <= 0) {
-      timed_out = true;
-      break;
-    }
-    pollfd p{fd, POLLIN, 0};
-    if (poll(&p, 1, static_cast<int>(std::min(left, 0.25) * 1000) + 1) <= 0) {
-      if (!ended && waitpid(pid, &status, WNOHANG) == pid) ended = true;
-      if (ended) break;
-      continue;
-    }
-    char buf[4096];
-    const ssize_t n = read(fd, buf, sizeof buf);
-    if (n <= 0) break;
-    if (out.size() < (4u << 20)) out.append(buf, static_cast<size_t>(n));
-    if (out.find("done\n") != std::string::npos) break;
-  }
-  kill(pid, SIGKILL);
-  if (!ended) waitpid(pid, &status, 0);
-  return out;
 }
 
 StatusOr<std::vector<Declared>> parse_lines(const std::string& path, const std::string& out) {
@@ -200,32 +162,18 @@ StatusOr<Numerics> parse_numerics(const std::string& text) {
 }
 
 StatusOr<std::vector<Declared>> probe_module(const std::string& path, double timeout_seconds) {
-  int fds[2];
-  if (pipe(fds) != 0) return internal_error("--python " + path + ": cannot make a pipe to probe it");
-  std::fflush(nullptr);
-  const pid_t pid = fork();
-  if (pid < 0) {
-    close(fds[0]);
-    close(fds[1]);
-    return internal_error("--python " + path + ": cannot start a process to probe it");
+  auto finished = [](const std::string& out) { return out.find("done\n") != std::string::npos; };
+  // Not a group of its own: inside the --plugin probe's child, it is killed with that.
+  const ProbeOutput r = run_probe_child([&](int fd) { child(path, fd); }, timeout_seconds, finished, false);
+  if (!r.error.empty()) return internal_error("--python " + path + ": " + r.error);
+  if (finished(r.out)) return parse_lines(path, r.out);
+  if (r.timed_out) {
+    char limit[32];
+    std::snprintf(limit, sizeof limit, "%g", timeout_seconds);
+    return failed_precondition("--python " + path + ": importing it and asking its backends took more than " + limit +
+                               " s");
   }
-  if (pid == 0) {
-    close(fds[0]);
-    child(path, fds[1]);
-  }
-  close(fds[1]);
-  bool timed_out = false;
-  int status = 0;
-  const std::string out = read_child(fds[0], pid, timeout_seconds, timed_out, status);
-  close(fds[0]);
-  if (out.find("done\n") != std::string::npos) return parse_lines(path, out);
-  if (timed_out) {
-    return failed_precondition("--python " + path + ": importing it and asking its backends took more than " +
-                               std::to_string(static_cast<int>(timeout_seconds)) + " s");
-  }
-  const std::string how = WIFSIGNALED(status) ? std::string("was killed by signal ") + strsignal(WTERMSIG(status))
-                                              : "exited with status " + std::to_string(WEXITSTATUS(status));
-  return failed_precondition("--python " + path + ": the process that imported it " + how +
+  return failed_precondition("--python " + path + ": the process that imported it " + how_child_ended(r.status) +
                              " before it declared its backends");
 }
 

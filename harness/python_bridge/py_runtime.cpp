@@ -100,6 +100,15 @@ std::string take_error() {
   return s;
 }
 
+PyObject* python_function(const char* code, const char* name) {
+  Ref globals(PyDict_New());
+  if (!globals) return nullptr;
+  PyDict_SetItemString(globals.get(), "__builtins__", PyEval_GetBuiltins());
+  Ref ran(PyRun_String(code, Py_file_input, globals.get(), globals.get()));
+  PyObject* fn = ran ? PyDict_GetItemString(globals.get(), name) : nullptr;  // borrowed: kept by its __globals__
+  return fn != nullptr ? Py_NewRef(fn) : nullptr;
+}
+
 PyObject* module_at(const std::string& path, std::string& why) {
   static std::map<std::string, PyObject*> modules;  // kept for the process's life
   if (auto it = modules.find(path); it != modules.end()) return it->second;
@@ -107,7 +116,7 @@ PyObject* module_at(const std::string& path, std::string& why) {
     why = python_start_error();
     return nullptr;
   }
-  const std::string code =
+  const char* code =
       "import importlib.util, os, sys\n"
       "def _kc_load(path):\n"
       "    folder = os.path.dirname(os.path.abspath(path))\n"
@@ -119,11 +128,8 @@ PyObject* module_at(const std::string& path, std::string& why) {
       "    sys.modules[name] = m\n"
       "    spec.loader.exec_module(m)\n"
       "    return m\n";
-  Ref globals(PyDict_New());
-  PyDict_SetItemString(globals.get(), "__builtins__", PyEval_GetBuiltins());
-  Ref ran(PyRun_String(code.c_str(), Py_file_input, globals.get(), globals.get()));
-  PyObject* load = ran ? PyDict_GetItemString(globals.get(), "_kc_load") : nullptr;  // borrowed
-  Ref m(load != nullptr ? PyObject_CallFunction(load, "s", path.c_str()) : nullptr);
+  Ref load(python_function(code, "_kc_load"));
+  Ref m(load ? PyObject_CallFunction(load.get(), "s", path.c_str()) : nullptr);
   if (!m) {
     why = take_error();
     return nullptr;

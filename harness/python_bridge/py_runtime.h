@@ -60,6 +60,10 @@ std::string take_error();
 // first on sys.path); null with the error taken into `why`.
 PyObject* module_at(const std::string& path, std::string& why);
 
+// A new reference to the function `name` that the Python source `code` defines (run in
+// a namespace of its own); null with the error pending.
+PyObject* python_function(const char* code, const char* name);
+
 // str(o), or "<unprintable>".
 std::string text_of(PyObject* o);
 

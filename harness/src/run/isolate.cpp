@@ -12,10 +12,7 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
-#include <cstring>
 #include <deque>
-#include <exception>
 #include <vector>
 
 #include "core/task_threads.h"
