@@ -65,3 +65,11 @@ expect_match("import_error.py.*ModuleNotFoundError: No module named 'kernelcheck
              "an import error is not exit 2 with its traceback")
 kcheck(2 run "${small}" --python "${WORK}/absent.py")
 expect_match("--python .*absent.py: no such file" "a missing module file is not named")
+# A module whose import hangs is the module's error, within the probe's time, leaving no process.
+file(WRITE "${WORK}/hangs.py" "import time\ntime.sleep(600)\n")
+kcheck(2 run "${small}" --python "${WORK}/hangs.py" --timeout 2)
+expect_match("hangs.py: importing it and asking its backends took more than 1.8 s" "a hung import is not named")
+execute_process(COMMAND pgrep -f "${WORK}/hangs.py" RESULT_VARIABLE found OUTPUT_QUIET)
+if(found EQUAL 0)
+  message(FATAL_ERROR "a process importing hangs.py outlived kcheck")
+endif()

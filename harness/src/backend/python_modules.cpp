@@ -40,7 +40,9 @@ Status load_python_module(const std::string& file, Registry& registry, double pr
                                "it; install python3-dev and rebuild, or set KC_PYTHON_BRIDGE)");
   }
   setenv("KC_PYTHON_MODULE", fs::absolute(file).c_str(), 1);
-  setenv("KC_PYTHON_PROBE_SECONDS", std::to_string(probe_seconds).c_str(), 1);
+  // The module's own probe ends first, so that a hung import is named as the module's,
+  // not as the bridge library's.
+  setenv("KC_PYTHON_PROBE_SECONDS", std::to_string(0.9 * probe_seconds).c_str(), 1);
   Status s = load_plugin(bridge, registry, probe_seconds);
   unsetenv("KC_PYTHON_MODULE");
   unsetenv("KC_PYTHON_PROBE_SECONDS");
