@@ -42,7 +42,8 @@ TEST(WaiverReader, ReadsEveryField) {
   const std::string path = written(
       "waivers:\n"
       "  - case: \"pool*\"\n    backend: onednn\n    check: argmax\n    diagnosis: NaN\n"
-      "    reason: never selects NaN\n    expires: 2027-01-31\n    cpu: avx512_bf16\n");
+      "    reason: never selects NaN\n    expires: 2027-01-31\n    cpu: avx512_bf16\n"
+      "    intermittent: true\n");
   const StatusOr<std::vector<Waiver>> w = load_waivers(path);
   ASSERT_TRUE(w.ok()) << w.status().to_string();
   ASSERT_EQ(w->size(), 1u);
@@ -50,6 +51,7 @@ TEST(WaiverReader, ReadsEveryField) {
   EXPECT_EQ((*w)[0].check, "argmax");
   EXPECT_EQ((*w)[0].expires, "2027-01-31");
   EXPECT_EQ((*w)[0].cpu, "avx512_bf16");
+  EXPECT_TRUE((*w)[0].intermittent);
   EXPECT_EQ((*w)[0].source, path + ":2");
   std::remove(path.c_str());
 }
@@ -79,10 +81,13 @@ TEST(WaiverReader, EachMistakeIsNamed) {
   EXPECT_EQ(error_of("waivers:\n  - {case: a, backend: b, check: forward}\n"),
             ":2: waivers[0].reason: missing (required)");
   EXPECT_EQ(error_of("waivers:\n  - {" + ok + ", color: red}\n"),
-            ":2: waivers[0].color: unknown key; allowed: case, backend, check, diagnosis, reason, expires, cpu");
+            ":2: waivers[0].color: unknown key; allowed: case, backend, check, diagnosis, reason, expires, cpu, "
+            "intermittent");
   EXPECT_EQ(error_of("waivers:\n  - {" + ok + ", reasno: s}\n"),
             ":2: waivers[0].reasno: unknown key (did you mean reason?); allowed: case, backend, check, diagnosis, "
-            "reason, expires, cpu");
+            "reason, expires, cpu, intermittent");
+  EXPECT_EQ(error_of("waivers:\n  - {" + ok + ", intermittent: sometimes}\n"),
+            ":2: waivers[0].intermittent: expected true or false, got \"sometimes\"");
   EXPECT_EQ(error_of("waivers:\n  - {" + ok + ", cpu: AVX-512}\n"),
             ":2: waivers[0].cpu: expected a CPU flag as /proc/cpuinfo names it (avx512_bf16), got \"AVX-512\"");
   EXPECT_EQ(error_of("waivers:\n  - {case: a, backend: b, check: nope, reason: r}\n"),

@@ -77,7 +77,8 @@ StatusOr<std::vector<std::string>> read_checks(const Value& entry) {
 // One waiver per check the entry names.
 StatusOr<std::vector<Waiver>> read_entry(const Value& e, const std::string& path) {
   if (!e.is_map()) return e.type_error("a waiver (a map with case, backend, check, reason)");
-  KC_RETURN_IF_ERROR(e.check_keys({"case", "backend", "check", "diagnosis", "reason", "expires", "cpu"}));
+  KC_RETURN_IF_ERROR(
+      e.check_keys({"case", "backend", "check", "diagnosis", "reason", "expires", "cpu", "intermittent"}));
   Waiver w;
   KC_ASSIGN_OR_RETURN(w.case_glob, required_text(e, "case"));
   KC_ASSIGN_OR_RETURN(w.backend_glob, required_text(e, "backend"));
@@ -97,6 +98,9 @@ StatusOr<std::vector<Waiver>> read_entry(const Value& e, const std::string& path
     if (!flag)
       return f->error("expected a CPU flag as /proc/cpuinfo names it (avx512_bf16), got " +
                       io::quote_for_message(w.cpu));
+  }
+  if (const std::optional<Value> f = e.get("intermittent")) {
+    KC_ASSIGN_OR_RETURN(w.intermittent, io::read_bool(*f));
   }
   w.source = path + ":" + std::to_string(e.line());
   KC_ASSIGN_OR_RETURN(std::vector<std::string> checks, read_checks(e));

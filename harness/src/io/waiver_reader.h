@@ -19,6 +19,9 @@ struct Waiver {
   std::string expires;       // YYYY-MM-DD or empty; past it the waiver is ignored
   std::string source;        // file:line
   std::string cpu;           // a CPU flag (as /proc/cpuinfo names it) it needs; empty: any CPU
+  // The failure depends on what the library leaves to chance (memory it never wrote, a
+  // race): a pass is PASSED, counted in the summary, not XPASS.
+  bool intermittent = false;
 };
 
 // The waivers of `path`: a list under `waivers:` (or a list at the top), read as strictly

@@ -25,12 +25,17 @@ bool names(const Waiver& w, const CaseResult& r, const CheckResult& c) {
          w.check == c.name;
 }
 
-// What the waiver does to the check: XFAIL for a failure it describes, XPASS for a pass.
-bool apply_one(const Waiver& w, CheckResult& c) {
+// What the waiver does to the check: XFAIL for a failure it describes, XPASS for a pass
+// (an intermittent one leaves a pass as it is and counts it).
+bool apply_one(const Waiver& w, CheckResult& c, WaiverOutcome& out) {
   const bool failed = c.disposition == Disposition::kFailed || c.disposition == Disposition::kMistrusted;
   if (failed && (w.diagnosis.empty() || c.message.find(w.diagnosis) != std::string::npos)) {
     c.disposition = Disposition::kXfail;
     c.message = "waived (" + w.source + ": " + w.reason + "): " + c.message;
+    return true;
+  }
+  if (c.disposition == Disposition::kPassed && w.intermittent) {
+    ++out.intermittent_passed;
     return true;
   }
   if (c.disposition == Disposition::kPassed) {
@@ -84,7 +89,7 @@ WaiverOutcome apply_waivers(std::vector<CaseResult>& results, const std::vector<
     bool changed = false;
     for (CheckResult& c : r.checks) {
       for (size_t i = 0; i < waivers.size(); ++i) {
-        if (!live[i] || !names(waivers[i], r, c) || !apply_one(waivers[i], c)) continue;
+        if (!live[i] || !names(waivers[i], r, c) || !apply_one(waivers[i], c, out)) continue;
         used[i] = 1;
         changed = true;
         break;
@@ -120,6 +125,10 @@ std::string waivers_text(const WaiverOutcome& outcome, const std::vector<CaseRes
   for (const std::string& u : outcome.unmatched) s += "  matched nothing: " + u + "\n";
   if (outcome.unmatched_elsewhere > 0) {
     s += "  " + std::to_string(outcome.unmatched_elsewhere) + " waiver(s) for cases or backends not in this run\n";
+  }
+  if (outcome.intermittent_passed > 0) {
+    s += "  " + std::to_string(outcome.intermittent_passed) +
+         " check(s) an intermittent waiver names passed this time (not XPASS)\n";
   }
   if (outcome.other_cpu > 0) {
     s += "  " + std::to_string(outcome.other_cpu) + " waiver(s) for CPUs with a flag this one lacks, not applied\n";

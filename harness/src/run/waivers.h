@@ -16,6 +16,7 @@ struct WaiverOutcome {
   std::vector<std::string> unmatched;  // "FILE:LINE: case C, backend B, check K", of a case in the run
   int unmatched_elsewhere = 0;         // waivers that matched nothing, for cases or backends not in the run
   int other_cpu = 0;                   // waivers for a CPU flag this CPU lacks: not applied
+  int intermittent_passed = 0;         // checks an intermittent waiver names that passed this time
 };
 
 // `today` is YYYY-MM-DD (UTC); a waiver whose `expires` is before it does not apply, nor
