@@ -57,6 +57,53 @@ TEST(Tolerance, AFailureNamesValuesTheDtypeCannotHold) {
   EXPECT_EQ(f64.message.find("not representable"), std::string::npos) << f64.message;
 }
 
+// bf16 sums formed in bf16 (PyTorch 1.13's CPU pooling backward): an error within what
+// n roundings to bf16 lose is named so; one past it (a lost term) is not, nor is the same
+// error in f32 storage, whose accumulator is f64-free f32 too.
+TEST(Tolerance, AnErrorWithinBf16SumsIsNamed) {
+  Tensor ref = Tensor::zeros(DType::kF64, {1, 2});
+  ref.data = {0.0036078559, 1.0};
+  Tensor abs = ref;
+  abs.data = {0.05, 1.0};  // nine terms of 0.0055 in magnitude, cancelling
+  const ToleranceSpec bf16{{}, DType::kBF16, 9};
+  Tensor cand = ref;
+  cand.data = {0.00311279297, 1.0};  // 4.9e-4 off: 9 x 2^-8 x 0.05 = 1.8e-3 allows it
+  CheckResult narrow;
+  compare_tensors("dx", cand, ref, &abs, bf16, narrow);
+  EXPECT_EQ(narrow.disposition, Disposition::kFailed);
+  EXPECT_NE(narrow.message.find("(all within what sums rounded to bf16 can lose: summed in bf16, not accumulated "
+                                "in f32)"),
+            std::string::npos)
+      << narrow.message;
+  cand.data = {0.0036078559 - 0.01, 1.0};  // past even bf16 sums: a term lost
+  CheckResult lost;
+  compare_tensors("dx", cand, ref, &abs, bf16, lost);
+  EXPECT_EQ(lost.disposition, Disposition::kFailed);
+  EXPECT_EQ(lost.message.find("summed in"), std::string::npos) << lost.message;
+  const ToleranceSpec f32{{}, DType::kF32, 9};
+  cand.data = {0.00311279297, 1.0};
+  CheckResult wide;
+  compare_tensors("dx", cand, ref, &abs, f32, wide);
+  EXPECT_EQ(wide.disposition, Disposition::kFailed);
+  EXPECT_EQ(wide.message.find("summed in"), std::string::npos) << wide.message;
+}
+
+// A declared flush's allowance grows with the largest input; at f64's edge it is
+// infinite, and the message says so rather than blaming the sums' length.
+TEST(Tolerance, AnInfiniteFlushAllowanceIsNamed) {
+  Tensor ref = Tensor::zeros(DType::kF64, {1, 1});
+  ref.data = {1.0};
+  Tensor abs = ref;
+  ToleranceSpec flush{{}, DType::kF64, 3};
+  flush.flush_atol = INFINITY;
+  CheckResult r;
+  compare_tensors("y", ref, ref, &abs, flush, r);
+  EXPECT_EQ(r.disposition, Disposition::kMistrusted);
+  EXPECT_NE(r.message.find("the declared subnormal flush allows 2^emin per term times the largest input"),
+            std::string::npos)
+      << r.message;
+}
+
 TEST(Tolerance, NaNIsNeverAWildcard) {
   const double nan = std::numeric_limits<double>::quiet_NaN(), inf = INFINITY;
   Tensor ref = Tensor::zeros(DType::kF64, {4});

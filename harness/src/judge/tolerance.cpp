@@ -45,6 +45,26 @@ std::string flushed(const ToleranceSpec& spec, int64_t failures, const std::vect
          (spec.flush_atol > 0 ? ", or flushes beyond its allowance" : "") + ")";
 }
 
+// An error within the same bound taken with the 16-bit storage dtype's unit roundoff as
+// the accumulator's: partial sums rounded to bf16 (or f16) in some order, where the
+// contract's f32 accumulator allows far less. Only for the bound model: an explicit or
+// exact tolerance models no accumulator.
+bool within_narrow_sum(const ToleranceSpec& s, double err, double ref, double abs_sum, double slack) {
+  if (s.tolerance.kind != ToleranceKind::kBound || (s.storage != DType::kF16 && s.storage != DType::kBF16))
+    return false;
+  if (unit_roundoff(accumulation_of(s)) >= unit_roundoff(s.storage)) return false;
+  ToleranceSpec narrow = s;
+  narrow.accumulation = s.storage;
+  return err <= element_bound(narrow, ref, abs_sum) + slack;
+}
+
+std::string summed_narrow(const ToleranceSpec& spec, int64_t failures, int64_t narrow) {
+  if (narrow == 0 || narrow != failures) return {};
+  const std::string dt(dtype_name(spec.storage));
+  return " (all within what sums rounded to " + dt + " can lose: summed in " + dt + ", not accumulated in " +
+         std::string(dtype_name(accumulation_of(spec))) + ")";
+}
+
 // The facts of failing non-finite elements, and a cause only where the values alone show
 // it: ±inf that became NaN (inf - inf in a sum, or 0 x inf where a subnormal was read as
 // 0: the values cannot tell, so no cause is named here; the forward check names it from
@@ -193,7 +213,7 @@ void compare_tensors(const std::string& tensor, const Tensor& cand, const Tensor
   if (!spec.note.empty() && out.message.find(spec.note) == std::string::npos) out.message += spec.note + "; ";
   std::vector<WorstPoint> bad;
   std::vector<std::pair<double, double>> bad_all;  // (cand, ref) of every failing element
-  int64_t failures = 0, unbounded = 0, infinite_terms = 0, overflowed_sums = 0, unjudged = 0;
+  int64_t failures = 0, unbounded = 0, infinite_terms = 0, overflowed_sums = 0, unjudged = 0, narrow_sums = 0;
   int64_t holds_zero = 0, nonzero = 0;  // elements whose bound reaches 0; elements not 0
   int64_t closest = -1;                 // the element nearest its bound, when every element is within it
   double closest_ratio = 0.0, closest_bound = 0.0;
@@ -252,6 +272,7 @@ void compare_tensors(const std::string& tensor, const Tensor& cand, const Tensor
     if (ok && !special && !overflow && ratio > closest_ratio) closest = i, closest_ratio = ratio, closest_bound = bound;
     if (ok) continue;
     ++failures;
+    narrow_sums += !special && !overflow && within_narrow_sum(spec, err, finite, abs_sum, slack_rounded);
     bad.push_back({tensor, unravel(i, ref.shape), c, r, bound});
     bad_all.push_back({c, r});
   }
@@ -276,6 +297,9 @@ void compare_tensors(const std::string& tensor, const Tensor& cand, const Tensor
     // A finite value whose terms' magnitudes sum to infinity: an infinite input reached
     // it and something made it finite again (relu of -inf is 0).
     const std::string why = spec.tolerance.kind == ToleranceKind::kExplicit ? "the explicit tolerance overflows"
+                            : !(spec.flush_atol < INFINITY)
+                                ? "the declared subnormal flush allows 2^emin per term times the largest input, "
+                                  "which overflows for inputs this large"
                             : !(spec.transform_growth < INFINITY)
                                 ? "no error bound is known for the transform algorithm the backend declares"
                             : infinite_terms > 0
@@ -326,8 +350,8 @@ void compare_tensors(const std::string& tensor, const Tensor& cand, const Tensor
   out.worst.insert(out.worst.end(), bad.begin(), bad.end());
   out.message += tensor + ": " + std::to_string(failures) + " of " + std::to_string(ref.size()) +
                  " elements outside the tolerance";
-  out.message +=
-      flushed(spec, failures, bad_all) + nonfinite_changes(spec, bad_all) + not_stored_in(spec, tensor, cand) + "; ";
+  out.message += flushed(spec, failures, bad_all) + summed_narrow(spec, failures, narrow_sums) +
+                 nonfinite_changes(spec, bad_all) + not_stored_in(spec, tensor, cand) + "; ";
 }
 
 }  // namespace kc
