@@ -109,7 +109,9 @@ PyObject* params_of(const AvgPoolGeometry& g, DType t) {
   return f.done();
 }
 
-PyObject* params_of(const Case& c) {
+namespace {
+
+PyObject* op_params_of(const Case& c) {
   if (auto g = conv_geometry(c); g.ok()) return params_of(*g, c.dtype, op_name(c.op) == "conv_bias_relu");
   if (auto g = pool_geometry(c); g.ok()) return params_of(*g, c.dtype);
   if (auto g = avgpool_geometry(c); g.ok()) return params_of(*g, c.dtype);
@@ -117,6 +119,21 @@ PyObject* params_of(const Case& c) {
   f.set("op", op_name(c.op));
   f.set("dtype", dtype_name(c.dtype));
   return f.done();
+}
+
+}  // namespace
+
+PyObject* params_of(const Case& c) {
+  PyObject* p = op_params_of(c);
+  // The accumulation the case holds a backend to (its own, or its dtype's default), so
+  // that supports() can decline one its library does not offer.
+  const std::string_view acc = dtype_name(accumulation_of(c));
+  Ref value(PyUnicode_FromStringAndSize(acc.data(), static_cast<Py_ssize_t>(acc.size())));
+  if (p != nullptr && (!value || PyObject_SetAttrString(p, "accumulation", value.get()) != 0)) {
+    Py_DECREF(p);
+    return nullptr;
+  }
+  return p;
 }
 
 }  // namespace kc::py
