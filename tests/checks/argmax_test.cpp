@@ -121,6 +121,28 @@ TEST(ArgmaxCheck, CatchesAKernelThatIgnoresNaN) {
                {"NaN rule: max pool never selects NaN: window (0, ", "a window with a NaN must give NaN"});
 }
 
+// A running maximum replaced on `x > max || isnan(x)` (PyTorch's CPU max pool): the
+// last NaN of a window wins; under tie first that is named, under tie any it passes.
+TEST(ArgmaxCheck, NamesAMaxPoolThatKeepsTheLastNaN) {
+  constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
+  Case c = pool_case({.spatial = {8}, .kernel = {4}, .stride = {4}});
+  c.tensors["x"] = Tensor{DType::kF64, {1, 1, 8}, {1.0, kNan, 2.0, kNan, 0.5, 2.0, -1.0, 3.0}};
+  class KeepsLastNaN : public DelegatingBackend {
+   public:
+    KeepsLastNaN() : DelegatingBackend("pool-keeps-last-nan") {}
+    Status maxpool_forward(const PoolGeometry& g, const Tensor& x, Tensor& y, IndexTensor* idx) override {
+      KC_RETURN_IF_ERROR(reference().maxpool_forward(g, x, y, idx));
+      if (idx != nullptr) idx->data[0] = 3;  // window 0's last NaN
+      return ok_status();
+    }
+  } be;
+  expect_check(c, be, "argmax", Disposition::kFailed,
+               {"tie rule first: the index of window (0, 0, 0) points to the 2nd of 2 NaNs of the window (input "
+                "(3)), the first is at input (1): max pool keeps the last NaN"});
+  std::get<MaxPoolParams>(c.op).tie = TieRule::kAny;
+  EXPECT_DISPOSITION(run_check(c, be, "argmax"), Disposition::kPassed);
+}
+
 // A running maximum that starts at the lowest finite value instead of -inf.
 class PoolStartsAtLowest final : public DelegatingBackend {
  public:

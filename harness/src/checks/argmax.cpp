@@ -179,13 +179,18 @@ void check_value_and_tie(const PoolView& v, int64_t w, const std::vector<int64_t
   const bool want_first = v.g.tie == TieRule::kFirst;
   const int64_t want = want_first ? first : last;
   if (i == want) return;
+  // PyTorch's CPU max pool replaces its running maximum on `x > max || isnan(x)`: every
+  // NaN wins, so the last one is kept whatever the tie rule says.
+  const std::string last_nan = m.nan() && want_first && i == last
+                                   ? ": max pool keeps the last NaN (a running maximum that every NaN replaces)"
+                                   : "";
   f.add("tie", "tie rule " + std::string(tie_rule_name(v.g.tie)) + ": the index of " + v.window(w) + " points to the " +
                    ordinal(rank) + " of " + num(holders) +
                    (m.nan()                              ? " NaNs"
                     : std::isinf(m.value) && m.value < 0 ? " elements, all -inf,"
                                                          : " maxima") +
                    " of the window (" + v.input(i) + "), the " + (want_first ? "first" : "last") + " is at " +
-                   v.input(want));
+                   v.input(want) + last_nan);
 }
 
 // Every window's index; returns whether all of them are usable for routing dy.
