@@ -128,6 +128,13 @@ kc_shell_test(run.waived_failures_are_xfail
   "waivers: 7 XFAIL, 0 XPASS\n  expired, ignored: [^\n]*scaled_dw.yaml:7 \\(expired 2020-01-01\\): long fixed\n.*exit=0\n"
   "\"$0\" run \"$2\" --plugin \"$1\" --backend example.scaled_dw --waivers \"$3\" 2>&1; echo \"exit=$?\""
   $<TARGET_FILE:kcheck> ${kc_example} ${kc_plugin_case} "${CMAKE_CURRENT_SOURCE_DIR}/cli/waivers/scaled_dw.yaml")
+# Several --waivers files apply together (one per library): the second file's waivers
+# make the failures XFAIL; the first's, for another backend, are counted.
+kc_shell_test(run.waiver_files_apply_together
+  "waivers: 7 XFAIL, 0 XPASS\n.*waiver\\(s\\) for cases or backends not in this run\n.*exit=0\n"
+  "\"$0\" run \"$2\" --plugin \"$1\" --backend example.scaled_dw --waivers \"$3\" --waivers \"$4\" 2>&1; echo \"exit=$?\""
+  $<TARGET_FILE:kcheck> ${kc_example} ${kc_plugin_case} "${CMAKE_CURRENT_SOURCE_DIR}/cli/waivers/stale.yaml"
+  "${CMAKE_CURRENT_SOURCE_DIR}/cli/waivers/scaled_dw.yaml")
 kc_shell_test(run.a_waived_failure_that_passes_is_xpass
   "XPASS  [^\n]*\n    backward: XPASS: a waived failure did not happen .*waivers: 0 XFAIL, 7 XPASS\n.*exit=1\n"
   "\"$0\" run \"$2\" --plugin \"$1\" --backend example.correct --waivers \"$3\" 2>&1; echo \"exit=$?\""

@@ -28,8 +28,8 @@ namespace kc::cli {
 namespace {
 
 struct RunOptions {
-  std::vector<std::string> paths, backends, plugins, python;
-  std::string report, junit, require, waivers;
+  std::vector<std::string> paths, backends, plugins, python, waivers;  // --waivers may be given several times
+  std::string report, junit, require;
   std::vector<std::string> skip_checks;  // --skip-checks: left out of every case
   int jobs = 1;
   double timeout = kDefaultTimeoutSeconds;
@@ -137,8 +137,9 @@ std::string parse(const Args& args, RunOptions& o) {
       o.quiet = true;
     } else if (a == "--shard" && value(v)) {
       if (std::string bad = parse_shard_option(v, o.shard, o.shards); !bad.empty()) return bad;
-    } else if (a == "--waivers" && value(o.waivers)) {
-      if (o.waivers.empty()) return "--waivers: expected a file, got ''";
+    } else if (a == "--waivers" && value(v)) {
+      if (v.empty()) return "--waivers: expected a file, got ''";
+      o.waivers.push_back(v);
     } else if (a == "--skip-checks" && value(v)) {
       if (split(v).empty()) return "--skip-checks: expected check names separated by commas, got '" + v + "'";
       for (const std::string& name : split(v)) {
@@ -265,7 +266,8 @@ constexpr const char* kRunUsage =
     "usage: kcheck run PATH... [--backend a,b] [--plugin lib.so]... [--python mod.py]... [--report r.json]\n"
     "                 [--junit r.xml]\n"
     "                 [--jobs N] [--timeout S] [--require NAME] [--in-process] [--allow-empty]\n"
-    "                 [--max-failures N] [--max-crashes K] [--waivers FILE] [--shard i/n|auto] [--verbose] [--quiet]\n"
+    "                 [--max-failures N] [--max-crashes K] [--waivers FILE]... [--shard i/n|auto] [--verbose] "
+    "[--quiet]\n"
     "                 [--skip-checks a,b] [--cases-per-worker N]\n"
     "  checks every case file under the paths (files, or folders searched for *.yaml, *.yml) on each backend\n"
     "  (default: reference and every available candidate), each case in a worker process for all its\n"
@@ -275,7 +277,8 @@ constexpr const char* kRunUsage =
     "  --timeout S: per case and backend (default 60); --max-failures N: start no case after N failed\n"
     "  results; --max-crashes K: on a backend, start no case after K crashed or timed-out results in a\n"
     "  row (default 3; 0: no limit), the cases not started being SKIPPED with why; --require NAME: exit 2\n"
-    "  unless that backend is available; --waivers FILE: known failures (case, backend, check, diagnosis,\n"
+    "  unless that backend is available; --waivers FILE (repeatable): known failures (case, backend, check, "
+    "diagnosis,\n"
     "  reason, expires): a failure one names is XFAIL (exit 0; one line in the summary, its diagnosis with\n"
     "  --verbose and in the report), a waived check that passes XPASS (exit 1); --skip-checks a,b: those\n"
     "  checks run on no case, whatever the cases ask (named in the summary and the report);\n"
@@ -335,10 +338,10 @@ int run_command(const Args& args) {
   info.extra["shard"] = std::to_string(o.shard) + "/" + std::to_string(o.shards);
   set_passed_over(info, found.passed_over);
   std::vector<Waiver> waivers;
-  if (!o.waivers.empty()) {
-    StatusOr<std::vector<Waiver>> w = load_waivers(o.waivers);
+  for (const std::string& file : o.waivers) {
+    StatusOr<std::vector<Waiver>> w = load_waivers(file);
     if (!w.ok()) return usage_error("--waivers: " + w.status().message());
-    waivers = std::move(*w);
+    waivers.insert(waivers.end(), w->begin(), w->end());
   }
   const std::vector<LoadedCase> cases = load_all(std::move(found));
   set_skipped_checks(o.skip_checks);
@@ -353,7 +356,7 @@ int run_command(const Args& args) {
   iso.observe = [&fast](const CaseResult& r) { fast.observe(r); };
   std::vector<CaseResult> results = run_groups(make_groups(cases, o, reg), iso);
   const WaiverOutcome waived = apply_waivers(results, waivers, info.started.substr(0, 10));
-  if (!o.waivers.empty()) info.extra["waivers"] = o.waivers;
+  for (const std::string& file : o.waivers) info.extra["waivers"] += (info.extra["waivers"].empty() ? "" : " ") + file;
   info.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   // Report, JUnit and reproducers first: whatever happens to stdout (a reader that went
   // away), what the run found is on disk before the summary is printed.
