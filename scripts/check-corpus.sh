@@ -18,6 +18,13 @@ given --jobs || defaults+=(--jobs "$(nproc)")
 given --timeout || given --in-process || defaults+=(--timeout 120)  # in-process runs cannot be timed out
 given --report || defaults+=(--report out/report.json)
 given --junit || defaults+=(--junit out/junit.xml)
-# oneDNN's known contract differences (each with its reason): XFAIL, not FAILED.
-given --waivers || defaults+=(--waivers peers/onednn/waivers.yaml)
+# oneDNN's and PyTorch's known contract differences (each with its reason): XFAIL, not FAILED.
+given --waivers || defaults+=(--waivers peers/onednn/waivers.yaml --waivers peers/torch/waivers.yaml)
+# The PyTorch peer is a Python module (docs/python.md): loaded where kcheck has its Python
+# bridge; without torch its backends are listed unavailable with the reason.
+if [ -f "$KC_BUILD_DIR/harness/libkc_python.so" ]; then
+  defaults+=(--python peers/torch/torch_peer.py)
+else
+  echo "kernelcheck: torch, torch.cuda: not loaded: kcheck was built without its Python bridge (python3-dev)" >&2
+fi
 exec "$KC_BUILD_DIR/harness/kcheck" run cases "${defaults[@]}" "$@"

@@ -8,7 +8,8 @@ set -euo pipefail
 KC_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 KC_BUILD_DIR="${KC_BUILD_DIR:-$KC_ROOT/build}"
 KC_PACKAGES=(build-essential cmake ninja-build libeigen3-dev libyaml-cpp-dev librapidcheck-dev
-             libgtest-dev libbenchmark-dev clang-format libdnnl-dev python3-dev python3-numpy)
+             libgtest-dev libbenchmark-dev clang-format libdnnl-dev python3-dev python3-numpy python3-torch
+             python3-pytest)
 
 kc_install_missing() {
   local missing=()
