@@ -104,6 +104,49 @@ TEST(Tolerance, AnInfiniteFlushAllowanceIsNamed) {
       << r.message;
 }
 
+// f64 data summed in f64: the oracle's partial sums overflow as a kernel's may, so its
+// -inf beside a finite value of another order is unjudged, not "±inf became finite";
+// where an infinite input reaches the element (or nothing says none does) the oracle's
+// infinity stands.
+TEST(Tolerance, TheOraclesOwnOverflowInF64IsNoTruth) {
+  Tensor ref = Tensor::zeros(DType::kF64, {1, 2});
+  ref.data = {-INFINITY, 1.0};
+  Tensor abs = ref;
+  abs.data = {INFINITY, 1.0};  // |terms| past f64's range
+  Tensor cand = ref;
+  cand.data = {-7.1202792e+307, 1.0};
+  ToleranceSpec f64{{}, DType::kF64, 27};
+  f64.finite_terms = &abs;
+  f64.inputs_finite = true;
+  CheckResult order;
+  compare_tensors("y", cand, ref, &abs, f64, order);
+  EXPECT_EQ(order.disposition, Disposition::kPassed) << order.message;
+  EXPECT_NE(order.message.find("y: 1 unjudged or non-finite"), std::string::npos) << order.message;
+  ToleranceSpec unknown = f64;
+  unknown.inputs_finite = false;  // and no reach known: the infinity stands
+  CheckResult strict;
+  compare_tensors("y", cand, ref, &abs, unknown, strict);
+  EXPECT_EQ(strict.disposition, Disposition::kFailed);
+  EXPECT_NE(strict.message.find("±inf became finite"), std::string::npos) << strict.message;
+  Tensor reach = ref;
+  reach.data = {kNonfiniteMark, 27.0};  // an infinite input reaches element 0
+  ToleranceSpec reached = unknown;
+  reached.nonfinite_reach = &reach;
+  CheckResult inf_input;
+  compare_tensors("y", cand, ref, &abs, reached, inf_input);
+  EXPECT_EQ(inf_input.disposition, Disposition::kFailed);
+  reach.data = {27.0, 27.0};  // none does
+  CheckResult none;
+  compare_tensors("y", cand, ref, &abs, reached, none);
+  EXPECT_EQ(none.disposition, Disposition::kPassed) << none.message;
+  const ToleranceSpec f32{{}, DType::kF32, 27};  // the oracle's f64 sums of f32 terms never overflow
+  Tensor abs32 = abs;
+  abs32.data = {1e39, 1.0};
+  CheckResult narrow;
+  compare_tensors("y", cand, ref, &abs32, f32, narrow);
+  EXPECT_EQ(narrow.disposition, Disposition::kFailed);
+}
+
 TEST(Tolerance, NaNIsNeverAWildcard) {
   const double nan = std::numeric_limits<double>::quiet_NaN(), inf = INFINITY;
   Tensor ref = Tensor::zeros(DType::kF64, {4});

@@ -95,6 +95,14 @@ void with_finite_terms(const CheckContext& ctx, std::string_view tensor, Toleran
                     : tensor == "db" ? &ctx.finite_abs->db
                                      : nullptr;
   if (t != nullptr && t->size() > 0) s.finite_terms = t;
+  s.inputs_finite = ctx.inputs_finite;
+  if (ctx.nonfinite_reach == nullptr) return;
+  const Tensor* reach = tensor == "y"    ? &ctx.nonfinite_reach->y
+                        : tensor == "dx" ? &ctx.nonfinite_reach->dx
+                        : tensor == "dw" ? &ctx.nonfinite_reach->dw
+                        : tensor == "db" ? &ctx.nonfinite_reach->db
+                                         : nullptr;
+  if (reach != nullptr && reach->size() > 0) s.nonfinite_reach = reach;
 }
 
 }  // namespace

@@ -54,6 +54,10 @@ struct CheckContext {
   // every input is finite). Decides where an accumulator may overflow (tolerance_for);
   // null: only a finite abs element can say so.
   const OpOutputs* finite_abs = nullptr;
+  // Where a non-finite input reaches (nonfinite_reach_pass); null where every input is
+  // finite, and then inputs_finite says so (null alone: unknown).
+  const OpOutputs* nonfinite_reach = nullptr;
+  bool inputs_finite = false;
 };
 
 // A check's code, bound by name to its row of the check table (core/check_table.h),

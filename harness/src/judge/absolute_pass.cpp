@@ -7,6 +7,7 @@
 #include <cmath>
 #include <variant>
 
+#include "judge/tolerance.h"
 #include "judge/transform_bound.h"
 #include "ops/op_module.h"
 
@@ -29,12 +30,30 @@ OpOutputs absolute_pass_for(const Backend& backend, const OpGeometry& g, OpOutpu
   return abs;
 }
 
-std::optional<OpOutputs> finite_part_pass(const Case& c, const OpGeometry& g, const OpInputs& in,
-                                          const OpOutputs& ref) {
+namespace {
+
+bool all_finite(const OpInputs& in) {
   auto finite = [](const Tensor& t) {
     return std::all_of(t.data.begin(), t.data.end(), [](double v) { return std::isfinite(v); });
   };
-  if (finite(in.x) && finite(in.w) && finite(in.b) && finite(in.dy)) return std::nullopt;
+  return finite(in.x) && finite(in.w) && finite(in.b) && finite(in.dy);
+}
+
+}  // namespace
+
+std::optional<OpOutputs> nonfinite_reach_pass(const Case& c, const OpGeometry& g, const OpInputs& in,
+                                              const OpOutputs& ref) {
+  if (all_finite(in)) return std::nullopt;
+  OpInputs marks = in;
+  for (Tensor* t : {&marks.x, &marks.w, &marks.b, &marks.dy}) {
+    for (double& v : t->data) v = std::isfinite(v) ? 1.0 : kNonfiniteMark;
+  }
+  return absolute_pass(c, g, marks, ref);
+}
+
+std::optional<OpOutputs> finite_part_pass(const Case& c, const OpGeometry& g, const OpInputs& in,
+                                          const OpOutputs& ref) {
+  if (all_finite(in)) return std::nullopt;
   OpInputs part = in;
   for (Tensor* t : {&part.x, &part.w, &part.b, &part.dy}) {
     for (double& v : t->data) v = std::isfinite(v) ? v : 0.0;

@@ -29,4 +29,12 @@ OpOutputs absolute_pass_for(const Backend& backend, const OpGeometry& g, OpOutpu
 // finite: absolute_pass is then that part itself.
 std::optional<OpOutputs> finite_part_pass(const Case& c, const OpGeometry& g, const OpInputs& in, const OpOutputs& ref);
 
+// Which elements a non-finite input reaches: the absolute pass with every finite input
+// taken as 1 and every NaN or infinity as kNonfiniteMark, so that an element is at least
+// kNonfiniteReached (judge/tolerance.h) exactly where one of its terms has a non-finite
+// factor (a sum of finite terms' ones stays below: n is far smaller). Empty when every
+// input is finite.
+std::optional<OpOutputs> nonfinite_reach_pass(const Case& c, const OpGeometry& g, const OpInputs& in,
+                                              const OpOutputs& ref);
+
 }  // namespace kc

@@ -30,6 +30,11 @@ double gamma_n(int64_t n, double u);
 
 // The allowed error per element for the case's tolerance. abs_pass holds
 // sum_i |a_i b_i| per element (only used by `bound`); n is the reduction length.
+// nonfinite_reach_pass (judge/absolute_pass.h) marks each non-finite input so: an
+// element it reaches is at least kNonfiniteReached (the mark over a divisor or a count).
+inline constexpr double kNonfiniteMark = 0x1p600;
+inline constexpr double kNonfiniteReached = 0x1p400;
+
 struct ToleranceSpec {
   Tolerance tolerance;
   DType storage = DType::kF32;
@@ -59,6 +64,13 @@ struct ToleranceSpec {
   // sums may overflow in its order, and meet an infinity of the other sign: any
   // non-finite value is allowed there.
   const Tensor* finite_terms = nullptr;
+  // The oracle sums in f64, so its own partial sums may overflow where the terms pass
+  // f64's range (f64 data): its ±inf is then its order's, and a finite value of another
+  // order is as right, unless an infinite term reaches the element. What says none does:
+  // every input finite (inputs_finite), or the element of nonfinite_reach_pass below
+  // kNonfiniteReached. Neither known: the oracle's infinity is taken as the truth.
+  bool inputs_finite = false;
+  const Tensor* nonfinite_reach = nullptr;
   // From abs_pass to the largest partial sum a kernel may form: an average pool's
   // divisor (its abs_pass holds sum |x| / divisor, a kernel may divide last).
   double sum_scale = 1.0;
@@ -67,6 +79,9 @@ struct ToleranceSpec {
 // Whether element i's finite terms can overflow spec's accumulator in some order (see
 // ToleranceSpec::finite_terms); abs_sum is abs_pass's element.
 bool accumulator_may_overflow(const ToleranceSpec& spec, int64_t i, double abs_sum);
+// Whether the oracle's own f64 partial sums may have overflowed at element i with no
+// infinite term there (see ToleranceSpec::inputs_finite).
+bool oracle_may_overflow(const ToleranceSpec& spec, int64_t i, double abs_sum);
 
 // The allowed |cand - ref| of one element: 0 for exact, atol + rtol*|ref| for explicit,
 // c*gamma(n, u_acc)*abs_sum + u_out*|ref| + c*(n*eta_acc + eta_out) for bound
