@@ -4,12 +4,15 @@
 #
 #   kc_add_case_tests(PREFIX my DIR ${CMAKE_CURRENT_SOURCE_DIR}/cases
 #                     [BACKENDS my.conv2d ...] [PLUGIN my_kernels|/path/lib.so]
-#                     [WAIVERS known.yaml] [LABELS kernels ...] [ARGS --timeout 120 ...])
+#                     [PYTHON my_kernels.py ...] [WAIVERS known.yaml ...] [LABELS kernels ...]
+#                     [ARGS --timeout 120 ...])
 #
 # Tests are named PREFIX/<path under DIR> and labelled kernelcheck plus LABELS. PLUGIN is a
-# target of the project (its file is used) or a path. KERNELCHECK_CASES is the shipped corpus.
+# target of the project (its file is used) or a path; PYTHON, Python modules that declare
+# backends (kcheck run --python; relative paths are taken from the calling folder).
+# KERNELCHECK_CASES is the shipped corpus.
 function(kc_add_case_tests)
-  cmake_parse_arguments(A "" "PREFIX;DIR;PLUGIN;WAIVERS" "BACKENDS;LABELS;ARGS" ${ARGN})
+  cmake_parse_arguments(A "" "PREFIX;DIR;PLUGIN" "BACKENDS;PYTHON;WAIVERS;LABELS;ARGS" ${ARGN})
   if(NOT A_PREFIX OR NOT A_DIR)
     message(FATAL_ERROR "kc_add_case_tests: PREFIX and DIR are required")
   endif()
@@ -31,9 +34,16 @@ function(kc_add_case_tests)
   elseif(A_PLUGIN)
     list(APPEND args --plugin ${A_PLUGIN})
   endif()
-  if(A_WAIVERS)
-    list(APPEND args --waivers ${A_WAIVERS})
-  endif()
+  foreach(module IN LISTS A_PYTHON)
+    get_filename_component(module "${module}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    if(NOT EXISTS "${module}")
+      message(FATAL_ERROR "kc_add_case_tests: PYTHON ${module}: no such file")
+    endif()
+    list(APPEND args --python "${module}")
+  endforeach()
+  foreach(waivers IN LISTS A_WAIVERS)
+    list(APPEND args --waivers ${waivers})
+  endforeach()
   file(GLOB_RECURSE files CONFIGURE_DEPENDS "${A_DIR}/*.yaml" "${A_DIR}/*.yml")
   list(SORT files)
   foreach(file IN LISTS files)

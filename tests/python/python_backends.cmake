@@ -73,3 +73,22 @@ execute_process(COMMAND pgrep -f "${WORK}/hangs.py" RESULT_VARIABLE found OUTPUT
 if(found EQUAL 0)
   message(FATAL_ERROR "a process importing hangs.py outlived kcheck")
 endif()
+
+# The other commands take --python too: backends lists the module's, fuzz checks generated
+# cases on one (its reproduce line loads the module; a worker imports it once for many
+# cases), bench times one.
+kcheck(0 backends --python "${example}")
+expect_match("numpy.conv +available\n +numerics: accumulation f64" "backends --python does not list the module's")
+kcheck(0 fuzz --python "${example}" --backend numpy.conv --op maxpool --count 12 --seed 3 --jobs 2
+       --save "${WORK}/fuzz")
+expect_match("backend numpy.conv" "fuzz --python did not run the module's backend")
+kcheck(1 fuzz --python "${example}" --backend numpy.conv.one_sample_dw --op conv --count 12 --seed 3 --jobs 2
+       --save "${WORK}/fuzz_planted" --max-failures 1)
+expect_match("reproduce: kcheck run [^\n]* --backend numpy.conv.one_sample_dw --python [^\n]*numpy_kernels.py"
+             "fuzz's reproduce line does not load the module")
+kcheck(0 bench "${ROOT}/cases/bench/python/maxpool.yaml" --python "${example}" --backend numpy.conv --no-ceilings
+       --min-reps 3 --max-reps 3 --out "${WORK}/bench.json")
+file(READ "${WORK}/bench.json" bench)
+if(NOT bench MATCHES "\"kc_backend\": \"numpy.conv\"")
+  message(FATAL_ERROR "bench --python timed nothing of numpy.conv:\n${bench}")
+endif()

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "backend/build_info.h"
+#include "backend/python_modules.h"
 #include "bench/bench_report.h"
 #include "bench/case_bench.h"
 #include "bench/ceilings.h"
@@ -22,7 +23,7 @@ namespace kc::cli {
 namespace {
 
 constexpr const char* kBenchUsage =
-    "usage: kcheck bench PATH... [--backend a,b] [--plugin lib.so] [--out bench.json]\n"
+    "usage: kcheck bench PATH... [--backend a,b] [--plugin lib.so] [--python mod.py] [--out bench.json]\n"
     "                    [--min-time S] [--min-reps N] [--max-reps N] [--max-time S]\n"
     "                    [--cache warm|cold|both]\n"
     "                    [--timeout S] [--no-ceilings] [--in-process]\n"
@@ -164,6 +165,9 @@ int bench_command(const Args& args) {
   for (const std::string& p : o.plugins) {
     if (Status s = load_plugin(p, reg); !s.ok()) return usage_error(s.message());
   }
+  for (const std::string& p : o.python) {
+    if (Status s = load_python_module(p, reg, o.timeout); !s.ok()) return usage_error(s.message());
+  }
   for (const std::string& b : o.backends) {
     if (!reg.contains(b)) return usage_error("--backend: unknown backend '" + b + "' (see kcheck backends)");
   }
@@ -195,6 +199,9 @@ int bench_command(const Args& args) {
   }
   ceiling_tasks();
   IsolateOptions iso{1, o.timeout, o.in_process, nullptr, nullptr, nullptr};
+  // A worker that imported a Python module serves the next case too: the import is paid
+  // once, outside every timed region either way.
+  if (!o.python.empty()) iso.cases_per_worker = kDefaultCasesPerWorker;
   iso.progress = [](size_t done, size_t total, const CaseResult& r) {
     std::fprintf(stderr, "[%zu/%zu] %s [%s]\n", done, total, terminal_safe(r.case_name).c_str(), r.backend.c_str());
   };

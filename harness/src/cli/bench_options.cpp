@@ -18,8 +18,8 @@ std::vector<std::string> split_list(const std::string& s) {
 // The option at args[i] that takes a value; "" when it is not one of those.
 std::string value_option(const Args& args, size_t& i, BenchCliOptions& o, std::string& err) {
   const std::string& a = args[i];
-  static const char* kValued[] = {"--backend",  "--plugin",   "--out",   "--min-time", "--min-reps",
-                                  "--max-reps", "--max-time", "--cache", "--timeout"};
+  static const char* kValued[] = {"--backend",  "--plugin",   "--python",   "--out",   "--min-time",
+                                  "--min-reps", "--max-reps", "--max-time", "--cache", "--timeout"};
   bool valued = false;
   for (const char* v : kValued) valued = valued || a == v;
   if (!valued) return {};
@@ -32,6 +32,8 @@ std::string value_option(const Args& args, size_t& i, BenchCliOptions& o, std::s
     for (const std::string& b : split_list(v)) o.backends.push_back(b);
   } else if (a == "--plugin") {
     o.plugins.push_back(v);
+  } else if (a == "--python") {
+    o.python.push_back(v);
   } else if (a == "--out") {
     o.out = v;
   } else if (a == "--min-time") {  // 0: the count of runs alone decides
@@ -63,7 +65,7 @@ std::string parse_bench_options(const Args& args, BenchCliOptions& o) {
     const std::string flag = value_option(args, i, o, err);
     if (!err.empty()) return err;
     if (!flag.empty()) {
-      if (flag != "--backend" && flag != "--plugin") {
+      if (flag != "--backend" && flag != "--plugin" && flag != "--python") {
         if (std::string twice = given_twice(seen, flag); !twice.empty()) return twice;
       }
       continue;

@@ -11,7 +11,7 @@
 namespace kc::cli {
 
 struct BenchCliOptions {
-  std::vector<std::string> paths, backends, plugins;
+  std::vector<std::string> paths, backends, plugins, python;
   std::string out;
   bench::TimingBudget budget;
   bool warm = true, cold = false;

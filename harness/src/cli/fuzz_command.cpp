@@ -17,6 +17,7 @@
 #include <random>
 #include <thread>
 
+#include "backend/python_modules.h"
 #include "cli.h"
 #include "gen/fuzz_session.h"
 #include "kc/case_io.h"
@@ -59,6 +60,8 @@ std::string parse_value(const std::string& a, const std::string& v, FuzzArgs& o)
     s.backend = v;
   } else if (a == "--plugin") {
     s.plugins.push_back(v);
+  } else if (a == "--python") {
+    s.python.push_back(v);
   } else if (a == "--save") {
     s.save_dir = v;
   } else if (a == "--report") {
@@ -82,7 +85,7 @@ std::string parse(const Args& args, FuzzArgs& o) {
     }
     if (args[i].rfind("--", 0) != 0) return "fuzz: unexpected argument '" + args[i] + "'";
     if (i + 1 >= args.size()) return args[i] + ": missing value";
-    if (args[i] != "--plugin") {  // --plugin may load several libraries; the others take one value
+    if (args[i] != "--plugin" && args[i] != "--python") {  // these may be given several times; the others once
       if (std::string twice = given_twice(seen, args[i]); !twice.empty()) return twice;
     }
     if (std::string err = parse_value(args[i], args[i + 1], o); !err.empty()) return err;
@@ -251,7 +254,8 @@ RunInfo run_info(const Args& args, const fuzz::Outcome& out, const fuzz::Setting
 
 constexpr const char* kFuzzUsage =
     "usage: kcheck fuzz [--op OP] [--time S] [--count N] [--seed S]\n"
-    "                   [--backend b] [--plugin lib.so]... [--save DIR] [--report r.json] [--shard i/n|auto]\n"
+    "                   [--backend b] [--plugin lib.so]... [--python mod.py]... [--save DIR] [--report r.json] "
+    "[--shard i/n|auto]\n"
     "                   [--jobs N] [--shrink-time S] [--timeout S] [--max-failures N] [--in-process]\n"
     "  replays cases/regressions and DIR (default cases/regressions), then checks generated cases on the backend "
     "(default\n"
@@ -276,6 +280,11 @@ int fuzz_command(const Args& args) {
   for (const std::string& p : o.s.plugins) {
     if (Status st = load_plugin(p, reg); !st.ok()) return usage_error(st.message());
   }
+  for (const std::string& p : o.s.python) {
+    if (Status st = load_python_module(p, reg, o.s.timeout); !st.ok()) return usage_error(st.message());
+  }
+  // A worker that imported a module serves many cases: the import is paid once per worker.
+  if (!o.s.python.empty()) o.s.cases_per_worker = kDefaultCasesPerWorker;
   if (!reg.contains(o.s.backend))
     return usage_error("--backend: unknown backend '" + o.s.backend + "' (see kcheck backends)");
   if (Status st = backend_available(reg, o.s.backend); !st.ok()) {

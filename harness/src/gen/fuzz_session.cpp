@@ -134,6 +134,7 @@ class Session {
   // `per_task` cases in each task: the timeout and the progress count scale with it.
   IsolateOptions isolation(bool with_progress, size_t per_task = 1) {
     IsolateOptions o{s_.jobs, s_.timeout * static_cast<double>(per_task), s_.in_process, nullptr, nullptr, nullptr};
+    o.cases_per_worker = s_.cases_per_worker;
     if (with_progress && s_.progress) {
       o.progress = [this, per_task](size_t, size_t, const CaseResult&) {
         show_progress(static_cast<int64_t>(per_task));
@@ -456,6 +457,7 @@ class Session {
 std::string reproduce_command(const Settings& s, const std::string& path) {
   std::string cmd = "kcheck run " + path + " --backend " + s.backend;
   for (const std::string& p : s.plugins) cmd += " --plugin " + p;
+  for (const std::string& p : s.python) cmd += " --python " + p;
   return cmd;
 }
 

@@ -28,7 +28,11 @@ struct Settings {
   double time_budget = 0;  // seconds of generation; <= 0: no time limit
   int64_t count = -1;      // cases over all shards; < 0: no count limit
   std::string backend = "reference";
-  std::vector<std::string> plugins;            // for the reproduce command
+  std::vector<std::string> plugins;  // for the reproduce command
+  std::vector<std::string> python;   // Python modules (--python), for the reproduce command
+  // Tasks a worker serves before a fresh one replaces it (run/isolate.h): more than 1
+  // where a Python module's import would otherwise be paid per task.
+  int cases_per_worker = 1;
   std::string save_dir = "cases/regressions";  // replayed first, with kRegressions
   int64_t shard = 0, shards = 1;
   int jobs = 1;
