@@ -172,6 +172,16 @@ class TorchCuda(TorchCpu):
     name = "torch.cuda"
     device = "cuda"
 
+    def __init__(self):
+        # Set where the ops run (a worker makes the instance; available() runs in the
+        # probe only). The contract's f32 is f32: no TF32 tensor-core rounding; and cuDNN's
+        # deterministic algorithms (the determinism check reruns every pass).
+        if _MISSING is None:
+            torch.backends.cudnn.allow_tf32 = False
+            torch.backends.cuda.matmul.allow_tf32 = False
+            torch.backends.cudnn.deterministic = True
+            torch.backends.cudnn.benchmark = False
+
     def available(self):
         if _MISSING is not None:
             return _MISSING
@@ -179,12 +189,6 @@ class TorchCuda(TorchCpu):
             return "torch %s was built without CUDA" % torch.__version__
         if not torch.cuda.is_available():
             return "torch %s finds no CUDA device" % torch.__version__
-        # The contract's f32 is f32: no TF32 tensor-core rounding, and a deterministic
-        # algorithm choice (the determinism check reruns every pass).
-        torch.backends.cudnn.allow_tf32 = False
-        torch.backends.cuda.matmul.allow_tf32 = False
-        torch.backends.cudnn.deterministic = True
-        torch.backends.cudnn.benchmark = False
         return None
 
 

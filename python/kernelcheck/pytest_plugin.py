@@ -30,7 +30,8 @@ _OPTIONS = (
      "reference and every available candidate)"),
     ("--kcheck-python", "kcheck_python", "FILE", "paths", "a Python module of backends, kcheck --python (repeatable)"),
     ("--kcheck-plugin", "kcheck_plugin", "LIB", "paths", "a backend plugin library, kcheck --plugin (repeatable)"),
-    ("--kcheck-waivers", "kcheck_waivers", "FILE", "paths", "known failures, kcheck --waivers: XFAIL; XPASS fails"),
+    ("--kcheck-waivers", "kcheck_waivers", "FILE", "paths", "known failures, kcheck --waivers: XFAIL; XPASS fails "
+     "(repeatable)"),
     ("--kcheck-jobs", "kcheck_jobs", "N", "string", "kcheck's worker processes, kcheck --jobs"),
     ("--kcheck-timeout", "kcheck_timeout", "S", "string", "seconds per case and backend, kcheck --timeout"),
     ("--kcheck-report", "kcheck_report", "DIR", "paths", "folder for report.json and failures/ (default: under "
@@ -39,7 +40,7 @@ _OPTIONS = (
     ("--kcheck-allow-empty", "kcheck_allow_empty", None, "bool", "accept a backend on which every case was "
      "SKIPPED, kcheck --allow-empty"),
 )
-_REPEATABLE = ("--kcheck-cases", "--kcheck-backend", "--kcheck-python", "--kcheck-plugin")
+_REPEATABLE = ("--kcheck-cases", "--kcheck-backend", "--kcheck-python", "--kcheck-plugin", "--kcheck-waivers")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -62,7 +63,7 @@ class Options:
     backends: List[str]
     python: List[str]
     plugins: List[str]
-    waivers: Optional[str] = None
+    waivers: List[str] = field(default_factory=list)
     jobs: Optional[int] = None
     timeout: Optional[float] = None
     report_dir: Optional[str] = None
@@ -91,11 +92,11 @@ def _number(config: pytest.Config, name: str, kind):
 
 
 def read_options(config: pytest.Config) -> Options:
-    single = {k: (_setting(config, k) or [None])[-1] for k in ("kcheck_waivers", "kcheck_report", "kcheck")}
+    single = {k: (_setting(config, k) or [None])[-1] for k in ("kcheck_report", "kcheck")}
     return Options(cases=_setting(config, "kcheck_cases"),
                    backends=[n.strip() for v in _setting(config, "kcheck_backend") for n in v.split(",") if n.strip()],
                    python=_setting(config, "kcheck_python"), plugins=_setting(config, "kcheck_plugin"),
-                   waivers=single["kcheck_waivers"], jobs=_number(config, "kcheck_jobs", int),
+                   waivers=_setting(config, "kcheck_waivers"), jobs=_number(config, "kcheck_jobs", int),
                    timeout=_number(config, "kcheck_timeout", float), report_dir=single["kcheck_report"],
                    kcheck=single["kcheck"],
                    allow_empty=bool(config.getoption("kcheck_allow_empty") or config.getini("kcheck_allow_empty")))
@@ -156,7 +157,7 @@ class KcheckSession:
             extra = ["--allow-empty"]
         maxfail = self.config.getoption("maxfail", 0)
         # kcheck counts a failure before waivers apply: with waivers its count is not pytest's.
-        if maxfail > 0 and self.options.waivers is None:
+        if maxfail > 0 and not self.options.waivers:
             extra += ["--max-failures", str(maxfail)]
         try:
             self.report = self._run(paths, backends, self.report_folder(), extra)

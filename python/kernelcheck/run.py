@@ -67,7 +67,7 @@ def _paths(value: Union[None, PathLike, Iterable[PathLike]]) -> List[str]:
 
 
 def run_command(kcheck: str, paths: Sequence[str], report: str, backends: Sequence[str] = (),
-                python: Sequence[str] = (), plugins: Sequence[str] = (), waivers: Optional[str] = None,
+                python: Sequence[str] = (), plugins: Sequence[str] = (), waivers: Sequence[str] = (),
                 jobs: Optional[int] = None, timeout: Optional[float] = None,
                 extra_args: Sequence[str] = ()) -> List[str]:
     """The argument list of `kcheck run` for these options."""
@@ -78,8 +78,8 @@ def run_command(kcheck: str, paths: Sequence[str], report: str, backends: Sequen
         cmd += ["--plugin", p]
     for m in python:
         cmd += ["--python", m]
-    if waivers is not None:
-        cmd += ["--waivers", waivers]
+    for w in waivers:  # several files apply together (one per library)
+        cmd += ["--waivers", w]
     if jobs is not None:
         cmd += ["--jobs", str(jobs)]
     if timeout is not None:
@@ -89,7 +89,7 @@ def run_command(kcheck: str, paths: Sequence[str], report: str, backends: Sequen
 
 def run(paths: Union[PathLike, Iterable[PathLike]], backends: Union[None, str, Iterable[str]] = None,
         python: Union[PathLike, Iterable[PathLike]] = (), plugins: Union[PathLike, Iterable[PathLike]] = (),
-        waivers: Optional[PathLike] = None, jobs: Optional[int] = None, timeout: Optional[float] = None,
+        waivers: Union[None, PathLike, Iterable[PathLike]] = None, jobs: Optional[int] = None, timeout: Optional[float] = None,
         extra_args: Sequence[str] = (), kcheck: Optional[PathLike] = None, report_dir: Optional[PathLike] = None,
         cwd: Optional[PathLike] = None) -> Report:
     """Check the cases under `paths` on `backends` (default: kcheck's, the reference and every
@@ -107,7 +107,7 @@ def run(paths: Union[PathLike, Iterable[PathLike]], backends: Union[None, str, I
     if os.path.exists(report_path):
         os.remove(report_path)  # so that a report left by an earlier run is never read as this one's
     cmd = run_command(binary, _paths(paths), report_path, _names(backends), _paths(python), _paths(plugins),
-                      None if waivers is None else os.fspath(waivers), jobs, timeout, list(extra_args))
+                      _paths(waivers), jobs, timeout, list(extra_args))
     try:
         done = subprocess.run(cmd, cwd=None if cwd is None else os.fspath(cwd), stdin=subprocess.DEVNULL,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace")

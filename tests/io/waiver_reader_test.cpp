@@ -43,7 +43,7 @@ TEST(WaiverReader, ReadsEveryField) {
       "waivers:\n"
       "  - case: \"pool*\"\n    backend: onednn\n    check: argmax\n    diagnosis: NaN\n"
       "    reason: never selects NaN\n    expires: 2027-01-31\n    cpu: avx512_bf16\n"
-      "    intermittent: true\n");
+      "    intermittent: true\n");  // with expires, as an intermittent waiver must be
   const StatusOr<std::vector<Waiver>> w = load_waivers(path);
   ASSERT_TRUE(w.ok()) << w.status().to_string();
   ASSERT_EQ(w->size(), 1u);
@@ -86,6 +86,8 @@ TEST(WaiverReader, EachMistakeIsNamed) {
   EXPECT_EQ(error_of("waivers:\n  - {" + ok + ", reasno: s}\n"),
             ":2: waivers[0].reasno: unknown key (did you mean reason?); allowed: case, backend, check, diagnosis, "
             "reason, expires, cpu, intermittent");
+  EXPECT_EQ(error_of("waivers:\n  - {" + ok + ", intermittent: true}\n"),
+            ":2: waivers[0].intermittent: an intermittent waiver needs expires (a date)");
   EXPECT_EQ(error_of("waivers:\n  - {" + ok + ", intermittent: sometimes}\n"),
             ":2: waivers[0].intermittent: expected true or false, got \"sometimes\"");
   EXPECT_EQ(error_of("waivers:\n  - {" + ok + ", cpu: AVX-512}\n"),

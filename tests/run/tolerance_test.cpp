@@ -80,6 +80,13 @@ TEST(Tolerance, AnErrorWithinBf16SumsIsNamed) {
   compare_tensors("dx", cand, ref, &abs, bf16, lost);
   EXPECT_EQ(lost.disposition, Disposition::kFailed);
   EXPECT_EQ(lost.message.find("summed in"), std::string::npos) << lost.message;
+  // Long bf16 sums explain any error in the worst case: no cause is named then.
+  const ToleranceSpec long_sums{{}, DType::kBF16, 300};
+  cand.data = {0.0, 1.0};
+  CheckResult zeros;
+  compare_tensors("dx", cand, ref, &abs, long_sums, zeros);
+  EXPECT_EQ(zeros.disposition, Disposition::kFailed);
+  EXPECT_EQ(zeros.message.find("summed in"), std::string::npos) << zeros.message;
   const ToleranceSpec f32{{}, DType::kF32, 9};
   cand.data = {0.00311279297, 1.0};
   CheckResult wide;
@@ -139,12 +146,60 @@ TEST(Tolerance, TheOraclesOwnOverflowInF64IsNoTruth) {
   CheckResult none;
   compare_tensors("y", cand, ref, &abs, reached, none);
   EXPECT_EQ(none.disposition, Disposition::kPassed) << none.message;
-  const ToleranceSpec f32{{}, DType::kF32, 27};  // the oracle's f64 sums of f32 terms never overflow
+  ToleranceSpec f32{{}, DType::kF32, 27};  // the oracle's f64 sums of f32 terms never overflow
   Tensor abs32 = abs;
   abs32.data = {1e39, 1.0};
+  f32.finite_terms = &abs32;
+  f32.inputs_finite = true;
+  cand.data = {-3.0e38, 1.0};
   CheckResult narrow;
   compare_tensors("y", cand, ref, &abs32, f32, narrow);
   EXPECT_EQ(narrow.disposition, Disposition::kFailed);
+  // Even f64's largest of the other sign may be another order's sum there: unjudged.
+  cand.data = {1.7976931348623157e308, 1.0};
+  CheckResult largest;
+  compare_tensors("y", cand, ref, &abs, f64, largest);
+  EXPECT_EQ(largest.disposition, Disposition::kPassed) << largest.message;
+}
+
+// Slack (a relu mask the data cannot decide) lets the right value lie on either side of
+// ref: an infinity is right where ref moved by the slack toward it overflows the dtype
+// (dy = f32's largest times x = 1.5 at an ambiguous pre-activation), not where it stays
+// finite.
+TEST(Tolerance, SlackThatPassesTheRangeAllowsAnInfinity) {
+  Tensor ref = Tensor::zeros(DType::kF64, {1, 1});
+  ref.data = {-0.0653970979765548};
+  Tensor abs = ref;
+  abs.data = {0.0653970979765548};
+  Tensor cand = ref;
+  cand.data = {INFINITY};
+  const ToleranceSpec f32{{}, DType::kF32, 20};
+  Tensor slack = ref;
+  slack.data = {5.104235199577933e+38};
+  CheckResult reaches;
+  compare_tensors("dw", cand, ref, &abs, f32, reaches, &slack);
+  EXPECT_EQ(reaches.disposition, Disposition::kPassed) << reaches.message;
+  slack.data = {1e38};  // -0.065 + 1e38 stays finite in f32
+  CheckResult short_of;
+  compare_tensors("dw", cand, ref, &abs, f32, short_of, &slack);
+  EXPECT_EQ(short_of.disposition, Disposition::kFailed);
+  EXPECT_NE(short_of.message.find("dw: 1 of 1 elements outside the tolerance"), std::string::npos) << short_of.message;
+  // The output rounding's own allowance does not count: f16's 65504 with a little slack
+  // is no infinity, nor is anything where the allowance is unbounded.
+  const ToleranceSpec f16{{}, DType::kF16, 2};
+  ref.data = {65504.0};
+  abs.data = {65504.0};
+  slack.data = {1.0};
+  CheckResult representable;
+  compare_tensors("dw", cand, ref, &abs, f16, representable, &slack);
+  EXPECT_EQ(representable.disposition, Disposition::kFailed) << representable.message;
+  ToleranceSpec unbounded = f32;
+  unbounded.flush_atol = INFINITY;
+  ref.data = {-0.0653970979765548};
+  abs.data = {0.0653970979765548};
+  CheckResult any;
+  compare_tensors("dw", cand, ref, &abs, unbounded, any, &slack);
+  EXPECT_NE(any.disposition, Disposition::kPassed) << any.message;
 }
 
 TEST(Tolerance, NaNIsNeverAWildcard) {

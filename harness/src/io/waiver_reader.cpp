@@ -101,6 +101,8 @@ StatusOr<std::vector<Waiver>> read_entry(const Value& e, const std::string& path
   }
   if (const std::optional<Value> f = e.get("intermittent")) {
     KC_ASSIGN_OR_RETURN(w.intermittent, io::read_bool(*f));
+    // Its pass is never XPASS, so nothing else would say when to look at it again.
+    if (w.intermittent && w.expires.empty()) return f->error("an intermittent waiver needs expires (a date)");
   }
   w.source = path + ":" + std::to_string(e.line());
   KC_ASSIGN_OR_RETURN(std::vector<std::string> checks, read_checks(e));
