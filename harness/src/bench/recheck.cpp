@@ -1,7 +1,6 @@
 #include "bench/recheck.h"
 
 #include "checks/check_list.h"
-#include "judge/absolute_pass.h"
 
 namespace kc::bench {
 namespace {
@@ -35,22 +34,9 @@ Recheck recheck_outputs(Backend& backend, const Case& c, const OpGeometry& g, co
   const bool is_reference = backend.name() == "reference";
   // As the runner builds it (run/runner.cpp), so that a bench entry is judged as kcheck
   // run judges the same case.
-  const std::optional<OpOutputs> finite_abs = finite_part_pass(c, g, in, ref);
-  const std::optional<OpOutputs> reach = nonfinite_reach_pass(c, g, in, ref);
-  const CheckContext ctx{c,
-                         g,
-                         in,
-                         backend,
-                         is_reference,
-                         oracle,
-                         abs,
-                         cand,
-                         nullptr,
-                         nullptr,
-                         nullptr,
-                         finite_abs ? &*finite_abs : &abs,
-                         reach ? &*reach : nullptr,
-                         !reach.has_value()};
+  const NonfinitePasses passes = nonfinite_passes(c, g, in, ref);
+  CheckContext ctx{c, g, in, backend, is_reference, oracle, abs, cand};
+  with_nonfinite_passes(ctx, passes);
   const CheckResult r = bench_op_forward(op) ? checks::forward_run(ctx) : checks::backward_run(ctx);
   Recheck out;
   if (r.disposition == Disposition::kFailed) {

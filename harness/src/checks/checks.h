@@ -12,6 +12,7 @@
 #include "checks/oracle_memo.h"
 #include "core/check_table.h"
 #include "core/fill.h"
+#include "judge/absolute_pass.h"
 #include "judge/tolerance.h"
 #include "kc/backend.h"
 #include "kc/case.h"
@@ -59,6 +60,14 @@ struct CheckContext {
   const OpOutputs* nonfinite_reach = nullptr;
   bool inputs_finite = false;
 };
+
+// Points the context's finite_abs, nonfinite_reach and inputs_finite at the passes (kept
+// alive by the caller), as the runner and bench's recheck both judge a case.
+inline void with_nonfinite_passes(CheckContext& ctx, const NonfinitePasses& p) {
+  ctx.finite_abs = p.finite_abs ? &*p.finite_abs : &ctx.abs;
+  ctx.nonfinite_reach = p.reach ? &*p.reach : nullptr;
+  ctx.inputs_finite = !p.reach.has_value();
+}
 
 // A check's code, bound by name to its row of the check table (core/check_table.h),
 // which says where it applies, whether it runs on the oracle and which candidate calls

@@ -63,4 +63,8 @@ std::optional<OpOutputs> finite_part_pass(const Case& c, const OpGeometry& g, co
   return absolute_pass(c, g, part, ref);
 }
 
+NonfinitePasses nonfinite_passes(const Case& c, const OpGeometry& g, const OpInputs& in, const OpOutputs& ref) {
+  return {finite_part_pass(c, g, in, ref), nonfinite_reach_pass(c, g, in, ref)};
+}
+
 }  // namespace kc

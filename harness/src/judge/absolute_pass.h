@@ -37,4 +37,12 @@ std::optional<OpOutputs> finite_part_pass(const Case& c, const OpGeometry& g, co
 std::optional<OpOutputs> nonfinite_reach_pass(const Case& c, const OpGeometry& g, const OpInputs& in,
                                               const OpOutputs& ref);
 
+// Both passes of the inputs' non-finite values, as a check context takes them
+// (checks/checks.h, with_nonfinite_passes); both empty when every input is finite.
+struct NonfinitePasses {
+  std::optional<OpOutputs> finite_abs;  // finite_part_pass
+  std::optional<OpOutputs> reach;       // nonfinite_reach_pass
+};
+NonfinitePasses nonfinite_passes(const Case& c, const OpGeometry& g, const OpInputs& in, const OpOutputs& ref);
+
 }  // namespace kc

@@ -196,22 +196,9 @@ CaseResult check_valid(const Case& c, Backend& backend, const Registry::Factory*
   // supports() accepted the case but the backend does not implement the op after all:
   // nothing can be checked, whatever check would run first (never a shape-only pass).
   if (checks::unsupported(cand.forward)) return not_implemented(backend, "forward", cand.forward, std::move(r));
-  const std::optional<OpOutputs> finite_abs = finite_part_pass(c, *geo, *in, ref);
-  const std::optional<OpOutputs> reach = nonfinite_reach_pass(c, *geo, *in, ref);
-  const CheckContext ctx{c,
-                         *geo,
-                         *in,
-                         backend,
-                         is_reference,
-                         ref,
-                         abs,
-                         cand,
-                         nullptr,
-                         fresh,
-                         memo,
-                         finite_abs ? &*finite_abs : &abs,
-                         reach ? &*reach : nullptr,
-                         !reach.has_value()};
+  const NonfinitePasses passes = nonfinite_passes(c, *geo, *in, ref);
+  CheckContext ctx{c, *geo, *in, backend, is_reference, ref, abs, cand, nullptr, fresh, memo};
+  with_nonfinite_passes(ctx, passes);
   GuardWatch guards;  // the checks' own runs; the integrity check judges the runner's call
   run_checks(ctx, r);
   std::vector<std::string> late = changed_after_return(cand);
