@@ -85,24 +85,23 @@ double flush_allowance(const CheckContext& ctx, const ToleranceSpec& s) {
 // Where the tensor is a sum whose terms can pass the accumulator's range: the finite
 // part of each element's terms, and an average's divisor (a kernel may divide last).
 // A max pool's y is a selection: its magnitudes never accumulate.
+// The sum tensor of that name in o, or null (none, or empty).
+const Tensor* sum_named(const OpOutputs* o, std::string_view tensor) {
+  if (o == nullptr) return nullptr;
+  const Tensor* t = tensor == "y"    ? &o->y
+                    : tensor == "dx" ? &o->dx
+                    : tensor == "dw" ? &o->dw
+                    : tensor == "db" ? &o->db
+                                     : nullptr;
+  return t != nullptr && t->size() > 0 ? t : nullptr;
+}
+
 void with_finite_terms(const CheckContext& ctx, std::string_view tensor, ToleranceSpec& s) {
   const bool selection = op_traits(ctx.c).indices && tensor == "y";
-  if (selection) return;
-  if (ctx.finite_abs == nullptr) return;
-  const Tensor* t = tensor == "y"    ? &ctx.finite_abs->y
-                    : tensor == "dx" ? &ctx.finite_abs->dx
-                    : tensor == "dw" ? &ctx.finite_abs->dw
-                    : tensor == "db" ? &ctx.finite_abs->db
-                                     : nullptr;
-  if (t != nullptr && t->size() > 0) s.finite_terms = t;
+  if (selection || ctx.finite_abs == nullptr) return;
+  s.finite_terms = sum_named(ctx.finite_abs, tensor);
   s.inputs_finite = ctx.inputs_finite;
-  if (ctx.nonfinite_reach == nullptr) return;
-  const Tensor* reach = tensor == "y"    ? &ctx.nonfinite_reach->y
-                        : tensor == "dx" ? &ctx.nonfinite_reach->dx
-                        : tensor == "dw" ? &ctx.nonfinite_reach->dw
-                        : tensor == "db" ? &ctx.nonfinite_reach->db
-                                         : nullptr;
-  if (reach != nullptr && reach->size() > 0) s.nonfinite_reach = reach;
+  s.nonfinite_reach = sum_named(ctx.nonfinite_reach, tensor);
 }
 
 }  // namespace
