@@ -9,7 +9,7 @@ KC_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 KC_BUILD_DIR="${KC_BUILD_DIR:-$KC_ROOT/build}"
 KC_PACKAGES=(build-essential cmake ninja-build libeigen3-dev libyaml-cpp-dev librapidcheck-dev
              libgtest-dev libbenchmark-dev clang-format libdnnl-dev python3-dev python3-numpy python3-torch
-             python3-pytest)
+             python3-pytest python3-pip)
 
 kc_install_missing() {
   local missing=()
@@ -28,6 +28,11 @@ kc_build() {
   local extra=()
   if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then
     extra+=(-DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc)
+  fi
+  # The CUTLASS engine's pinned headers (cmake/cutlass.cmake), where nvcc builds gpu/.
+  if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
+    bash "$KC_ROOT/scripts/fetch-cutlass.sh" "$KC_BUILD_DIR/_deps" ||
+      echo "kernelcheck: the CUTLASS headers were not fetched: the CUTLASS engine is not built" >&2
   fi
   command -v ccache >/dev/null 2>&1 && extra+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
   cmake -S "$KC_ROOT" -B "$KC_BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release "${extra[@]}" >/dev/null
