@@ -17,7 +17,7 @@ namespace {
 using cutlass_engine::Choice;
 using cutlass_engine::choose_kernel;
 using cutlass_engine::Element;
-using cutlass_engine::Pass;
+using Pass = ConvPass;
 
 // N = 8, 56x56 (H = 1 for rank 1), square filters, symmetric padding.
 ImplicitGemmProblem problem(int c, int k, int r, int stride, int pad, int dilation = 1, int groups = 1, int rank = 2) {
@@ -36,7 +36,8 @@ TEST(CutlassSelection, AResNetLayerRunsEveryPassOnTensorCores) {
   EXPECT_EQ(choose_kernel(p, Element::kBf16, Pass::kFprop).kernel, "fprop bf16 128x128x64, 3 stages");
   EXPECT_EQ(choose_kernel(p, Element::kF16, Pass::kFprop).kernel, "fprop f16 128x128x64, 3 stages");
   EXPECT_EQ(choose_kernel(p, Element::kBf16, Pass::kDgrad).kernel, "dgrad bf16 unit stride 128x128x32, 3 stages");
-  EXPECT_EQ(choose_kernel(p, Element::kBf16, Pass::kWgrad).kernel, "wgrad bf16 64x256x32, 4 stages (f32 dw)");
+  // dw is a 64 x 576 GEMM: 5 large blocks would leave most of 132 multiprocessors idle.
+  EXPECT_EQ(choose_kernel(p, Element::kBf16, Pass::kWgrad).kernel, "wgrad bf16 64x64x32, 3 stages (f32 dw)");
   EXPECT_EQ(choose_kernel(p, Element::kF32, Pass::kFprop).kernel, "fprop f32 simt 128x128x8, 4 stages");
   EXPECT_TRUE(choose_kernel(problem(64, 64, 5, 1, 2, 1, 1, 1), Element::kBf16, Pass::kFprop).chosen);  // rank 1
 }
@@ -44,7 +45,7 @@ TEST(CutlassSelection, AResNetLayerRunsEveryPassOnTensorCores) {
 TEST(CutlassSelection, ChannelsOffTheVectorWidthStayOnTodaysKernels) {
   const Choice rgb = choose_kernel(problem(3, 64, 7, 2, 3), Element::kBf16, Pass::kFprop);
   EXPECT_FALSE(rgb.chosen);
-  EXPECT_EQ(rgb.why, "fprop bf16 128x128x64, 3 stages: Error Invalid Problem");
+  EXPECT_EQ(rgb.why, "fprop bf16 64x64x64, 3 stages: Error Invalid Problem");  // 49 large blocks: small first
   const Choice odd_k = choose_kernel(problem(64, 63, 3, 1, 1), Element::kBf16, Pass::kFprop);
   EXPECT_EQ(odd_k.why, "fprop bf16 128x128x64, 3 stages: Error Misaligned Operand");
   // f32 on CUDA cores moves one element per access: any channel count.
@@ -69,6 +70,16 @@ TEST(CutlassSelection, GroupsLargeFiltersAndThreeDStayOnTodaysKernels) {
             "fprop bf16 128x128x64, 3 stages: Error Not Supported");  // the optimized iterators stop at 32
   EXPECT_EQ(choose_kernel(problem(64, 64, 3, 1, 1, 1, 1, 3), Element::kBf16, Pass::kFprop).why,
             "3-D problems have no CUTLASS kernel in the catalog yet");
+}
+// The tile rule picks the small tile where the large one would not fill the device, and
+// a kernel of the other tile where none of the wanted one accepts the problem.
+TEST(CutlassSelection, SmallLayersGetTheSmallTile) {
+  ImplicitGemmProblem small = problem(64, 64, 3, 1, 1);
+  small.n = 1, small.in = {1, 14, 14}, small.out = {1, 14, 14};  // M = 196: 2 large blocks
+  EXPECT_EQ(choose_kernel(small, Element::kBf16, Pass::kFprop).kernel, "fprop bf16 64x64x64, 3 stages");
+  EXPECT_EQ(choose_kernel(small, Element::kBf16, Pass::kFprop, 2).kernel, "fprop bf16 128x128x64, 3 stages");
+  const ImplicitGemmProblem big_wgrad = problem(512, 512, 3, 1, 1);  // 512 x 4608: 144 large blocks
+  EXPECT_EQ(choose_kernel(big_wgrad, Element::kBf16, Pass::kWgrad).kernel, "wgrad bf16 64x256x32, 4 stages (f32 dw)");
 }
 #else
 TEST(CutlassSelection, AResNetLayerRunsEveryPassOnTensorCores) {

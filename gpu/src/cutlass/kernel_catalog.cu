@@ -10,6 +10,8 @@
 #include <cutlass/cutlass.h>
 #include <cutlass/epilogue/thread/linear_combination.h>
 
+#include <algorithm>
+#include <string>
 #include <vector>
 
 #include "kernel_catalog.h"
@@ -27,34 +29,41 @@ using TensorOp = cutlass::arch::OpClassTensorOp;
 using Simt = cutlass::arch::OpClassSimt;
 constexpr auto kOptimized = cutlass::conv::IteratorAlgorithm::kOptimized;
 
-// Tensor-op kernels for a 16-bit T (CUTLASS's unit-test tiles, Sm80 and later).
-template <typename T>
+// Tensor-op kernels for a 16-bit T (CUTLASS's unit-test tiles, Sm80 and later), four
+// warps each: a large and a small tile per pass (kc/gpu/cutlass_tiles.h).
+template <typename T, int kM, int kN, int kK, int kStages>
 using FpropTc = cutlass::conv::device::ImplicitGemmConvolution<typename cutlass::conv::kernel::DefaultConv2dFprop<
-    T, Nhwc, T, Nhwc, T, Nhwc, float, TensorOp, cutlass::arch::Sm80, GemmShape<128, 128, 64>, GemmShape<64, 64, 64>,
-    GemmShape<16, 8, 16>, Epilogue<T>, Swizzle, 3, cutlass::arch::OpMultiplyAdd, kOptimized>::Kernel>;
-template <typename T, cutlass::conv::StrideSupport kStride, typename DgradSwizzle>
+    T, Nhwc, T, Nhwc, T, Nhwc, float, TensorOp, cutlass::arch::Sm80, GemmShape<kM, kN, kK>,
+    GemmShape<kM / 2, kN / 2, kK>, GemmShape<16, 8, 16>, Epilogue<T>, Swizzle, kStages, cutlass::arch::OpMultiplyAdd,
+    kOptimized>::Kernel>;
+template <typename T, int kM, int kN, cutlass::conv::StrideSupport kStride, typename DgradSwizzle>
 using DgradTc = cutlass::conv::device::ImplicitGemmConvolution<typename cutlass::conv::kernel::DefaultConv2dDgrad<
-    T, Nhwc, T, Nhwc, T, Nhwc, float, TensorOp, cutlass::arch::Sm80, GemmShape<128, 128, 32>, GemmShape<64, 64, 32>,
-    GemmShape<16, 8, 16>, Epilogue<T>, DgradSwizzle, 3, cutlass::arch::OpMultiplyAdd, kOptimized, kStride>::Kernel>;
-template <typename T>
-using DgradUnity = DgradTc<T, cutlass::conv::StrideSupport::kUnity, Swizzle>;
-template <typename T>
-using DgradStrided = DgradTc<T, cutlass::conv::StrideSupport::kStrided,
+    T, Nhwc, T, Nhwc, T, Nhwc, float, TensorOp, cutlass::arch::Sm80, GemmShape<kM, kN, 32>,
+    GemmShape<kM / 2, kN / 2, 32>, GemmShape<16, 8, 16>, Epilogue<T>, DgradSwizzle, 3, cutlass::arch::OpMultiplyAdd,
+    kOptimized, kStride>::Kernel>;
+template <typename T, int kM, int kN>
+using DgradUnity = DgradTc<T, kM, kN, cutlass::conv::StrideSupport::kUnity, Swizzle>;
+template <typename T, int kM, int kN>
+using DgradStrided = DgradTc<T, kM, kN, cutlass::conv::StrideSupport::kStrided,
                              cutlass::conv::threadblock::StridedDgradIdentityThreadblockSwizzle<1>>;
 // dw in f32 (a sum over the batch and every position), rounded to T once after.
-template <typename T>
+template <typename T, int kM, int kN, int kWarpM, int kWarpN, int kStages>
 using WgradTc = cutlass::conv::device::ImplicitGemmConvolution<typename cutlass::conv::kernel::DefaultConv2dWgrad<
-    T, Nhwc, T, Nhwc, float, Nhwc, float, TensorOp, cutlass::arch::Sm80, GemmShape<64, 256, 32>, GemmShape<64, 64, 32>,
-    GemmShape<16, 8, 16>, Epilogue<float>, Swizzle, 4, cutlass::arch::OpMultiplyAdd, kOptimized>::Kernel>;
+    T, Nhwc, T, Nhwc, float, Nhwc, float, TensorOp, cutlass::arch::Sm80, GemmShape<kM, kN, 32>,
+    GemmShape<kWarpM, kWarpN, 32>, GemmShape<16, 8, 16>, Epilogue<float>, Swizzle, kStages,
+    cutlass::arch::OpMultiplyAdd, kOptimized>::Kernel>;
 
 // f32 on CUDA cores (FFMA), one element per access: any channel count.
+template <int kM, int kN, int kWarpM, int kWarpN>
 using FpropSimtF32 = cutlass::conv::device::ImplicitGemmConvolution<typename cutlass::conv::kernel::DefaultConv2dFprop<
-    float, Nhwc, float, Nhwc, float, Nhwc, float, Simt, cutlass::arch::Sm80, GemmShape<128, 128, 8>,
-    GemmShape<32, 64, 8>, GemmShape<1, 1, 1>, cutlass::epilogue::thread::LinearCombination<float, 1, float, float>,
-    Swizzle, 4, cutlass::arch::OpMultiplyAdd, kOptimized>::Kernel>;
+    float, Nhwc, float, Nhwc, float, Nhwc, float, Simt, cutlass::arch::Sm80, GemmShape<kM, kN, 8>,
+    GemmShape<kWarpM, kWarpN, 8>, GemmShape<1, 1, 1>,
+    cutlass::epilogue::thread::LinearCombination<float, 1, float, float>, Swizzle, 4, cutlass::arch::OpMultiplyAdd,
+    kOptimized>::Kernel>;
 
 struct Entry {
   const char* name;
+  TileSize tile;
   cutlass::Status (*can_implement)(const ImplicitGemmProblem&);
 };
 
@@ -63,40 +72,53 @@ cutlass::Status can(const ImplicitGemmProblem& p) {
   return Conv::can_implement(typename Conv::Arguments(problem_2d(p)));
 }
 
-std::vector<Entry> catalog(Element e, Pass pass) {
-  using bf16 = cutlass::bfloat16_t;
-  using f16 = cutlass::half_t;
+constexpr TileSize L = TileSize::kLarge, S = TileSize::kSmall;
+
+template <typename T>
+std::vector<Entry> tensor_op(const char* dt, ConvPass pass) {
+  static const std::string n[] = {std::string("fprop ") + dt + " 128x128x64, 3 stages",
+                                  std::string("fprop ") + dt + " 64x64x64, 3 stages",
+                                  std::string("dgrad ") + dt + " unit stride 128x128x32, 3 stages",
+                                  std::string("dgrad ") + dt + " unit stride 64x64x32, 3 stages",
+                                  std::string("dgrad ") + dt + " strided 128x128x32, 3 stages",
+                                  std::string("dgrad ") + dt + " strided 64x64x32, 3 stages",
+                                  std::string("wgrad ") + dt + " 64x256x32, 4 stages (f32 dw)",
+                                  std::string("wgrad ") + dt + " 64x64x32, 3 stages (f32 dw)"};
   switch (pass) {
-    case Pass::kFprop:
-      if (e == Element::kBf16) return {{"fprop bf16 128x128x64, 3 stages", can<FpropTc<bf16>>}};
-      if (e == Element::kF16) return {{"fprop f16 128x128x64, 3 stages", can<FpropTc<f16>>}};
-      return {{"fprop f32 simt 128x128x8, 4 stages", can<FpropSimtF32>}};
-    case Pass::kDgrad:
-      if (e == Element::kBf16)
-        return {{"dgrad bf16 unit stride 128x128x32, 3 stages", can<DgradUnity<bf16>>},
-                {"dgrad bf16 strided 128x128x32, 3 stages", can<DgradStrided<bf16>>}};
-      if (e == Element::kF16)
-        return {{"dgrad f16 unit stride 128x128x32, 3 stages", can<DgradUnity<f16>>},
-                {"dgrad f16 strided 128x128x32, 3 stages", can<DgradStrided<f16>>}};
-      return {};
-    case Pass::kWgrad:
-      if (e == Element::kBf16) return {{"wgrad bf16 64x256x32, 4 stages (f32 dw)", can<WgradTc<bf16>>}};
-      if (e == Element::kF16) return {{"wgrad f16 64x256x32, 4 stages (f32 dw)", can<WgradTc<f16>>}};
-      return {};
+    case ConvPass::kFprop:
+      return {{n[0].c_str(), L, can<FpropTc<T, 128, 128, 64, 3>>}, {n[1].c_str(), S, can<FpropTc<T, 64, 64, 64, 3>>}};
+    case ConvPass::kDgrad:
+      return {{n[2].c_str(), L, can<DgradUnity<T, 128, 128>>},
+              {n[3].c_str(), S, can<DgradUnity<T, 64, 64>>},
+              {n[4].c_str(), L, can<DgradStrided<T, 128, 128>>},
+              {n[5].c_str(), S, can<DgradStrided<T, 64, 64>>}};
+    case ConvPass::kWgrad:
+      return {{n[6].c_str(), L, can<WgradTc<T, 64, 256, 64, 64, 4>>}, {n[7].c_str(), S, can<WgradTc<T, 64, 64, 32, 32, 3>>}};
   }
   return {};
 }
 
+std::vector<Entry> catalog(Element e, ConvPass pass) {
+  if (e == Element::kBf16) return tensor_op<cutlass::bfloat16_t>("bf16", pass);
+  if (e == Element::kF16) return tensor_op<cutlass::half_t>("f16", pass);
+  if (pass != ConvPass::kFprop) return {};
+  return {{"fprop f32 simt 128x128x8, 4 stages", L, can<FpropSimtF32<128, 128, 32, 64>>},
+          {"fprop f32 simt 64x64x8, 4 stages", S, can<FpropSimtF32<64, 64, 32, 32>>}};
+}
+
 }  // namespace
 
-Choice choose_kernel(const ImplicitGemmProblem& p, Element e, Pass pass) {
+Choice choose_kernel(const ImplicitGemmProblem& p, Element e, ConvPass pass, int sms) {
   Choice c;
   if (p.rank != 2) {
     c.why = "3-D problems have no CUTLASS kernel in the catalog yet";
     return c;
   }
-  const std::vector<Entry> kernels = catalog(e, pass);
+  const TileSize want = tile_for(implicit_gemm_extent(p, pass), sms);
+  std::vector<Entry> kernels = catalog(e, pass);
   if (kernels.empty()) c.why = "no CUTLASS kernel in the catalog for this pass and dtype";
+  // The tile the rule wants first, in catalog order; the other tile where none of those fits.
+  std::stable_partition(kernels.begin(), kernels.end(), [&](const Entry& k) { return k.tile == want; });
   for (const Entry& k : kernels) {
     const cutlass::Status s = k.can_implement(p);
     if (s == cutlass::Status::kSuccess) return {true, k.name, ""};
