@@ -11,6 +11,7 @@
 
 #include "kc/dtype.h"
 #include "kc/gpu/conv_shape.h"
+#include "kc/gpu/layout_map.h"
 #include "kc/gpu/pad_map.h"
 #include "kc/gpu/pool_shape.h"
 #include "kc/status.h"
@@ -48,6 +49,11 @@ Status launch_conv_backward_bias(DType dtype, const ConvShape& s, const void* dy
 // for each input element, the padded positions that copy it (in ascending order).
 Status launch_pad(DType dtype, const PadShape& p, const void* x, void* xp);
 Status launch_pad_fold(DType dtype, const PadShape& p, const float* dxp, void* dx);
+
+// layout_convert.cu: channels-first <-> channels-last copies (layout_map.h) for the
+// CUTLASS engine's NDHWC activations and KTRSC filters; dst[j] = src[the other index].
+Status launch_to_channels_last(DType dtype, const LayoutShape& s, const void* src, void* dst);
+Status launch_to_channels_first(DType dtype, const LayoutShape& s, const void* src, void* dst);
 
 // maxpool_forward.cu. offsets null: inference (no argmax kept); else one offset of
 // offset_bytes (1 or 2, offset_bytes_for) per output.
