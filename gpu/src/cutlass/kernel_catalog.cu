@@ -93,7 +93,8 @@ std::vector<Entry> tensor_op(const char* dt, ConvPass pass) {
               {n[4].c_str(), L, can<DgradStrided<T, 128, 128>>},
               {n[5].c_str(), S, can<DgradStrided<T, 64, 64>>}};
     case ConvPass::kWgrad:
-      return {{n[6].c_str(), L, can<WgradTc<T, 64, 256, 64, 64, 4>>}, {n[7].c_str(), S, can<WgradTc<T, 64, 64, 32, 32, 3>>}};
+      return {{n[6].c_str(), L, can<WgradTc<T, 64, 256, 64, 64, 4>>},
+              {n[7].c_str(), S, can<WgradTc<T, 64, 64, 32, 32, 3>>}};
   }
   return {};
 }
