@@ -9,7 +9,9 @@ KC_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 KC_BUILD_DIR="${KC_BUILD_DIR:-$KC_ROOT/build}"
 KC_PACKAGES=(build-essential cmake ninja-build libeigen3-dev libyaml-cpp-dev librapidcheck-dev
              libgtest-dev libbenchmark-dev clang-format libdnnl-dev python3-dev python3-numpy python3-torch
-             python3-pytest python3-pip)
+             python3-pytest)
+# pip fetches the pinned CUTLASS headers, which only a CUDA build uses.
+if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then KC_PACKAGES+=(python3-pip); fi
 
 kc_install_missing() {
   local missing=()

@@ -115,7 +115,7 @@ Choice choose_kernel(const ImplicitGemmProblem& p, Element e, ConvPass pass, int
     c.why = "3-D problems have no CUTLASS kernel in the catalog yet";
     return c;
   }
-  const TileSize want = tile_for(implicit_gemm_extent(p, pass), sms);
+  const TileSize want = tile_for(implicit_gemm_extent(p, pass), large_tile(pass), sms);
   std::vector<Entry> kernels = catalog(e, pass);
   if (kernels.empty()) c.why = "no CUTLASS kernel in the catalog for this pass and dtype";
   // The tile the rule wants first, in catalog order; the other tile where none of those fits.

@@ -18,9 +18,11 @@ GemmExtent implicit_gemm_extent(const ImplicitGemmProblem& p, ConvPass pass) {
   return {};
 }
 
-TileSize tile_for(const GemmExtent& e, int sms) {
-  auto blocks = [&](int tile) { return ((e.m + tile - 1) / tile) * ((e.n + tile - 1) / tile); };
-  return blocks(kLargeTile) >= sms ? TileSize::kLarge : TileSize::kSmall;
+TileMN large_tile(ConvPass pass) { return pass == ConvPass::kWgrad ? TileMN{64, 256} : TileMN{128, 128}; }
+
+TileSize tile_for(const GemmExtent& e, TileMN large, int sms) {
+  const int64_t blocks = ((e.m + large.m - 1) / large.m) * ((e.n + large.n - 1) / large.n);
+  return blocks >= sms ? TileSize::kLarge : TileSize::kSmall;
 }
 
 }  // namespace kc::gpu

@@ -1,8 +1,7 @@
 // The tile rule of the CUTLASS engine (docs/architecture.md, "CUTLASS"): a pass of an
-// implicit-GEMM convolution is a GEMM of M x N outputs over K; the large tile (128x128)
-// where it fills the device with at least one wave of thread blocks, else the small one
-// (64x64), whose four times as many blocks keep more multiprocessors busy on a small
-// layer. Plain C++: decided and tested on the host.
+// implicit-GEMM convolution is a GEMM of M x N outputs over K; the large tile where it
+// fills the device with at least one wave of thread blocks, else the small one (64x64),
+// whose more blocks keep more multiprocessors busy on a small layer. Plain C++: decided and tested on the host.
 #pragma once
 
 #include <cstdint>
@@ -23,11 +22,17 @@ struct GemmExtent {
 GemmExtent implicit_gemm_extent(const ImplicitGemmProblem& p, ConvPass pass);
 
 enum class TileSize { kLarge, kSmall };
-inline constexpr int kLargeTile = 128, kSmallTile = 64;
+// The large tile's M x N per pass (the catalog's: 128x128, and 64x256 for wgrad); the
+// small one is 64x64.
+struct TileMN {
+  int m, n;
+};
+TileMN large_tile(ConvPass pass);
 // An H100 or H200 SXM has 132 multiprocessors; a device that reports another count
 // passes it.
 inline constexpr int kHopperSms = 132;
 
-TileSize tile_for(const GemmExtent& e, int sms = kHopperSms);
+// Strided dgrad's blocks per stride phase are not counted apart (an estimate there).
+TileSize tile_for(const GemmExtent& e, TileMN large, int sms = kHopperSms);
 
 }  // namespace kc::gpu
