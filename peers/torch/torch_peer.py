@@ -8,9 +8,9 @@ it calls the op autograd records for max pool's backward
 (`max_pool{2,3}d_with_indices_backward`), which reads x for its shape only.
 Without torch (or numpy) the module still imports: both backends are unavailable, the
 reason naming the missing package. A configuration torch's API cannot express (padding
-over half a pool window, asymmetric pool padding, tie: last, an average-pool divisor in 1-D
-without the 2-D detour) is SKIPPED with the reason; a dtype a torch build lacks is found by
-trying it once.
+over half a pool window, asymmetric pool padding, tie: last, a wider accumulation than
+torch's) is SKIPPED with the reason; a dtype, rank or padding mode a torch build lacks is
+found by trying it once. 1-D average pooling runs as 2-D (avg_pool1d has no divisor).
 """
 import warnings
 
