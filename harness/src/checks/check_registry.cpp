@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "check_list.h"
+#include "common.h"
 #include "core/invariant.h"
 #include "judge/transform_bound.h"
 #include "kc/shape.h"
@@ -85,15 +86,12 @@ double flush_allowance(const CheckContext& ctx, const ToleranceSpec& s) {
 // Where the tensor is a sum whose terms can pass the accumulator's range: the finite
 // part of each element's terms, and an average's divisor (a kernel may divide last).
 // A max pool's y is a selection: its magnitudes never accumulate.
-// The sum tensor of that name in o, or null (none, or empty).
+// The sum tensor of that name in o, or null (none, another name, or empty).
 const Tensor* sum_named(const OpOutputs* o, std::string_view tensor) {
-  if (o == nullptr) return nullptr;
-  const Tensor* t = tensor == "y"    ? &o->y
-                    : tensor == "dx" ? &o->dx
-                    : tensor == "dw" ? &o->dw
-                    : tensor == "db" ? &o->db
-                                     : nullptr;
-  return t != nullptr && t->size() > 0 ? t : nullptr;
+  const bool sum = tensor == "y" || tensor == "dx" || tensor == "dw" || tensor == "db";
+  if (o == nullptr || !sum) return nullptr;
+  const Tensor& t = checks::output_named(*o, tensor);
+  return t.size() > 0 ? &t : nullptr;
 }
 
 void with_finite_terms(const CheckContext& ctx, std::string_view tensor, ToleranceSpec& s) {

@@ -30,9 +30,14 @@ bool one_overflowed(double cand, double ref) {
 // one (65504 for 76800 in f16) still fails on its value, and inf for a representable
 // 65504 fails (the output rounding is what is judged, so its own allowance u_out*|ref|
 // is left out).
+// The error allowed before the output rounding: the bound model's without its u_out*|ref|
+// (taken at ref = 0), an explicit tolerance's at ref, 0 for exact.
+double error_before_rounding(const ToleranceSpec& s, double ref, double abs_sum) {
+  return element_bound(s, s.tolerance.kind == ToleranceKind::kBound ? 0.0 : ref, abs_sum);
+}
+
 bool overflow_agrees(const ToleranceSpec& s, double finite, double abs_sum, double slack) {
-  const double before =
-      s.tolerance.kind == ToleranceKind::kBound ? element_bound(s, 0.0, abs_sum) : element_bound(s, finite, abs_sum);
+  const double before = error_before_rounding(s, finite, abs_sum);
   return std::isinf(round_to(s.storage, std::copysign(std::abs(finite) + before + slack, finite)));
 }
 
@@ -44,9 +49,7 @@ bool overflow_agrees(const ToleranceSpec& s, double finite, double abs_sum, doub
 // unbounded allowance allows nothing here (the element is then counted as unbounded).
 bool slack_reaches(const ToleranceSpec& s, double cand, double ref, double abs_sum, double slack) {
   if (!std::isinf(cand) || !std::isfinite(ref) || !(slack > 0.0) || !std::isfinite(abs_sum)) return false;
-  const double before = s.tolerance.kind == ToleranceKind::kBound   ? element_bound(s, 0.0, abs_sum)
-                        : s.tolerance.kind == ToleranceKind::kExact ? 0.0
-                                                                    : element_bound(s, ref, abs_sum);
+  const double before = error_before_rounding(s, ref, abs_sum);
   if (!(before < INFINITY) || !(slack < INFINITY)) return false;
   return round_to(s.storage, ref + std::copysign(slack + before, cand)) == cand;
 }
@@ -58,20 +61,28 @@ bool overflow_explains(const ToleranceSpec& spec, double cand, double ref, doubl
          overflow_agrees(spec, ref, abs_sum, 0.0);
 }
 
-bool accumulator_may_overflow(const ToleranceSpec& spec, int64_t i, double abs_sum) {
+namespace {
+
+// Whether element i's finite terms, summed in some order (times sum_scale), pass `acc`'s
+// range. abs_sum stands in where finite_terms does not reach i; an infinite abs_sum counts
+// only when `no_infinite_term` (then only finite terms can have made it).
+bool terms_pass(const ToleranceSpec& spec, int64_t i, double abs_sum, DType acc, bool no_infinite_term) {
   if (spec.tolerance.kind == ToleranceKind::kExact) return false;  // exact sums cannot overflow
   const bool aligned = spec.finite_terms != nullptr && i < spec.finite_terms->size();
-  const double part = aligned ? (*spec.finite_terms)[i] : std::isfinite(abs_sum) ? abs_sum : 0.0;
-  return !std::isnan(part) && part * spec.sum_scale > largest_finite(accumulation_of(spec));
+  const double part = aligned ? (*spec.finite_terms)[i] : std::isfinite(abs_sum) || no_infinite_term ? abs_sum : 0.0;
+  return !std::isnan(part) && part * spec.sum_scale > largest_finite(acc);
+}
+
+}  // namespace
+
+bool accumulator_may_overflow(const ToleranceSpec& spec, int64_t i, double abs_sum) {
+  return terms_pass(spec, i, abs_sum, accumulation_of(spec), false);
 }
 
 bool oracle_may_overflow(const ToleranceSpec& spec, int64_t i, double abs_sum) {
-  if (spec.tolerance.kind == ToleranceKind::kExact) return false;
   const bool reach_known = spec.nonfinite_reach != nullptr && i < spec.nonfinite_reach->size();
   if (!spec.inputs_finite && !(reach_known && (*spec.nonfinite_reach)[i] < kNonfiniteReached)) return false;
-  const bool aligned = spec.finite_terms != nullptr && i < spec.finite_terms->size();
-  const double part = aligned ? (*spec.finite_terms)[i] : abs_sum;
-  return !std::isnan(part) && part * spec.sum_scale > largest_finite(DType::kF64);
+  return terms_pass(spec, i, abs_sum, DType::kF64, true);
 }
 
 DType accumulation_of(const ToleranceSpec& s) {
