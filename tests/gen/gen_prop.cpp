@@ -84,6 +84,10 @@ std::set<std::string> features(const Case& c) {
   }
   f.insert({"mode." + std::string(padding_mode_name(p.padding_mode)), "bias." + std::to_string(p.bias)});
   if (p.groups > 1) f.insert(p.groups == c.input.channels ? "depthwise" : "grouped");
+  // Channels on the 8-element vector of a 16-bit dtype, groups 1: what tensor-core kernels
+  // (the CUTLASS engine's) take; the usual sizes (at most 4 a group) never are.
+  const bool aligned = p.groups == 1 && c.input.channels % 8 == 0 && p.out_channels % 8 == 0;
+  if (aligned) f.insert("aligned." + std::string(op_name(c.op)) + "." + std::string(dtype_name(c.dtype)));
   return f;
 }
 
@@ -136,6 +140,8 @@ TEST(GenValid, CasesCoverEveryParameter) {
     for (const char* dtype : {"f64", "f32", "f16", "bf16"}) {
       EXPECT_TRUE(seen.count("special." + std::string(op) + "." + dtype))
           << "no fill: special for " << op << " in " << dtype;
+      EXPECT_TRUE(seen.count("aligned." + std::string(op) + "." + dtype))
+          << "no channels multiple of 8 for " << op << " in " << dtype;
     }
   }
 }

@@ -55,6 +55,7 @@ RC_GTEST_PROP(GenThreshold, LargeSizesSitAtPowersOfTwoAndStayCheap, ()) {
   gen::Options small;
   small.caps = gen::detail::threshold_caps(gen::Caps{});
   small.caps.wide_percent = small.caps.threshold_percent = small.caps.zero_percent = 0;
+  small.caps.aligned_percent = 0;
   small.steer = false;
   small.data = 0;
   const bool pool = *rc::gen::arbitrary<bool>();

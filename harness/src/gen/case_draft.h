@@ -26,9 +26,10 @@ struct DataDraft {
   bool deterministic = false;  // deterministic: true (drawn last, likewise)
 };
 
-// The options with the usual caps, the wide ones (wide_percent of the time) or the small
-// ones of a threshold case (threshold_percent, taken from the usual share: a draw that
-// was wide still is, with the same case).
+// The options with the usual caps, the wide ones (wide_percent of the time), the aligned
+// ones (aligned_percent: conv channels multiples of 8) or the small ones of a threshold
+// case (threshold_percent); aligned and threshold are taken from the usual share: a draw
+// that was wide still is, with the same case.
 struct Sized {
   Options o;
   bool threshold = false;

@@ -31,18 +31,31 @@ Caps widened(Caps c) {
   return c;
 }
 
-enum class SizeMode { kUsual, kThreshold, kWide };
+Caps aligned(Caps c) {
+  c.channel_multiple = 8;
+  c.channels_per_group = 4;  // 8 to 32
+  c.groups = std::min<int64_t>(c.groups, 2);
+  c.batch = std::min<int64_t>(c.batch, 2);
+  return c;
+}
+
+enum class SizeMode { kUsual, kAligned, kThreshold, kWide };
 
 }  // namespace
 
 rc::Gen<Sized> sized(const Options& o) {
   const uint64_t wide = static_cast<uint64_t>(o.caps.wide_percent);
   const uint64_t threshold = static_cast<uint64_t>(o.caps.threshold_percent);
-  const auto mode = pick<SizeMode>(
-      {{100 - wide - threshold, SizeMode::kUsual}, {threshold, SizeMode::kThreshold}, {wide, SizeMode::kWide}});
+  const uint64_t align = static_cast<uint64_t>(o.caps.aligned_percent);
+  // Aligned draws come out of the usual ones: a draw that was threshold or wide still is.
+  const auto mode = pick<SizeMode>({{100 - wide - threshold - align, SizeMode::kUsual},
+                                    {align, SizeMode::kAligned},
+                                    {threshold, SizeMode::kThreshold},
+                                    {wide, SizeMode::kWide}});
   return rc::gen::map(mode, [o](SizeMode m) {
     Sized r{o, m == SizeMode::kThreshold};
     if (m == SizeMode::kWide) r.o.caps = widened(o.caps);
+    if (m == SizeMode::kAligned) r.o.caps = aligned(o.caps);
     if (m == SizeMode::kThreshold) r.o.caps = detail::threshold_caps(o.caps);
     return r;
   });

@@ -1,6 +1,6 @@
 // The conv module's generator (gen.h, "Valid cases"): a window (window_draft.h), batch,
-// groups with channels per group (depthwise on a fifth of the cases), a bias on half,
-// the dtype and the data. conv_bias_relu draws the same with its bias always there.
+// groups with channels per group (depthwise on a fifth of the cases; multiples of 8 in
+// an aligned case), a bias on half, the dtype and the data. conv_bias_relu draws the same with its bias always there.
 #include "ops/conv/conv_gen.h"
 
 #include "core/format.h"
@@ -23,6 +23,7 @@ using rc::gen::set;
 struct ConvDraft {
   detail::WindowDraft window;
   int64_t batch = 1, groups = 1, in_per_group = 1, out_per_group = 1;
+  int64_t multiple = 1;  // channels per group in units of (Caps::channel_multiple)
   bool depthwise = false, bias = false;
   DType dtype = DType::kF64;
   DataDraft data;
@@ -36,16 +37,17 @@ rc::Gen<ConvDraft> conv_draft(bool fused, const Options& o) {
       set(&ConvDraft::in_per_group, inRange<int64_t>(1, k.channels_per_group + 1)),
       set(&ConvDraft::out_per_group, inRange<int64_t>(1, k.channels_per_group + 1)),
       set(&ConvDraft::depthwise, flag(20)), set(&ConvDraft::bias, fused ? just(true) : flag(50)),
-      set(&ConvDraft::dtype, dtype_gen()), set(&ConvDraft::data, data_draft(false, o)));
+      set(&ConvDraft::dtype, dtype_gen()), set(&ConvDraft::data, data_draft(false, o)),
+      set(&ConvDraft::multiple, just(k.channel_multiple)));
 }
 
 Case realise_conv(const ConvDraft& d, bool fused) {
   const detail::Window w = detail::realise(d.window);
   Case c;
   c.dtype = d.dtype;
-  c.input = InputSpec{d.batch, d.groups * (d.depthwise ? 1 : d.in_per_group), w.spatial};
+  c.input = InputSpec{d.batch, d.groups * (d.depthwise ? 1 : d.in_per_group * d.multiple), w.spatial};
   ConvParams p;
-  p.out_channels = d.groups * d.out_per_group;
+  p.out_channels = d.groups * d.out_per_group * d.multiple;
   p.kernel = w.kernel;
   p.stride = w.stride;
   p.dilation = w.dilation;
