@@ -1,6 +1,6 @@
 #!/bin/sh
 # `kcheck bench` of the GPU layer set on a lent GPU node, bounded: the cases of
-# cases/bench/gpu on the cuda backend and its cudnn peer, with the GPU's ceilings (d2d
+# cases/bench/gpu on the cuda backend (the CUTLASS engine), cuda.direct and the cudnn peer, with the GPU's ceilings (d2d
 # copy, cuBLAS GEMM) measured in the same run, then the dashboard; the device, driver and
 # commit are recorded and everything is packed into OUT/kc-bench.tgz, also when a step is
 # cut short. Runs from an assembled bundle (`ninja -C build kc_bundle`), which needs none
@@ -69,7 +69,7 @@ within 20 "$BUNDLE/bin/kcheck" backends >"$R/backends.txt" 2>&1
 CASES=${KC_BENCH_CASES:-$BUNDLE/cases/bench/gpu}
 log "kcheck bench $CASES"
 # shellcheck disable=SC2086
-within "${KC_T_BENCH:-420}" "$BUNDLE/bin/kcheck" bench "$CASES" --backend cuda,cudnn --out "$R/bench.json" \
+within "${KC_T_BENCH:-420}" "$BUNDLE/bin/kcheck" bench "$CASES" --backend cuda,cuda.direct,cudnn --out "$R/bench.json" \
   ${KC_BENCH_ARGS:-} >"$R/bench.log" 2>&1
 STATUS=$?
 log "kcheck bench -> $STATUS"

@@ -84,7 +84,7 @@ sanitize memcheck ${KC_MEMCHECK_CASES-conv/conv_bias.yaml maxpool/pool2d.yaml co
 
 if [ "${KC_FUZZ_TIME:-30}" -gt 0 ]; then
   log "fuzz (${KC_FUZZ_TIME:-30} s per phase)"
-  KC_STEPS="fuzz" KC_FUZZ_TIME="${KC_FUZZ_TIME:-30}" within $(( 2 * ${KC_FUZZ_TIME:-30} + 60 )) \
+  KC_STEPS="fuzz" KC_FUZZ_TIME="${KC_FUZZ_TIME:-30}" within $(( 3 * ${KC_FUZZ_TIME:-30} + 60 )) \
     "$BUNDLE/run.sh" "$R/fuzz" >/dev/null 2>&1
   log "fuzz -> $?"
 fi

@@ -1,5 +1,5 @@
 #!/bin/sh
-# kernelcheck GPU bundle: runs on a GPU node the corpus on the cuda and cudnn backends
+# kernelcheck GPU bundle: runs on a GPU node the corpus on cuda, cuda.direct and cudnn
 # and the GPU tests, and writes every report under OUT (default ./kc-out).
 #   ./run.sh [OUT] [kcheck run options...]     e.g. ./run.sh /tmp/out --timeout 600
 # KC_STEPS picks the steps (default "backends host device corpus"), so that a lease
@@ -7,9 +7,10 @@
 #   sanitize  compute-sanitizer memcheck, racecheck, initcheck and synccheck on the
 #             cuda corpus files in KC_SANITIZE_CASES (in-process, so the tool sees
 #             every launch); exit 3 on any error it reports
-#   fuzz      generated single-op cases, then stacks, on cuda for KC_FUZZ_TIME
-#             seconds each (default 120); failures shrunk and saved under OUT/fuzz*
-#   bench     `kcheck bench` of cases/bench/gpu (KC_BENCH_CASES) on cuda and cudnn with
+#   fuzz      generated single-op cases on cuda, then on cuda.direct, then stacks on cuda,
+#             for KC_FUZZ_TIME seconds each (default 120); failures shrunk and saved
+#             under OUT/fuzz*
+#   bench     `kcheck bench` of cases/bench/gpu (KC_BENCH_CASES) on cuda, cuda.direct and cudnn with
 #             the GPU ceilings -> OUT/bench.json, then kcheck-dashboard -> OUT/dashboard.html
 # Exit status: 0 when every step passed, else the largest step status (kcheck: 1 for a
 # failure, 2 for bad usage or `--require cuda` unmet, i.e. no usable GPU).
@@ -81,7 +82,7 @@ given() {  # given FLAG ARGS...: whether ARGS hold FLAG
 }
 if want corpus; then
   # An option in the caller's arguments replaces its default (kcheck refuses one given twice).
-  given --backend "$@" || set -- --backend cuda,cudnn "$@"
+  given --backend "$@" || set -- --backend cuda,cuda.direct,cudnn "$@"
   given --require "$@" || set -- --require cuda "$@"
   given --jobs "$@" || set -- --jobs "$JOBS" "$@"
   given --report "$@" || set -- --report "$OUT/report.json" "$@"
@@ -107,12 +108,14 @@ if want fuzz; then
   cd "$HERE" || exit 2  # fuzz replays ./cases/regressions first: the bundle's copy
   step fuzz_ops "$KCHECK" fuzz --backend cuda --time "${KC_FUZZ_TIME:-120}" --jobs "$JOBS" --save "$OUT/fuzz_ops" \
     --report "$OUT/fuzz_ops.json"
+  step fuzz_direct "$KCHECK" fuzz --backend cuda.direct --time "${KC_FUZZ_TIME:-120}" --jobs "$JOBS" \
+    --save "$OUT/fuzz_direct" --report "$OUT/fuzz_direct.json"
   step fuzz_stack "$KCHECK" fuzz --op stack --backend cuda --time "${KC_FUZZ_TIME:-120}" --jobs "$JOBS" \
     --save "$OUT/fuzz_stack" --report "$OUT/fuzz_stack.json"
 fi
 if want bench; then
   # Timing, not checking: one op at a time on the GPU, so no --jobs.
-  step bench "$KCHECK" bench "${KC_BENCH_CASES:-$HERE/cases/bench/gpu}" --backend cuda,cudnn --out "$OUT/bench.json"
+  step bench "$KCHECK" bench "${KC_BENCH_CASES:-$HERE/cases/bench/gpu}" --backend cuda,cuda.direct,cudnn --out "$OUT/bench.json"
   [ -f "$OUT/bench.json" ] &&
     step dashboard "$HERE/bin/kcheck-dashboard" "$OUT/bench.json" -o "$OUT/dashboard.html"
 fi

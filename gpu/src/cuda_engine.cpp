@@ -1,13 +1,18 @@
-// The `cuda` engine: our kernels (kernels.h) in the order each op needs them.
-//   conv forward:  [pre-pad for reflect/replicate/circular] -> implicit GEMM (+bias, relu)
-//   conv backward: [pre-pad] -> [fused: recompute z, masked dy] -> backward-data
-//                  [-> fold of the padded gradient] -> backward-weight -> backward-bias
+// The `cuda` engine: our kernels (kernels.h) in the order each op needs them, and the
+// CUTLASS engine (cutlass_conv.h) for the zero-padded conv passes it accepts;
+// `cuda.direct` is the same engine without CUTLASS: the direct kernels everywhere.
+//   conv forward:  [CUTLASS fprop (+bias, relu), or: pre-pad for reflect/replicate/circular
+//                  -> implicit GEMM (+bias, relu)]
+//   conv backward: [pre-pad] -> [fused: recompute z, masked dy] -> [CUTLASS dgrad, wgrad]
+//                  -> backward-data [-> fold of the padded gradient] -> backward-weight
+//                  (those CUTLASS did not take) -> backward-bias
 //   max pool:      forward with compact offsets (training) / gather backward
 //   average pool:  forward (window sum / divisor) / gather backward (no atomics)
 // Scratch buffers grow and are kept for the next call; all are guard-banded.
 #include <algorithm>
 #include <initializer_list>
 
+#include "cutlass_conv.h"
 #include "engine.h"
 #include "kc/gpu/device.h"
 #include "kc/gpu/device_buffer.h"
@@ -20,7 +25,12 @@ namespace {
 
 class CudaEngine final : public Engine {
  public:
-  std::string name() const override { return "cuda"; }
+  // with_cutlass: `cuda` (the CUTLASS engine where it applies, in a build that has it);
+  // else `cuda.direct`.
+  explicit CudaEngine(bool with_cutlass) : name_(with_cutlass ? "cuda" : "cuda.direct") {
+    if (with_cutlass) cutlass_ = make_cutlass_conv([this](const std::string& k) { note(k); });
+  }
+  std::string name() const override { return name_; }
 
   Status available() const override {
     auto d = probe_device();
@@ -41,13 +51,14 @@ class CudaEngine final : public Engine {
   bool has_atomic_weight_gradient() const override { return true; }
   Status check_guards() const override {
     for (const DeviceBuffer* b : {&xp_, &dym_, &dxp_, &workspace_}) KC_RETURN_IF_ERROR(b->check_guards());
-    return ok_status();
+    return cutlass_ ? cutlass_->check_guards() : ok_status();
   }
   void release_scratch() override {
     for (DeviceBuffer* b : {&xp_, &dym_, &dxp_, &workspace_}) *b = DeviceBuffer{};
+    if (cutlass_) cutlass_->release_scratch();
   }
   int64_t scratch_bytes() const override {
-    int64_t n = 0;
+    int64_t n = cutlass_ ? cutlass_->scratch_bytes() : 0;
     for (const DeviceBuffer* b : {&xp_, &dym_, &dxp_, &workspace_}) n += b->bytes();
     return n;
   }
@@ -64,6 +75,12 @@ class CudaEngine final : public Engine {
     if (algorithm_.find(kernel) == std::string::npos) algorithm_ += (algorithm_.empty() ? "" : "; ") + kernel;
   }
 
+  // dx and dw as asked (null: not asked), on CUTLASS where it takes them, else direct.
+  Status gradients(const ConvGeometry& g, DType dtype, const void* x, const void* w, const void* dy, void* dx,
+                   void* dw);
+
+  std::string name_;
+  std::unique_ptr<CutlassConv> cutlass_;  // null for cuda.direct, or without the CUTLASS headers
   DeviceBuffer xp_, dym_, dxp_, workspace_;
   std::string algorithm_;  // the kernels run so far, for the bench report
 };
@@ -111,6 +128,9 @@ Status CudaEngine::prepad(const ConvGeometry& g, DType dtype, const void** x) {
 }
 
 Status CudaEngine::conv_forward(const ConvGeometry& g, DType dtype, bool relu, const ConvIO& io) {
+  bool took = false;
+  if (cutlass_) KC_RETURN_IF_ERROR(cutlass_->forward(g, dtype, relu, io, &took));
+  if (took) return ok_status();
   const void* x = io.x;
   KC_RETURN_IF_ERROR(prepad(g, dtype, &x));
   const ConvShape s = conv_shape(g, g.mode != PaddingMode::kZeros);
@@ -129,9 +149,17 @@ Status CudaEngine::conv_backward(const ConvGeometry& g, DType dtype, bool relu, 
     KC_RETURN_IF_ERROR(launch_conv_forward(dtype, s, x, io.w, io.b, ConvEpilogue::kReluMaskGrad, io.dy, dym_.data()));
     dy = dym_.data();
   }
-  KC_RETURN_IF_ERROR(data_grad(g, dtype, dy, io.w, io.dx));
-  KC_RETURN_IF_ERROR(weight_grad(g, dtype, x, dy, io.dw));
+  KC_RETURN_IF_ERROR(gradients(g, dtype, x, io.w, dy, io.dx, io.dw));
   return io.db != nullptr ? bias_grad(g, dtype, dy, io.db) : ok_status();
+}
+
+Status CudaEngine::gradients(const ConvGeometry& g, DType dtype, const void* x, const void* w, const void* dy, void* dx,
+                             void* dw) {
+  bool took_dx = false, took_dw = false;
+  if (cutlass_) KC_RETURN_IF_ERROR(cutlass_->backward(g, dtype, x, w, dy, dx, dw, &took_dx, &took_dw));
+  if (dx != nullptr && !took_dx) KC_RETURN_IF_ERROR(data_grad(g, dtype, dy, w, dx));
+  if (dw != nullptr && !took_dw) KC_RETURN_IF_ERROR(weight_grad(g, dtype, x, dy, dw));
+  return ok_status();
 }
 
 Status CudaEngine::data_grad(const ConvGeometry& g, DType dtype, const void* dy, const void* w, void* dx) {
@@ -160,13 +188,13 @@ Status CudaEngine::bias_grad(const ConvGeometry& g, DType dtype, const void* dy,
 }
 
 Status CudaEngine::conv_backward_data(const ConvGeometry& g, DType dtype, const ConvIO& io) {
-  return data_grad(g, dtype, io.dy, io.w, io.dx);
+  return gradients(g, dtype, io.x, io.w, io.dy, io.dx, nullptr);
 }
 
 Status CudaEngine::conv_backward_weight(const ConvGeometry& g, DType dtype, const ConvIO& io) {
   const void* x = io.x;
   KC_RETURN_IF_ERROR(prepad(g, dtype, &x));
-  return weight_grad(g, dtype, x, io.dy, io.dw);
+  return gradients(g, dtype, x, io.w, io.dy, nullptr, io.dw);
 }
 
 Status CudaEngine::conv_backward_bias(const ConvGeometry& g, DType dtype, const ConvIO& io) {
@@ -198,6 +226,6 @@ Status CudaEngine::avgpool_backward(const AvgPoolGeometry& g, DType dtype, const
 
 }  // namespace
 
-std::unique_ptr<Engine> make_cuda_engine() { return std::make_unique<CudaEngine>(); }
+std::unique_ptr<Engine> make_cuda_engine(bool with_cutlass) { return std::make_unique<CudaEngine>(with_cutlass); }
 
 }  // namespace kc::gpu

@@ -213,7 +213,8 @@ Status DeviceBackend::avgpool_backward(const AvgPoolGeometry& g, const Tensor& d
 
 }  // namespace
 
-std::unique_ptr<Backend> make_cuda_backend() { return std::make_unique<DeviceBackend>(make_cuda_engine()); }
+std::unique_ptr<Backend> make_cuda_backend() { return std::make_unique<DeviceBackend>(make_cuda_engine(true)); }
+std::unique_ptr<Backend> make_cuda_direct_backend() { return std::make_unique<DeviceBackend>(make_cuda_engine(false)); }
 
 #ifdef KC_HAVE_CUDNN
 std::unique_ptr<Backend> make_cudnn_backend() { return std::make_unique<DeviceBackend>(make_cudnn_engine()); }

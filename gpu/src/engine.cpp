@@ -11,12 +11,13 @@ Status no_split(const Engine& e, const char* part) {
 }  // namespace
 
 StatusOr<std::unique_ptr<Engine>> make_engine(const std::string& name) {
-  if (name == "cuda") return make_cuda_engine();
+  if (name == "cuda") return make_cuda_engine(true);
+  if (name == "cuda.direct") return make_cuda_engine(false);
 #ifdef KC_HAVE_CUDNN
   if (name == "cudnn") return make_cudnn_engine();
-  return not_found("no GPU engine \"" + name + "\" (cuda, cudnn)");
+  return not_found("no GPU engine \"" + name + "\" (cuda, cuda.direct, cudnn)");
 #else
-  return not_found("no GPU engine \"" + name + "\" in this build (cuda; built without cuDNN)");
+  return not_found("no GPU engine \"" + name + "\" in this build (cuda, cuda.direct; built without cuDNN)");
 #endif
 }
 

@@ -95,11 +95,12 @@ class Engine {
   bool find_algorithms_ = false;
 };
 
-std::unique_ptr<Engine> make_cuda_engine();
+// with_cutlass: `cuda`, else `cuda.direct` (cuda_engine.cpp).
+std::unique_ptr<Engine> make_cuda_engine(bool with_cutlass = true);
 #ifdef KC_HAVE_CUDNN
 std::unique_ptr<Engine> make_cudnn_engine();
 #endif
-// By name ("cuda", "cudnn"); not_found for a name this build lacks.
+// By name ("cuda", "cuda.direct", "cudnn"); not_found for a name this build lacks.
 StatusOr<std::unique_ptr<Engine>> make_engine(const std::string& name);
 
 // Refusals both engines share: f64, tensors of 2^31 - 2^20 elements or more. ok for a case

@@ -90,7 +90,7 @@ kc_shell_test(run.allow_empty_accepts_a_run_that_checks_nothing
   "\"$0\" run \"$2\" --plugin \"$1\" --backend example.refuses_all --allow-empty 2>&1; echo \"exit=$?\""
   $<TARGET_FILE:kcheck> ${kc_example} ${kc_plugin_case})
 kc_output_test(run.summary_names_every_backend_considered
-  "backends considered:\n  reference +available, 7 cases: 7 passed, 0 skipped, [0-9.]+ s\n  cuda +(unavailable: [^\n]+|available[^\n]*)\n  cudnn +(unavailable: [^\n]+|available[^\n]*)\n"
+  "backends considered:\n  reference +available, 7 cases: 7 passed, 0 skipped, [0-9.]+ s\n  cuda +(unavailable: [^\n]+|available[^\n]*)\n  cuda.direct +(unavailable: [^\n]+|available[^\n]*)\n  cudnn +(unavailable: [^\n]+|available[^\n]*)\n"
   kcheck run ${kc_plugin_case} --backend reference)
 # A plugin whose registration throws: named with the exception, exit 2 (not an abort), in
 # every command that loads plugins; a static constructor that throws inside dlopen too.

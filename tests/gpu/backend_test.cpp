@@ -1,7 +1,7 @@
-// The cuda and cudnn backends on a real device (label gpu): every check of the harness
-// on small cases of each op, mode and dtype, PreparedRun against the backend, and the
-// deterministic weight gradient. Without a usable device every test is skipped with the
-// device probe's reason.
+// The cuda, cuda.direct and cudnn backends on a real device (label gpu): every check of
+// the harness on small cases of each op, mode and dtype (the CUTLASS engine's among them), PreparedRun against the
+// backend, and the deterministic weight gradient. Without a usable device every test is skipped with the device probe's
+// reason.
 #include <gtest/gtest.h>
 
 #include "backend/invoke.h"
@@ -11,6 +11,8 @@
 #include "kc/gpu/prepared_run.h"
 #include "kc/runner.h"
 #include "require_device.h"
+
+#include "engine.h"  // gpu/src: the engines behind the backends
 
 namespace kc {
 namespace {
@@ -29,12 +31,61 @@ void expect_passes(Backend& backend, const Case& c) {
       << c.name << " on " << backend.name() << ": " << describe(r);
 }
 
+// Forward and backward of a conv case once on zeros; the engine's algorithm() after.
+std::string run_conv_once(gpu::Engine& engine, const Case& c) {
+  auto g = conv_geometry(c);
+  if (!g.ok()) return g.status().to_string();
+  const int64_t bytes = 4;  // f32 or less per element: enough for every dtype
+  std::vector<gpu::DeviceBuffer> b;
+  for (const Dims& d : {g->x_shape(), g->w_shape(), g->b_shape(), g->y_shape(), g->y_shape(), g->x_shape(),
+                        g->w_shape(), g->b_shape()}) {
+    auto buf = gpu::DeviceBuffer::allocate(element_count(d) * bytes, "t");
+    if (!buf.ok() || !buf->fill(0).ok()) return "allocation failed";
+    b.push_back(std::move(*buf));
+  }
+  gpu::ConvIO io{b[0].data(), b[1].data(), g->bias ? b[2].data() : nullptr, b[4].data(), b[3].data(),
+                 b[5].data(), b[6].data(), g->bias ? b[7].data() : nullptr};
+  const bool relu = std::holds_alternative<ConvBiasReluParams>(c.op);
+  Status s = engine.conv_forward(*g, c.dtype, relu, io);
+  if (s.ok()) s = engine.conv_backward(*g, c.dtype, relu, io);
+  return s.ok() ? engine.algorithm() : s.to_string();
+}
+
 TEST(GpuDevice, CudaPassesEveryCheck) {
   KC_REQUIRE_DEVICE();
   for (const Case& c : gpu_test::cuda_cases()) {
     auto backend = gpu::make_cuda_backend();
     ASSERT_TRUE(backend->available().ok());
     expect_passes(*backend, c);
+  }
+}
+
+TEST(GpuDevice, CudaDirectPassesEveryCheck) {
+  KC_REQUIRE_DEVICE();
+  for (const Case& c : gpu_test::cuda_cases()) {
+    auto backend = gpu::make_cuda_direct_backend();
+    ASSERT_TRUE(backend->available().ok());
+    expect_passes(*backend, c);
+  }
+}
+
+// The CUTLASS cases above did run on CUTLASS: each pass of `cuda` names its kernel (in a
+// build with the CUTLASS headers; cuda.direct never does).
+TEST(GpuDevice, CutlassCasesRunEachPassOnCutlass) {
+  KC_REQUIRE_DEVICE();
+  for (const Case& c : gpu_test::cutlass_cases()) {
+    for (const char* name : {"cuda", "cuda.direct"}) {
+      auto engine = gpu::make_engine(name);
+      ASSERT_TRUE(engine.ok());
+      const std::string ran = run_conv_once(**engine, c);
+#ifdef KC_HAVE_CUTLASS
+      const bool cutlass = std::string(name) == "cuda";
+#else
+      const bool cutlass = false;
+#endif
+      for (const char* kernel : {"cutlass fprop", "cutlass dgrad", "cutlass wgrad"})
+        EXPECT_EQ(ran.find(kernel) != std::string::npos, cutlass) << c.name << " on " << name << ": " << ran;
+    }
   }
 }
 

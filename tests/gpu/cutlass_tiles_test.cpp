@@ -35,8 +35,7 @@ TEST(CutlassTiles, EachPassIsItsOwnGemm) {
 
 TEST(CutlassTiles, TheLargeTileWhereItFillsTheDevice) {
   // 6272 x 128: 49 large blocks, under 132; 196 small ones.
-  EXPECT_EQ(tile_for(implicit_gemm_extent(resnet_layer(), ConvPass::kFprop), large_tile(ConvPass::kFprop)),
-            TileSize::kSmall);
+  EXPECT_EQ(tile_for(implicit_gemm_extent(resnet_layer(), ConvPass::kFprop), TileMN{128, 128}), TileSize::kSmall);
   EXPECT_EQ(tile_for(GemmExtent{132 * 128, 128, 64}, {128, 128}), TileSize::kLarge);  // exactly one wave
   EXPECT_EQ(tile_for(GemmExtent{131 * 128 + 1, 128, 64}, {128, 128}),
             TileSize::kLarge);  // 132 blocks, the last partial
@@ -44,9 +43,8 @@ TEST(CutlassTiles, TheLargeTileWhereItFillsTheDevice) {
   EXPECT_EQ(tile_for(GemmExtent{6272, 128, 64}, {128, 128}, 40), TileSize::kLarge);  // a smaller device
   // wgrad's large tile is 64x256: 768 x 2688 is 12 x 11 = 132 of its blocks, 6 x 21 =
   // 126 of 128x128's.
-  EXPECT_EQ(large_tile(ConvPass::kWgrad).n, 256);
-  EXPECT_EQ(tile_for(GemmExtent{768, 2688, 1}, large_tile(ConvPass::kWgrad)), TileSize::kLarge);
-  EXPECT_EQ(tile_for(GemmExtent{768, 2688, 1}, large_tile(ConvPass::kFprop)), TileSize::kSmall);
+  EXPECT_EQ(tile_for(GemmExtent{768, 2688, 1}, {64, 256}), TileSize::kLarge);
+  EXPECT_EQ(tile_for(GemmExtent{768, 2688, 1}, {128, 128}), TileSize::kSmall);
 }
 
 }  // namespace

@@ -89,6 +89,35 @@ inline std::vector<std::pair<std::string, AvgSpec>> avgpool_specs() {
   };
 }
 
+// Convs the CUTLASS engine of `cuda` takes (channels multiples of 8, zero padding, groups
+// 1): each kind of kernel of its catalog (kc_gpu's src/cutlass/) at least once in 16-bit
+// and f32, with the geometries its traps hide in: asymmetric padding (the high side only
+// through the output size), dilation (the output size CUTLASS's constructor gets wrong),
+// stride 2 over a 1x1 filter (strided dgrad's positions no tap reaches), rank 1 and 3.
+inline std::vector<Case> cutlass_cases() {
+  using test::explicit_pad;
+  using test::pad_kind;
+  std::vector<Case> r;
+  for (DType d : {DType::kBF16, DType::kF16, DType::kF32}) {
+    const std::string t(dtype_name(d));
+    r.push_back(conv({2, 8, 16, 1, {9, 8}, {3, 3}, {1, 1}, {1, 1}, pad_kind(PadKind::kSame), PaddingMode::kZeros, true},
+                     "cutlass conv2d same bias " + t, d));
+    r.push_back(fused({2, 16, 8, 1, {7, 6}, {3, 3}, {1, 1}, {1, 1}, explicit_pad({{1, 2}, {0, 1}})},
+                      "cutlass fused asym " + t, d));
+    r.push_back(conv({2, 8, 8, 1, {9, 9}, {1, 1}, {2, 2}, {1, 1}, explicit_pad({{0, 0}, {0, 0}})},
+                     "cutlass strided 1x1 " + t, d));
+    r.push_back(
+        conv({1, 8, 8, 1, {10, 9}, {3, 3}, {1, 1}, {2, 2}, explicit_pad({{2, 2}, {2, 1}})}, "cutlass dilated " + t, d));
+  }
+  r.push_back(conv({2, 8, 8, 1, {12}, {5}, {2}, {1}, explicit_pad({{2, 1}}), PaddingMode::kZeros, true},
+                   "cutlass conv1d strided f16", DType::kF16));
+  r.push_back(conv({1, 8, 16, 1, {5, 4, 6}, {3, 2, 3}, {2, 1, 2}, {1, 1, 1}, explicit_pad({{1, 1}, {1, 0}, {0, 1}})},
+                   "cutlass conv3d strided bf16", DType::kBF16));
+  r.push_back(fused({1, 8, 8, 1, {4, 5, 4}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, pad_kind(PadKind::kSame)},
+                    "cutlass fused3d f32", DType::kF32));
+  return r;
+}
+
 inline std::vector<Case> cuda_cases() {
   using test::explicit_pad;
   using test::pad_kind;
@@ -127,6 +156,7 @@ inline std::vector<Case> cuda_cases() {
     const DType d = std::array<DType, 3>{DType::kF32, DType::kF16, DType::kBF16}[i % 3];
     r.push_back(avgpool(avg[i].second, avg[i].first + " " + std::string(dtype_name(d)), d));
   }
+  for (Case& c : cutlass_cases()) r.push_back(std::move(c));
   return r;
 }
 

@@ -18,8 +18,6 @@ GemmExtent implicit_gemm_extent(const ImplicitGemmProblem& p, ConvPass pass) {
   return {};
 }
 
-TileMN large_tile(ConvPass pass) { return pass == ConvPass::kWgrad ? TileMN{64, 256} : TileMN{128, 128}; }
-
 TileSize tile_for(const GemmExtent& e, TileMN large, int sms) {
   const int64_t blocks = ((e.m + large.m - 1) / large.m) * ((e.n + large.n - 1) / large.n);
   return blocks >= sms ? TileSize::kLarge : TileSize::kSmall;

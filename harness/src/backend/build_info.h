@@ -3,6 +3,9 @@
 #pragma once
 
 #include <string>
+#include <vector>
+
+#include "kc/case.h"
 
 namespace kc {
 
@@ -19,6 +22,11 @@ std::string source_commit();
 // Never initialises CUDA in this process (the probe runs in a child).
 // Defined in kc_backends (builtin_backends.cpp), the library that links the GPU code.
 std::string gpu_device_description();
+
+// What the built-in backends that choose kernels per case would run for c, one line
+// each (today cuda and cuda.direct: kc/gpu/backends.h), decided on the host; defined in
+// kc_backends. kcheck explain prints them.
+std::vector<std::string> builtin_kernel_plans(const Case& c);
 
 // The versions of the peer libraries built in ("oneDNN 2.6.3"); empty when none is
 // (kc_backends defines it too).

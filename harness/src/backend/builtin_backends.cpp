@@ -2,6 +2,8 @@
 // registered or listed as missing with the reason this build lacks it. Its own library
 // (kc_backends), so that kc_harness, which plugins link, links no CUDA.
 #include <initializer_list>
+#include <string>
+#include <vector>
 
 #include "backend/build_info.h"
 #include "kc/registry.h"
@@ -52,13 +54,15 @@ Registry builtin_registry() {
   (void)r.add("reference", &make_reference_backend);
 #ifdef KC_HAVE_CUDA
   (void)r.add("cuda", &gpu::make_cuda_backend);
+  (void)r.add("cuda.direct", &gpu::make_cuda_direct_backend);
 #ifdef KC_HAVE_CUDNN
   (void)r.add("cudnn", &gpu::make_cudnn_backend);
 #else
   (void)r.add("cudnn", missing("cudnn", "built without cuDNN: cudnn.h and libcudnn were not found at configure time"));
 #endif
 #else
-  (void)r.add("cuda", missing("cuda", "built without CUDA: no CUDA compiler was found at configure time"));
+  for (const char* name : {"cuda", "cuda.direct"})
+    (void)r.add(name, missing(name, "built without CUDA: no CUDA compiler was found at configure time"));
   (void)r.add("cudnn", missing("cudnn", "built without CUDA: no CUDA compiler was found at configure time"));
 #endif
 #ifdef KC_HAVE_ONEDNN
@@ -80,6 +84,15 @@ std::string peer_library_versions() {
   return onednn::library_version();
 #else
   return {};
+#endif
+}
+
+std::vector<std::string> builtin_kernel_plans(const Case& c) {
+#ifdef KC_HAVE_CUDA
+  return gpu::cuda_kernel_plan(c);
+#else
+  (void)c;
+  return {"cuda, cuda.direct: built without CUDA"};
 #endif
 }
 

@@ -1,9 +1,11 @@
 // kcheck explain CASE: what a case asks for, resolved, as its op module explains it
 // (shapes, padding per dim, FLOPs, bytes moved, memory for a training step; for a stack
-// its receptive field and border erosion), and the one-line reproducer.
+// its receptive field and border erosion), what the GPU backends would run for it (the
+// CUTLASS engine's kernel per pass, or why the direct kernels), and the one-line reproducer.
 #include <cstdio>
 #include <string>
 
+#include "backend/build_info.h"
 #include "cli.h"
 #include "core/validate.h"
 #include "kc/case_io.h"
@@ -17,7 +19,8 @@ int explain_command(const Args& args) {
     std::fputs(
         "usage: kcheck explain CASE\n"
         "  what each case in the file asks for, resolved: shapes, padding per dimension, FLOPs, bytes,\n"
-        "  memory for a training step, and for a stack the layers, receptive field and erosion.\n"
+        "  memory for a training step, and for a stack the layers, receptive field and erosion;\n"
+        "  the kernel cuda and cuda.direct would run for each conv pass (or why not CUTLASS).\n"
         "  Exit 0, or 2 when a case is invalid (it is shown with the reason).\n",
         stdout);
     return 0;
@@ -40,6 +43,7 @@ int explain_command(const Args& args) {
                 c.accumulation ? "" : " (default)",
                 c.name.empty() ? "" : ("  \"" + terminal_safe(c.name) + "\"").c_str());
     std::visit([&](const auto& p) { explain(c, p); }, c.op);
+    for (const std::string& line : builtin_kernel_plans(c)) std::printf("  %s\n", terminal_safe(line).c_str());
     std::printf("  reproduce: %s\n", case_to_one_line(c).c_str());
   }
   return code;

@@ -22,12 +22,11 @@ struct GemmExtent {
 GemmExtent implicit_gemm_extent(const ImplicitGemmProblem& p, ConvPass pass);
 
 enum class TileSize { kLarge, kSmall };
-// The large tile's M x N per pass (the catalog's: 128x128, and 64x256 for wgrad); the
-// small one is 64x64.
+// A thread block's GEMM tile, M x N: the catalog's large tile of a pass (128x128 for
+// fprop and dgrad, 64x256 for 16-bit wgrad); the small one is 64x64.
 struct TileMN {
   int m, n;
 };
-TileMN large_tile(ConvPass pass);
 // An H100 or H200 SXM has 132 multiprocessors; a device that reports another count
 // passes it.
 inline constexpr int kHopperSms = 132;

@@ -54,6 +54,8 @@ Status launch_pad_fold(DType dtype, const PadShape& p, const float* dxp, void* d
 // CUTLASS engine's NDHWC activations and KTRSC filters; dst[j] = src[the other index].
 Status launch_to_channels_last(DType dtype, const LayoutShape& s, const void* src, void* dst);
 Status launch_to_channels_first(DType dtype, const LayoutShape& s, const void* src, void* dst);
+// src f32 channels-last, dst channels-first in the storage dtype, rounded to nearest even.
+Status launch_to_channels_first_rounded(DType dtype, const LayoutShape& s, const float* src, void* dst);
 
 // maxpool_forward.cu. offsets null: inference (no argmax kept); else one offset of
 // offset_bytes (1 or 2, offset_bytes_for) per output.
