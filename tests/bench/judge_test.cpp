@@ -117,6 +117,8 @@ TEST(Judge, GpuTargetsCompareCudaWithItsTwinsAndPeers) {
   std::vector<BenchEntry> v;
   for (auto [backend, op, seconds] : {std::tuple{"cuda", "conv_forward", 0.01},
                                       {"cudnn", "conv_forward", 0.002},
+                                      {"cuda", "conv_backward_data", 0.0056},
+                                      {"cudnn", "conv_backward_data", 0.002},
                                       {"cuda", "fused_forward", 0.0102},
                                       {"cuda", "pool_inference", 0.001},
                                       {"cuda", "pool_training", 0.0013}}) {
@@ -133,6 +135,9 @@ TEST(Judge, GpuTargetsCompareCudaWithItsTwinsAndPeers) {
   for (const TargetResult& r : t) by[r.key] = r;
   EXPECT_NEAR(by.at("cuda_conv_forward_vs_cudnn").value, 0.2, 1e-12);
   EXPECT_FALSE(by.at("cuda_conv_forward_vs_cudnn").met);
+  EXPECT_NEAR(by.at("cuda_conv_backward_data_vs_cudnn").value, 0.002 / 0.0056, 1e-12);  // just over 0.35
+  EXPECT_TRUE(by.at("cuda_conv_backward_data_vs_cudnn").met);
+  EXPECT_FALSE(by.count("cuda_f32_conv_forward_vs_cudnn"));  // no f32 entry in the run
   EXPECT_NEAR(by.at("cuda_fused_over_conv").value, 1.02, 1e-12);
   EXPECT_TRUE(by.at("cuda_fused_over_conv").met);
   EXPECT_NEAR(by.at("cuda_pool_training_over_inference").value, 1.3, 1e-12);
