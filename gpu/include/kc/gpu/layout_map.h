@@ -35,4 +35,33 @@ KC_HD int64_t channels_first_index(const LayoutShape& s, int64_t j) {
   return o * block + c * s.spatial + x;
 }
 
+// The copy kernels move each outer block as a [rows][cols] matrix transposed through
+// 32x32 tiles (channels-first blocks are [channels][spatial], channels-last ones
+// [spatial][channels]); a block of 32 x 8 threads loads tile rows ty, ty + 8, ... at
+// column tx and stores the transposed tile the same way. The arithmetic, shared with a CPU
+// simulation of every thread (layout_map_test.cpp):
+inline constexpr int kTransposeTile = 32, kTransposeRowsPerPass = 8;
+
+struct TransposeShape {
+  int64_t outer = 1, rows = 1, cols = 1;
+  KC_HD int64_t tiles_c() const { return (cols + kTransposeTile - 1) / kTransposeTile; }
+  KC_HD int64_t tiles() const { return tiles_c() * ((rows + kTransposeTile - 1) / kTransposeTile); }
+};
+
+KC_HD TransposeShape transpose_shape(const LayoutShape& s, bool to_last) {
+  return to_last ? TransposeShape{s.outer, s.channels, s.spatial} : TransposeShape{s.outer, s.spatial, s.channels};
+}
+
+// Tile `tile`'s element (i, j) (row i, column j of the tile): its flat index in the
+// block read (row-major [rows][cols]) and in the block written ([cols][rows]), -1 past
+// the edge.
+KC_HD int64_t tile_source(const TransposeShape& t, int64_t tile, int i, int j) {
+  const int64_t r = tile / t.tiles_c() * kTransposeTile + i, c = tile % t.tiles_c() * kTransposeTile + j;
+  return r < t.rows && c < t.cols ? r * t.cols + c : -1;
+}
+KC_HD int64_t tile_destination(const TransposeShape& t, int64_t tile, int i, int j) {
+  const int64_t r = tile / t.tiles_c() * kTransposeTile + i, c = tile % t.tiles_c() * kTransposeTile + j;
+  return r < t.rows && c < t.cols ? c * t.rows + r : -1;
+}
+
 }  // namespace kc::gpu
