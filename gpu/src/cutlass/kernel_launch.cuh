@@ -9,6 +9,7 @@
 #include <cutlass/cutlass.h>
 #include <cutlass/tensor_ref.h>
 
+#include <cstdint>
 #include <string>
 
 #include "../dtype_traits.cuh"
@@ -73,13 +74,14 @@ Status run(const ImplicitGemmProblem& p, const Operands& o, void* workspace) {
   Conv conv;
   cutlass::Status s = conv.can_implement(args);
   if (s != cutlass::Status::kSuccess) return failed("can_implement at launch", s);
-  if constexpr (Conv::kConvolutionalOperator == cutlass::conv::Operator::kDgrad &&
-                Conv::kStrideSupport == cutlass::conv::StrideSupport::kStrided) {
-    // Strided dgrad computes each stride phase apart; zeros first, so that an input
-    // position no filter tap reaches holds 0 whether or not its phase is written.
-    const size_t bytes = size_t(args.problem_size.activation_size()) * sizeof(typename Conv::ElementC);
-    KC_RETURN_IF_ERROR(detail::cuda_status(cudaMemsetAsync(o.d, 0, bytes, stream), "zeroing dx"));
+  // can_implement checks channel counts, not pointers: the kernels' 128-bit accesses
+  // (the bias's included) need 16-byte alignment.
+  for (const void* ptr : {o.a, o.b, o.bias, static_cast<const void*>(o.d)}) {
+    if (reinterpret_cast<uintptr_t>(ptr) % 16 != 0)
+      return internal_error("CUTLASS conv: an operand not 16-byte aligned");
   }
+  // CUTLASS's run() reports any pending error as its own launch's: say an earlier one apart.
+  KC_RETURN_IF_ERROR(detail::cuda_status(cudaGetLastError(), "before the CUTLASS conv"));
   s = conv.initialize(args, workspace, stream);
   if (s != cutlass::Status::kSuccess) return failed("initialize", s);
   s = conv.run(stream);

@@ -1,6 +1,7 @@
 // The GPU tuning targets of our `cuda` kernels, each a ratio within one run on one device
 // (docs/bench.md, "Targets"): conv passes against cuDNN's best on ResNet-50's 3x3 layers
-// in bf16 (forward at least 0.5, backward data and weight 0.35) and the f32 forward (0.3), memory-bound ops against the measured copy bandwidth, training and fused
+// in bf16 (forward at least 0.5, backward data and weight 0.35) and the f32 forward
+// (0.3), memory-bound ops against the measured copy bandwidth, training and fused
 // forwards against their plain twins. Geometric means over the entries that have both
 // figures; a target whose entries the run lacks is left out.
 #include <cmath>

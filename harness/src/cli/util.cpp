@@ -71,7 +71,7 @@ void add_build_info(RunInfo& info, const std::vector<std::string>& backends) {
     }
   }
   for (const std::string& b : backends) {
-    if (b != "cuda" && b != "cudnn") continue;
+    if (b != "cuda" && b != "cuda.direct" && b != "cudnn") continue;
     if (const std::string gpu = gpu_device_description(); !gpu.empty()) info.extra["device"] = gpu;
     break;
   }
