@@ -80,7 +80,7 @@ if [ -n "${KC_CUDNN_DIAG:-}" ]; then
 fi
 
 log "sanitize memcheck"
-sanitize memcheck ${KC_MEMCHECK_CASES-conv/conv_bias.yaml maxpool/pool2d.yaml conv_bias_relu/fused.yaml}
+sanitize memcheck ${KC_MEMCHECK_CASES-conv/conv_bias.yaml conv/conv_aligned_channels.yaml maxpool/pool2d.yaml conv_bias_relu/fused.yaml conv_bias_relu/fused_aligned_channels.yaml}
 
 if [ "${KC_FUZZ_TIME:-30}" -gt 0 ]; then
   log "fuzz (${KC_FUZZ_TIME:-30} s per phase)"

@@ -92,7 +92,7 @@ if want corpus; then
 fi
 if want sanitize; then
   SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-  SAN_CASES=${KC_SANITIZE_CASES:-conv/conv_bias.yaml maxpool/pool2d.yaml conv_bias_relu/fused.yaml stack/checkpoint_policies.yaml}
+  SAN_CASES=${KC_SANITIZE_CASES:-conv/conv_bias.yaml conv/conv_aligned_channels.yaml maxpool/pool2d.yaml conv_bias_relu/fused.yaml stack/checkpoint_policies.yaml}
   if [ ! -x "$SAN" ]; then
     step sanitize sh -c "echo 'compute-sanitizer: not found (PATH, /usr/local/cuda/bin)'; exit 2"
     SAN_CASES=
