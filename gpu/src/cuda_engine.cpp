@@ -3,9 +3,9 @@
 // `cuda.direct` is the same engine without CUTLASS: the direct kernels everywhere.
 //   conv forward:  [CUTLASS fprop (+bias, relu), or: pre-pad for reflect/replicate/circular
 //                  -> implicit GEMM (+bias, relu)]
-//   conv backward: [pre-pad] -> [fused: recompute z, masked dy] -> [CUTLASS dgrad, wgrad]
-//                  -> backward-data [-> fold of the padded gradient] -> backward-weight
-//                  (those CUTLASS did not take) -> backward-bias
+//   conv backward: [pre-pad] -> [fused: recompute z, masked dy (CUTLASS or ours)]
+//                  -> [CUTLASS dgrad, wgrad] -> backward-data [-> fold of the padded
+//                  gradient] -> backward-weight (those CUTLASS did not take) -> backward-bias
 //   max pool:      forward with compact offsets (training) / gather backward
 //   average pool:  forward (window sum / divisor) / gather backward (no atomics)
 // Scratch buffers grow and are kept for the next call; all are guard-banded.
@@ -75,7 +75,8 @@ class CudaEngine final : public Engine {
     if (algorithm_.find(kernel) == std::string::npos) algorithm_ += (algorithm_.empty() ? "" : "; ") + kernel;
   }
 
-  // dx and dw as asked (null: not asked), on CUTLASS where it takes them, else direct.
+  // dx and dw as asked (null: not asked) for an unfused conv, on CUTLASS where it takes
+  // them, else direct.
   Status gradients(const ConvGeometry& g, DType dtype, const void* x, const void* w, const void* dy, void* dx,
                    void* dw);
 
@@ -143,22 +144,34 @@ Status CudaEngine::conv_backward(const ConvGeometry& g, DType dtype, bool relu, 
   const void* x = io.x;
   KC_RETURN_IF_ERROR(prepad(g, dtype, &x));
   const ConvShape s = conv_shape(g, g.mode != PaddingMode::kZeros);
-  const void* dy = io.dy;
-  if (relu) {  // dy through relu'(z), z recomputed: no mask was stored by the forward
-    KC_RETURN_IF_ERROR(ensure_size(dym_, static_cast<int64_t>(s.y_size()) * device_bytes(dtype), "dz (masked dy)"));
-    KC_RETURN_IF_ERROR(launch_conv_forward(dtype, s, x, io.w, io.b, ConvEpilogue::kReluMaskGrad, io.dy, dym_.data()));
-    dy = dym_.data();
+  // The fused op's dy through relu'(z), z recomputed: no mask was stored by the forward.
+  if (relu) KC_RETURN_IF_ERROR(ensure_size(dym_, int64_t{s.y_size()} * device_bytes(dtype), "dz (masked dy)"));
+  CutlassConv::Taken t;
+  if (cutlass_) {
+    ConvIO in = io;
+    in.x = x;
+    KC_RETURN_IF_ERROR(cutlass_->backward(g, dtype, relu, in, relu ? dym_.data() : nullptr, &t));
   }
-  KC_RETURN_IF_ERROR(gradients(g, dtype, x, io.w, dy, io.dx, io.dw));
+  if (relu && !t.masked) {
+    KC_RETURN_IF_ERROR(launch_conv_forward(dtype, s, x, io.w, io.b, ConvEpilogue::kReluMaskGrad, io.dy, dym_.data()));
+  }
+  const void* dy = relu ? dym_.data() : io.dy;
+  if (!t.dx) KC_RETURN_IF_ERROR(data_grad(g, dtype, dy, io.w, io.dx));
+  if (!t.dw) KC_RETURN_IF_ERROR(weight_grad(g, dtype, x, dy, io.dw));
   return io.db != nullptr ? bias_grad(g, dtype, dy, io.db) : ok_status();
 }
 
+// The bench's split passes (unfused convs): dx or dw alone, on CUTLASS where it takes it.
 Status CudaEngine::gradients(const ConvGeometry& g, DType dtype, const void* x, const void* w, const void* dy, void* dx,
                              void* dw) {
-  bool took_dx = false, took_dw = false;
-  if (cutlass_) KC_RETURN_IF_ERROR(cutlass_->backward(g, dtype, x, w, dy, dx, dw, &took_dx, &took_dw));
-  if (dx != nullptr && !took_dx) KC_RETURN_IF_ERROR(data_grad(g, dtype, dy, w, dx));
-  if (dw != nullptr && !took_dw) KC_RETURN_IF_ERROR(weight_grad(g, dtype, x, dy, dw));
+  CutlassConv::Taken t;
+  if (cutlass_) {
+    ConvIO in;
+    in.x = x, in.w = w, in.dy = dy, in.dx = dx, in.dw = dw;
+    KC_RETURN_IF_ERROR(cutlass_->backward(g, dtype, false, in, nullptr, &t));
+  }
+  if (dx != nullptr && !t.dx) KC_RETURN_IF_ERROR(data_grad(g, dtype, dy, w, dx));
+  if (dw != nullptr && !t.dw) KC_RETURN_IF_ERROR(weight_grad(g, dtype, x, dy, dw));
   return ok_status();
 }
 

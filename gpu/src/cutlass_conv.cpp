@@ -34,7 +34,7 @@ std::optional<Element> element_of(DType dtype) {
 }
 
 // The choice for one pass, or the reason none applies.
-Choice choose(const ConvGeometry& g, DType dtype, ConvPass pass, bool relu) {
+Choice choose(const ConvGeometry& g, DType dtype, ConvPass pass, Epilogue epi = Epilogue::kLinear) {
   Choice c;
   const std::optional<Element> e = element_of(dtype);
   if (!e) {
@@ -46,7 +46,7 @@ Choice choose(const ConvGeometry& g, DType dtype, ConvPass pass, bool relu) {
     c.why = p.status().message();
     return c;
   }
-  return cutlass_engine::choose_kernel(*p, *e, pass, relu ? Epilogue::kBiasRelu : Epilogue::kLinear);
+  return cutlass_engine::choose_kernel(*p, *e, pass, epi);
 }
 
 std::string plan_line(const Choice& c) { return c.chosen() ? "cutlass " + c.name() : "direct: " + c.why; }
@@ -71,14 +71,13 @@ class CutlassConvImpl final : public CutlassConv {
  public:
   explicit CutlassConvImpl(std::function<void(const std::string&)> note) : note_(std::move(note)) {}
   Status forward(const ConvGeometry& g, DType dtype, bool relu, const ConvIO& io, bool* took) override;
-  Status backward(const ConvGeometry& g, DType dtype, const void* x, const void* w, const void* dy, void* dx, void* dw,
-                  bool* took_dx, bool* took_dw) override;
+  Status backward(const ConvGeometry& g, DType dtype, bool relu, const ConvIO& io, void* dz, Taken* t) override;
   Status check_guards() const override {
     for (const DeviceBuffer* b : buffers()) KC_RETURN_IF_ERROR(b->check_guards());
     return ok_status();
   }
   void release_scratch() override {
-    for (DeviceBuffer* b : {&x_, &w_, &y_, &dx_, &dw_, &workspace_}) *b = DeviceBuffer{};
+    for (DeviceBuffer* b : {&x_, &w_, &y_, &z_, &dx_, &dw_, &workspace_}) *b = DeviceBuffer{};
   }
   int64_t scratch_bytes() const override {
     int64_t n = 0;
@@ -87,7 +86,9 @@ class CutlassConvImpl final : public CutlassConv {
   }
 
  private:
-  std::array<const DeviceBuffer*, 6> buffers() const { return {&x_, &w_, &y_, &dx_, &dw_, &workspace_}; }
+  std::array<const DeviceBuffer*, 7> buffers() const { return {&x_, &w_, &y_, &z_, &dx_, &dw_, &workspace_}; }
+  // y_ (dy channels-last) masked by relu' of z + b, z recomputed in f32; dz channels-first.
+  Status mask(const Choice& z, const ConvGeometry& g, DType dtype, const ConvIO& io, void* dz);
   // Copies src into `buffer` channels-last (grown to fit).
   Status to_last(DeviceBuffer& buffer, const char* name, DType dtype, const LayoutShape& s, const void* src) {
     KC_RETURN_IF_ERROR(ensure_size(buffer, s.size() * device_bytes(dtype), name));
@@ -103,12 +104,12 @@ class CutlassConvImpl final : public CutlassConv {
 
   std::function<void(const std::string&)> note_;
   ImplicitGemmProblem problem_;  // of the call in progress
-  DeviceBuffer x_, w_, y_, dx_, dw_, workspace_;
+  DeviceBuffer x_, w_, y_, z_, dx_, dw_, workspace_;
 };
 
 Status CutlassConvImpl::forward(const ConvGeometry& g, DType dtype, bool relu, const ConvIO& io, bool* took) {
   *took = false;
-  const Choice c = choose(g, dtype, ConvPass::kFprop, relu);
+  const Choice c = choose(g, dtype, ConvPass::kFprop, relu ? Epilogue::kBiasRelu : Epilogue::kLinear);
   if (!c.chosen()) return ok_status();
   problem_ = *implicit_gemm_problem(g);
   KC_RETURN_IF_ERROR(to_last(x_, "x (channels-last)", dtype, x_layout(g), io.x));
@@ -120,27 +121,40 @@ Status CutlassConvImpl::forward(const ConvGeometry& g, DType dtype, bool relu, c
   return ok_status();
 }
 
-Status CutlassConvImpl::backward(const ConvGeometry& g, DType dtype, const void* x, const void* w, const void* dy,
-                                 void* dx, void* dw, bool* took_dx, bool* took_dw) {
-  *took_dx = *took_dw = false;
-  const Choice data = dx != nullptr ? choose(g, dtype, ConvPass::kDgrad, false) : Choice{};
-  const Choice weight = dw != nullptr ? choose(g, dtype, ConvPass::kWgrad, false) : Choice{};
-  if (!data.chosen() && !weight.chosen()) return ok_status();
+Status CutlassConvImpl::mask(const Choice& z, const ConvGeometry& g, DType dtype, const ConvIO& io, void* dz) {
+  KC_RETURN_IF_ERROR(to_last(x_, "x (channels-last)", dtype, x_layout(g), io.x));
+  KC_RETURN_IF_ERROR(to_last(w_, "w (KRSC)", dtype, w_layout(g), io.w));
+  KC_RETURN_IF_ERROR(ensure_size(z_, y_layout(g).size() * 4, "z (pre-activation, channels-last, f32)"));
+  KC_RETURN_IF_ERROR(run(z, {x_.data(), w_.data(), nullptr, z_.data()}));
+  KC_RETURN_IF_ERROR(launch_relu_mask_channels_last(dtype, y_layout(g).size(), g.out_channels,
+                                                    static_cast<const float*>(z_.data()), io.b, y_.data()));
+  return launch_to_channels_first(dtype, y_layout(g), y_.data(), dz);
+}
+
+Status CutlassConvImpl::backward(const ConvGeometry& g, DType dtype, bool relu, const ConvIO& io, void* dz, Taken* t) {
+  *t = Taken{};
+  const Choice data = io.dx != nullptr ? choose(g, dtype, ConvPass::kDgrad) : Choice{};
+  const Choice weight = io.dw != nullptr ? choose(g, dtype, ConvPass::kWgrad) : Choice{};
+  const Choice z = relu ? choose(g, dtype, ConvPass::kFprop, Epilogue::kPreActivation) : Choice{};
+  if (relu ? !z.chosen() : !data.chosen() && !weight.chosen()) return ok_status();
   problem_ = *implicit_gemm_problem(g);
-  KC_RETURN_IF_ERROR(to_last(y_, "dy (channels-last)", dtype, y_layout(g), dy));  // once for both passes
+  KC_RETURN_IF_ERROR(to_last(y_, "dy (channels-last)", dtype, y_layout(g), io.dy));  // once for every pass
+  if (relu) KC_RETURN_IF_ERROR(mask(z, g, dtype, io, dz));
+  t->masked = relu;
   if (data.chosen()) {
-    KC_RETURN_IF_ERROR(to_last(w_, "w (KRSC)", dtype, w_layout(g), w));
+    if (!relu) KC_RETURN_IF_ERROR(to_last(w_, "w (KRSC)", dtype, w_layout(g), io.w));  // else mask made it
     KC_RETURN_IF_ERROR(ensure_size(dx_, x_layout(g).size() * device_bytes(dtype), "dx (channels-last)"));
     KC_RETURN_IF_ERROR(run(data, {y_.data(), w_.data(), nullptr, dx_.data()}));
-    KC_RETURN_IF_ERROR(launch_to_channels_first(dtype, x_layout(g), dx_.data(), dx));
-    *took_dx = true;
+    KC_RETURN_IF_ERROR(launch_to_channels_first(dtype, x_layout(g), dx_.data(), io.dx));
+    t->dx = true;
   }
   if (weight.chosen()) {
-    KC_RETURN_IF_ERROR(to_last(x_, "x (channels-last)", dtype, x_layout(g), x));
+    if (!relu) KC_RETURN_IF_ERROR(to_last(x_, "x (channels-last)", dtype, x_layout(g), io.x));
     KC_RETURN_IF_ERROR(ensure_size(dw_, w_layout(g).size() * 4, "dw (KRSC, f32)"));
     KC_RETURN_IF_ERROR(run(weight, {y_.data(), x_.data(), nullptr, dw_.data()}));
-    KC_RETURN_IF_ERROR(launch_to_channels_first_rounded(dtype, w_layout(g), static_cast<const float*>(dw_.data()), dw));
-    *took_dw = true;
+    KC_RETURN_IF_ERROR(
+        launch_to_channels_first_rounded(dtype, w_layout(g), static_cast<const float*>(dw_.data()), io.dw));
+    t->dw = true;
   }
   return ok_status();
 }
@@ -148,8 +162,13 @@ Status CutlassConvImpl::backward(const ConvGeometry& g, DType dtype, const void*
 }  // namespace
 
 ConvPassPlan cutlass_plan(const ConvGeometry& g, DType dtype, bool relu) {
-  return {plan_line(choose(g, dtype, ConvPass::kFprop, relu)), plan_line(choose(g, dtype, ConvPass::kDgrad, false)),
-          plan_line(choose(g, dtype, ConvPass::kWgrad, false))};
+  ConvPassPlan p{plan_line(choose(g, dtype, ConvPass::kFprop, relu ? Epilogue::kBiasRelu : Epilogue::kLinear)),
+                 plan_line(choose(g, dtype, ConvPass::kDgrad)), plan_line(choose(g, dtype, ConvPass::kWgrad)), ""};
+  if (relu) {
+    const Choice z = choose(g, dtype, ConvPass::kFprop, Epilogue::kPreActivation);
+    p.relu_mask = z.chosen() ? plan_line(z) : "direct (relu' from our forward kernel; every pass direct): " + z.why;
+  }
+  return p;
 }
 
 std::unique_ptr<CutlassConv> make_cutlass_conv(std::function<void(const std::string&)> note) {

@@ -15,9 +15,10 @@
 namespace kc::gpu {
 
 // What each pass of a conv runs: "cutlass fprop bf16 128x128x64, 3 stages", or
-// "direct: channels 3 not a multiple of 8 (...)".
+// "direct: channels 3 not a multiple of 8 (...)"; relu_mask: the fused op's recomputed
+// pre-activation in its backward (empty for a plain conv).
 struct ConvPassPlan {
-  std::string forward, backward_data, backward_weight;
+  std::string forward, backward_data, backward_weight, relu_mask;
 };
 ConvPassPlan cutlass_plan(const ConvGeometry& g, DType dtype, bool relu);
 
@@ -25,11 +26,17 @@ class CutlassConv {
  public:
   virtual ~CutlassConv() = default;
   // Each runs what the engine takes of the call and says what it took; the caller runs
-  // the rest on the direct kernels. dy is already masked by relu' for the fused op.
+  // the rest on the direct kernels.
   virtual Status forward(const ConvGeometry& g, DType dtype, bool relu, const ConvIO& io, bool* took) = 0;
-  // dx or dw null: that gradient is not asked for.
-  virtual Status backward(const ConvGeometry& g, DType dtype, const void* x, const void* w, const void* dy, void* dx,
-                          void* dw, bool* took_dx, bool* took_dw) = 0;
+
+  struct Taken {
+    bool masked = false, dx = false, dw = false;
+  };
+  // io.x, io.w, io.b, io.dy in; io.dx or io.dw null: that gradient is not asked for.
+  // relu (the fused op): dy is masked here by relu' of a recomputed pre-activation, and
+  // the masked dy written channels-first to dz (for the bias gradient and any pass left
+  // to the direct kernels); where CUTLASS cannot recompute it nothing is taken.
+  virtual Status backward(const ConvGeometry& g, DType dtype, bool relu, const ConvIO& io, void* dz, Taken* t) = 0;
   virtual Status check_guards() const = 0;
   virtual void release_scratch() = 0;
   virtual int64_t scratch_bytes() const = 0;

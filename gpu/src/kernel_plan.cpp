@@ -41,6 +41,7 @@ std::vector<std::string> cuda_kernel_plan(const Case& c) {
       lines.push_back(name + "forward: " + p.forward);
       lines.push_back(name + "backward data: " + p.backward_data);
       lines.push_back(name + "backward weight: " + p.backward_weight);
+      if (relu) lines.push_back(name + "backward relu mask: " + p.relu_mask);
     }
   }
   return lines;

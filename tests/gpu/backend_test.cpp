@@ -51,26 +51,21 @@ std::string run_conv_once(gpu::Engine& engine, const Case& c) {
   return s.ok() ? engine.algorithm() : s.to_string();
 }
 
-TEST(GpuDevice, CudaPassesEveryCheck) {
+// cuda (the CUTLASS engine where it applies) and cuda.direct (our kernels only).
+TEST(GpuDevice, CudaAndCudaDirectPassEveryCheck) {
   KC_REQUIRE_DEVICE();
-  for (const Case& c : gpu_test::cuda_cases()) {
-    auto backend = gpu::make_cuda_backend();
-    ASSERT_TRUE(backend->available().ok());
-    expect_passes(*backend, c);
+  for (auto make : {&gpu::make_cuda_backend, &gpu::make_cuda_direct_backend}) {
+    for (const Case& c : gpu_test::cuda_cases()) {
+      auto backend = make();
+      ASSERT_TRUE(backend->available().ok());
+      expect_passes(*backend, c);
+    }
   }
 }
 
-TEST(GpuDevice, CudaDirectPassesEveryCheck) {
-  KC_REQUIRE_DEVICE();
-  for (const Case& c : gpu_test::cuda_cases()) {
-    auto backend = gpu::make_cuda_direct_backend();
-    ASSERT_TRUE(backend->available().ok());
-    expect_passes(*backend, c);
-  }
-}
-
-// The CUTLASS cases above did run on CUTLASS: each pass of `cuda` names its kernel (in a
-// build with the CUTLASS headers; cuda.direct never does).
+// The CUTLASS cases above did run on CUTLASS: each pass of `cuda` names its kernel, and
+// the fused op's backward the pre-activation kernel (in a build with the CUTLASS
+// headers; cuda.direct never does).
 TEST(GpuDevice, CutlassCasesRunEachPassOnCutlass) {
   KC_REQUIRE_DEVICE();
   for (const Case& c : gpu_test::cutlass_cases()) {
@@ -85,6 +80,9 @@ TEST(GpuDevice, CutlassCasesRunEachPassOnCutlass) {
 #endif
       for (const char* kernel : {"cutlass fprop", "cutlass dgrad", "cutlass wgrad"})
         EXPECT_EQ(ran.find(kernel) != std::string::npos, cutlass) << c.name << " on " << name << ": " << ran;
+      if (std::holds_alternative<ConvBiasReluParams>(c.op)) {  // relu' from a recomputed f32 pre-activation
+        EXPECT_EQ(ran.find("-> f32 pre-activation") != std::string::npos, cutlass) << c.name << ": " << ran;
+      }
     }
   }
 }

@@ -42,6 +42,8 @@ TEST(CutlassSelection, AResNetLayerRunsEveryPassOnTensorCores) {
   EXPECT_EQ(choose_kernel(p, Element::kF16, Pass::kFprop).name(), "fprop f16 128x128x64, 3 stages");
   EXPECT_EQ(choose_kernel(p, Element::kBf16, Pass::kFprop, Epilogue::kBiasRelu).name(),
             "fprop bf16 + bias + relu 128x128x64, 3 stages");
+  EXPECT_EQ(choose_kernel(p, Element::kBf16, Pass::kFprop, Epilogue::kPreActivation).name(),
+            "fprop bf16 -> f32 pre-activation 128x128x64, 3 stages");  // the fused backward's z
   EXPECT_EQ(choose_kernel(p, Element::kBf16, Pass::kDgrad).name(), "dgrad bf16 unit stride 128x128x32, 3 stages");
   // dw is a 64 x 576 GEMM: 5 large blocks would leave most of 132 multiprocessors idle.
   EXPECT_EQ(choose_kernel(p, Element::kBf16, Pass::kWgrad).name(), "wgrad bf16 64x64x32, 3 stages (f32 dw)");
@@ -122,8 +124,8 @@ TEST(CutlassSelection, EveryKernelIsChosenSomewhereUnderItsOwnName) {
         for (int n : {1, 64})
           for (int wide : {64, 512})  // dw of 512 x 4608 fills the device with wgrad's large tile
             for (Pass pass : {Pass::kFprop, Pass::kDgrad, Pass::kWgrad})
-              for (Epilogue epi : {Epilogue::kLinear, Epilogue::kBiasRelu}) {
-                if (pass != Pass::kFprop && epi == Epilogue::kBiasRelu) continue;
+              for (Epilogue epi : {Epilogue::kLinear, Epilogue::kBiasRelu, Epilogue::kPreActivation}) {
+                if (pass != Pass::kFprop && epi != Epilogue::kLinear) continue;
                 ImplicitGemmProblem p = problem(wide, wide, 3, stride, 1, 1, 1, rank);
                 p.n = n;
                 if (rank == 3) {  // 8^3: under CUTLASS's 2^31 bytes a tensor
@@ -139,7 +141,7 @@ TEST(CutlassSelection, EveryKernelIsChosenSomewhereUnderItsOwnName) {
     EXPECT_TRUE(all.insert(k.name).second) << k.name << " twice";
     EXPECT_TRUE(names.count(k.name)) << k.name << " is never chosen";
   }
-  EXPECT_EQ(all.size(), 45u);  // 15 per dtype
+  EXPECT_EQ(all.size(), 54u);  // 18 per dtype
 }
 #else
 TEST(CutlassSelection, AResNetLayerRunsEveryPassOnTensorCores) {

@@ -38,8 +38,10 @@ TEST(KernelPlan, TheDeviceTestsCutlassCasesRunEveryPassOnCutlass) {
     EXPECT_TRUE(has_line_starting(plan, "cuda.direct: direct (igemm ")) << joined(plan);
   }
   const Case fused = gpu_test::cutlass_cases()[1];
-  EXPECT_TRUE(has_line_starting(gpu::cuda_kernel_plan(fused), "cuda: forward: cutlass fprop bf16 + bias + relu "))
-      << joined(gpu::cuda_kernel_plan(fused));
+  const std::vector<std::string> plan = gpu::cuda_kernel_plan(fused);
+  EXPECT_TRUE(has_line_starting(plan, "cuda: forward: cutlass fprop bf16 + bias + relu ")) << joined(plan);
+  EXPECT_TRUE(has_line_starting(plan, "cuda: backward relu mask: cutlass fprop bf16 -> f32 pre-activation "))
+      << joined(plan);
 }
 
 TEST(KernelPlan, WhatCutlassDoesNotTakeSaysWhy) {

@@ -18,11 +18,13 @@ namespace kc::gpu::cutlass_engine {
 
 enum class Element { kBf16, kF16, kF32 };
 
-// fprop's epilogue: D = acc (+ bias), or D = relu(acc + bias) (the fused conv_bias_relu).
-// Both compute in f32 and round once; backward passes are always kLinear without bias.
-enum class Epilogue { kLinear, kBiasRelu };
+// fprop's epilogue: D = acc (+ bias), or D = relu(acc + bias) (the fused conv_bias_relu),
+// both computed in f32 and rounded once; or D = acc in f32, unrounded (the fused op's
+// backward recomputes its pre-activation from it: relu' as the forward saw it). Backward
+// passes are always kLinear without bias.
+enum class Epilogue { kLinear, kBiasRelu, kPreActivation };
 
-// fprop: a = x NDHWC, b = w KTRSC, d = y NZPQK, bias = b[K] or null.
+// fprop: a = x NDHWC, b = w KTRSC, d = y NZPQK (f32 for kPreActivation), bias = b[K] or null.
 // dgrad: a = dy NZPQK, b = w KTRSC, d = dx NDHWC.
 // wgrad: a = dy NZPQK, b = x NDHWC, d = dw KTRSC in f32 (every dtype: summed in f32, the
 //        engine rounds it to the storage dtype once, as it turns it channels-first).

@@ -45,9 +45,11 @@ template <typename Kernel>
 using Device = cutlass::conv::device::ImplicitGemmConvolution<Kernel>;
 
 // ---- 2-D, tensor cores (16-bit T), four warps a block ----
-template <typename T, typename Epi, int kM, int kN, int kK, int kStages>
+// Out: y's element, T; or float for the fused backward's pre-activation (the mainloop the
+// same, so the same sums as the forward's).
+template <typename T, typename Epi, int kM, int kN, int kK, int kStages, typename Out = T>
 using FpropTc = Device<typename cutlass::conv::kernel::DefaultConv2dFprop<
-    T, Nhwc, T, Nhwc, T, Nhwc, float, TensorOp, Sm80, GemmShape<kM, kN, kK>, GemmShape<kM / 2, kN / 2, kK>,
+    T, Nhwc, T, Nhwc, Out, Nhwc, float, TensorOp, Sm80, GemmShape<kM, kN, kK>, GemmShape<kM / 2, kN / 2, kK>,
     GemmShape<16, 8, 16>, Epi, Swizzle, kStages, Fma, kOptimized>::Kernel>;
 template <typename T, int kM, int kN, cutlass::conv::StrideSupport kStride, typename Sw>
 using DgradTc = Device<typename cutlass::conv::kernel::DefaultConv2dDgrad<
@@ -92,9 +94,9 @@ struct Tile3d<T, Simt> {  // f32 SIMT: 128x128x8, warps 32x64x8, 4 stages
   static constexpr bool kSimt = true;
 };
 
-template <typename T, typename Op, typename Epi>
+template <typename T, typename Op, typename Epi, typename Out = T>
 using Fprop3d = Device<typename cutlass::conv::kernel::DefaultConv3dFprop<
-    T, Ndhwc, T, Ndhwc, T, Ndhwc, float, Op, Sm80, typename Tile3d<T, Op>::Block, typename Tile3d<T, Op>::Warp,
+    T, Ndhwc, T, Ndhwc, Out, Ndhwc, float, Op, Sm80, typename Tile3d<T, Op>::Block, typename Tile3d<T, Op>::Warp,
     typename Tile3d<T, Op>::Mma, Epi, Swizzle, Tile3d<T, Op>::kStages, Fma, kOptimized>::Kernel>;
 template <typename T, typename Op, cutlass::conv::IteratorAlgorithm kAlgo, cutlass::conv::StrideSupport kStride>
 using Dgrad3d = Device<typename cutlass::conv::kernel::DefaultConv3dDgrad<

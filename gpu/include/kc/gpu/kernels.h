@@ -54,6 +54,10 @@ Status launch_pad_fold(DType dtype, const PadShape& p, const float* dxp, void* d
 // CUTLASS engine's NDHWC activations and KTRSC filters; dst[j] = src[the other index].
 Status launch_to_channels_last(DType dtype, const LayoutShape& s, const void* src, void* dst);
 Status launch_to_channels_first(DType dtype, const LayoutShape& s, const void* src, void* dst);
+// relu_mask.cu: dy (channels-last, K = channels innermost) zeroed in place where the
+// pre-activation z (f32, same layout) plus bias[k] (storage dtype, null: none) is not > 0.
+Status launch_relu_mask_channels_last(DType dtype, int64_t count, int64_t channels, const float* z, const void* bias,
+                                      void* dy);
 // src f32 channels-last, dst channels-first in the storage dtype, rounded to nearest even.
 Status launch_to_channels_first_rounded(DType dtype, const LayoutShape& s, const float* src, void* dst);
 
