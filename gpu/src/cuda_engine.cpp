@@ -86,12 +86,6 @@ class CudaEngine final : public Engine {
   std::string algorithm_;  // the kernels run so far, for the bench report
 };
 
-// "64x64x32 tile, FFMA" (f32) or "..., WMMA" (f16, bf16): the tile of gemm_plan.h.
-std::string gemm_tile_name(DType dtype) {
-  return std::to_string(kTileM) + "x" + std::to_string(kTileN) + "x" + std::to_string(kTileK) + " tile, " +
-         (dtype == DType::kF32 ? "FFMA" : "WMMA");
-}
-
 Status conv_limits(const ConvGeometry& g) {
   constexpr int64_t kMaxN = static_cast<int64_t>(kMaxGridY) * kTileN;  // N tiles on grid.y
   const int64_t widest = std::max({g.out_per_group(), g.in_per_group() * g.spatial.kernel_count()});
@@ -150,6 +144,7 @@ Status CudaEngine::conv_backward(const ConvGeometry& g, DType dtype, bool relu, 
   if (cutlass_) {
     ConvIO in = io;
     in.x = x;
+    if (!deterministic()) in.dw = nullptr;  // the float-atomic dw is the direct kernel's (CUTLASS has none)
     KC_RETURN_IF_ERROR(cutlass_->backward(g, dtype, relu, in, relu ? dym_.data() : nullptr, &t));
   }
   if (relu && !t.masked) {
@@ -167,7 +162,7 @@ Status CudaEngine::gradients(const ConvGeometry& g, DType dtype, const void* x, 
   CutlassConv::Taken t;
   if (cutlass_) {
     ConvIO in;
-    in.x = x, in.w = w, in.dy = dy, in.dx = dx, in.dw = dw;
+    in.x = x, in.w = w, in.dy = dy, in.dx = dx, in.dw = deterministic() ? dw : nullptr;  // as in conv_backward
     KC_RETURN_IF_ERROR(cutlass_->backward(g, dtype, false, in, nullptr, &t));
   }
   if (dx != nullptr && !t.dx) KC_RETURN_IF_ERROR(data_grad(g, dtype, dy, w, dx));
@@ -240,5 +235,10 @@ Status CudaEngine::avgpool_backward(const AvgPoolGeometry& g, DType dtype, const
 }  // namespace
 
 std::unique_ptr<Engine> make_cuda_engine(bool with_cutlass) { return std::make_unique<CudaEngine>(with_cutlass); }
+
+std::string gemm_tile_name(DType dtype) {
+  return std::to_string(kTileM) + "x" + std::to_string(kTileN) + "x" + std::to_string(kTileK) + " tile, " +
+         (dtype == DType::kF32 ? "FFMA" : "WMMA");
+}
 
 }  // namespace kc::gpu

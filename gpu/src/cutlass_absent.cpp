@@ -4,9 +4,9 @@
 
 namespace kc::gpu {
 
-ConvPassPlan cutlass_plan(const ConvGeometry&, DType, bool) {
+ConvPassPlan cutlass_plan(const ConvGeometry&, DType, bool relu) {
   const std::string why = "direct: built without the CUTLASS headers (scripts/fetch-cutlass.sh)";
-  return {why, why, why};
+  return {why, why, why, relu ? why : ""};
 }
 
 std::unique_ptr<CutlassConv> make_cutlass_conv(std::function<void(const std::string&)>) { return nullptr; }

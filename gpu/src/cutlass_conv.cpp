@@ -51,6 +51,35 @@ Choice choose(const ConvGeometry& g, DType dtype, ConvPass pass, Epilogue epi = 
 
 std::string plan_line(const Choice& c) { return c.chosen() ? "cutlass " + c.name() : "direct: " + c.why; }
 
+Choice refused(std::string why) {
+  Choice c;
+  c.why = std::move(why);
+  return c;
+}
+
+// What the backward takes: dgrad and wgrad (those asked for), and for the fused op the
+// pre-activation kernel, only where the forward's bias + relu kernel is CUTLASS's in the
+// same tile (the same mainloop, so relu' is the forward's decision); else the direct
+// kernels mask dy and run every pass.
+struct BackwardChoice {
+  Choice data, weight, z;
+};
+BackwardChoice backward_choice(const ConvGeometry& g, DType dtype, bool relu, bool dx, bool dw) {
+  BackwardChoice b{dx ? choose(g, dtype, ConvPass::kDgrad) : Choice{},
+                   dw ? choose(g, dtype, ConvPass::kWgrad) : Choice{}, Choice{}};
+  if (!relu) return b;
+  const Choice forward = choose(g, dtype, ConvPass::kFprop, Epilogue::kBiasRelu);
+  b.z = choose(g, dtype, ConvPass::kFprop, Epilogue::kPreActivation);
+  if (!forward.chosen()) b.z = refused("the forward is direct (" + forward.why + ")");
+  if (b.z.chosen() && b.z.kernel->tile != forward.kernel->tile) b.z = refused("the forward runs another tile");
+  if (!b.z.chosen()) {
+    const std::string why = "the fused op's relu mask runs on the direct kernels: " + b.z.why;
+    if (dx) b.data = refused(why);
+    if (dw) b.weight = refused(why);
+  }
+  return b;
+}
+
 int64_t product_in(const ConvGeometry& g) {
   int64_t n = 1;
   for (const DimGeometry& d : g.spatial.dims) n *= d.in;
@@ -133,9 +162,8 @@ Status CutlassConvImpl::mask(const Choice& z, const ConvGeometry& g, DType dtype
 
 Status CutlassConvImpl::backward(const ConvGeometry& g, DType dtype, bool relu, const ConvIO& io, void* dz, Taken* t) {
   *t = Taken{};
-  const Choice data = io.dx != nullptr ? choose(g, dtype, ConvPass::kDgrad) : Choice{};
-  const Choice weight = io.dw != nullptr ? choose(g, dtype, ConvPass::kWgrad) : Choice{};
-  const Choice z = relu ? choose(g, dtype, ConvPass::kFprop, Epilogue::kPreActivation) : Choice{};
+  const BackwardChoice b = backward_choice(g, dtype, relu, io.dx != nullptr, io.dw != nullptr);
+  const Choice &data = b.data, &weight = b.weight, &z = b.z;
   if (relu ? !z.chosen() : !data.chosen() && !weight.chosen()) return ok_status();
   problem_ = *implicit_gemm_problem(g);
   KC_RETURN_IF_ERROR(to_last(y_, "dy (channels-last)", dtype, y_layout(g), io.dy));  // once for every pass
@@ -162,13 +190,9 @@ Status CutlassConvImpl::backward(const ConvGeometry& g, DType dtype, bool relu, 
 }  // namespace
 
 ConvPassPlan cutlass_plan(const ConvGeometry& g, DType dtype, bool relu) {
-  ConvPassPlan p{plan_line(choose(g, dtype, ConvPass::kFprop, relu ? Epilogue::kBiasRelu : Epilogue::kLinear)),
-                 plan_line(choose(g, dtype, ConvPass::kDgrad)), plan_line(choose(g, dtype, ConvPass::kWgrad)), ""};
-  if (relu) {
-    const Choice z = choose(g, dtype, ConvPass::kFprop, Epilogue::kPreActivation);
-    p.relu_mask = z.chosen() ? plan_line(z) : "direct (relu' from our forward kernel; every pass direct): " + z.why;
-  }
-  return p;
+  const BackwardChoice b = backward_choice(g, dtype, relu, true, true);
+  return {plan_line(choose(g, dtype, ConvPass::kFprop, relu ? Epilogue::kBiasRelu : Epilogue::kLinear)),
+          plan_line(b.data), plan_line(b.weight), relu ? plan_line(b.z) : ""};
 }
 
 std::unique_ptr<CutlassConv> make_cutlass_conv(std::function<void(const std::string&)> note) {

@@ -95,6 +95,10 @@ class Engine {
   bool find_algorithms_ = false;
 };
 
+// "64x64x32 tile, FFMA" (f32) or "..., WMMA" (f16, bf16): the direct kernels' implicit-GEMM
+// tile (gemm_plan.h), as the bench and kcheck explain name it.
+std::string gemm_tile_name(DType dtype);
+
 // with_cutlass: `cuda`, else `cuda.direct` (cuda_engine.cpp).
 std::unique_ptr<Engine> make_cuda_engine(bool with_cutlass = true);
 #ifdef KC_HAVE_CUDNN

@@ -1,20 +1,42 @@
 // cuda_kernel_plan (kc/gpu/backends.h): what `cuda` and `cuda.direct` would run for a
 // case, decided on the host as the engines decide it (supports(), the CUTLASS choice per
-// pass), without a device: kcheck explain prints it.
+// pass; for a stack per layer), without a device: kcheck explain prints it.
 #include <string>
 #include <vector>
 
 #include "cutlass_conv.h"
 #include "engine.h"
 #include "kc/gpu/backends.h"
-#include "kc/gpu/gemm_plan.h"
+#include "ops/stack/stack_layers.h"
 
 namespace kc::gpu {
 namespace {
 
-std::string direct_kernels(DType dtype) {
-  return "direct (igemm " + std::to_string(kTileM) + "x" + std::to_string(kTileN) + "x" + std::to_string(kTileK) +
-         " tile, " + (dtype == DType::kF32 ? "FFMA" : "WMMA") + ")";
+// One line per conv pass of the `cuda` engine (the CUTLASS choice, or why not).
+std::vector<std::string> conv_lines(const ConvGeometry& g, DType dtype, bool relu) {
+  const ConvPassPlan p = cutlass_plan(g, dtype, relu);
+  std::vector<std::string> lines = {"forward: " + p.forward, "backward data: " + p.backward_data,
+                                    "backward weight: " + p.backward_weight};
+  if (relu) lines.push_back("backward relu mask: " + p.relu_mask);
+  return lines;
+}
+
+// A stack's conv layers, consecutive layers that run the same kernels as one range
+// ("layers 1-24: forward: ..."); its max pools run our kernels.
+std::vector<std::string> stack_lines(const Case& c) {
+  std::vector<std::string> out;
+  const std::vector<StackLayer> layers = unchecked_stack_layers(c);
+  for (size_t first = 0; first < layers.size();) {
+    const std::vector<std::string> lines = conv_lines(layers[first].conv, c.dtype, layers[first].relu);
+    size_t last = first;
+    while (last + 1 < layers.size() && conv_lines(layers[last + 1].conv, c.dtype, layers[last + 1].relu) == lines)
+      ++last;
+    const std::string range = first == last ? "layer " + std::to_string(first + 1)
+                                            : "layers " + std::to_string(first + 1) + "-" + std::to_string(last + 1);
+    for (const std::string& l : lines) out.push_back(range + ": " + l);
+    first = last + 1;
+  }
+  return out;
 }
 
 }  // namespace
@@ -29,20 +51,19 @@ std::vector<std::string> cuda_kernel_plan(const Case& c) {
       continue;
     }
     const bool relu = std::holds_alternative<ConvBiasReluParams>(c.op);
-    StatusOr<ConvGeometry> g = conv_geometry(c);
-    if (!std::holds_alternative<ConvParams>(c.op) && !relu) {
-      lines.push_back(name + "direct (" + std::string(op_name(c.op)) + " kernels)");
+    const bool stack = std::holds_alternative<StackParams>(c.op);
+    StatusOr<ConvGeometry> g = stack ? StatusOr<ConvGeometry>(ConvGeometry{}) : conv_geometry(c);
+    std::vector<std::string> passes;
+    if (!std::holds_alternative<ConvParams>(c.op) && !relu && !stack) {
+      passes = {"direct (" + std::string(op_name(c.op)) + " kernels)"};
     } else if (!g.ok()) {
-      lines.push_back(name + "none: " + g.status().message());
+      passes = {"none: " + g.status().message()};
     } else if (!with_cutlass) {
-      lines.push_back(name + direct_kernels(c.dtype) + " for every pass");
+      passes = {"direct (igemm " + gemm_tile_name(c.dtype) + ") for every " + (stack ? "layer's conv" : "pass")};
     } else {
-      const ConvPassPlan p = cutlass_plan(*g, c.dtype, relu);
-      lines.push_back(name + "forward: " + p.forward);
-      lines.push_back(name + "backward data: " + p.backward_data);
-      lines.push_back(name + "backward weight: " + p.backward_weight);
-      if (relu) lines.push_back(name + "backward relu mask: " + p.relu_mask);
+      passes = stack ? stack_lines(c) : conv_lines(*g, c.dtype, relu);
     }
+    for (const std::string& p : passes) lines.push_back(name + p);
   }
   return lines;
 }

@@ -1,7 +1,7 @@
 // The cuda, cuda.direct and cudnn backends on a real device (label gpu): every check of
-// the harness on small cases of each op, mode and dtype (the CUTLASS engine's among them), PreparedRun against the
-// backend, and the deterministic weight gradient. Without a usable device every test is skipped with the device probe's
-// reason.
+// the harness on small cases of each op, mode and dtype (the CUTLASS engine's among
+// them), PreparedRun against the backend, and the deterministic weight gradient. Without
+// a usable device every test is skipped with the device probe's reason.
 #include <gtest/gtest.h>
 
 #include "backend/invoke.h"
@@ -32,23 +32,22 @@ void expect_passes(Backend& backend, const Case& c) {
 }
 
 // Forward and backward of a conv case once on zeros; the engine's algorithm() after.
-std::string run_conv_once(gpu::Engine& engine, const Case& c) {
-  auto g = conv_geometry(c);
-  if (!g.ok()) return g.status().to_string();
+StatusOr<std::string> run_conv_once(gpu::Engine& engine, const Case& c) {
+  KC_ASSIGN_OR_RETURN(const ConvGeometry g, conv_geometry(c));
   const int64_t bytes = 4;  // f32 or less per element: enough for every dtype
   std::vector<gpu::DeviceBuffer> b;
-  for (const Dims& d : {g->x_shape(), g->w_shape(), g->b_shape(), g->y_shape(), g->y_shape(), g->x_shape(),
-                        g->w_shape(), g->b_shape()}) {
-    auto buf = gpu::DeviceBuffer::allocate(element_count(d) * bytes, "t");
-    if (!buf.ok() || !buf->fill(0).ok()) return "allocation failed";
-    b.push_back(std::move(*buf));
+  for (const Dims& d :
+       {g.x_shape(), g.w_shape(), g.b_shape(), g.y_shape(), g.y_shape(), g.x_shape(), g.w_shape(), g.b_shape()}) {
+    KC_ASSIGN_OR_RETURN(gpu::DeviceBuffer buf, gpu::DeviceBuffer::allocate(element_count(d) * bytes, "t"));
+    KC_RETURN_IF_ERROR(buf.fill(0));
+    b.push_back(std::move(buf));
   }
-  gpu::ConvIO io{b[0].data(), b[1].data(), g->bias ? b[2].data() : nullptr, b[4].data(), b[3].data(),
-                 b[5].data(), b[6].data(), g->bias ? b[7].data() : nullptr};
+  gpu::ConvIO io{b[0].data(), b[1].data(), g.bias ? b[2].data() : nullptr, b[4].data(), b[3].data(),
+                 b[5].data(), b[6].data(), g.bias ? b[7].data() : nullptr};
   const bool relu = std::holds_alternative<ConvBiasReluParams>(c.op);
-  Status s = engine.conv_forward(*g, c.dtype, relu, io);
-  if (s.ok()) s = engine.conv_backward(*g, c.dtype, relu, io);
-  return s.ok() ? engine.algorithm() : s.to_string();
+  KC_RETURN_IF_ERROR(engine.conv_forward(g, c.dtype, relu, io));
+  KC_RETURN_IF_ERROR(engine.conv_backward(g, c.dtype, relu, io));
+  return engine.algorithm();
 }
 
 // cuda (the CUTLASS engine where it applies) and cuda.direct (our kernels only).
@@ -72,12 +71,16 @@ TEST(GpuDevice, CutlassCasesRunEachPassOnCutlass) {
     for (const char* name : {"cuda", "cuda.direct"}) {
       auto engine = gpu::make_engine(name);
       ASSERT_TRUE(engine.ok());
-      const std::string ran = run_conv_once(**engine, c);
+      const StatusOr<std::string> run = run_conv_once(**engine, c);
+      ASSERT_TRUE(run.ok()) << c.name << " on " << name << ": " << run.status().to_string();
+      const std::string& ran = *run;
 #ifdef KC_HAVE_CUTLASS
       const bool cutlass = std::string(name) == "cuda";
 #else
       const bool cutlass = false;
 #endif
+      // On cuda every conv pass (the fused mask too) is CUTLASS's: no direct igemm ran.
+      EXPECT_EQ(ran.find("igemm") == std::string::npos, cutlass) << c.name << " on " << name << ": " << ran;
       for (const char* kernel : {"cutlass fprop", "cutlass dgrad", "cutlass wgrad"})
         EXPECT_EQ(ran.find(kernel) != std::string::npos, cutlass) << c.name << " on " << name << ": " << ran;
       if (std::holds_alternative<ConvBiasReluParams>(c.op)) {  // relu' from a recomputed f32 pre-activation

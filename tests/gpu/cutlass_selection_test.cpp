@@ -80,11 +80,15 @@ TEST(CutlassSelection, BackwardDataTakesTheStridedKernelButNotWithDilation) {
   EXPECT_TRUE(choose_kernel(problem(64, 64, 3, 2, 2, 2), Element::kBf16, Pass::kWgrad).chosen());
 }
 
-TEST(CutlassSelection, GroupsAndLargeFiltersStayOnTodaysKernels) {
+TEST(CutlassSelection, GroupsLargeFiltersAndHugeTensorsStayOnTodaysKernels) {
   const Choice grouped = choose_kernel(problem(64, 64, 3, 1, 1, 1, 2), Element::kBf16, Pass::kFprop);
   EXPECT_FALSE(grouped.chosen());
   EXPECT_EQ(grouped.why.rfind("groups 2: the engine's kernels take groups = 1 (", 0), 0u) << grouped.why;
   EXPECT_FALSE(choose_kernel(problem(64, 64, 3, 1, 1, 1, 64), Element::kF32, Pass::kFprop).chosen());  // depthwise
+  ImplicitGemmProblem huge = problem(64, 64, 3, 1, 1);
+  huge.n = 8192;  // x of 8192 x 56 x 56 x 64 bf16: 3.3 GB
+  const Choice big = choose_kernel(huge, Element::kBf16, Pass::kFprop);
+  EXPECT_EQ(big.why.rfind("a tensor of 2^31 bytes or more (", 0), 0u) << big.why;
   EXPECT_EQ(choose_kernel(problem(64, 64, 33, 1, 16), Element::kBf16, Pass::kFprop).why,
             "a filter of 33 taps in a dim (the optimized iterators take 32) (fprop bf16 128x128x64, 3 stages: "
             "Error Not Supported)");

@@ -90,10 +90,11 @@ inline std::vector<std::pair<std::string, AvgSpec>> avgpool_specs() {
 }
 
 // Convs the CUTLASS engine of `cuda` takes (channels multiples of 8, zero padding, groups
-// 1): each kind of kernel of its catalog (kc_gpu's src/cutlass/) at least once in 16-bit
-// and f32, with the geometries its traps hide in: asymmetric padding (the high side only
-// through the output size), dilation (the output size CUTLASS's constructor gets wrong),
-// stride 2 over a 1x1 filter (strided dgrad's positions no tap reaches), rank 1 and 3.
+// 1): each 2-D pass and epilogue in the small tile in bf16, f16 and f32, one layer large
+// enough for the large fprop and dgrad tiles (the bench's re-checked layers reach the rest),
+// 3-D in bf16 and f32, with the geometries its traps hide in: asymmetric padding (the high
+// side only through the output size), dilation (the output size CUTLASS's constructor gets
+// wrong), stride 2 over a 1x1 filter (strided dgrad's positions no tap reaches), rank 1.
 inline std::vector<Case> cutlass_cases() {
   using test::explicit_pad;
   using test::pad_kind;
@@ -115,6 +116,9 @@ inline std::vector<Case> cutlass_cases() {
                    "cutlass conv3d strided bf16", DType::kBF16));
   r.push_back(fused({1, 8, 8, 1, {4, 5, 4}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, pad_kind(PadKind::kSame)},
                     "cutlass fused3d f32", DType::kF32));
+  // 4 x 66 x 66 = 17424 outputs: 137 blocks of 128, past 132 multiprocessors.
+  r.push_back(conv({4, 16, 16, 1, {66, 66}, {3, 3}, {1, 1}, {1, 1}, pad_kind(PadKind::kSame)},
+                   "cutlass large tile bf16", DType::kBF16));
   return r;
 }
 

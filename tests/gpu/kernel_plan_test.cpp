@@ -37,11 +37,41 @@ TEST(KernelPlan, TheDeviceTestsCutlassCasesRunEveryPassOnCutlass) {
                                                                                         << joined(plan);
     EXPECT_TRUE(has_line_starting(plan, "cuda.direct: direct (igemm ")) << joined(plan);
   }
+  const Case large = gpu_test::cutlass_cases().back();
+  EXPECT_TRUE(has_line_starting(gpu::cuda_kernel_plan(large), "cuda: forward: cutlass fprop bf16 128x128x64"))
+      << joined(gpu::cuda_kernel_plan(large));
   const Case fused = gpu_test::cutlass_cases()[1];
   const std::vector<std::string> plan = gpu::cuda_kernel_plan(fused);
   EXPECT_TRUE(has_line_starting(plan, "cuda: forward: cutlass fprop bf16 + bias + relu ")) << joined(plan);
   EXPECT_TRUE(has_line_starting(plan, "cuda: backward relu mask: cutlass fprop bf16 -> f32 pre-activation "))
       << joined(plan);
+}
+
+// The fused op's backward takes CUTLASS only where its forward does, in the same tile:
+// relu' is then the forward's decision; else every pass of it is direct, and says why.
+TEST(KernelPlan, TheFusedBackwardFollowsItsForward) {
+  const Case k4 = gpu_test::fused({1, 8, 4, 1, {6, 6}, {3, 3}, {1, 1}, {1, 1}, pad_kind(PadKind::kSame)}, "k4",
+                                  DType::kBF16);  // K = 4: the f32 pre-activation kernel would take it alone
+  const std::vector<std::string> plan = gpu::cuda_kernel_plan(k4);
+  EXPECT_TRUE(has_line_starting(plan, "cuda: forward: direct: out_channels 4 not a multiple of 8")) << joined(plan);
+  EXPECT_TRUE(has_line_starting(plan, "cuda: backward relu mask: direct: the forward is direct")) << joined(plan);
+  EXPECT_TRUE(has_line_starting(plan, "cuda: backward weight: direct: the fused op's relu mask runs on the direct"))
+      << joined(plan);
+}
+
+TEST(KernelPlan, StacksArePlannedPerLayer) {
+  Case stack;
+  stack.dtype = DType::kBF16;
+  stack.input = InputSpec{2, 8, {8, 8}};
+  StackParams p;
+  p.depth = 3;
+  p.conv.out_channels = 8;
+  p.conv.kernel = {3};
+  p.conv.padding = pad_kind(PadKind::kValid);  // each layer 2 smaller: one plan for all three
+  stack.op = p;
+  const std::vector<std::string> plan = gpu::cuda_kernel_plan(stack);
+  EXPECT_TRUE(has_line_starting(plan, "cuda: layers 1-3: forward: cutlass fprop bf16 ")) << joined(plan);
+  EXPECT_TRUE(has_line_starting(plan, "cuda.direct: direct (igemm ")) << joined(plan);
 }
 
 TEST(KernelPlan, WhatCutlassDoesNotTakeSaysWhy) {

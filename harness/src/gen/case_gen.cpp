@@ -34,21 +34,24 @@ Caps widened(Caps c) {
 Caps aligned(Caps c) {
   c.channel_multiple = 8;
   c.channels_per_group = 4;  // 8 to 32
-  c.groups = std::min<int64_t>(c.groups, 2);
+  c.groups = 1;
+  c.depthwise_percent = 0;
   c.batch = std::min<int64_t>(c.batch, 2);
   return c;
 }
+
+uint64_t percent(int64_t p) { return static_cast<uint64_t>(std::clamp<int64_t>(p, 0, 100)); }
 
 enum class SizeMode { kUsual, kAligned, kThreshold, kWide };
 
 }  // namespace
 
 rc::Gen<Sized> sized(const Options& o) {
-  const uint64_t wide = static_cast<uint64_t>(o.caps.wide_percent);
-  const uint64_t threshold = static_cast<uint64_t>(o.caps.threshold_percent);
-  const uint64_t align = static_cast<uint64_t>(o.caps.aligned_percent);
+  const uint64_t wide = percent(o.caps.wide_percent), threshold = percent(o.caps.threshold_percent);
+  const uint64_t align = percent(o.caps.aligned_percent);
+  const uint64_t usual = wide + threshold + align < 100 ? 100 - wide - threshold - align : 0;
   // Aligned draws come out of the usual ones: a draw that was threshold or wide still is.
-  const auto mode = pick<SizeMode>({{100 - wide - threshold - align, SizeMode::kUsual},
+  const auto mode = pick<SizeMode>({{usual, SizeMode::kUsual},
                                     {align, SizeMode::kAligned},
                                     {threshold, SizeMode::kThreshold},
                                     {wide, SizeMode::kWide}});

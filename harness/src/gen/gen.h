@@ -82,12 +82,14 @@ struct Caps {
   int64_t wide_percent = 10;
   int64_t wide_channels_per_group = 40;  // with at most 2 groups and a batch of 2
   int64_t wide_extent_factor = 2;        // ranks 1 and 2
-  // A few convs are aligned: channels per group multiples of channel_multiple (8, the
-  // 128-bit vector of a 16-bit dtype, which tensor-core kernels such as the CUTLASS
-  // engine's need: other counts stay on direct kernels and fuzzing would never reach
-  // them), 8 to 32 per group, at most 2 groups, a batch of 2. Taken from the usual share.
+  // A few convs are aligned: channels multiples of channel_multiple (8, the 128-bit
+  // vector of a 16-bit dtype, which tensor-core kernels such as the CUTLASS engine's
+  // need: other counts stay on direct kernels and fuzzing would never reach them), 8 to
+  // 32, one group, never depthwise, a batch of 2. Taken from the usual share. The
+  // percentages of a draw's size modes are clamped to [0, 100] and the usual share to 0.
   int64_t aligned_percent = 8;
   int64_t channel_multiple = 1;  // 8 in an aligned case
+  int64_t depthwise_percent = 20;
   // A few cases are threshold cases: one or two sizes drawn from {2^k - 1, 2^k, 2^k + 1}
   // where kernels switch paths (batch 7 to 33, channels 31 to 257, an output extent of
   // 7 to 129, a max pool window past 256 taps), the others small, cut until the case

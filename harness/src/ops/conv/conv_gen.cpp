@@ -1,6 +1,7 @@
 // The conv module's generator (gen.h, "Valid cases"): a window (window_draft.h), batch,
 // groups with channels per group (depthwise on a fifth of the cases; multiples of 8 in
-// an aligned case), a bias on half, the dtype and the data. conv_bias_relu draws the same with its bias always there.
+// an aligned case), a bias on half, the dtype and the data. conv_bias_relu draws the
+// same with its bias always there.
 #include "ops/conv/conv_gen.h"
 
 #include "core/format.h"
@@ -36,9 +37,9 @@ rc::Gen<ConvDraft> conv_draft(bool fused, const Options& o) {
       set(&ConvDraft::groups, inRange<int64_t>(1, k.groups + 1)),
       set(&ConvDraft::in_per_group, inRange<int64_t>(1, k.channels_per_group + 1)),
       set(&ConvDraft::out_per_group, inRange<int64_t>(1, k.channels_per_group + 1)),
-      set(&ConvDraft::depthwise, flag(20)), set(&ConvDraft::bias, fused ? just(true) : flag(50)),
-      set(&ConvDraft::dtype, dtype_gen()), set(&ConvDraft::data, data_draft(false, o)),
-      set(&ConvDraft::multiple, just(k.channel_multiple)));
+      set(&ConvDraft::depthwise, flag(static_cast<uint64_t>(k.depthwise_percent))),
+      set(&ConvDraft::bias, fused ? just(true) : flag(50)), set(&ConvDraft::dtype, dtype_gen()),
+      set(&ConvDraft::data, data_draft(false, o)), set(&ConvDraft::multiple, just(k.channel_multiple)));
 }
 
 Case realise_conv(const ConvDraft& d, bool fused) {
