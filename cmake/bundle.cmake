@@ -22,6 +22,11 @@ set(kc_bundle_args
   -DKC_PORTABLE=ON -DKC_ENABLE_ONEDNN=OFF -DCMAKE_BUILD_TYPE=Release -DKC_BUILD_TESTS=ON -DKC_BUILD_BENCH=${KC_BUILD_BENCH}
   "-DCMAKE_CUDA_COMPILER=${CMAKE_CUDA_COMPILER}" "-DCMAKE_CUDA_ARCHITECTURES=${CMAKE_CUDA_ARCHITECTURES}"
   "-DKC_MARCH=${KC_MARCH}")
+# The CUTLASS engine's headers, where this build has them: the bundle's `cuda` is then the
+# same backend, and its configure fails rather than build a bundle without the engine.
+if(KC_HAVE_CUTLASS)
+  list(APPEND kc_bundle_args "-DKC_CUTLASS_DIR=${KC_CUTLASS_DIR}" -DKC_REQUIRE_CUTLASS=ON)
+endif()
 foreach(var CMAKE_CXX_COMPILER CMAKE_CXX_COMPILER_LAUNCHER CMAKE_CUDA_COMPILER_LAUNCHER)
   if(${var})
     list(APPEND kc_bundle_args "-D${var}=${${var}}")

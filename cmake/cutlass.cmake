@@ -7,6 +7,7 @@
 set(KC_CUTLASS_VERSION 4.2.0)
 set(KC_CUTLASS_DIR "${PROJECT_BINARY_DIR}/_deps/cutlass-4.2.0.0" CACHE PATH
     "CUTLASS ${KC_CUTLASS_VERSION} headers: a folder holding include/ and tools/util/include/")
+option(KC_REQUIRE_CUTLASS "Fail the configure when the pinned CUTLASS headers are not found" OFF)
 set(KC_HAVE_CUTLASS OFF)
 set(kc_cutlass_version_h "${KC_CUTLASS_DIR}/include/cutlass/version.h")
 if(EXISTS "${kc_cutlass_version_h}")
@@ -27,4 +28,8 @@ if(EXISTS "${kc_cutlass_version_h}")
 else()
   message(STATUS "kernelcheck: no CUTLASS headers in ${KC_CUTLASS_DIR} (scripts/fetch-cutlass.sh fetches them; "
                  "KC_CUTLASS_DIR names another copy): the CUTLASS engine is not built")
+endif()
+if(KC_REQUIRE_CUTLASS AND NOT KC_HAVE_CUTLASS)
+  message(FATAL_ERROR "kernelcheck: KC_REQUIRE_CUTLASS is set and ${KC_CUTLASS_DIR} holds no CUTLASS "
+                      "${KC_CUTLASS_VERSION} (scripts/fetch-cutlass.sh)")
 endif()
