@@ -1,12 +1,14 @@
 // The oneDNN peers against the reference: each op on a small case (check_case), the
 // max-pool workspace's encoding on ties, NaN, -inf and padding, its round trip through
 // the contract's indices, and what the peers refuse (f64, backward without indices,
-// padding modes, convolutions oneDNN cannot run as Winograd).
+// padding modes, convolutions oneDNN cannot run as Winograd, bf16 padding-only taps on AMX).
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
 #include <limits>
 #include <random>
+#include <string>
 
 #include "kc/onednn/backends.h"
 #include "kc/ref/maxpool.h"
@@ -244,6 +246,37 @@ TEST(Onednn, RefusesWhatOnednnCannotRun) {
     EXPECT_NE(s.message().find("oneDNN has no f64 convolution"), std::string::npos) << s.message();
     EXPECT_NE(backend->supports(reflect).message().find("pads with zeros only"), std::string::npos);
   }
+}
+
+bool cpu_flag(const std::string& flag) {
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("flags", 0) == 0) return (line + " ").find(" " + flag + " ") != std::string::npos;
+  }
+  return false;
+}
+
+// oneDNN 2.6.3's AMX bf16 backward weights leave dw unwritten at a filter tap that reads
+// only padding (onednn_supports.cpp): the blocked flavor refuses exactly those cases where
+// AMX runs them; onednn.plain (gemm) and a case without such a tap are not refused for it.
+TEST(Onednn, Bf16PaddingOnlyTapsAreRefusedWhereTheAmxKernelRunsThem) {
+  const ConvSpec spec{.channels = 16,
+                      .out_channels = 8,
+                      .spatial = {6, 1},
+                      .kernel = {3, 3},
+                      .padding = test::pad_kind(PadKind::kSame),
+                      .dtype = DType::kBF16};
+  const Case tap = conv(spec);  // width 1 under 3 taps: taps 0 and 2 read only padding
+  ConvSpec wider = spec;
+  wider.spatial = {6, 3};
+  const Case none = conv(wider);
+  const std::string why = "a filter tap that reads only padding";
+  auto blocked = onednn::make_onednn_backend();
+  if (Status s = blocked->available(); !s.ok()) GTEST_SKIP() << s.message();
+  EXPECT_EQ(blocked->supports(tap).message().find(why) != std::string::npos, cpu_flag("amx_bf16"))
+      << blocked->supports(tap).message();
+  EXPECT_EQ(blocked->supports(none).message().find(why), std::string::npos);
+  EXPECT_EQ(onednn::make_onednn_plain_backend()->supports(tap).message().find(why), std::string::npos);
 }
 
 TEST(Onednn, WinogradRunsOnlyWhatOnednnRunsAsWinograd) {
