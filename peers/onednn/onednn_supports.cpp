@@ -92,6 +92,13 @@ Status bf16_wide_max_pool_gap(const Case& c) {
                        " taps: oneDNN 2.6.3's AVX-512 kernels lose or misroute argmaxes from 256 taps on");
 }
 
+// Whether oneDNN runs its AMX kernels here (AVX-512 with AMX, not capped below it).
+bool runs_amx() {
+  const int isa = static_cast<int>(dnnl::get_effective_cpu_isa());
+  const int amx = static_cast<int>(dnnl::cpu_isa::avx512_core_amx);
+  return (isa & amx) == amx;
+}
+
 // Whether some element of x is read by no window: a stride past the window's extent, or
 // trailing elements past the last window.
 bool leaves_inputs_unread(const SpatialGeometry& s) {
@@ -111,9 +118,7 @@ Status amx_bf16_unread_dx_gap(const Case& c) {
   if (c.dtype != DType::kBF16 || is_stack(c)) return ok_status();
   const StatusOr<ConvGeometry> g = conv_geometry(c);  // not ok: a pool, or invalid
   if (!g.ok() || !leaves_inputs_unread(g->spatial)) return ok_status();
-  const int isa = static_cast<int>(dnnl::get_effective_cpu_isa());
-  const int amx = static_cast<int>(dnnl::cpu_isa::avx512_core_amx);
-  if ((isa & amx) != amx) return ok_status();
+  if (!runs_amx()) return ok_status();
   return unimplemented(
       "bf16 convolution whose windows leave input elements unread: oneDNN 2.6.3's AMX backward leaves dx unwritten "
       "there");
@@ -144,9 +149,7 @@ Status amx_bf16_padding_tap_dw_gap(const Case& c, Flavor flavor) {
   if (c.dtype != DType::kBF16 || flavor != Flavor::kAny || is_stack(c)) return ok_status();
   const StatusOr<ConvGeometry> g = conv_geometry(c);
   if (!g.ok() || !has_padding_only_tap(g->spatial)) return ok_status();
-  const int isa = static_cast<int>(dnnl::get_effective_cpu_isa());
-  const int amx = static_cast<int>(dnnl::cpu_isa::avx512_core_amx);
-  if ((isa & amx) != amx) return ok_status();
+  if (!runs_amx()) return ok_status();
   return unimplemented(
       "bf16 convolution with a filter tap that reads only padding: oneDNN 2.6.3's AMX backward weights leave dw "
       "unwritten there");
