@@ -75,10 +75,10 @@ class CudaEngine final : public Engine {
     if (algorithm_.find(kernel) == std::string::npos) algorithm_ += (algorithm_.empty() ? "" : "; ") + kernel;
   }
 
-  // dx and dw as asked (null: not asked) for an unfused conv, on CUTLASS where it takes
-  // them, else direct.
-  Status gradients(const ConvGeometry& g, DType dtype, const void* x, const void* w, const void* dy, void* dx,
-                   void* dw);
+  // dx and dw as io asks (null: not asked) from io.x as the kernels read it (pre-padded
+  // for a non-zero padding mode), on CUTLASS where it takes them, else direct; relu: io.dy
+  // is first masked by relu' of the recomputed pre-activation. *dy: the dy they used.
+  Status gradients(const ConvGeometry& g, DType dtype, bool relu, const ConvIO& io, const void** dy);
 
   std::string name_;
   std::unique_ptr<CutlassConv> cutlass_;  // null for cuda.direct, or without the CUTLASS headers
@@ -135,38 +135,30 @@ Status CudaEngine::conv_forward(const ConvGeometry& g, DType dtype, bool relu, c
 }
 
 Status CudaEngine::conv_backward(const ConvGeometry& g, DType dtype, bool relu, const ConvIO& io) {
-  const void* x = io.x;
-  KC_RETURN_IF_ERROR(prepad(g, dtype, &x));
+  ConvIO in = io;
+  KC_RETURN_IF_ERROR(prepad(g, dtype, &in.x));
+  const void* dy = nullptr;
+  KC_RETURN_IF_ERROR(gradients(g, dtype, relu, in, &dy));
+  return io.db != nullptr ? bias_grad(g, dtype, dy, io.db) : ok_status();
+}
+
+Status CudaEngine::gradients(const ConvGeometry& g, DType dtype, bool relu, const ConvIO& io, const void** dy) {
   const ConvShape s = conv_shape(g, g.mode != PaddingMode::kZeros);
   // The fused op's dy through relu'(z), z recomputed: no mask was stored by the forward.
   if (relu) KC_RETURN_IF_ERROR(ensure_size(dym_, int64_t{s.y_size()} * device_bytes(dtype), "dz (masked dy)"));
   CutlassConv::Taken t;
   if (cutlass_) {
     ConvIO in = io;
-    in.x = x;
     if (!deterministic()) in.dw = nullptr;  // the float-atomic dw is the direct kernel's (CUTLASS has none)
     KC_RETURN_IF_ERROR(cutlass_->backward(g, dtype, relu, in, relu ? dym_.data() : nullptr, &t));
   }
   if (relu && !t.masked) {
-    KC_RETURN_IF_ERROR(launch_conv_forward(dtype, s, x, io.w, io.b, ConvEpilogue::kReluMaskGrad, io.dy, dym_.data()));
+    KC_RETURN_IF_ERROR(
+        launch_conv_forward(dtype, s, io.x, io.w, io.b, ConvEpilogue::kReluMaskGrad, io.dy, dym_.data()));
   }
-  const void* dy = relu ? dym_.data() : io.dy;
-  if (!t.dx) KC_RETURN_IF_ERROR(data_grad(g, dtype, dy, io.w, io.dx));
-  if (!t.dw) KC_RETURN_IF_ERROR(weight_grad(g, dtype, x, dy, io.dw));
-  return io.db != nullptr ? bias_grad(g, dtype, dy, io.db) : ok_status();
-}
-
-// The bench's split passes (unfused convs): dx or dw alone, on CUTLASS where it takes it.
-Status CudaEngine::gradients(const ConvGeometry& g, DType dtype, const void* x, const void* w, const void* dy, void* dx,
-                             void* dw) {
-  CutlassConv::Taken t;
-  if (cutlass_) {
-    ConvIO in;
-    in.x = x, in.w = w, in.dy = dy, in.dx = dx, in.dw = deterministic() ? dw : nullptr;  // as in conv_backward
-    KC_RETURN_IF_ERROR(cutlass_->backward(g, dtype, false, in, nullptr, &t));
-  }
-  if (dx != nullptr && !t.dx) KC_RETURN_IF_ERROR(data_grad(g, dtype, dy, w, dx));
-  if (dw != nullptr && !t.dw) KC_RETURN_IF_ERROR(weight_grad(g, dtype, x, dy, dw));
+  *dy = relu ? dym_.data() : io.dy;
+  if (io.dx != nullptr && !t.dx) KC_RETURN_IF_ERROR(data_grad(g, dtype, *dy, io.w, io.dx));
+  if (io.dw != nullptr && !t.dw) KC_RETURN_IF_ERROR(weight_grad(g, dtype, io.x, *dy, io.dw));
   return ok_status();
 }
 
@@ -196,13 +188,18 @@ Status CudaEngine::bias_grad(const ConvGeometry& g, DType dtype, const void* dy,
 }
 
 Status CudaEngine::conv_backward_data(const ConvGeometry& g, DType dtype, const ConvIO& io) {
-  return gradients(g, dtype, io.x, io.w, io.dy, io.dx, nullptr);
+  ConvIO in = io;
+  in.dw = nullptr;
+  const void* dy = nullptr;
+  return gradients(g, dtype, false, in, &dy);
 }
 
 Status CudaEngine::conv_backward_weight(const ConvGeometry& g, DType dtype, const ConvIO& io) {
-  const void* x = io.x;
-  KC_RETURN_IF_ERROR(prepad(g, dtype, &x));
-  return gradients(g, dtype, x, io.w, io.dy, nullptr, io.dw);
+  ConvIO in = io;
+  in.dx = nullptr;
+  KC_RETURN_IF_ERROR(prepad(g, dtype, &in.x));
+  const void* dy = nullptr;
+  return gradients(g, dtype, false, in, &dy);
 }
 
 Status CudaEngine::conv_backward_bias(const ConvGeometry& g, DType dtype, const ConvIO& io) {

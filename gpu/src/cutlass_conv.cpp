@@ -80,20 +80,9 @@ BackwardChoice backward_choice(const ConvGeometry& g, DType dtype, bool relu, bo
   return b;
 }
 
-int64_t product_in(const ConvGeometry& g) {
-  int64_t n = 1;
-  for (const DimGeometry& d : g.spatial.dims) n *= d.in;
-  return n;
-}
-int64_t product_out(const ConvGeometry& g) {
-  int64_t n = 1;
-  for (const DimGeometry& d : g.spatial.dims) n *= d.out;
-  return n;
-}
-
 // The three tensors of a conv as outer x channels x spatial blocks (layout_map.h).
-LayoutShape x_layout(const ConvGeometry& g) { return {g.batch, g.in_channels, product_in(g)}; }
-LayoutShape y_layout(const ConvGeometry& g) { return {g.batch, g.out_channels, product_out(g)}; }
+LayoutShape x_layout(const ConvGeometry& g) { return {g.batch, g.in_channels, g.spatial.in_count()}; }
+LayoutShape y_layout(const ConvGeometry& g) { return {g.batch, g.out_channels, g.spatial.out_count()}; }
 LayoutShape w_layout(const ConvGeometry& g) { return {g.out_channels, g.in_per_group(), g.spatial.kernel_count()}; }
 
 class CutlassConvImpl final : public CutlassConv {

@@ -24,17 +24,14 @@ std::vector<std::string> conv_lines(const ConvGeometry& g, DType dtype, bool rel
 // A stack's conv layers, consecutive layers that run the same kernels as one range
 // ("layers 1-24: forward: ..."); its max pools run our kernels.
 std::vector<std::string> stack_lines(const Case& c) {
+  std::vector<std::vector<std::string>> per_layer;
+  for (const StackLayer& l : unchecked_stack_layers(c)) per_layer.push_back(conv_lines(l.conv, c.dtype, l.relu));
   std::vector<std::string> out;
-  const std::vector<StackLayer> layers = unchecked_stack_layers(c);
-  for (size_t first = 0; first < layers.size();) {
-    const std::vector<std::string> lines = conv_lines(layers[first].conv, c.dtype, layers[first].relu);
-    size_t last = first;
-    while (last + 1 < layers.size() && conv_lines(layers[last + 1].conv, c.dtype, layers[last + 1].relu) == lines)
-      ++last;
+  for (size_t first = 0, last = 0; first < per_layer.size(); first = ++last) {
+    while (last + 1 < per_layer.size() && per_layer[last + 1] == per_layer[first]) ++last;
     const std::string range = first == last ? "layer " + std::to_string(first + 1)
                                             : "layers " + std::to_string(first + 1) + "-" + std::to_string(last + 1);
-    for (const std::string& l : lines) out.push_back(range + ": " + l);
-    first = last + 1;
+    for (const std::string& l : per_layer[first]) out.push_back(range + ": " + l);
   }
   return out;
 }

@@ -75,24 +75,18 @@ TEST(Tolerance, AnErrorWithinBf16SumsIsNamed) {
                                 "in f32)"),
             std::string::npos)
       << narrow.message;
-  cand.data = {0.0036078559 - 0.01, 1.0};  // past even bf16 sums: a term lost
-  CheckResult lost;
-  compare_tensors("dx", cand, ref, &abs, bf16, lost);
-  EXPECT_EQ(lost.disposition, Disposition::kFailed);
-  EXPECT_EQ(lost.message.find("summed in"), std::string::npos) << lost.message;
+  // A failure that names no bf16 sums, for cand's first element `got` under `spec`.
+  auto fails_unnamed = [&](double got, const ToleranceSpec& spec, const char* what) {
+    cand.data = {got, 1.0};
+    CheckResult r;
+    compare_tensors("dx", cand, ref, &abs, spec, r);
+    EXPECT_EQ(r.disposition, Disposition::kFailed) << what;
+    EXPECT_EQ(r.message.find("summed in"), std::string::npos) << what << ": " << r.message;
+  };
+  fails_unnamed(0.0036078559 - 0.01, bf16, "past even bf16 sums: a term lost");
   // Long bf16 sums explain any error in the worst case: no cause is named then.
-  const ToleranceSpec long_sums{{}, DType::kBF16, 300};
-  cand.data = {0.0, 1.0};
-  CheckResult zeros;
-  compare_tensors("dx", cand, ref, &abs, long_sums, zeros);
-  EXPECT_EQ(zeros.disposition, Disposition::kFailed);
-  EXPECT_EQ(zeros.message.find("summed in"), std::string::npos) << zeros.message;
-  const ToleranceSpec f32{{}, DType::kF32, 9};
-  cand.data = {0.00311279297, 1.0};
-  CheckResult wide;
-  compare_tensors("dx", cand, ref, &abs, f32, wide);
-  EXPECT_EQ(wide.disposition, Disposition::kFailed);
-  EXPECT_EQ(wide.message.find("summed in"), std::string::npos) << wide.message;
+  fails_unnamed(0.0, ToleranceSpec{{}, DType::kBF16, 300}, "300 bf16 terms");
+  fails_unnamed(0.00311279297, ToleranceSpec{{}, DType::kF32, 9}, "the same error in f32 storage");
 }
 
 // A declared flush's allowance grows with the largest input; at f64's edge it is
